@@ -1,0 +1,467 @@
+package bundle
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/spec/bundle/pins"
+)
+
+func TestReleasesMatchPins(t *testing.T) {
+	got := Releases()
+	if want := []string{"4.4.0", "3.9.1"}; !slices.Equal(got, want) {
+		t.Fatalf("Releases() = %v, want %v", got, want)
+	}
+	if want := pins.Releases(); !slices.Equal(got, want) {
+		t.Fatalf("Releases() = %v, pinned releases %v", got, want)
+	}
+}
+
+func TestLoadAll(t *testing.T) {
+	for _, v := range Releases() {
+		t.Run(v, func(t *testing.T) {
+			r, err := Load(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Version != v {
+				t.Fatalf("Version = %q, want %q", r.Version, v)
+			}
+
+			// The artifacts are exactly the pinned ones.
+			var want []Artifact
+			for _, p := range pins.All() {
+				if p.Release == v {
+					want = append(want, Artifact{Coord: p.Coord(), URL: p.URL(), SHA256: p.SHA256})
+				}
+			}
+			if len(r.Artifacts) != len(want) {
+				t.Fatalf("%d artifacts, want %d", len(r.Artifacts), len(want))
+			}
+			total := 0
+			for i, a := range r.Artifacts {
+				w := want[i]
+				if a.Coord != w.Coord || a.URL != w.URL || a.SHA256 != w.SHA256 {
+					t.Errorf("artifact %d = %+v, want pin %+v", i, a, w)
+				}
+				if a.Files == 0 {
+					t.Errorf("artifact %s has no files", a.Coord)
+				}
+				total += a.Files
+			}
+			if total != len(r.Files) {
+				t.Errorf("artifacts count %d files, release has %d", total, len(r.Files))
+			}
+
+			// Every file is intact, named, and in a spec directory.
+			seen := map[string]bool{}
+			for _, f := range r.Files {
+				if seen[f.Path] {
+					t.Errorf("duplicate path %s", f.Path)
+				}
+				seen[f.Path] = true
+				if !strings.HasPrefix(f.Path, "common/message/") && !strings.HasPrefix(f.Path, "common/metadata/") || !strings.HasSuffix(f.Path, ".json") {
+					t.Errorf("unexpected path %s", f.Path)
+				}
+				if !strings.HasPrefix(f.Source, "kafka-") || !strings.HasSuffix(f.Source, "-"+v+".jar") {
+					t.Errorf("%s: unexpected source %q", f.Path, f.Source)
+				}
+				if !bytes.Contains(f.Data, []byte("Licensed to the Apache Software Foundation")) {
+					t.Errorf("%s: license header missing", f.Path)
+				}
+			}
+
+			for path, source := range map[string]string{
+				"common/message/VoteRequest.json":         "kafka-clients-" + v + ".jar",
+				"common/metadata/PartitionRecord.json":    "kafka-metadata-" + v + ".jar",
+				"common/message/QuorumStateData.json":     "kafka-raft-" + v + ".jar",
+				"common/message/ProduceRequest.json":      "kafka-clients-" + v + ".jar",
+				"common/metadata/FeatureLevelRecord.json": "kafka-metadata-" + v + ".jar",
+			} {
+				f, ok := r.Find(path)
+				if !ok {
+					t.Errorf("%s missing", path)
+					continue
+				}
+				if f.Source != source {
+					t.Errorf("%s: source %q, want %q", path, f.Source, source)
+				}
+			}
+		})
+	}
+}
+
+// TestFileDigests checks each file's bytes against the digest recorded for
+// it in the raw bundle, independently of Load's own verification.
+func TestFileDigests(t *testing.T) {
+	for _, v := range Releases() {
+		raw, err := embedded.ReadFile(pins.BundleName(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := decodeRaw(t, raw)
+		r, err := Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Files) != len(r.Files) {
+			t.Fatalf("%s: %d files in document, %d loaded", v, len(doc.Files), len(r.Files))
+		}
+		for i, df := range doc.Files {
+			sum := sha256.Sum256(r.Files[i].Data)
+			if got := hex.EncodeToString(sum[:]); got != df.SHA256 || r.Files[i].Path != df.Path || string(r.Files[i].Data) != df.Text {
+				t.Errorf("%s %s: loaded file does not match document (sha256 %s, recorded %s)", v, df.Path, got, df.SHA256)
+			}
+		}
+		if doc.Notice == "" || !strings.Contains(doc.Notice, "Apache License") {
+			t.Errorf("%s: notice missing or incomplete: %q", v, doc.Notice)
+		}
+		if !strings.HasPrefix(doc.GeneratedBy, "kwire-specgen") {
+			t.Errorf("%s: generated_by = %q", v, doc.GeneratedBy)
+		}
+		if len(raw) >= 1<<20 {
+			t.Errorf("%s: bundle is %d bytes, want well under 1 MiB", v, len(raw))
+		}
+		// Deterministic gzip header: no modification time, no name.
+		if len(raw) < 10 || !bytes.Equal(raw[4:8], []byte{0, 0, 0, 0}) || raw[3] != 0 {
+			t.Errorf("%s: gzip header has mtime or flags set: % x", v, raw[:10])
+		}
+	}
+}
+
+func TestReleaseDifferences(t *testing.T) {
+	old, err := Load("3.9.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := Load("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// LeaderAndIsr was removed in Kafka 4.0. The 4.x jars still ship
+	// LeaderAndIsrRequest.json, but only as a stub whose validVersions is
+	// "none"; 3.9.1 has the real definition.
+	const lai = "common/message/LeaderAndIsrRequest.json"
+	const removed = `"validVersions": "none"`
+	if f, ok := old.Find(lai); !ok {
+		t.Errorf("3.9.1 lacks %s", lai)
+	} else if bytes.Contains(f.Data, []byte(removed)) || !bytes.Contains(f.Data, []byte(`"fields"`)) {
+		t.Errorf("3.9.1 %s is not a full definition", lai)
+	}
+	if f, ok := cur.Find(lai); ok && !bytes.Contains(f.Data, []byte(removed)) {
+		t.Errorf("4.4.0 %s still defines versions", lai)
+	}
+
+	// Files that exist in only one of the releases.
+	for _, c := range []struct {
+		r    *Release
+		path string
+		want bool
+	}{
+		{old, "common/message/ListClientMetricsResourcesRequest.json", true},
+		{cur, "common/message/ListClientMetricsResourcesRequest.json", false},
+		{old, "common/message/StreamsGroupHeartbeatRequest.json", false},
+		{cur, "common/message/StreamsGroupHeartbeatRequest.json", true},
+		{old, "common/metadata/ClearElrRecord.json", false},
+		{cur, "common/metadata/ClearElrRecord.json", true},
+	} {
+		if _, ok := c.r.Find(c.path); ok != c.want {
+			t.Errorf("%s has %s: %v, want %v", c.r.Version, c.path, ok, c.want)
+		}
+	}
+}
+
+func TestLoadSelect(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "4.4.0"},
+		{"4", "4.4.0"},
+		{"4.4", "4.4.0"},
+		{"4.4.0", "4.4.0"},
+		{"v4.4.0", "4.4.0"},
+		{"3", "3.9.1"},
+		{"3.9", "3.9.1"},
+		{"3.9.1", "3.9.1"},
+	} {
+		r, err := Load(c.in)
+		if err != nil {
+			t.Errorf("Load(%q): %v", c.in, err)
+			continue
+		}
+		if r.Version != c.want {
+			t.Errorf("Load(%q).Version = %q, want %q", c.in, r.Version, c.want)
+		}
+	}
+	for _, in := range []string{"2.0", "4.4.1", "3.9.10", "4.", "44", "x"} {
+		_, err := Load(in)
+		if err == nil {
+			t.Errorf("Load(%q) succeeded", in)
+			continue
+		}
+		for _, v := range []string{"4.4.0", "3.9.1"} {
+			if !strings.Contains(err.Error(), v) {
+				t.Errorf("Load(%q) error %q does not list %s", in, err, v)
+			}
+		}
+	}
+}
+
+func TestLoadReturnsCopies(t *testing.T) {
+	a, err := Load("4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Files = a.Files[:0]
+	a.Artifacts[0].Coord = "mutated"
+	b, err := Load("4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Files) == 0 || b.Artifacts[0].Coord == "mutated" {
+		t.Fatal("changes to a loaded Release leak into later Loads")
+	}
+}
+
+func TestCompareVersions(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		sign int
+	}{
+		{"4.4.0", "3.9.1", 1},
+		{"3.10.0", "3.9.1", 1},
+		{"3.9.1", "3.9.1", 0},
+		{"3.9", "3.9.1", -1},
+	} {
+		got := compareVersions(c.a, c.b)
+		if (got > 0) != (c.sign > 0) || (got < 0) != (c.sign < 0) {
+			t.Errorf("compareVersions(%q, %q) = %d, want sign %d", c.a, c.b, got, c.sign)
+		}
+	}
+}
+
+func TestReadPathDir(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("common/message/B.json", "// b\n{}")
+	write("common/message/A.json", "// a\n{}")
+	write("common/metadata/deep/C.JSON", "{}")
+	write("notes.txt", "not a spec")
+	write("README.md", "# no")
+
+	files, err := ReadPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		if f.Source != dir {
+			t.Errorf("%s: Source = %q, want %q", f.Path, f.Source, dir)
+		}
+		got = append(got, f.Path)
+	}
+	want := []string{"common/message/A.json", "common/message/B.json", "common/metadata/deep/C.JSON"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("paths = %v, want %v", got, want)
+	}
+	if string(files[0].Data) != "// a\n{}" {
+		t.Errorf("A.json data = %q", files[0].Data)
+	}
+
+	// A single file of any extension is read as is.
+	txt := filepath.Join(dir, "notes.txt")
+	files, err = ReadPath(txt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Source != txt || files[0].Path != "notes.txt" || string(files[0].Data) != "not a spec" {
+		t.Errorf("ReadPath(%s) = %+v", txt, files)
+	}
+
+	// A directory without spec files is an error naming it.
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPath(empty); err == nil || !strings.Contains(err.Error(), empty) {
+		t.Errorf("ReadPath(empty dir) error = %v, want one naming %s", err, empty)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	if _, err := ReadPath(missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("ReadPath(missing) error = %v, want one naming %s", err, missing)
+	}
+}
+
+func TestReadPathZip(t *testing.T) {
+	dir := t.TempDir()
+	makeZip := func(name string, entries [][2]string) string {
+		t.Helper()
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, e := range entries {
+			w, err := zw.Create(e[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write([]byte(e[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	paths := func(files []File) []string {
+		var ps []string
+		for _, f := range files {
+			ps = append(ps, f.Path)
+		}
+		return ps
+	}
+
+	// Like a Kafka jar: spec files under common/ win over other JSON.
+	jar := makeZip("specs.jar", [][2]string{
+		{"META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n"},
+		{"common/message/", ""},
+		{"common/message/VoteRequest.json", "// vote\n{}"},
+		{"common/message/README.md", "readme"},
+		{"common/metadata/PartitionRecord.json", "{}"},
+		{"other/config.json", "{}"},
+	})
+	files, err := ReadPath(jar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(files), []string{"common/message/VoteRequest.json", "common/metadata/PartitionRecord.json"}; !slices.Equal(got, want) {
+		t.Fatalf("jar paths = %v, want %v", got, want)
+	}
+	if files[0].Source != jar || string(files[0].Data) != "// vote\n{}" {
+		t.Errorf("jar file 0 = %+v", files[0])
+	}
+
+	// Without a common/ directory, every JSON entry is read.
+	zp := makeZip("drafts.ZIP", [][2]string{
+		{"a/X.json", "{}"},
+		{"Y.json", "{}"},
+		{"Z.txt", "{}"},
+	})
+	files, err = ReadPath(zp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(files), []string{"a/X.json", "Y.json"}; !slices.Equal(got, want) {
+		t.Fatalf("zip paths = %v, want %v", got, want)
+	}
+
+	// Archives without JSON, and corrupt archives, are errors naming the path.
+	none := makeZip("none.zip", [][2]string{{"a.txt", "x"}})
+	if _, err := ReadPath(none); err == nil || !strings.Contains(err.Error(), none) {
+		t.Errorf("ReadPath(no json) error = %v, want one naming %s", err, none)
+	}
+	bad := filepath.Join(dir, "bad.jar")
+	if err := os.WriteFile(bad, []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPath(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("ReadPath(corrupt) error = %v, want one naming %s", err, bad)
+	}
+}
+
+// TestGeneratorReproduces re-runs kwire-specgen and checks that its output is
+// byte-identical to the embedded bundles. It needs the pinned jars, which it
+// downloads from Maven Central unless $KWIRE_SPECGEN_CACHE holds them, so it
+// only runs when KWIRE_SPECGEN_CHECK=1.
+func TestGeneratorReproduces(t *testing.T) {
+	if os.Getenv("KWIRE_SPECGEN_CHECK") != "1" {
+		t.Skip("set KWIRE_SPECGEN_CHECK=1 to re-run kwire-specgen (may download from Maven Central)")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found")
+	}
+	out := t.TempDir()
+	cmd := exec.Command(gobin, "run", "github.com/kwire/kwire/cmd/kwire-specgen", "-out", out)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kwire-specgen: %v", err)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generated []string
+	for _, e := range entries {
+		generated = append(generated, e.Name())
+	}
+	var want []string
+	for _, v := range Releases() {
+		want = append(want, pins.BundleName(v))
+	}
+	slices.Sort(want)
+	if !slices.Equal(generated, want) {
+		t.Fatalf("generated %v, embedded %v", generated, want)
+	}
+	for _, name := range want {
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		committed, err := embedded.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, committed) {
+			t.Errorf("%s: regenerated bundle differs from the committed one (run go generate ./spec/bundle)", name)
+		}
+	}
+}
+
+func decodeRaw(t *testing.T, raw []byte) document {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc document
+	if err := json.NewDecoder(zr).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestLoadConcurrent(t *testing.T) {
+	done := make(chan error)
+	for i := 0; i < 8; i++ {
+		go func() {
+			_, err := Load(Releases()[i%len(Releases())])
+			done <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,449 @@
+package codec
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
+)
+
+// DefaultMaxFrame is the largest frame size accepted by default: 100 MiB,
+// the default of Kafka's socket.request.max.bytes. Larger size prefixes are
+// rejected before anything is allocated.
+const DefaultMaxFrame = 100 << 20
+
+// Codec encodes and decodes the messages of one spec Set. It compiles each
+// (struct, version) layout once and is safe for concurrent use.
+type Codec struct {
+	Set *spec.Set
+	// MaxFrame is the largest frame size prefix accepted (DefaultMaxFrame
+	// when 0).
+	MaxFrame int
+	// Strict makes decoding reject tagged fields out of ascending order and
+	// duplicate tags, which Kafka itself accepts.
+	Strict bool
+	plans  planCache
+}
+
+// New returns a Codec for the messages of s.
+func New(s *spec.Set) *Codec { return &Codec{Set: s} }
+
+// RequestHeaderVersion is the request header version Kafka uses for api
+// version v of request req: 2 when v is flexible, else 1; ControlledShutdown
+// (api key 7) v0 uses header v0 (ApiMessageTypeGenerator.generateHeaderVersion).
+func RequestHeaderVersion(req *spec.Message, v int16) int16 {
+	if req.APIKey == 7 && v == 0 {
+		return 0
+	}
+	if req.Flexible(v) {
+		return 2
+	}
+	return 1
+}
+
+// ResponseHeaderVersion is the response header version for api version v of
+// response resp: 1 when v is flexible, else 0; ApiVersionsResponse (api key
+// 18) always uses v0 so that clients can parse it at any version (KIP-511).
+func ResponseHeaderVersion(resp *spec.Message, v int16) int16 {
+	if resp.APIKey == 18 {
+		return 0
+	}
+	if resp.Flexible(v) {
+		return 1
+	}
+	return 0
+}
+
+func (c *Codec) plan(m *spec.Message, v int16) *plan {
+	return c.plans.get(m.Root, v, m.Flexible(v))
+}
+
+func (c *Codec) checkVersion(m *spec.Message, v int16) error {
+	if !m.ValidVersions.Contains(v) {
+		return &VersionError{Message: m.Name, Version: v, Valid: m.ValidVersions}
+	}
+	return nil
+}
+
+// VersionError says a message has no such version.
+type VersionError struct {
+	Message string
+	Version int16
+	Valid   spec.Versions
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s has no version %d (valid versions: %s)", e.Message, e.Version, e.Valid)
+}
+
+// headerSpec returns the RequestHeader or ResponseHeader spec.
+func (c *Codec) headerSpec(request bool) (*spec.Message, error) {
+	var h *spec.Message
+	if request {
+		h = c.Set.RequestHeader()
+	} else {
+		h = c.Set.ResponseHeader()
+	}
+	if h == nil {
+		name := map[bool]string{true: "RequestHeader", false: "ResponseHeader"}[request]
+		return nil, fmt.Errorf("the specs have no %s.json", name)
+	}
+	return h, nil
+}
+
+// Encode writes a framed request or response: int32 size, the header
+// (version chosen as Kafka does), then the body. m is a request or response
+// spec; header and body are value trees (nil: every field at its default;
+// a nil request header gets m's api key and version, correlation id 0 and
+// client id ""). It returns the span tree, whose Bytes are the frame.
+func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) (*tree.Tree, error) {
+	if m.Type != spec.Request && m.Type != spec.Response {
+		return nil, fmt.Errorf("%s is a %s, not a request or response: use EncodeRecord", m.Name, m.Type)
+	}
+	if err := c.checkVersion(m, version); err != nil {
+		return nil, err
+	}
+	req := m.Type == spec.Request
+	hs, err := c.headerSpec(req)
+	if err != nil {
+		return nil, err
+	}
+	var hv int16
+	if req {
+		hv = RequestHeaderVersion(m, version)
+		if header == nil {
+			header = RequestHeaderValue(hs, m.APIKey, version, 0, "")
+		}
+	} else {
+		hv = ResponseHeaderVersion(m, version)
+	}
+	t := &tree.Tree{Message: m, Version: version, HeaderVersion: hv}
+	e := &encoder{b: tree.Builder{T: t}}
+	e.b.Open(tree.Node{Kind: tree.Message, Struct: m.Root, Num: int64(version)})
+	e.b.Open(tree.Node{Kind: tree.Frame})
+	e.buf = append(e.buf, 0, 0, 0, 0)
+	sizeLeaf := e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Name: "size", Size: 4})
+	e.b.Close(4)
+	e.v = header
+	e.push(hs.Name)
+	e.b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root, Num: int64(hv), Off: e.off()})
+	e.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)), rootOf(header))
+	e.b.Close(e.off())
+	e.pop()
+	if e.err == nil {
+		e.encodeBody(c, m, version, body)
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	size := len(e.buf) - 4
+	binary.BigEndian.PutUint32(e.buf, uint32(size))
+	t.Nodes[sizeLeaf].Num = int64(size)
+	e.b.Close(e.off())
+	t.Bytes = e.buf
+	return t, nil
+}
+
+func rootOf(v *tree.Tree) int32 {
+	if v == nil || len(v.Nodes) == 0 {
+		return -1
+	}
+	return 0
+}
+
+func (e *encoder) encodeBody(c *Codec, m *spec.Message, version int16, body *tree.Tree) {
+	e.v = body
+	e.push(m.Name)
+	e.b.Open(tree.Node{Kind: tree.Body, Struct: m.Root, Num: int64(version), Off: e.off()})
+	e.structFields(c.plan(m, version), rootOf(body))
+	e.b.Close(e.off())
+	e.pop()
+}
+
+// EncodeRecord writes a message that is not a request or response. A
+// metadata record (type "metadata") gets the KRaft record value frame:
+// uvarint frame version 1, uvarint api key, uvarint version
+// (AbstractApiMessageSerde); other types (data, header, coordinator
+// records) are written bare.
+func (c *Codec) EncodeRecord(m *spec.Message, version int16, body *tree.Tree) (*tree.Tree, error) {
+	if err := c.checkVersion(m, version); err != nil {
+		return nil, err
+	}
+	t := &tree.Tree{Message: m, Version: version, HeaderVersion: -1}
+	e := &encoder{b: tree.Builder{T: t}}
+	e.b.Open(tree.Node{Kind: tree.Message, Struct: m.Root, Num: int64(version)})
+	if m.Type == spec.Metadata {
+		e.b.Open(tree.Node{Kind: tree.Frame})
+		for _, ff := range []struct {
+			name string
+			v    int64
+		}{{"frame_version", 1}, {"api_key", int64(m.APIKey)}, {"version", int64(version)}} {
+			off := e.off()
+			e.buf = wire.AppendUvarint(e.buf, uint32(ff.v))
+			e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Name: ff.name, Off: off, Size: e.off() - off, Num: ff.v})
+		}
+		e.b.Close(e.off())
+	}
+	e.encodeBody(c, m, version, body)
+	if e.err != nil {
+		return nil, e.err
+	}
+	e.b.Close(e.off())
+	t.Bytes = e.buf
+	return t, nil
+}
+
+// RequestHeaderValue builds a request header value tree: api key, api
+// version, correlation id and client id (the field names of
+// RequestHeader.json). hs is the RequestHeader spec.
+func RequestHeaderValue(hs *spec.Message, apiKey, apiVersion int16, correlationID int32, clientID string) *tree.Tree {
+	v := &tree.Tree{}
+	b := tree.Builder{T: v}
+	b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root})
+	for _, f := range hs.Root.Fields {
+		switch f.Name {
+		case "RequestApiKey":
+			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(apiKey)})
+		case "RequestApiVersion":
+			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(apiVersion)})
+		case "CorrelationId":
+			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(correlationID)})
+		case "ClientId":
+			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Data: []byte(clientID)})
+		}
+	}
+	b.Close(0)
+	return v
+}
+
+// ResponseHeaderValue builds a response header value tree with the given
+// correlation id. hs is the ResponseHeader spec.
+func ResponseHeaderValue(hs *spec.Message, correlationID int32) *tree.Tree {
+	v := &tree.Tree{}
+	b := tree.Builder{T: v}
+	b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root})
+	for _, f := range hs.Root.Fields {
+		if f.Name == "CorrelationId" {
+			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(correlationID)})
+		}
+	}
+	b.Close(0)
+	return v
+}
+
+// FrameError is a size prefix that cannot be a Kafka frame (negative, over
+// the limit, or past the end of the input).
+type FrameError struct {
+	Size  int64
+	Limit int
+	Have  int
+	Hint  string
+}
+
+func (e *FrameError) Error() string {
+	var s string
+	switch {
+	case e.Size < 0:
+		s = fmt.Sprintf("frame size at 0x0000: %d is negative", e.Size)
+	case e.Size > int64(e.Limit):
+		s = fmt.Sprintf("frame size at 0x0000: %d is over the limit of %d bytes", e.Size, e.Limit)
+	default:
+		s = fmt.Sprintf("frame size at 0x0000: says %d bytes follow, have %d", e.Size, e.Have)
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// sniff names well-known non-Kafka protocols from the first bytes of a
+// stream (a TLS record, an HTTP request), for error messages.
+func sniff(b []byte) string {
+	if len(b) >= 3 && b[0] >= 0x14 && b[0] <= 0x17 && b[1] == 3 && b[2] <= 4 {
+		return "these bytes look like a TLS record, not Kafka"
+	}
+	if len(b) >= 4 {
+		switch string(b[:4]) {
+		case "GET ", "POST", "PUT ", "HEAD", "HTTP":
+			return "these bytes look like HTTP, not Kafka"
+		}
+	}
+	return ""
+}
+
+// frame reads and checks the int32 size prefix, returning the frame bytes
+// (size prefix included) and the bytes after it.
+func (c *Codec) frame(d *decoder, b []byte) (int, error) {
+	d.b.Open(tree.Node{Kind: tree.Frame})
+	size := int64(d.r.Int32())
+	if d.r.Failed() {
+		d.r.SetPath("size")
+		d.b.CloseAll(0)
+		return 0, d.r.Err()
+	}
+	d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Name: "size", Size: 4, Num: size})
+	d.b.Close(4)
+	limit := c.MaxFrame
+	if limit == 0 {
+		limit = DefaultMaxFrame
+	}
+	if size < 0 || size > int64(limit) || size > int64(len(b)-4) {
+		return 0, &FrameError{Size: size, Limit: limit, Have: len(b) - 4, Hint: sniff(b)}
+	}
+	return int(size) + 4, nil
+}
+
+// ErrTrailing is wrapped by errors about bytes left after a message.
+var ErrTrailing = errors.New("trailing bytes")
+
+// DecodeRequest decodes one framed request: the int32 size, the request
+// header (its api key and version choose the spec and the header version),
+// and the body. On error it returns the partial tree decoded so far along
+// with an error naming the byte offset and field path (*wire.Error,
+// *FrameError or *VersionError).
+func (c *Codec) DecodeRequest(b []byte) (*tree.Tree, error) {
+	t := &tree.Tree{Bytes: b, HeaderVersion: -1}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	root := d.b.Open(tree.Node{Kind: tree.Message})
+	n, err := c.frame(d, b)
+	if err != nil {
+		d.b.CloseAll(int32(d.r.Off))
+		return t, err
+	}
+	d.r.Buf = b[:n]
+	if n < 8 {
+		d.b.CloseAll(int32(d.r.Off))
+		return t, &wire.Error{Offset: 4, Path: "RequestHeader", Need: 4, Have: n - 4}
+	}
+	key := int16(binary.BigEndian.Uint16(b[4:]))
+	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	m := c.Set.Request(key)
+	if m == nil {
+		d.b.CloseAll(int32(d.r.Off))
+		return t, &wire.Error{Offset: 4, Path: "RequestHeader.RequestApiKey", Msg: fmt.Sprintf("unknown api key %d", key)}
+	}
+	t.Message, t.Version = m, ver
+	d.b.T.Nodes[root].Struct, d.b.T.Nodes[root].Num = m.Root, int64(ver)
+	if err := c.checkVersion(m, ver); err != nil {
+		d.b.CloseAll(int32(d.r.Off))
+		return t, &wire.Error{Offset: 6, Path: "RequestHeader.RequestApiVersion", Msg: err.Error()}
+	}
+	hs, err := c.headerSpec(true)
+	if err != nil {
+		return t, err
+	}
+	hv := RequestHeaderVersion(m, ver)
+	t.HeaderVersion = hv
+	return t, c.decodeRest(d, hs, hv, m, ver, len(b)-n)
+}
+
+// DecodeResponse decodes one framed response of spec m (a response) at
+// version ver: the size, the response header and the body. Errors as for
+// DecodeRequest.
+func (c *Codec) DecodeResponse(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
+	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1}
+	if err := c.checkVersion(m, ver); err != nil {
+		return t, err
+	}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	d.b.Open(tree.Node{Kind: tree.Message, Struct: m.Root, Num: int64(ver)})
+	n, err := c.frame(d, b)
+	if err != nil {
+		d.b.CloseAll(int32(d.r.Off))
+		return t, err
+	}
+	d.r.Buf = b[:n]
+	hs, err := c.headerSpec(false)
+	if err != nil {
+		return t, err
+	}
+	hv := ResponseHeaderVersion(m, ver)
+	t.HeaderVersion = hv
+	return t, c.decodeRest(d, hs, hv, m, ver, len(b)-n)
+}
+
+func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Message, ver int16, after int) error {
+	d.push(hs.Name)
+	d.b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root, Num: int64(hv), Off: int32(d.r.Off)})
+	d.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)))
+	d.pop()
+	if d.failed() {
+		d.b.CloseAll(int32(d.r.Off))
+		return d.r.Err()
+	}
+	d.b.Close(int32(d.r.Off))
+	return c.decodeBody(d, m, ver, after)
+}
+
+func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) error {
+	d.push(m.Name)
+	d.b.Open(tree.Node{Kind: tree.Body, Struct: m.Root, Num: int64(ver), Off: int32(d.r.Off)})
+	d.structFields(c.plan(m, ver))
+	d.pop()
+	if d.failed() {
+		d.b.CloseAll(int32(d.r.Off))
+		return d.r.Err()
+	}
+	d.b.Close(int32(d.r.Off))
+	var err error
+	if rest := d.r.Remaining(); rest > 0 {
+		// Show the bytes, then report them.
+		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Name: "trailing", Off: int32(d.r.Off), Size: int32(rest), Data: d.r.Buf[d.r.Off:]})
+		err = &wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%d bytes left after the body (%v)", rest, ErrTrailing)}
+		d.r.Off = len(d.r.Buf)
+	}
+	d.b.CloseAll(int32(d.r.Off))
+	if err == nil && after > 0 {
+		err = &wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d bytes after the frame (%v)", after, ErrTrailing)}
+	}
+	return err
+}
+
+// DecodeRecord decodes a message that is not a request or response: for a
+// metadata record the KRaft value frame (uvarint frame version, api key,
+// version) then the record at that version, where m may be nil (it is found
+// by api key); for other types the bare message of spec m at version ver.
+func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
+	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	root := d.b.Open(tree.Node{Kind: tree.Message})
+	if m == nil || m.Type == spec.Metadata {
+		d.b.Open(tree.Node{Kind: tree.Frame})
+		var vals [3]uint32
+		for i, name := range []string{"frame_version", "api_key", "version"} {
+			off := d.r.Off
+			vals[i] = d.r.Uvarint()
+			if d.r.Failed() {
+				d.r.SetPath(name)
+				d.b.CloseAll(int32(d.r.Off))
+				return t, d.r.Err()
+			}
+			d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Name: name, Off: int32(off), Size: int32(d.r.Off - off), Num: int64(vals[i])})
+		}
+		d.b.Close(int32(d.r.Off))
+		if vals[0] != 1 {
+			d.b.CloseAll(int32(d.r.Off))
+			return t, &wire.Error{Offset: 0, Path: "frame_version", Msg: fmt.Sprintf("metadata record frame version %d is not supported (want 1)", vals[0])}
+		}
+		if vals[1] > 32767 || vals[2] > 32767 {
+			d.b.CloseAll(int32(d.r.Off))
+			return t, &wire.Error{Offset: 1, Path: "api_key", Msg: "api key or version above 32767"}
+		}
+		mm := c.Set.MetadataRecord(int16(vals[1]))
+		if mm == nil || (m != nil && mm != m) {
+			d.b.CloseAll(int32(d.r.Off))
+			return t, &wire.Error{Offset: 1, Path: "api_key", Msg: fmt.Sprintf("no metadata record type has api key %d", vals[1])}
+		}
+		m, ver = mm, int16(vals[2])
+		t.Message, t.Version = m, ver
+	}
+	d.b.T.Nodes[root].Struct, d.b.T.Nodes[root].Num = m.Root, int64(ver)
+	if err := c.checkVersion(m, ver); err != nil {
+		d.b.CloseAll(int32(d.r.Off))
+		return t, err
+	}
+	return t, c.decodeBody(d, m, ver, 0)
+}

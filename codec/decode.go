@@ -1,0 +1,377 @@
+package codec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
+)
+
+// maxString is the longest string Kafka reads or writes (Short.MAX_VALUE
+// UTF-8 bytes, compact strings included).
+const maxString = 32767
+
+// pathElem is one step of a field path: a name, or an index when idx >= 0.
+type pathElem struct {
+	name string
+	idx  int32
+}
+
+// decoder reads one message into a span tree.
+type decoder struct {
+	r      wire.Reader
+	b      tree.Builder
+	path   []pathElem
+	strict bool
+}
+
+func (d *decoder) push(name string) { d.path = append(d.path, pathElem{name, -1}) }
+func (d *decoder) pushIdx(i int32)  { d.path = append(d.path, pathElem{"", i}) }
+func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
+func (d *decoder) failed() bool     { return d.r.Failed() }
+func (d *decoder) fail(off int, format string, args ...any) {
+	d.r.Fail(off, fmt.Sprintf(format, args...))
+	d.r.SetPath(pathString(d.path))
+}
+
+// mark attaches the current path to a failure recorded by the reader.
+func (d *decoder) mark() bool {
+	if d.r.Failed() {
+		d.r.SetPath(pathString(d.path))
+		return true
+	}
+	return false
+}
+
+func pathString(p []pathElem) string {
+	var b strings.Builder
+	for i, e := range p {
+		if e.idx >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(int(e.idx)))
+			b.WriteByte(']')
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.name)
+	}
+	return b.String()
+}
+
+// structFields decodes the fields of a struct at plan p into the open group.
+func (d *decoder) structFields(p *plan) {
+	for _, fp := range p.fields {
+		d.field(fp, false)
+		if d.failed() {
+			return
+		}
+	}
+	if p.flexible {
+		d.tagSection(p)
+	}
+}
+
+// field decodes one field. tagged is true inside a tag entry (a nullable
+// struct's presence marker is then a uvarint).
+func (d *decoder) field(fp *fplan, tagged bool) {
+	d.push(fp.f.Name)
+	defer d.pop()
+	off := d.r.Off
+	switch fp.kind {
+	case spec.KindArray:
+		d.array(fp)
+	case spec.KindStruct:
+		d.structField(fp, tagged)
+	case spec.KindRecords:
+		d.records(fp)
+	default:
+		n := d.scalar(fp.kind, fp.wire, fp.nullable)
+		if d.mark() {
+			return
+		}
+		n.Kind, n.Field, n.Off = tree.Field, fp.f, int32(off)
+		n.Size = int32(d.r.Off - off)
+		d.b.Leaf(n)
+	}
+}
+
+// scalar reads a fixed-size value, a string or bytes.
+func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
+	n := tree.Node{Wire: w}
+	off := d.r.Off
+	switch k {
+	case spec.KindBool:
+		n.Num = int64(d.r.Int8())
+		if n.Num != 0 {
+			n.Num = 1 // any non-zero byte reads as true, as in Kafka
+		}
+	case spec.KindInt8:
+		n.Num = int64(d.r.Int8())
+	case spec.KindInt16:
+		n.Num = int64(d.r.Int16())
+	case spec.KindUint16:
+		n.Num = int64(d.r.Uint16())
+	case spec.KindInt32:
+		n.Num = int64(d.r.Int32())
+	case spec.KindUint32:
+		n.Num = int64(d.r.Uint32())
+	case spec.KindInt64, spec.KindFloat64:
+		n.Num = d.r.Int64()
+	case spec.KindUUID:
+		n.Data = d.r.Bytes(16)
+	case spec.KindString, spec.KindBytes, spec.KindRecords:
+		var ln int64
+		switch w {
+		case tree.WireCompactString, tree.WireCompactBytes:
+			ln = int64(d.r.Uvarint()) - 1
+		case tree.WireString:
+			ln = int64(d.r.Int16())
+		default:
+			ln = int64(d.r.Int32())
+		}
+		if d.r.Failed() {
+			return n
+		}
+		if ln < 0 {
+			if ln < -1 {
+				d.fail(off, "negative length %d", ln)
+				return n
+			}
+			if !nullable {
+				d.fail(off, "null value for a non-nullable %s", k)
+				return n
+			}
+			n.Null = true
+			return n
+		}
+		if k == spec.KindString && ln > maxString {
+			d.fail(off, "string of %d bytes is longer than Kafka's limit of %d", ln, maxString)
+			return n
+		}
+		if ln > int64(d.r.Remaining()) {
+			d.fail(d.r.Off, "length %d: need %d bytes, have %d", ln, ln, d.r.Remaining())
+			return n
+		}
+		n.Data = d.r.Bytes(int(ln))
+	}
+	return n
+}
+
+func (d *decoder) array(fp *fplan) {
+	off := d.r.Off
+	ai := d.b.Open(tree.Node{Kind: tree.Array, Field: fp.f, Off: int32(off)})
+	var count int64
+	lw := tree.WireInt32
+	if fp.compact {
+		lw = tree.WireUvarint
+		count = int64(d.r.Uvarint()) - 1
+	} else {
+		count = int64(d.r.Int32())
+	}
+	if d.mark() {
+		d.b.Close(int32(d.r.Off))
+		return
+	}
+	d.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: int32(off), Size: int32(d.r.Off - off), Num: count})
+	if count < 0 {
+		if count < -1 {
+			d.fail(off, "negative array length %d", count)
+		} else if !fp.nullable {
+			d.fail(off, "null array for a non-nullable field")
+		} else {
+			d.b.T.Nodes[ai].Null = true
+		}
+		d.b.Close(int32(d.r.Off))
+		return
+	}
+	minSize := int64(1)
+	if fs := fp.elem.FixedSize(); fs > 0 {
+		minSize = int64(fs)
+	} else if fp.elem == spec.KindStruct && !fp.compact && len(fp.sub.fields) == 0 {
+		minSize = 0
+	}
+	if count*minSize > int64(d.r.Remaining()) {
+		d.fail(off, "array of %d elements cannot fit in the %d bytes that remain", count, d.r.Remaining())
+		d.b.Close(int32(d.r.Off))
+		return
+	}
+	d.b.T.Nodes[ai].Index = int32(count)
+	for i := int32(0); i < int32(count); i++ {
+		d.pushIdx(i)
+		eoff := d.r.Off
+		if fp.elem == spec.KindStruct {
+			d.b.Open(tree.Node{Kind: tree.Element, Struct: fp.sub.st, Index: i, Off: int32(eoff)})
+			d.structFields(fp.sub)
+			d.b.Close(int32(d.r.Off))
+		} else {
+			n := d.scalar(fp.elem, fp.elemWire, false)
+			if !d.mark() {
+				n.Kind, n.Index, n.Off, n.Size = tree.Element, i, int32(eoff), int32(d.r.Off-eoff)
+				d.b.Leaf(n)
+			}
+		}
+		d.pop()
+		if d.failed() {
+			break
+		}
+	}
+	d.b.Close(int32(d.r.Off))
+}
+
+func (d *decoder) structField(fp *fplan, tagged bool) {
+	off := d.r.Off
+	si := d.b.Open(tree.Node{Kind: tree.Struct, Field: fp.f, Struct: fp.sub.st, Off: int32(off)})
+	if fp.nullable {
+		var present bool
+		w := tree.WireInt8
+		var v int64
+		if tagged {
+			w = tree.WireUvarint
+			v = int64(d.r.Uvarint())
+			present = v != 0
+		} else {
+			v = int64(d.r.Int8())
+			present = v >= 0 // Kafka: any negative byte is null
+		}
+		if d.mark() {
+			d.b.Close(int32(d.r.Off))
+			return
+		}
+		d.b.Leaf(tree.Node{Kind: tree.Presence, Wire: w, Off: int32(off), Size: int32(d.r.Off - off), Num: v})
+		if !present {
+			d.b.T.Nodes[si].Null = true
+			d.b.Close(int32(d.r.Off))
+			return
+		}
+	}
+	d.structFields(fp.sub)
+	d.b.Close(int32(d.r.Off))
+}
+
+func (d *decoder) records(fp *fplan) {
+	off := d.r.Off
+	ri := d.b.Open(tree.Node{Kind: tree.Records, Field: fp.f, Wire: fp.wire, Off: int32(off)})
+	var ln int64
+	lw := tree.WireInt32
+	if fp.compact {
+		lw = tree.WireUvarint
+		ln = int64(d.r.Uvarint()) - 1
+	} else {
+		ln = int64(d.r.Int32())
+	}
+	if d.mark() {
+		d.b.Close(int32(d.r.Off))
+		return
+	}
+	d.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: int32(off), Size: int32(d.r.Off - off), Num: ln})
+	switch {
+	case ln < -1:
+		d.fail(off, "negative records length %d", ln)
+	case ln == -1:
+		if !fp.nullable {
+			d.fail(off, "null records for a non-nullable field")
+		} else {
+			d.b.T.Nodes[ri].Null = true
+		}
+	case ln > int64(d.r.Remaining()):
+		d.fail(d.r.Off, "records of %d bytes: need %d bytes, have %d", ln, ln, d.r.Remaining())
+	default:
+		start := d.r.Off
+		data := d.r.Bytes(int(ln))
+		d.b.T.Nodes[ri].Data = data
+		AppendRecordSpans(&d.b, data, int32(start))
+	}
+	d.b.Close(int32(d.r.Off))
+}
+
+// tagSection decodes a flexible struct's tagged fields.
+func (d *decoder) tagSection(p *plan) {
+	d.push("_tagged_fields")
+	defer d.pop()
+	off := d.r.Off
+	count := d.r.Uvarint()
+	if d.mark() {
+		return
+	}
+	if count == 0 {
+		d.b.Leaf(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: int32(off), Size: int32(d.r.Off - off)})
+		return
+	}
+	if int64(count) > int64(d.r.Remaining()) {
+		d.fail(off, "%d tagged fields cannot fit in the %d bytes that remain", count, d.r.Remaining())
+		return
+	}
+	d.b.Open(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: int32(off), Num: int64(count)})
+	d.b.Leaf(tree.Node{Kind: tree.TagCount, Wire: tree.WireUvarint, Off: int32(off), Size: int32(d.r.Off - off), Num: int64(count)})
+	prev := int64(-1)
+	for i := uint32(0); i < count && !d.failed(); i++ {
+		eoff := d.r.Off
+		tag := d.r.Uvarint()
+		toff := d.r.Off
+		size := d.r.Uvarint()
+		soff := d.r.Off
+		if d.mark() {
+			break
+		}
+		if d.strict && int64(tag) <= prev {
+			if int64(tag) == prev {
+				d.fail(eoff, "duplicate tag %d", tag)
+			} else {
+				d.fail(eoff, "tag %d after tag %d: tags must be in ascending order", tag, prev)
+			}
+			break
+		}
+		prev = int64(tag)
+		if int64(size) > int64(d.r.Remaining()) {
+			d.fail(toff, "tag %d: size %d: need %d bytes, have %d", tag, size, size, d.r.Remaining())
+			break
+		}
+		var fp *fplan
+		for _, t := range p.tagged {
+			if uint32(t.f.Tag) == tag {
+				fp = t
+				break
+			}
+		}
+		if fp == nil {
+			for _, f := range p.st.Fields {
+				if f.HasTag && uint32(f.Tag) == tag {
+					d.fail(eoff, "tag %d (%s) is not valid for version %d", tag, f.Name, p.version)
+					break
+				}
+			}
+			if d.failed() {
+				break
+			}
+			payload := d.r.Bytes(int(size))
+			d.b.Open(tree.Node{Kind: tree.UnknownTag, Off: int32(eoff), Num: int64(tag), Data: payload})
+			d.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: int32(eoff), Size: int32(toff - eoff), Num: int64(tag)})
+			d.b.Leaf(tree.Node{Kind: tree.TagSize, Wire: tree.WireUvarint, Off: int32(toff), Size: int32(soff - toff), Num: int64(size)})
+			if size > 0 {
+				d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: int32(soff), Size: int32(size), Data: payload})
+			}
+			d.b.Close(int32(d.r.Off))
+			continue
+		}
+		d.b.Open(tree.Node{Kind: tree.Tag, Field: fp.f, Off: int32(eoff), Num: int64(tag)})
+		d.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: int32(eoff), Size: int32(toff - eoff), Num: int64(tag)})
+		d.b.Leaf(tree.Node{Kind: tree.TagSize, Wire: tree.WireUvarint, Off: int32(toff), Size: int32(soff - toff), Num: int64(size)})
+		// Decode the value within its declared size.
+		full := d.r.Buf
+		d.r.Buf = full[:soff+int(size)]
+		d.path = d.path[:len(d.path)-1] // tagged fields belong to the struct
+		d.field(fp, true)
+		d.push("_tagged_fields")
+		d.r.Buf = full
+		if !d.failed() && d.r.Off != soff+int(size) {
+			d.fail(eoff, "tag %d (%s): size says %d bytes, the value used %d", tag, fp.f.Name, size, d.r.Off-soff)
+		}
+		d.b.Close(int32(d.r.Off))
+	}
+	d.b.Close(int32(d.r.Off))
+}

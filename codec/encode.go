@@ -1,0 +1,448 @@
+package codec
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
+)
+
+// EncodeError is a value that cannot be encoded: Path names the field
+// (VoteRequest.Topics[0].TopicName) and Msg says what is wrong.
+type EncodeError struct {
+	Path string
+	Msg  string
+}
+
+func (e *EncodeError) Error() string { return e.Path + ": " + e.Msg }
+
+// encoder writes a value tree as bytes and builds the span tree.
+type encoder struct {
+	buf  []byte
+	b    tree.Builder
+	v    *tree.Tree // the value being encoded
+	path []pathElem
+	err  error
+}
+
+func (e *encoder) push(name string) { e.path = append(e.path, pathElem{name, -1}) }
+func (e *encoder) pushIdx(i int32)  { e.path = append(e.path, pathElem{"", i}) }
+func (e *encoder) pop()             { e.path = e.path[:len(e.path)-1] }
+func (e *encoder) fail(format string, args ...any) {
+	if e.err == nil {
+		e.err = &EncodeError{Path: pathString(e.path), Msg: fmt.Sprintf(format, args...)}
+	}
+}
+func (e *encoder) off() int32 { return int32(len(e.buf)) }
+
+// vnode returns the index of the value node of field f in value struct vi,
+// or -1 when the value has no such field (it then takes its default).
+func (e *encoder) vnode(vi int32, f *spec.Field) int32 {
+	if vi < 0 || e.v == nil {
+		return -1
+	}
+	return e.v.Lookup(vi, f)
+}
+
+// node returns value node i, or nil for -1.
+func (e *encoder) node(i int32) *tree.Node {
+	if i < 0 {
+		return nil
+	}
+	return &e.v.Nodes[i]
+}
+
+// structFields writes struct value vi (or all defaults when vi < 0) at plan p.
+func (e *encoder) structFields(p *plan, vi int32) {
+	for _, f := range p.absent {
+		n := e.vnode(vi, f)
+		if n >= 0 && !f.Ignorable && !e.isDefault(f, n) {
+			e.push(f.Name)
+			e.fail("field is not in version %d and is not ignorable, but holds a non-default value", p.version)
+			e.pop()
+			return
+		}
+	}
+	for _, fp := range p.fields {
+		e.field(fp, e.vnode(vi, fp.f), false)
+		if e.err != nil {
+			return
+		}
+	}
+	if p.flexible {
+		e.tagSection(p, vi)
+	} else if vi >= 0 {
+		e.v.Fields(vi, func(c int32) bool {
+			if e.v.Nodes[c].Kind == tree.UnknownTag {
+				e.fail("unknown tagged field %d cannot be written in non-flexible version %d", e.v.Nodes[c].Num, p.version)
+				return false
+			}
+			return true
+		})
+	}
+}
+
+// field writes one field from value node n (nil: the field's default).
+func (e *encoder) field(fp *fplan, n int32, tagged bool) {
+	e.push(fp.f.Name)
+	defer e.pop()
+	switch fp.kind {
+	case spec.KindArray:
+		e.array(fp, n)
+	case spec.KindStruct:
+		e.structField(fp, n, tagged)
+	case spec.KindRecords:
+		e.records(fp, n)
+	default:
+		off := e.off()
+		leaf := e.scalar(fp.f, fp.kind, fp.wire, fp.nullable, e.node(n))
+		leaf.Kind, leaf.Field, leaf.Off, leaf.Size = tree.Field, fp.f, off, e.off()-off
+		e.b.Leaf(leaf)
+	}
+}
+
+// scalar writes a fixed-size value, string or bytes from n or f's default.
+func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool, n *tree.Node) tree.Node {
+	out := tree.Node{Wire: w}
+	var num int64
+	var data []byte
+	null := false
+	if n != nil {
+		num, data, null = n.Num, n.Data, n.Null
+	} else if f != nil {
+		switch k {
+		case spec.KindFloat64:
+			num = int64(math.Float64bits(f.DefaultFloat))
+		case spec.KindUUID:
+			data = f.DefaultUUID[:]
+		case spec.KindString:
+			data = []byte(f.DefaultString)
+			null = f.DefaultNull
+		case spec.KindBytes:
+			null = f.DefaultNull
+		default:
+			num = f.DefaultInt
+		}
+	}
+	checkRange := func(lo, hi int64) {
+		if num < lo || num > hi {
+			e.fail("value %d is out of range for %s (%d..%d)", num, k, lo, hi)
+		}
+	}
+	switch k {
+	case spec.KindBool:
+		if num != 0 {
+			num = 1
+		}
+		e.buf = append(e.buf, byte(num))
+	case spec.KindInt8:
+		checkRange(math.MinInt8, math.MaxInt8)
+		e.buf = wire.AppendInt8(e.buf, int8(num))
+	case spec.KindInt16:
+		checkRange(math.MinInt16, math.MaxInt16)
+		e.buf = wire.AppendInt16(e.buf, int16(num))
+	case spec.KindUint16:
+		checkRange(0, math.MaxUint16)
+		e.buf = wire.AppendUint16(e.buf, uint16(num))
+	case spec.KindInt32:
+		checkRange(math.MinInt32, math.MaxInt32)
+		e.buf = wire.AppendInt32(e.buf, int32(num))
+	case spec.KindUint32:
+		checkRange(0, math.MaxUint32)
+		e.buf = wire.AppendUint32(e.buf, uint32(num))
+	case spec.KindInt64, spec.KindFloat64:
+		e.buf = wire.AppendInt64(e.buf, num)
+	case spec.KindUUID:
+		var u [16]byte
+		if len(data) != 0 && len(data) != 16 {
+			e.fail("a uuid is 16 bytes, have %d", len(data))
+		}
+		copy(u[:], data)
+		e.buf = append(e.buf, u[:]...)
+		data = append([]byte(nil), u[:]...)
+	case spec.KindString, spec.KindBytes, spec.KindRecords:
+		if null {
+			if !nullable {
+				e.fail("null value for a non-nullable %s", k)
+			}
+			e.buf = appendLen(e.buf, w, -1)
+			out.Null = true
+			return out
+		}
+		if k == spec.KindString && len(data) > maxString {
+			e.fail("string of %d bytes is longer than Kafka's limit of %d", len(data), maxString)
+		}
+		e.buf = appendLen(e.buf, w, len(data))
+		e.buf = append(e.buf, data...)
+	}
+	out.Num, out.Data = num, data
+	return out
+}
+
+// appendLen writes a length prefix (or -1 for null) in wire encoding w.
+func appendLen(b []byte, w tree.Wire, n int) []byte {
+	switch w {
+	case tree.WireCompactString, tree.WireCompactBytes, tree.WireUvarint:
+		return wire.AppendUvarint(b, uint32(n+1))
+	case tree.WireString:
+		return wire.AppendInt16(b, int16(n))
+	default:
+		return wire.AppendInt32(b, int32(n))
+	}
+}
+
+func (e *encoder) array(fp *fplan, ni int32) {
+	n := e.node(ni)
+	off := e.off()
+	ai := e.b.Open(tree.Node{Kind: tree.Array, Field: fp.f, Off: off})
+	null := n == nil && fp.f.DefaultNull || n != nil && n.Null
+	lw := tree.WireInt32
+	if fp.compact {
+		lw = tree.WireUvarint
+	}
+	if null {
+		if !fp.nullable {
+			e.fail("null array for a non-nullable field")
+		}
+		e.buf = appendLen(e.buf, lw, -1)
+		e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: -1})
+		e.b.T.Nodes[ai].Null = true
+		e.b.Close(e.off())
+		return
+	}
+	var elems []int32
+	if n != nil {
+		e.v.Elements(ni, func(c int32) bool { elems = append(elems, c); return true })
+	}
+	e.buf = appendLen(e.buf, lw, len(elems))
+	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(len(elems))})
+	e.b.T.Nodes[ai].Index = int32(len(elems))
+	for i, c := range elems {
+		e.pushIdx(int32(i))
+		eoff := e.off()
+		if fp.elem == spec.KindStruct {
+			e.b.Open(tree.Node{Kind: tree.Element, Struct: fp.sub.st, Index: int32(i), Off: eoff})
+			e.structFields(fp.sub, c)
+			e.b.Close(e.off())
+		} else {
+			leaf := e.scalar(nil, fp.elem, fp.elemWire, false, &e.v.Nodes[c])
+			leaf.Kind, leaf.Index, leaf.Off, leaf.Size = tree.Element, int32(i), eoff, e.off()-eoff
+			e.b.Leaf(leaf)
+		}
+		e.pop()
+		if e.err != nil {
+			break
+		}
+	}
+	e.b.Close(e.off())
+}
+
+func (e *encoder) structField(fp *fplan, ni int32, tagged bool) {
+	n := e.node(ni)
+	off := e.off()
+	si := e.b.Open(tree.Node{Kind: tree.Struct, Field: fp.f, Struct: fp.sub.st, Off: off})
+	null := n == nil && fp.f.DefaultNull || n != nil && n.Null
+	if null && !fp.nullable {
+		e.fail("null struct for a non-nullable field")
+	}
+	if fp.nullable {
+		w, v := tree.WireInt8, int64(1)
+		if null {
+			v = -1
+		}
+		if tagged {
+			w = tree.WireUvarint
+			if null {
+				v = 0
+			}
+			e.buf = wire.AppendUvarint(e.buf, uint32(v))
+		} else {
+			e.buf = wire.AppendInt8(e.buf, int8(v))
+		}
+		e.b.Leaf(tree.Node{Kind: tree.Presence, Wire: w, Off: off, Size: e.off() - off, Num: v})
+		if null {
+			e.b.T.Nodes[si].Null = true
+			e.b.Close(e.off())
+			return
+		}
+	}
+	e.structFields(fp.sub, ni)
+	e.b.Close(e.off())
+}
+
+func (e *encoder) records(fp *fplan, ni int32) {
+	n := e.node(ni)
+	off := e.off()
+	ri := e.b.Open(tree.Node{Kind: tree.Records, Field: fp.f, Wire: fp.wire, Off: off})
+	lw := tree.WireInt32
+	if fp.compact {
+		lw = tree.WireUvarint
+	}
+	if n == nil || n.Null {
+		if !fp.nullable {
+			e.fail("null records for a non-nullable field")
+		}
+		e.buf = appendLen(e.buf, lw, -1)
+		e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: -1})
+		e.b.T.Nodes[ri].Null = true
+		e.b.Close(e.off())
+		return
+	}
+	e.buf = appendLen(e.buf, lw, len(n.Data))
+	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(len(n.Data))})
+	start := e.off()
+	e.buf = append(e.buf, n.Data...)
+	e.b.T.Nodes[ri].Data = n.Data
+	AppendRecordSpans(&e.b, n.Data, start)
+	e.b.Close(e.off())
+}
+
+// tagEntry is one tagged field to write: a known field or an unknown tag.
+type tagEntry struct {
+	tag int64
+	fp  *fplan
+	n   int32
+}
+
+func (e *encoder) tagSection(p *plan, vi int32) {
+	var entries []tagEntry
+	for _, fp := range p.tagged {
+		n := e.vnode(vi, fp.f)
+		if n < 0 || e.isDefault(fp.f, n) {
+			continue
+		}
+		entries = append(entries, tagEntry{int64(fp.f.Tag), fp, n})
+	}
+	if vi >= 0 {
+		e.v.Fields(vi, func(c int32) bool {
+			if e.v.Nodes[c].Kind == tree.UnknownTag {
+				entries = append(entries, tagEntry{tag: e.v.Nodes[c].Num, n: c})
+			}
+			return true
+		})
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
+	for i := 1; i < len(entries); i++ {
+		if entries[i].tag == entries[i-1].tag {
+			e.push("_tagged_fields")
+			e.fail("tag %d is given twice", entries[i].tag)
+			e.pop()
+			return
+		}
+	}
+	off := e.off()
+	e.buf = wire.AppendUvarint(e.buf, uint32(len(entries)))
+	if len(entries) == 0 {
+		e.b.Leaf(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: off, Size: e.off() - off})
+		return
+	}
+	e.b.Open(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: off, Num: int64(len(entries))})
+	e.b.Leaf(tree.Node{Kind: tree.TagCount, Wire: tree.WireUvarint, Off: off, Size: e.off() - off, Num: int64(len(entries))})
+	for _, en := range entries {
+		eoff := e.off()
+		var payload []byte
+		var sub *encoder
+		if en.fp != nil {
+			// Encode the value on its own first: its size prefixes it.
+			sub = &encoder{v: e.v, b: tree.Builder{T: &tree.Tree{}}, path: append([]pathElem(nil), e.path...)}
+			sub.field(en.fp, en.n, true)
+			if sub.err != nil {
+				e.err = sub.err
+				return
+			}
+			payload = sub.buf
+		} else {
+			payload = e.v.Nodes[en.n].Data
+		}
+		kind := tree.Tag
+		var f *spec.Field
+		if en.fp != nil {
+			f = en.fp.f
+		} else {
+			kind = tree.UnknownTag
+		}
+		en0 := tree.Node{Kind: kind, Field: f, Off: eoff, Num: en.tag}
+		if en.fp == nil {
+			en0.Data = payload
+		}
+		e.b.Open(en0)
+		e.buf = wire.AppendUvarint(e.buf, uint32(en.tag))
+		e.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: eoff, Size: e.off() - eoff, Num: en.tag})
+		soff := e.off()
+		e.buf = wire.AppendUvarint(e.buf, uint32(len(payload)))
+		e.b.Leaf(tree.Node{Kind: tree.TagSize, Wire: tree.WireUvarint, Off: soff, Size: e.off() - soff, Num: int64(len(payload))})
+		poff := e.off()
+		e.buf = append(e.buf, payload...)
+		if sub != nil {
+			base := int32(len(e.b.T.Nodes))
+			for _, sn := range sub.b.T.Nodes {
+				sn.Off += poff
+				sn.End += base
+				e.b.T.Nodes = append(e.b.T.Nodes, sn)
+			}
+		} else if len(payload) > 0 {
+			e.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: poff, Size: int32(len(payload)), Data: payload})
+		}
+		e.b.Close(e.off())
+	}
+	e.b.Close(e.off())
+}
+
+// isDefault reports whether value n of field f equals f's default (Kafka's
+// FieldSpec.generateNonDefaultValueCheck): tagged fields equal to their
+// default are not written.
+func (e *encoder) isDefault(f *spec.Field, ni int32) bool {
+	n := &e.v.Nodes[ni]
+	switch f.Type.Kind {
+	case spec.KindBool, spec.KindInt8, spec.KindInt16, spec.KindUint16, spec.KindInt32, spec.KindUint32, spec.KindInt64:
+		return n.Num == f.DefaultInt
+	case spec.KindFloat64:
+		return math.Float64frombits(uint64(n.Num)) == f.DefaultFloat
+	case spec.KindUUID:
+		var u [16]byte
+		copy(u[:], n.Data)
+		return u == f.DefaultUUID
+	case spec.KindString:
+		if f.DefaultNull {
+			return n.Null
+		}
+		return !n.Null && string(n.Data) == f.DefaultString
+	case spec.KindBytes:
+		if f.DefaultNull {
+			return n.Null
+		}
+		return !n.Null && len(n.Data) == 0
+	case spec.KindRecords:
+		return n.Null
+	case spec.KindArray:
+		if f.DefaultNull {
+			return n.Null
+		}
+		if n.Null {
+			return false
+		}
+		empty := true
+		e.v.Elements(ni, func(int32) bool { empty = false; return false })
+		return empty
+	case spec.KindStruct:
+		if f.DefaultNull {
+			return n.Null
+		}
+		if n.Null {
+			return false
+		}
+		def := true
+		e.v.Fields(ni, func(c int32) bool {
+			cn := &e.v.Nodes[c]
+			if cn.Kind == tree.UnknownTag || cn.Field == nil || !e.isDefault(cn.Field, c) {
+				def = false
+			}
+			return def
+		})
+		return def
+	}
+	return false
+}

@@ -1,0 +1,135 @@
+package codec
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// plan is a struct's layout at one version, compiled once from its spec:
+// which fields are positional, which tagged, and how each is encoded.
+type plan struct {
+	st       *spec.Struct
+	version  int16
+	flexible bool
+	// fields are the positional fields present at this version, in order.
+	fields []*fplan
+	// tagged are the tagged fields present at this version, by tag.
+	tagged []*fplan
+	// absent are the fields not on the wire at this version (for the
+	// non-ignorable check when encoding).
+	absent []*spec.Field
+}
+
+// fplan is how one field is encoded at one version.
+type fplan struct {
+	f        *spec.Field
+	kind     spec.Kind
+	elem     spec.Kind
+	nullable bool
+	compact  bool // compact (uvarint-prefixed) strings, bytes, arrays, records
+	tagged   bool
+	sub      *plan // struct, or struct elements of an array
+	wire     tree.Wire
+	elemWire tree.Wire
+}
+
+type planKey struct {
+	st       *spec.Struct
+	version  int16
+	flexible bool
+}
+
+// planCache holds compiled plans; it is safe for concurrent use.
+type planCache struct {
+	mu sync.RWMutex
+	m  map[planKey]*plan
+}
+
+func (c *planCache) get(st *spec.Struct, version int16, flexible bool) *plan {
+	k := planKey{st, version, flexible}
+	c.mu.RLock()
+	p := c.m[k]
+	c.mu.RUnlock()
+	if p != nil {
+		return p
+	}
+	p = compile(st, version, flexible, c)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[planKey]*plan{}
+	}
+	if q := c.m[k]; q != nil {
+		p = q
+	} else {
+		c.m[k] = p
+	}
+	c.mu.Unlock()
+	return p
+}
+
+func compile(st *spec.Struct, version int16, flexible bool, c *planCache) *plan {
+	p := &plan{st: st, version: version, flexible: flexible}
+	for _, f := range st.Fields {
+		if !f.Versions.Contains(version) {
+			p.absent = append(p.absent, f)
+			continue
+		}
+		fp := &fplan{f: f, kind: f.Type.Kind, elem: f.Type.Elem, nullable: f.NullableVersions.Contains(version)}
+		fp.compact = flexible
+		if f.HasFlexibleVersions {
+			fp.compact = flexible && f.FlexibleVersions.Contains(version)
+		}
+		fp.tagged = flexible && f.TaggedIn(version)
+		if f.Type.Struct != nil {
+			fp.sub = c.get(f.Type.Struct, version, flexible)
+		}
+		fp.wire = scalarWire(fp.kind, fp.compact)
+		if fp.kind == spec.KindArray {
+			fp.elemWire = scalarWire(fp.elem, fp.compact)
+		}
+		if fp.tagged {
+			p.tagged = append(p.tagged, fp)
+		} else {
+			p.fields = append(p.fields, fp)
+		}
+	}
+	sort.SliceStable(p.tagged, func(i, j int) bool { return p.tagged[i].f.Tag < p.tagged[j].f.Tag })
+	return p
+}
+
+func scalarWire(k spec.Kind, compact bool) tree.Wire {
+	switch k {
+	case spec.KindBool:
+		return tree.WireBool
+	case spec.KindInt8:
+		return tree.WireInt8
+	case spec.KindInt16:
+		return tree.WireInt16
+	case spec.KindUint16:
+		return tree.WireUint16
+	case spec.KindInt32:
+		return tree.WireInt32
+	case spec.KindUint32:
+		return tree.WireUint32
+	case spec.KindInt64:
+		return tree.WireInt64
+	case spec.KindFloat64:
+		return tree.WireFloat64
+	case spec.KindUUID:
+		return tree.WireUUID
+	case spec.KindString:
+		if compact {
+			return tree.WireCompactString
+		}
+		return tree.WireString
+	case spec.KindBytes, spec.KindRecords:
+		if compact {
+			return tree.WireCompactBytes
+		}
+		return tree.WireBytes
+	}
+	return tree.WireNone
+}

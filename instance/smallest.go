@@ -1,0 +1,75 @@
+// Package instance builds message values to encode: the smallest legal
+// instance of any message at any version (the rule of kwire's seed pages,
+// see DESIGN.md), for pages, tests and fuzzing seeds.
+package instance
+
+import (
+	"encoding/binary"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// EmptyBatch is the empty RecordBatch v2 of the smallest instance: 61 bytes,
+// every numeric field 0 except batchLength 49 and magic 2, and the CRC-32C
+// of its 40 zero bytes from attributes to the end, 0x595fb7dd.
+func EmptyBatch() []byte {
+	b := make([]byte, 61)
+	binary.BigEndian.PutUint32(b[8:], 49)
+	b[16] = 2
+	binary.BigEndian.PutUint32(b[17:], codec.CRC32C(b[21:]))
+	return b
+}
+
+// Smallest returns the smallest legal instance of m's body at version v, as
+// a value tree: numeric fields 0 (even where the default is -1), bool false,
+// uuid zero, strings and bytes empty (never null), every array with exactly
+// one (smallest) element, nullable structs present, records holding one
+// EmptyBatch, tagged fields omitted, fields not in v absent.
+func Smallest(m *spec.Message, v int16) *tree.Tree {
+	t := &tree.Tree{Message: m, Version: v, HeaderVersion: -1, Sample: true}
+	b := tree.Builder{T: t}
+	b.Open(tree.Node{Kind: tree.Body, Struct: m.Root, Num: int64(v)})
+	structFields(&b, m.Root, v, m.Flexible(v))
+	b.Close(0)
+	return t
+}
+
+func structFields(b *tree.Builder, st *spec.Struct, v int16, flexible bool) {
+	for _, f := range st.Fields {
+		if !f.Versions.Contains(v) || (flexible && f.TaggedIn(v)) {
+			continue
+		}
+		switch f.Type.Kind {
+		case spec.KindArray:
+			b.Open(tree.Node{Kind: tree.Array, Field: f, Index: 1})
+			if f.Type.Elem == spec.KindStruct {
+				b.Open(tree.Node{Kind: tree.Element, Struct: f.Type.Struct})
+				structFields(b, f.Type.Struct, v, flexible)
+				b.Close(0)
+			} else {
+				b.Leaf(scalar(f.Type.Elem, tree.Element))
+			}
+			b.Close(0)
+		case spec.KindStruct:
+			b.Open(tree.Node{Kind: tree.Struct, Field: f, Struct: f.Type.Struct})
+			structFields(b, f.Type.Struct, v, flexible)
+			b.Close(0)
+		case spec.KindRecords:
+			b.Leaf(tree.Node{Kind: tree.Records, Field: f, Data: EmptyBatch()})
+		default:
+			n := scalar(f.Type.Kind, tree.Field)
+			n.Field = f
+			b.Leaf(n)
+		}
+	}
+}
+
+func scalar(k spec.Kind, kind tree.Kind) tree.Node {
+	n := tree.Node{Kind: kind}
+	if k == spec.KindUUID {
+		n.Data = make([]byte, 16)
+	}
+	return n
+}

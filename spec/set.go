@@ -1,0 +1,244 @@
+package spec
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/spec/bundle"
+)
+
+// Set is the specs of one Kafka release (or one directory, jar or draft):
+// every request, response, header, metadata record and data message.
+type Set struct {
+	// Release is the Kafka version of an embedded bundle ("4.4.0"), or "" for
+	// specs loaded from a path.
+	Release string
+	// Source describes where the specs came from (a release with its jars'
+	// sha256, or a path).
+	Source string
+	// Artifacts are the Maven artifacts of an embedded release.
+	Artifacts []bundle.Artifact
+	// Messages in a stable order: requests/responses by api key, then
+	// headers, metadata records by api key, then data messages by name.
+	Messages []*Message
+
+	byName map[string]*Message
+	req    map[int16]*Message
+	resp   map[int16]*Message
+	meta   map[int16]*Message
+}
+
+// Embedded loads an embedded release: "4.4.0", "4.4", "3.9", or "" for the
+// newest. Errors list the releases that exist.
+func Embedded(release string) (*Set, error) {
+	r, err := bundle.Load(release)
+	if err != nil {
+		return nil, err
+	}
+	s, errs := NewSet(r.Files)
+	if errs.HasErrors() {
+		return nil, fmt.Errorf("embedded release %s: %w", r.Version, errs.Err())
+	}
+	s.Release = r.Version
+	s.Artifacts = r.Artifacts
+	var parts []string
+	for _, a := range r.Artifacts {
+		parts = append(parts, fmt.Sprintf("%s (sha256 %s)", a.Coord, a.SHA256))
+	}
+	s.Source = "embedded Apache Kafka " + r.Version + ": " + strings.Join(parts, ", ")
+	return s, nil
+}
+
+// FromPath loads the specs of a directory, a .jar/.zip or a single file.
+// Problems of every file are returned together; the set holds the messages
+// that parsed without errors.
+func FromPath(p string) (*Set, ErrorList, error) {
+	files, err := bundle.ReadPath(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("%s: no spec files (*.json) found", p)
+	}
+	s, errs := NewSet(files)
+	s.Source = p
+	return s, errs, nil
+}
+
+// NewSet parses files into a Set. Files whose spec has errors are left out
+// of the set; every problem is returned. Two messages with the same name or
+// the same (type, api key) are an error.
+func NewSet(files []bundle.File) (*Set, ErrorList) {
+	s := &Set{byName: map[string]*Message{}, req: map[int16]*Message{}, resp: map[int16]*Message{}, meta: map[int16]*Message{}}
+	var all ErrorList
+	for _, f := range files {
+		name := f.Path
+		if f.Source != "" && !strings.HasPrefix(f.Path, "/") {
+			name = f.Source + "!/" + f.Path
+		}
+		m, errs := ParseMessage(name, f.Data)
+		all = append(all, errs...)
+		if m == nil || errs.HasErrors() {
+			continue
+		}
+		m.File = f.Path
+		if prev := s.byName[strings.ToLower(m.Name)]; prev != nil {
+			all = append(all, &Error{Pos: m.Pos, Rule: "duplicate-message", Msg: fmt.Sprintf("message %q is also defined in %s", m.Name, prev.File)})
+			continue
+		}
+		var byKey map[int16]*Message
+		switch m.Type {
+		case Request:
+			byKey = s.req
+		case Response:
+			byKey = s.resp
+		case Metadata:
+			byKey = s.meta
+		}
+		if byKey != nil && m.APIKey >= 0 {
+			if prev := byKey[m.APIKey]; prev != nil {
+				all = append(all, &Error{Pos: m.Pos, Rule: "duplicate-api-key", Msg: fmt.Sprintf("%s %q has api key %d, already used by %q", m.Type, m.Name, m.APIKey, prev.Name)})
+				continue
+			}
+			byKey[m.APIKey] = m
+		}
+		s.byName[strings.ToLower(m.Name)] = m
+		s.Messages = append(s.Messages, m)
+	}
+	sort.SliceStable(s.Messages, func(i, j int) bool {
+		a, b := s.Messages[i], s.Messages[j]
+		ra, rb := typeRank(a.Type), typeRank(b.Type)
+		if ra != rb {
+			return ra < rb
+		}
+		if a.APIKey != b.APIKey {
+			return a.APIKey < b.APIKey
+		}
+		if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		return a.Name < b.Name
+	})
+	all.Sort()
+	return s, all
+}
+
+func typeRank(t MessageType) int {
+	switch t {
+	case Request, Response:
+		return 0
+	case Header:
+		return 1
+	case Metadata:
+		return 2
+	}
+	return 3
+}
+
+// Request returns the request spec with the given api key, or nil.
+func (s *Set) Request(key int16) *Message { return s.req[key] }
+
+// Response returns the response spec with the given api key, or nil.
+func (s *Set) Response(key int16) *Message { return s.resp[key] }
+
+// MetadataRecord returns the metadata record spec (type "metadata") with the
+// given api key, or nil.
+func (s *Set) MetadataRecord(key int16) *Message { return s.meta[key] }
+
+// Message returns the spec with this exact name (case-insensitive), or nil.
+func (s *Set) Message(name string) *Message { return s.byName[strings.ToLower(name)] }
+
+// RequestHeader returns the RequestHeader spec, or nil.
+func (s *Set) RequestHeader() *Message { return s.byName["requestheader"] }
+
+// ResponseHeader returns the ResponseHeader spec, or nil.
+func (s *Set) ResponseHeader() *Message { return s.byName["responseheader"] }
+
+// APIKeys returns the api keys that have a request spec, ascending.
+func (s *Set) APIKeys() []int16 {
+	keys := make([]int16, 0, len(s.req))
+	for k := range s.req {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys
+}
+
+// Lookup finds what a user names: an API ("Vote", "vote", "52"), a request
+// or response ("VoteRequest"), a header, metadata record ("PartitionRecord")
+// or data message. For an API it returns the request and response specs; for
+// anything else the one message (as req) and nil. The error for an unknown
+// name lists close names and says how to list all.
+func (s *Set) Lookup(name string) (req, resp *Message, err error) {
+	n := strings.TrimSpace(name)
+	if k, e := strconv.Atoi(n); e == nil {
+		if k >= 0 && k <= 32767 && s.req[int16(k)] != nil {
+			return s.req[int16(k)], s.resp[int16(k)], nil
+		}
+		return nil, nil, fmt.Errorf("no API with api key %d in %s (api keys: %s)", k, s.describe(), s.keyList())
+	}
+	l := strings.ToLower(n)
+	if m := s.byName[l+"request"]; m != nil {
+		return m, s.byName[l+"response"], nil
+	}
+	if m := s.byName[l]; m != nil {
+		return m, nil, nil
+	}
+	var names []string
+	for _, m := range s.Messages {
+		names = append(names, m.Name)
+		if m.Type == Request {
+			names = append(names, m.BaseName())
+		}
+	}
+	hint := ""
+	if c := Suggest(n, names); c != "" {
+		hint = fmt.Sprintf("did you mean %q? ", c)
+	}
+	return nil, nil, fmt.Errorf("unknown API or message %q in %s; %s(`kwire list` shows all %d: %s)", name, s.describe(), hint, len(s.Messages), s.shortList())
+}
+
+func (s *Set) describe() string {
+	if s.Release != "" {
+		return "Kafka " + s.Release
+	}
+	return path.Base(s.Source)
+}
+
+func (s *Set) keyList() string {
+	keys := s.APIKeys()
+	if len(keys) == 0 {
+		return "none"
+	}
+	// Render as ranges: 0-27, 29-…
+	var parts []string
+	for i := 0; i < len(keys); {
+		j := i
+		for j+1 < len(keys) && keys[j+1] == keys[j]+1 {
+			j++
+		}
+		if i == j {
+			parts = append(parts, strconv.Itoa(int(keys[i])))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", keys[i], keys[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+func (s *Set) shortList() string {
+	var names []string
+	for _, m := range s.Messages {
+		if m.Type == Request {
+			names = append(names, m.BaseName())
+		}
+	}
+	if len(names) > 12 {
+		return strings.Join(names[:12], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,346 @@
+// Package tree is kwire's span tree: every byte kwire writes or reads is
+// attributed to one leaf of a Tree, and every node carries its value, its
+// wire type and its [offset, size) range. Encoding and decoding produce
+// trees; every view (text page, hex grid, JSON, HTML) renders one.
+//
+// A Tree is a flat arena of Nodes in pre-order: node i's children start at
+// i+1 and each child's End is the index of its next sibling, so walking a
+// tree needs no pointers and building one costs one slice append per node.
+// The same arena also serves as a value to encode (a "value tree"): then
+// only the field, struct, array, element and unknown-tag nodes are present
+// and offsets are zero.
+package tree
+
+import (
+	"github.com/kwire/kwire/spec"
+)
+
+// Kind says what a node stands for.
+type Kind uint8
+
+// Node kinds. Group kinds have children; leaf kinds cover bytes directly.
+const (
+	KindInvalid Kind = iota
+	// Message is the root of a framed message (or of a record body):
+	// children Frame, Header, Body.
+	Message
+	// Frame groups the framing: the int32 size prefix of a request or
+	// response, or the uvarint frame version/api key/version of a KRaft
+	// metadata record value.
+	Frame
+	// Header is the request or response header (a struct of RequestHeader
+	// or ResponseHeader fields).
+	Header
+	// Body is the message body: a struct of the message's fields.
+	Body
+	// Field is a leaf field holding a scalar, string, bytes or uuid.
+	Field
+	// Struct is a struct-typed field (its children are the struct's fields,
+	// preceded by a Presence leaf when nullable).
+	Struct
+	// Array is an array-typed field: a Length leaf, then Elements.
+	Array
+	// Element is one array element: a struct (children = fields) or a
+	// scalar leaf.
+	Element
+	// Length is a length or count prefix (int32, int16 or uvarint).
+	Length
+	// Presence is the int8 (or uvarint, when tagged) marker of a nullable
+	// struct: -1/0 null, 1 present.
+	Presence
+	// TagSection is the tagged-field section of a flexible struct: a leaf
+	// "tagged_fields uvarint = 0" when empty, else a group of a TagCount
+	// leaf and Tag/UnknownTag entries.
+	TagSection
+	// TagCount is the uvarint number of tagged fields in a non-empty section.
+	TagCount
+	// Tag is one known tagged field: TagNumber, TagSize, then the field node.
+	Tag
+	// UnknownTag is a tagged field the spec does not know: TagNumber,
+	// TagSize, Raw payload. In a value tree it is a leaf whose Num is the
+	// tag and Data the payload.
+	UnknownTag
+	// TagNumber is the uvarint tag of a tagged field.
+	TagNumber
+	// TagSize is the uvarint payload size of a tagged field.
+	TagSize
+	// Records is a records field: a Length leaf then RecordBatch nodes (or
+	// Raw bytes that are not a record batch).
+	Records
+	// RecordBatch is one RecordBatch v2 (or legacy message) inside records.
+	RecordBatch
+	// Record is one record inside a RecordBatch.
+	Record
+	// BatchField is a header field of a RecordBatch or Record (leaf).
+	BatchField
+	// Raw is bytes shown but not decoded (an unknown tag's payload, trailing
+	// bytes).
+	Raw
+	// FrameField is a leaf of a Frame: the int32 size of a request or
+	// response, or the frame version, api key and version of a KRaft
+	// metadata record value.
+	FrameField
+)
+
+var kindNames = [...]string{"invalid", "message", "frame", "header", "body", "field", "struct", "array", "element", "length", "presence", "tagged_fields", "tag_count", "tag", "unknown_tag", "tag_number", "tag_size", "records", "RecordBatch", "Record", "batch_field", "raw", "frame_field"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// Wire is the wire encoding of a leaf.
+type Wire uint8
+
+// Wire encodings of leaves.
+const (
+	WireNone Wire = iota
+	WireBool
+	WireInt8
+	WireInt16
+	WireUint16
+	WireInt32
+	WireUint32
+	WireInt64
+	WireFloat64
+	WireUUID
+	WireUvarint // unsigned varint (compact lengths, tag counts, tags, sizes)
+	WireVarint  // zig-zag varint (records)
+	WireVarlong // zig-zag varlong (records)
+	// WireString is an int16-length string (nullable: -1).
+	WireString
+	// WireCompactString is a uvarint length+1 string (null: 0).
+	WireCompactString
+	// WireBytes is an int32-length byte string (nullable: -1).
+	WireBytes
+	// WireCompactBytes is a uvarint length+1 byte string (null: 0).
+	WireCompactBytes
+	// WireVarBytes is a zig-zag varint length then bytes (record keys,
+	// values, header keys/values; null: -1).
+	WireVarBytes
+	// WireRaw is uninterpreted bytes.
+	WireRaw
+)
+
+var wireNames = [...]string{"", "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "uuid", "uvarint", "varint", "varlong", "string", "compact string", "bytes", "compact bytes", "varbytes", "raw"}
+
+func (w Wire) String() string {
+	if int(w) < len(wireNames) {
+		return wireNames[w]
+	}
+	return "wire?"
+}
+
+// Node is one node of a span tree (or of a value tree).
+type Node struct {
+	Kind Kind
+	Wire Wire
+	// Null marks a null string, bytes, array, struct or records value.
+	Null bool
+	// Field is the spec field for Field, Struct, Array and Records nodes
+	// (and for header fields); nil for synthetic nodes.
+	Field *spec.Field
+	// Struct is the struct definition for Body, Header, Struct and struct
+	// Element nodes.
+	Struct *spec.Struct
+	// Name overrides the display name (synthetic nodes, record batch
+	// fields); "" means derive it from Field/Struct/Kind.
+	Name string
+	// About overrides the descriptive text; "" means derive it.
+	About string
+	// Index is the element index of an Element node, or the number of
+	// elements of an Array node.
+	Index int32
+	// Off and Size are the node's byte range [Off, Off+Size) in Tree.Bytes.
+	Off, Size int32
+	// Num holds integer values (ints, bool 0/1, lengths, counts, tags),
+	// float64 bits, and the version of Header/Body nodes.
+	Num int64
+	// Data holds string, bytes, uuid, records and raw contents (in decoded
+	// trees a sub-slice of Tree.Bytes; not copied).
+	Data []byte
+	// End is the index just past this node's subtree.
+	End int32
+}
+
+// Tree is a span tree: Nodes in pre-order over Bytes. Nodes[0] is the root.
+type Tree struct {
+	Nodes []Node
+	// Bytes are the bytes the spans refer to (nil for a value tree).
+	Bytes []byte
+	// Sample marks a tree of a smallest legal instance (the views say "one
+	// sample element follows" rather than "1 element follows").
+	Sample bool
+	// Message is the spec of the message at the root (nil for a bare value).
+	Message *spec.Message
+	// Version is the message version; HeaderVersion the request or response
+	// header version, or -1 when there is no header.
+	Version, HeaderVersion int16
+}
+
+// Children calls fn with the index of each direct child of node i.
+func (t *Tree) Children(i int32, fn func(c int32) bool) {
+	end := t.Nodes[i].End
+	for c := i + 1; c < end; c = t.Nodes[c].End {
+		if !fn(c) {
+			return
+		}
+	}
+}
+
+// ChildList returns the indexes of node i's direct children.
+func (t *Tree) ChildList(i int32) []int32 {
+	var out []int32
+	t.Children(i, func(c int32) bool { out = append(out, c); return true })
+	return out
+}
+
+// IsLeaf reports whether node i has no children.
+func (t *Tree) IsLeaf(i int32) bool { return t.Nodes[i].End == i+1 }
+
+// Find returns the first direct child of i with kind k, or -1.
+func (t *Tree) Find(i int32, k Kind) int32 {
+	r := int32(-1)
+	t.Children(i, func(c int32) bool {
+		if t.Nodes[c].Kind == k {
+			r = c
+			return false
+		}
+		return true
+	})
+	return r
+}
+
+// Fields calls fn for each field value of the struct-like node i (Body,
+// Header, Struct, struct Element): Field, Struct, Array and Records
+// children, the field nodes inside known Tag entries of its TagSection, and
+// UnknownTag entries. Synthetic nodes (lengths, presence, counts) are
+// skipped. It works on span trees and value trees alike.
+func (t *Tree) Fields(i int32, fn func(c int32) bool) {
+	t.Children(i, func(c int32) bool {
+		switch t.Nodes[c].Kind {
+		case Field, Struct, Array, Records, UnknownTag:
+			return fn(c)
+		case TagSection:
+			cont := true
+			t.Children(c, func(e int32) bool {
+				switch t.Nodes[e].Kind {
+				case UnknownTag:
+					cont = fn(e)
+				case Tag:
+					t.Children(e, func(x int32) bool {
+						switch t.Nodes[x].Kind {
+						case Field, Struct, Array, Records:
+							cont = fn(x)
+							return false
+						}
+						return true
+					})
+				}
+				return cont
+			})
+			return cont
+		}
+		return true
+	})
+}
+
+// Lookup returns the child field node of struct-like node i whose spec field
+// is f, or -1.
+func (t *Tree) Lookup(i int32, f *spec.Field) int32 {
+	r := int32(-1)
+	t.Fields(i, func(c int32) bool {
+		if t.Nodes[c].Field == f {
+			r = c
+			return false
+		}
+		return true
+	})
+	return r
+}
+
+// Elements calls fn for each Element child of Array node i.
+func (t *Tree) Elements(i int32, fn func(c int32) bool) {
+	t.Children(i, func(c int32) bool {
+		if t.Nodes[c].Kind == Element {
+			return fn(c)
+		}
+		return true
+	})
+}
+
+// Leaves calls fn for every leaf, in byte order.
+func (t *Tree) Leaves(fn func(i int32) bool) {
+	for i := range t.Nodes {
+		if t.Nodes[i].End == int32(i)+1 {
+			if !fn(int32(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Builder appends nodes in pre-order: Open a group, add its children, Close
+// it (which sets End and, for span trees, Size from the current offset).
+type Builder struct {
+	T     *Tree
+	stack []int32
+}
+
+// Open appends group node n and makes it the parent of what follows.
+func (b *Builder) Open(n Node) int32 {
+	i := int32(len(b.T.Nodes))
+	b.T.Nodes = append(b.T.Nodes, n)
+	b.stack = append(b.stack, i)
+	return i
+}
+
+// Close ends the innermost open group; end is the byte offset just past it.
+func (b *Builder) Close(end int32) {
+	i := b.stack[len(b.stack)-1]
+	b.stack = b.stack[:len(b.stack)-1]
+	n := &b.T.Nodes[i]
+	n.End = int32(len(b.T.Nodes))
+	n.Size = end - n.Off
+}
+
+// Leaf appends leaf node n and returns its index.
+func (b *Builder) Leaf(n Node) int32 {
+	i := int32(len(b.T.Nodes))
+	n.End = i + 1
+	b.T.Nodes = append(b.T.Nodes, n)
+	return i
+}
+
+// Depth is the number of open groups.
+func (b *Builder) Depth() int { return len(b.stack) }
+
+// Truncate drops nodes from index i on and closes groups opened after it.
+func (b *Builder) Truncate(i int32) {
+	b.T.Nodes = b.T.Nodes[:i]
+	for len(b.stack) > 0 && b.stack[len(b.stack)-1] >= i {
+		b.stack = b.stack[:len(b.stack)-1]
+	}
+}
+
+// Shift adds delta to the offsets of nodes [from, len) (used when bytes are
+// inserted before them, e.g. a tagged field's size prefix).
+func (b *Builder) Shift(from int32, delta int32) {
+	for i := from; i < int32(len(b.T.Nodes)); i++ {
+		b.T.Nodes[i].Off += delta
+	}
+}
+
+// CloseAll closes every open group at byte offset end (used to leave a
+// consistent partial tree behind a decoding error).
+func (b *Builder) CloseAll(end int32) {
+	for len(b.stack) > 0 {
+		i := b.stack[len(b.stack)-1]
+		if n := &b.T.Nodes[i]; end < n.Off {
+			end = n.Off
+		}
+		b.Close(end)
+	}
+}

@@ -344,3 +344,25 @@ func (b *Builder) CloseAll(end int32) {
 		b.Close(end)
 	}
 }
+
+// Sub returns a copy of node i's subtree as a tree of its own (node i
+// becomes Nodes[0]); Data slices are shared. It turns a decoded body or
+// header into a value to encode again.
+func (t *Tree) Sub(i int32) *Tree {
+	end := t.Nodes[i].End
+	out := &Tree{Nodes: make([]Node, end-i), Message: t.Message, Version: t.Version, HeaderVersion: t.HeaderVersion}
+	copy(out.Nodes, t.Nodes[i:end])
+	for k := range out.Nodes {
+		out.Nodes[k].End -= i
+	}
+	return out
+}
+
+// Part returns the index of the root's first child of kind k (Frame,
+// Header or Body), or -1.
+func (t *Tree) Part(k Kind) int32 {
+	if len(t.Nodes) == 0 {
+		return -1
+	}
+	return t.Find(0, k)
+}

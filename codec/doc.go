@@ -1,0 +1,23 @@
+// Package codec encodes and decodes Kafka protocol messages of any spec at
+// any valid version, byte-exactly as Kafka's generated Java serializers do,
+// and attributes every byte to a node of a span tree (package tree).
+//
+// Rules follow Kafka's MessageDataGenerator and protocol classes: classic
+// (int16/int32 length) versus flexible (compact uvarint length+1) strings,
+// bytes, arrays and records; nullable values; tagged-field sections on every
+// flexible struct (known tags written in ascending order only when they
+// differ from their default, unknown tags kept on decode and written back on
+// encode); nullable structs with an int8 presence marker (uvarint when
+// tagged); request header v0/v1/v2 and response header v0/v1 selection
+// (ControlledShutdown v0 uses request header v0; ApiVersionsResponse always
+// uses response header v0, KIP-511); int32 size framing; and the KRaft
+// metadata record value frame (uvarint frame version 1, api key, version).
+//
+// Each (struct, version) is compiled once into a plan the codec walks; no
+// reflection is used. Decoding never allocates more than the input can
+// hold: lengths and counts are checked against the bytes that remain before
+// anything is built, and errors name the byte offset and field path
+// (*wire.Error). Record batches inside records fields are shown as
+// RecordBatch/Record nodes (RecordBatch v2 header, CRC-32C checked);
+// compressed payloads and legacy message sets are shown as raw bytes here.
+package codec

@@ -296,6 +296,14 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 	return int(size) + 4, nil
 }
 
+// newNodes preallocates a node arena for decoding n bytes: about one node
+// per three bytes, the density of typical messages, so that large inputs
+// rarely regrow the arena. It is proportional to the input, never to a
+// count read from it.
+func newNodes(n int) []tree.Node {
+	return make([]tree.Node, 0, 16+n/3)
+}
+
 // ErrTrailing is wrapped by errors about bytes left after a message.
 var ErrTrailing = errors.New("trailing bytes")
 
@@ -305,7 +313,7 @@ var ErrTrailing = errors.New("trailing bytes")
 // with an error naming the byte offset and field path (*wire.Error,
 // *FrameError or *VersionError).
 func (c *Codec) DecodeRequest(b []byte) (*tree.Tree, error) {
-	t := &tree.Tree{Bytes: b, HeaderVersion: -1}
+	t := &tree.Tree{Bytes: b, HeaderVersion: -1, Nodes: newNodes(len(b))}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	n, err := c.frame(d, b)
@@ -344,7 +352,7 @@ func (c *Codec) DecodeRequest(b []byte) (*tree.Tree, error) {
 // version ver: the size, the response header and the body. Errors as for
 // DecodeRequest.
 func (c *Codec) DecodeResponse(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
-	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1}
+	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
 	if err := c.checkVersion(m, ver); err != nil {
 		return t, err
 	}
@@ -407,7 +415,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 // version) then the record at that version, where m may be nil (it is found
 // by api key); for other types the bare message of spec m at version ver.
 func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
-	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1}
+	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	if m == nil || m.Type == spec.Metadata {

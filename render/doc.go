@@ -1,0 +1,23 @@
+// Package render turns kwire span trees into what people read: the text
+// page of `kwire show` and `kwire decode` (a summary block, then per side a
+// title line, a hex grid of the bytes and the object tree), the same page
+// as one JSON object, and per-node strings (name, type, value, about,
+// region) for other views such as the HTML site.
+//
+// Every view renders a tree.Tree built by package codec; nothing here reads
+// the wire format again. A node's bytes are only ever looked at through the
+// tree (its Off/Size range and its Num/Data value), so what the page shows
+// is exactly what the codec attributed.
+//
+// The object tree's layout (columns name, type, value, range and about,
+// each padded to its widest cell plus two spaces; "+-- " and "|   "
+// drawing; "= 2 (compact, n+1)" and `"" (int16 len=0)` notes) follows
+// kwire's seed pages for EndQuorumEpoch v1 and Vote v2. Field names, types
+// and about texts come from Kafka's message specs
+// (clients/src/main/resources/common/message/*.json); the request and
+// response header rows use kwire's own snake_case names and descriptions.
+//
+// Not here: choosing what to encode or decode (instance, codec), command
+// line flags (cmd/kwire), and terminal detection (callers set
+// Options.Color).
+package render

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+)
+
+// env is what a run of kwire sees of the outside world, so that tests can
+// run commands in-process with captured output.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// terminal says whether stdout is a terminal (for --color auto).
+	terminal bool
+}
+
+// cli is the command line, as kong parses it.
+type cli struct {
+	Kafka string `help:"Embedded Kafka release: 4.4, 3.9, 4.4.0 (default: the newest)." placeholder:"R"`
+	Specs string `help:"Load the specs from a directory, a .jar/.zip or one spec file instead of an embedded release." placeholder:"PATH"`
+	Color string `help:"Colour the output: auto (only on a terminal, and never when NO_COLOR is set), always, never." enum:"auto,always,never" default:"auto"`
+
+	List    listCmd    `cmd:"" help:"List every API and record type of the release."`
+	Show    showCmd    `cmd:"" help:"Show the smallest legal instance of an API's request and response, or of a record type."`
+	Decode  decodeCmd  `cmd:"" help:"Decode the bytes of a framed request, a response or a record."`
+	Version versionCmd `cmd:"" help:"Print kwire's version and its embedded Kafka releases."`
+}
+
+type listCmd struct {
+	Format string `help:"Output format: text or json." enum:"text,json" default:"text"`
+}
+
+type showCmd struct {
+	Name     string `arg:"" help:"An API (Vote, VoteRequest, vote, 52) or a record or data type (PartitionRecord)."`
+	Version  *int16 `help:"Version to encode (default: the highest valid version)." placeholder:"N"`
+	Request  bool   `help:"Show only the request." xor:"side"`
+	Response bool   `help:"Show only the response." xor:"side"`
+	Format   string `help:"Output format: text or json." enum:"text,json" default:"text"`
+}
+
+type decodeCmd struct {
+	API      string  `help:"What the bytes are: an API (checked against the request header; required with --response) or a record type (PartitionRecord)." placeholder:"NAME"`
+	Version  *int16  `help:"Version of the bytes (checked against a request header or metadata record frame; required with --response and for data types)." placeholder:"N"`
+	Response bool    `help:"The bytes are a framed response (needs --api and --version)."`
+	Hex      *string `help:"The bytes as hex; spaces, newlines, ':' and 0x prefixes are ignored." placeholder:"HEX"`
+	File     string  `arg:"" optional:"" help:"File holding the bytes, raw or as hex text; - reads standard input."`
+	Format   string  `help:"Output format: text or json." enum:"text,json" default:"text"`
+}
+
+type versionCmd struct{}
+
+// usageError is an error of the command line itself (exit 2). Every other
+// error a command returns is a finding about its input (exit 1).
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitCode maps a command's error to kwire's exit code.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// kongExit carries kong's request to exit (after --help) out of Parse.
+type kongExit int
+
+// run runs kwire with args (without the program name) and returns the exit
+// code.
+func run(args []string, e *env) (code int) {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("kwire"),
+		kong.Description("kwire makes the Apache Kafka wire protocol visible.\n\n"+
+			"Exit status: 0 done; 1 findings (an unknown name or version, bytes that do not decode, "+
+			"spec errors that keep the named message from loading); 2 usage."),
+		kong.Writers(e.stdout, e.stderr),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "kwire: %v\n", err)
+		return 2
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			x, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = int(x)
+		}
+	}()
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "kwire: %v (see kwire --help)\n", err)
+		return 2
+	}
+	a := &app{env: e, cli: &c}
+	switch cmd := strings.Fields(ctx.Command())[0]; cmd {
+	case "list":
+		err = a.list(&c.List)
+	case "show":
+		err = a.show(&c.Show)
+	case "decode":
+		err = a.decode(&c.Decode)
+	case "version":
+		err = a.version()
+	default:
+		err = usagef("unknown command %q", cmd)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "kwire: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+// app is one run of a command: the parsed flags and the environment.
+type app struct {
+	*env
+	cli *cli
+	// problems are the errors and warnings of --specs files, once loaded.
+	problems spec.ErrorList
+}
+
+// color reports whether output is coloured, by --color and the environment.
+func (a *app) color() bool {
+	return useColor(a.cli.Color, a.terminal, a.getenv)
+}
+
+// useColor decides --color: always and never are what they say; auto
+// colours only a terminal, and only when NO_COLOR is unset or empty
+// (https://no-color.org).
+func useColor(mode string, terminal bool, getenv func(string) string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return terminal && getenv("NO_COLOR") == ""
+}
+
+// loadSet loads the specs named by --kafka or --specs. Problems in --specs
+// files are printed to stderr, one file:line:col line each, and kept in
+// a.problems; the set holds the messages that loaded.
+func (a *app) loadSet() (*spec.Set, error) {
+	if a.cli.Specs != "" {
+		if a.cli.Kafka != "" {
+			return nil, usagef("--kafka and --specs both name specs: give one")
+		}
+		set, problems, err := spec.FromPath(a.cli.Specs)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range problems {
+			fmt.Fprintln(a.stderr, p)
+		}
+		a.problems = problems
+		return set, nil
+	}
+	set, err := spec.Embedded(a.cli.Kafka)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return set, nil
+}
+
+// notLoaded adds to a lookup error that the specs had errors, when they
+// did: the named message may be in a file that did not load.
+func (a *app) notLoaded(err error) error {
+	if n := len(a.problems.Errors()); n > 0 {
+		return fmt.Errorf("%w (%d spec errors above: the message may be in a file that did not load)", err, n)
+	}
+	return err
+}
+
+// describe names a set in messages: "Kafka 4.4.0" or the base name of the
+// --specs path.
+func describe(s *spec.Set) string {
+	if s.Release != "" {
+		return "Kafka " + s.Release
+	}
+	return path.Base(s.Source)
+}
+
+// writePage prints a page as text or JSON.
+func (a *app) writePage(p *render.Page, format string) error {
+	if format == "json" {
+		return render.WriteJSON(a.stdout, p)
+	}
+	return render.WriteText(a.stdout, p, render.Options{Color: a.color()})
+}

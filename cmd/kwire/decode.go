@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+func (a *app) decode(c *decodeCmd) error {
+	b, err := readInput(c.Hex, c.File, a.stdin)
+	if err != nil {
+		return err
+	}
+	set, err := a.loadSet()
+	if err != nil {
+		return err
+	}
+	p, err := decodePage(set, c.API, c.Version, c.Response, b)
+	if p == nil {
+		return a.notLoaded(err)
+	}
+	if werr := a.writePage(p, c.Format); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// readInput returns the bytes to decode: --hex, or the file (raw, or hex
+// text when it holds nothing but hex digits, separators and 0x prefixes),
+// or standard input for "-".
+func readInput(hexFlag *string, file string, stdin io.Reader) ([]byte, error) {
+	switch {
+	case hexFlag != nil && file != "":
+		return nil, usagef("give the bytes once: --hex or a file, not both")
+	case hexFlag != nil:
+		b, err := parseHex(*hexFlag)
+		if err != nil {
+			return nil, usagef("--hex: %v", err)
+		}
+		return b, nil
+	case file == "":
+		return nil, usagef("no bytes to decode: give --hex HEX, a file, or - for standard input")
+	}
+	var raw []byte
+	var err error
+	if file == "-" {
+		raw, err = io.ReadAll(stdin)
+		file = "standard input"
+	} else {
+		raw, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if looksLikeHex(raw) {
+		b, err := parseHex(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s looks like hex text, but %v", file, err)
+		}
+		return b, nil
+	}
+	return raw, nil
+}
+
+// isHexSep reports whether c separates hex digits: white space, ':' or ','.
+func isHexSep(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\v', '\f', ':', ',':
+		return true
+	}
+	return false
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// looksLikeHex reports whether file contents are hex text rather than raw
+// bytes: at least one hex digit, and nothing but hex digits, separators
+// and the x of 0x prefixes.
+func looksLikeHex(b []byte) bool {
+	digits := 0
+	for _, c := range b {
+		switch {
+		case isHexDigit(c):
+			digits++
+		case isHexSep(c), c == 'x', c == 'X':
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// parseHex reads hex text: pairs of hex digits, with white space, ':' and
+// ',' anywhere between pairs and an optional 0x prefix on each run of
+// digits ("0000004f 0034", "00:00:00:4f", "0x00 0x34").
+func parseHex(s string) ([]byte, error) {
+	digits := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case isHexSep(c):
+			i++
+			continue
+		case c == '0' && i+1 < len(s) && (s[i+1] == 'x' || s[i+1] == 'X') && (i == 0 || isHexSep(s[i-1])):
+			i += 2
+			continue
+		case !isHexDigit(c):
+			return nil, fmt.Errorf("%q at character %d is not a hex digit", s[i:i+1], i+1)
+		}
+		if len(digits)%2 == 1 && i > 0 && !isHexDigit(s[i-1]) {
+			return nil, fmt.Errorf("a lone hex digit before character %d: write each byte as two digits", i+1)
+		}
+		digits = append(digits, c)
+		i++
+	}
+	if len(digits)%2 == 1 {
+		return nil, fmt.Errorf("odd number of hex digits (%d): write each byte as two digits", len(digits))
+	}
+	b := make([]byte, len(digits)/2)
+	if _, err := hex.Decode(b, digits); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// decodePage decodes b into the page of `kwire decode`:
+//   - no api, not response: a framed request, its spec chosen by the api
+//     key and version of its header; api and version, when given, must
+//     match them;
+//   - response: a framed response of API api at version (both required);
+//   - api naming a metadata record type: a KRaft record value with its
+//     frame (version, when given, must match the frame's);
+//   - api naming a data or header type: the bare message at version
+//     (required).
+//
+// A nil page comes with an error about the command line or the specs. A
+// page with an error holds the partial tree decoded before the error.
+func decodePage(set *spec.Set, api string, version *int16, response bool, b []byte) (*render.Page, error) {
+	var req, resp *spec.Message
+	if api != "" {
+		named, _, err := set.Lookup(api)
+		if err != nil {
+			return nil, err
+		}
+		// An API named by its response ("VoteResponse") means the bytes
+		// are a response.
+		response = response || named.Type == spec.Response
+		req, resp, _ = resolve(set, api)
+	}
+	cd := codec.New(set)
+	var (
+		label = "Request"
+		t     *tree.Tree
+		err   error
+	)
+	switch {
+	case response:
+		if api == "" || version == nil {
+			return nil, usagef("decoding a response needs --api NAME and --version N: a response does not say what it answers")
+		}
+		if resp == nil {
+			if req != nil && !isAPI(req) {
+				return nil, usagef("%s is a %s type, not an API: drop --response", req.Name, req.Type)
+			}
+			return nil, fmt.Errorf("%s has no response spec in %s", api, describe(set))
+		}
+		if !resp.ValidVersions.Contains(*version) {
+			return nil, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", resp.Name, *version, describe(set), resp.ValidVersions, elsewhere(set, resp.Name, version))
+		}
+		label = "Response"
+		t, err = cd.DecodeResponse(b, resp, *version)
+	case api == "" || isAPI(req):
+		t, err = cd.DecodeRequest(b)
+		if err == nil {
+			err = checkRequest(t, req, version)
+		}
+	case req.Type == spec.Metadata:
+		label = "Record"
+		// Let the frame's api key choose the type, then compare: a record
+		// of another type is still shown whole.
+		t, err = cd.DecodeRecord(b, nil, 0)
+		switch {
+		case err != nil:
+		case t.Message != req:
+			err = fmt.Errorf("the record frame says %s (api key %d), not %s (api key %d) as --api says", t.Message.Name, t.Message.APIKey, req.Name, req.APIKey)
+		case version != nil && t.Version != *version:
+			err = fmt.Errorf("the record frame says %s v%d, not v%d as --version says", req.Name, t.Version, *version)
+		}
+	default:
+		if version == nil {
+			return nil, usagef("decoding %s needs --version N: a %s type's bytes do not say their version", req.Name, req.Type)
+		}
+		if !req.ValidVersions.Contains(*version) {
+			return nil, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", req.Name, *version, describe(set), req.ValidVersions, elsewhere(set, req.Name, version))
+		}
+		label = "Record"
+		t, err = cd.DecodeRecord(b, req, *version)
+	}
+	return &render.Page{Set: set, Sides: []render.Side{{Label: label, Tree: t, Err: err}}}, err
+}
+
+// checkRequest checks a decoded request against --api and --version.
+func checkRequest(t *tree.Tree, want *spec.Message, version *int16) error {
+	if want != nil && t.Message != want {
+		return fmt.Errorf("the request header says %s (api key %d), not %s (api key %d) as --api says", t.Message.Name, t.Message.APIKey, want.Name, want.APIKey)
+	}
+	if version != nil && t.Version != *version {
+		return fmt.Errorf("the request header says %s v%d, not v%d as --version says", t.Message.Name, t.Version, *version)
+	}
+	return nil
+}

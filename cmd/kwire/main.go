@@ -1,0 +1,46 @@
+// Command kwire makes the Apache Kafka wire protocol visible: it lists the
+// APIs and record types of a Kafka release, shows the smallest legal
+// instance of any message byte by byte, and decodes bytes of requests,
+// responses and records into the same annotated tree.
+//
+//	kwire list                          every API and record type of the newest embedded release
+//	kwire show Vote --version 2         smallest VoteRequest and VoteResponse v2
+//	kwire decode --hex '0000004f 0034…' a framed request
+//	kwire version                       kwire and its embedded Kafka releases
+//
+// Global flags: --kafka R picks an embedded release ("4.4", "3.9.1"; the
+// newest by default), --specs PATH loads specs from a directory, a .jar/.zip
+// or one file instead, --color auto|always|never (auto: colour only when
+// stdout is a terminal and NO_COLOR is unset or empty).
+//
+// Exit codes:
+//
+//	0  done
+//	1  findings: what was named does not exist in the chosen specs (unknown
+//	   API or record type, a version it does not have), the bytes do not
+//	   decode (the partial tree is still printed), the spec files have
+//	   errors that keep the named message (or, for list, any message) from
+//	   loading, or a file cannot be read
+//	2  usage: unknown command or flag, a malformed flag value (--hex that is
+//	   not hex, an unknown --kafka release), flags that contradict each
+//	   other or miss a companion (--response without --api and --version)
+//
+// The command only parses flags and prints; the work is done by packages
+// spec, codec, instance and render.
+package main
+
+import (
+	"os"
+
+	"golang.org/x/term"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], &env{
+		stdin:    os.Stdin,
+		stdout:   os.Stdout,
+		stderr:   os.Stderr,
+		getenv:   os.Getenv,
+		terminal: term.IsTerminal(int(os.Stdout.Fd())),
+	}))
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"text/tabwriter"
+
+	"github.com/kwire/kwire/spec/bundle"
+)
+
+// version prints kwire's module version and the embedded Kafka releases
+// with the Maven Central jars (and their sha256) their specs came from.
+func (a *app) version() error {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	fmt.Fprintf(a.stdout, "kwire %s (%s)\n", v, runtime.Version())
+	fmt.Fprintln(a.stdout, "embedded Apache Kafka releases (the newest is the default):")
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	for _, r := range bundle.Releases() {
+		rel, err := bundle.Load(r)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "  %s\t--kafka %s, %d spec files\n", r, releaseFlag(r), len(rel.Files))
+		for _, art := range rel.Artifacts {
+			fmt.Fprintf(tw, "\t%s\tsha256 %s\n", art.Coord, art.SHA256)
+		}
+	}
+	return tw.Flush()
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kwire/kwire/spec/bundle"
 )
@@ -31,13 +32,30 @@ type Set struct {
 	meta   map[int16]*Message
 }
 
+// embedded caches parsed embedded releases: a Set is read-only once built,
+// so every caller can share it.
+var embedded sync.Map // release version -> *Set
+
 // Embedded loads an embedded release: "4.4.0", "4.4", "3.9", or "" for the
-// newest. Errors list the releases that exist.
+// newest. Errors list the releases that exist. The Set is parsed once per
+// process and shared; callers must not modify it.
 func Embedded(release string) (*Set, error) {
 	r, err := bundle.Load(release)
 	if err != nil {
 		return nil, err
 	}
+	if s, ok := embedded.Load(r.Version); ok {
+		return s.(*Set), nil
+	}
+	s, err := parseEmbedded(r)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := embedded.LoadOrStore(r.Version, s)
+	return actual.(*Set), nil
+}
+
+func parseEmbedded(r *bundle.Release) (*Set, error) {
 	s, errs := NewSet(r.Files)
 	if errs.HasErrors() {
 		return nil, fmt.Errorf("embedded release %s: %w", r.Version, errs.Err())
@@ -196,9 +214,9 @@ func (s *Set) Lookup(name string) (req, resp *Message, err error) {
 	}
 	hint := ""
 	if c := Suggest(n, names); c != "" {
-		hint = fmt.Sprintf("did you mean %q? ", c)
+		hint = fmt.Sprintf("; did you mean %q?", c)
 	}
-	return nil, nil, fmt.Errorf("unknown API or message %q in %s; %s(`kwire list` shows all %d: %s)", name, s.describe(), hint, len(s.Messages), s.shortList())
+	return nil, nil, fmt.Errorf("unknown API or message %q in %s%s (`kwire list` shows all %d: %s)", name, s.describe(), hint, len(s.Messages), s.shortList())
 }
 
 func (s *Set) describe() string {

@@ -304,8 +304,16 @@ func newNodes(n int) []tree.Node {
 	return make([]tree.Node, 0, 16+n/3)
 }
 
-// ErrTrailing is wrapped by errors about bytes left after a message.
+// ErrTrailing is wrapped by errors about bytes left after a message: they
+// match ErrTrailing with errors.Is and *wire.Error with errors.As.
 var ErrTrailing = errors.New("trailing bytes")
+
+// trailingError is the *wire.Error about bytes left after a message; it
+// matches both *wire.Error (errors.As) and ErrTrailing (errors.Is).
+type trailingError struct{ err *wire.Error }
+
+func (e *trailingError) Error() string   { return e.err.Error() }
+func (e *trailingError) Unwrap() []error { return []error{e.err, ErrTrailing} }
 
 // DecodeRequest decodes one framed request: the int32 size, the request
 // header (its api key and version choose the spec and the header version),
@@ -400,12 +408,12 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 	if rest := d.r.Remaining(); rest > 0 {
 		// Show the bytes, then report them.
 		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Name: "trailing", Off: int32(d.r.Off), Size: int32(rest), Data: d.r.Buf[d.r.Off:]})
-		err = &wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%d bytes left after the body (%v)", rest, ErrTrailing)}
+		err = &trailingError{&wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%d bytes left after the body (%v)", rest, ErrTrailing)}}
 		d.r.Off = len(d.r.Buf)
 	}
 	d.b.CloseAll(int32(d.r.Off))
 	if err == nil && after > 0 {
-		err = &wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d bytes after the frame (%v)", after, ErrTrailing)}
+		err = &trailingError{&wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d bytes after the frame (%v)", after, ErrTrailing)}}
 	}
 	return err
 }

@@ -189,11 +189,12 @@ func (d *decoder) array(fp *fplan) {
 		d.b.Close(int32(d.r.Off))
 		return
 	}
+	// Like Kafka, refuse a count above the bytes that remain even when an
+	// element may take no bytes (a struct whose fields are all absent in
+	// this version): four bytes must not ask for 2^31 elements.
 	minSize := int64(1)
 	if fs := fp.elem.FixedSize(); fs > 0 {
 		minSize = int64(fs)
-	} else if fp.elem == spec.KindStruct && !fp.compact && len(fp.sub.fields) == 0 {
-		minSize = 0
 	}
 	if count*minSize > int64(d.r.Remaining()) {
 		d.fail(off, "array of %d elements cannot fit in the %d bytes that remain", count, d.r.Remaining())

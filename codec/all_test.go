@@ -40,7 +40,7 @@ func checkTiling(t *testing.T, name string, tr *tree.Tree) {
 	tr.Leaves(func(i int32) bool {
 		n := &tr.Nodes[i]
 		if n.Off != next || n.Size < 0 {
-			t.Errorf("%s: leaf %d (%s %q) at [%d,+%d) but the previous leaf ended at %d", name, i, n.Kind, n.Name, n.Off, n.Size, next)
+			t.Errorf("%s: leaf %d (%s %q) at [%d,+%d) but the previous leaf ended at %d", name, i, n.Kind, tr.Name(i), n.Off, n.Size, next)
 			ok = false
 			return false
 		}
@@ -76,7 +76,7 @@ func sameShape(t *testing.T, name string, a, b *tree.Tree) {
 	}
 	for i := range a.Nodes {
 		x, y := &a.Nodes[i], &b.Nodes[i]
-		if x.Kind != y.Kind || x.Wire != y.Wire || x.Off != y.Off || x.Size != y.Size || x.End != y.End || x.Field != y.Field || x.Name != y.Name || x.Null != y.Null {
+		if x.Kind != y.Kind || x.Wire != y.Wire || x.Off != y.Off || x.Size != y.Size || x.End != y.End || x.Ref != y.Ref || x.Null != y.Null || x.Flags != y.Flags || x.Index != y.Index || x.Num != y.Num || x.DOff != y.DOff || x.DLen != y.DLen {
 			t.Errorf("%s: node %d differs: encode %+v, decode %+v", name, i, *x, *y)
 			return
 		}

@@ -80,7 +80,7 @@ type obj map[string]any
 func valueOf(st *spec.Struct, kind tree.Kind, o obj) *tree.Tree {
 	t := &tree.Tree{}
 	b := tree.Builder{T: t}
-	b.Open(tree.Node{Kind: kind, Struct: st})
+	b.Open(tree.Node{Kind: kind, Ref: tree.StructRef(st)})
 	fill(&b, st, o)
 	b.Close(0)
 	return t
@@ -97,7 +97,7 @@ func fill(b *tree.Builder, st *spec.Struct, o obj) {
 	if tags, ok := o["_tags"]; ok {
 		used++
 		for _, u := range tags.([]utag) {
-			b.Leaf(tree.Node{Kind: tree.UnknownTag, Num: u.tag, Data: u.data})
+			b.LeafData(tree.Node{Kind: tree.UnknownTag, Num: u.tag}, u.data)
 		}
 	}
 	if used != len(o) {
@@ -111,57 +111,57 @@ func put(b *tree.Builder, f *spec.Field, v any) {
 		kind = tree.Field
 	}
 	if _, ok := v.(null); ok {
-		b.Leaf(tree.Node{Kind: kind, Field: f, Struct: f.Type.Struct, Null: true})
+		b.Leaf(tree.Node{Kind: kind, Ref: tree.FieldRef(f), Null: true})
 		return
 	}
 	switch kind {
 	case tree.Struct:
-		b.Open(tree.Node{Kind: tree.Struct, Field: f, Struct: f.Type.Struct})
+		b.Open(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f)})
 		fill(b, f.Type.Struct, v.(obj))
 		b.Close(0)
 	case tree.Array:
-		b.Open(tree.Node{Kind: tree.Array, Field: f})
+		b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f)})
 		switch es := v.(type) {
 		case []obj:
 			for i, e := range es {
-				b.Open(tree.Node{Kind: tree.Element, Struct: f.Type.Struct, Index: int32(i)})
+				b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct), Index: int32(i)})
 				fill(b, f.Type.Struct, e)
 				b.Close(0)
 			}
 		case []any:
 			for i, e := range es {
-				n := scalarNode(e)
+				n, data := scalarNode(e)
 				n.Kind, n.Index = tree.Element, int32(i)
-				b.Leaf(n)
+				b.LeafData(n, data)
 			}
 		default:
 			panic(fmt.Sprintf("%s: array value %T", f.Name, v))
 		}
 		b.Close(0)
 	default:
-		n := scalarNode(v)
-		n.Kind, n.Field = kind, f
-		b.Leaf(n)
+		n, data := scalarNode(v)
+		n.Kind, n.Ref = kind, tree.FieldRef(f)
+		b.LeafData(n, data)
 	}
 }
 
-func scalarNode(v any) tree.Node {
+func scalarNode(v any) (tree.Node, []byte) {
 	switch x := v.(type) {
 	case int:
-		return tree.Node{Num: int64(x)}
+		return tree.Node{Num: int64(x)}, nil
 	case int64:
-		return tree.Node{Num: x}
+		return tree.Node{Num: x}, nil
 	case bool:
 		if x {
-			return tree.Node{Num: 1}
+			return tree.Node{Num: 1}, nil
 		}
-		return tree.Node{}
+		return tree.Node{}, nil
 	case string:
-		return tree.Node{Data: []byte(x)}
+		return tree.Node{}, []byte(x)
 	case []byte:
-		return tree.Node{Data: x}
+		return tree.Node{}, x
 	case [16]byte:
-		return tree.Node{Data: x[:]}
+		return tree.Node{}, x[:]
 	}
 	panic(fmt.Sprintf("scalar value %T", v))
 }
@@ -177,7 +177,7 @@ func nodeAt(t *tree.Tree, i int32, path string) int32 {
 		}
 		found := int32(-1)
 		t.Fields(i, func(c int32) bool {
-			if f := t.Nodes[c].Field; f != nil && f.Name == name {
+			if f := t.Field(c); f != nil && f.Name == name {
 				found = c
 				return false
 			}
@@ -207,6 +207,14 @@ func nodeAt(t *tree.Tree, i int32, path string) int32 {
 }
 
 // bodyNode returns the node at path under the body of span tree t.
+// dataOf returns the contents of node n of tr.
+func dataOf(tr *tree.Tree, n *tree.Node) []byte {
+	if n.DLen <= 0 {
+		return nil
+	}
+	return tr.Bytes[n.DOff : n.DOff+n.DLen]
+}
+
 func bodyNode(t testing.TB, tr *tree.Tree, path string) *tree.Node {
 	t.Helper()
 	i := nodeAt(tr, tr.Part(tree.Body), path)
@@ -565,7 +573,7 @@ func TestUnknownTagIsKeptByteForByte(t *testing.T) {
 		}
 		return true
 	})
-	if len(unknown) != 1 || unknown[0].Num != 9 || hex.EncodeToString(unknown[0].Data) != "abcd" || unknown[0].Off != 33 || unknown[0].Size != 4 {
+	if len(unknown) != 1 || unknown[0].Num != 9 || hex.EncodeToString(dataOf(dec, unknown[0])) != "abcd" || unknown[0].Off != 33 || unknown[0].Size != 4 {
 		t.Fatalf("unknown tags: %+v", unknown)
 	}
 }
@@ -834,13 +842,13 @@ func TestCompactStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bodyNode(t, dec, "S"); string(n.Data) != "abc" || n.Null || n.Size != 4 || n.Wire != tree.WireCompactString {
+	if n := bodyNode(t, dec, "S"); string(dataOf(dec, n)) != "abc" || n.Null || n.Size != 4 || n.Wire != tree.WireCompactString {
 		t.Errorf("S = %+v", *n)
 	}
 	if n := bodyNode(t, dec, "N"); n.Num != 42 || n.Off != 4 {
 		t.Errorf("N = %+v", *n)
 	}
-	if n := bodyNode(t, dec, "Opt"); !n.Null || n.Data != nil {
+	if n := bodyNode(t, dec, "Opt"); !n.Null || dataOf(dec, n) != nil {
 		t.Errorf("Opt = %+v, want null", *n)
 	}
 	enc, err := c.EncodeRecord(m, 0, valueOf(m.Root, tree.Body, obj{"S": "abc", "N": 42, "Opt": null{}}))
@@ -900,7 +908,7 @@ func TestCompactNullInVoteRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := bodyNode(t, dec, "ClusterId"); !n.Null {
-		t.Errorf("ClusterId 00 decodes as %q, want null", n.Data)
+		t.Errorf("ClusterId 00 decodes as %q, want null", dataOf(dec, n))
 	}
 	b[15], b[21] = 0x01, 0x00
 	_, err = c.DecodeRequest(b)
@@ -935,9 +943,9 @@ func TestRecordsNullAndEmpty(t *testing.T) {
 			if i < 0 {
 				t.Fatal("no Records in the smallest instance")
 			}
-			v.Nodes[i].Data = []byte{}
+			v.Nodes[i].DLen = 0
 			if tc.null {
-				v.Nodes[i].Data, v.Nodes[i].Null = nil, true
+				v.Nodes[i].Null = true
 			}
 			enc, err := c.Encode(m, tc.version, nil, v)
 			if err != nil {
@@ -951,8 +959,8 @@ func TestRecordsNullAndEmpty(t *testing.T) {
 			}
 			checkTiling(t, "decoded", dec)
 			n := bodyNode(t, dec, path)
-			if n.Null != tc.null || len(n.Data) != 0 {
-				t.Errorf("decoded records: null %v, %d bytes; want null %v, 0 bytes", n.Null, len(n.Data), tc.null)
+			if n.Null != tc.null || n.DLen != 0 {
+				t.Errorf("decoded records: null %v, %d bytes; want null %v, 0 bytes", n.Null, n.DLen, tc.null)
 			}
 			again, err := reencode(c, dec)
 			if err != nil {
@@ -1101,7 +1109,7 @@ func TestTruncatedBodyNamesTheField(t *testing.T) {
 	}
 	last := int32(-1)
 	dec.Leaves(func(i int32) bool { last = i; return true })
-	if n := dec.Nodes[last]; n.Off+n.Size != 0x47 || n.Field == nil || n.Field.Name != "LastOffsetEpoch" {
+	if n := dec.Nodes[last]; n.Off+n.Size != 0x47 || dec.Field(last) == nil || dec.Field(last).Name != "LastOffsetEpoch" {
 		t.Errorf("last decoded leaf %+v, want LastOffsetEpoch ending at 0x47", n)
 	}
 

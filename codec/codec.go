@@ -10,6 +10,18 @@ import (
 	"github.com/kwire/kwire/wire"
 )
 
+// Refs of synthetic nodes.
+var (
+	refSize        = tree.NameRef("size", "number of bytes that follow")
+	refTrailing    = tree.NameRef("trailing", "bytes after the end of the message")
+	refUnframed    = tree.NameRef("unframed", "bytes the size prefix does not account for")
+	refRecordFrame = [3]int32{
+		tree.NameRef("frame_version", "metadata record frame version (1)"),
+		tree.NameRef("api_key", "metadata record type"),
+		tree.NameRef("version", "version of the metadata record"),
+	}
+)
+
 // DefaultMaxFrame is the largest frame size accepted by default: 100 MiB,
 // the default of Kafka's socket.request.max.bytes. Larger size prefixes are
 // rejected before anything is allocated.
@@ -120,16 +132,16 @@ func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) 
 	} else {
 		hv = ResponseHeaderVersion(m, version)
 	}
-	t := &tree.Tree{Message: m, Version: version, HeaderVersion: hv}
-	e := &encoder{b: tree.Builder{T: t}}
-	e.b.Open(tree.Node{Kind: tree.Message, Struct: m.Root, Num: int64(version)})
+	t := &tree.Tree{Message: m, Version: version, HeaderVersion: hv, Sample: body != nil && body.Sample}
+	e := newEncoder(t, header, body)
+	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
 	e.b.Open(tree.Node{Kind: tree.Frame})
 	e.buf = append(e.buf, 0, 0, 0, 0)
-	sizeLeaf := e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Name: "size", Size: 4})
+	sizeLeaf := e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4})
 	e.b.Close(4)
 	e.v = header
 	e.push(hs.Name)
-	e.b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root, Num: int64(hv), Off: e.off()})
+	e.b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root), Num: int64(hv), Off: e.off()})
 	e.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)), rootOf(header))
 	e.b.Close(e.off())
 	e.pop()
@@ -147,6 +159,20 @@ func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) 
 	return t, nil
 }
 
+// newEncoder returns an encoder building t, with its node arena and output
+// buffer sized from the values to encode (an encoded tree has about 1.5
+// nodes per value node; most values take a few bytes).
+func newEncoder(t *tree.Tree, header, body *tree.Tree) *encoder {
+	n := 32
+	for _, v := range [2]*tree.Tree{header, body} {
+		if v != nil {
+			n += len(v.Nodes) + len(v.Bytes)/4
+		}
+	}
+	t.Nodes = make([]tree.Node, 0, n+n/2)
+	return &encoder{b: tree.Builder{T: t}, buf: make([]byte, 0, 3*n)}
+}
+
 func rootOf(v *tree.Tree) int32 {
 	if v == nil || len(v.Nodes) == 0 {
 		return -1
@@ -157,7 +183,7 @@ func rootOf(v *tree.Tree) int32 {
 func (e *encoder) encodeBody(c *Codec, m *spec.Message, version int16, body *tree.Tree) {
 	e.v = body
 	e.push(m.Name)
-	e.b.Open(tree.Node{Kind: tree.Body, Struct: m.Root, Num: int64(version), Off: e.off()})
+	e.b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(version), Off: e.off()})
 	e.structFields(c.plan(m, version), rootOf(body))
 	e.b.Close(e.off())
 	e.pop()
@@ -172,18 +198,15 @@ func (c *Codec) EncodeRecord(m *spec.Message, version int16, body *tree.Tree) (*
 	if err := c.checkVersion(m, version); err != nil {
 		return nil, err
 	}
-	t := &tree.Tree{Message: m, Version: version, HeaderVersion: -1}
-	e := &encoder{b: tree.Builder{T: t}}
-	e.b.Open(tree.Node{Kind: tree.Message, Struct: m.Root, Num: int64(version)})
+	t := &tree.Tree{Message: m, Version: version, HeaderVersion: -1, Sample: body != nil && body.Sample}
+	e := newEncoder(t, nil, body)
+	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
 	if m.Type == spec.Metadata {
 		e.b.Open(tree.Node{Kind: tree.Frame})
-		for _, ff := range []struct {
-			name string
-			v    int64
-		}{{"frame_version", 1}, {"api_key", int64(m.APIKey)}, {"version", int64(version)}} {
+		for i, v := range [3]int64{1, int64(m.APIKey), int64(version)} {
 			off := e.off()
-			e.buf = wire.AppendUvarint(e.buf, uint32(ff.v))
-			e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Name: ff.name, Off: off, Size: e.off() - off, Num: ff.v})
+			e.buf = wire.AppendUvarint(e.buf, uint32(v))
+			e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Ref: refRecordFrame[i], Off: off, Size: e.off() - off, Num: v})
 		}
 		e.b.Close(e.off())
 	}
@@ -202,18 +225,23 @@ func (c *Codec) EncodeRecord(m *spec.Message, version int16, body *tree.Tree) (*
 func RequestHeaderValue(hs *spec.Message, apiKey, apiVersion int16, correlationID int32, clientID string) *tree.Tree {
 	v := &tree.Tree{}
 	b := tree.Builder{T: v}
-	b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root})
+	b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root)})
 	for _, f := range hs.Root.Fields {
+		n := tree.Node{Kind: tree.Field, Ref: tree.FieldRef(f)}
 		switch f.Name {
 		case "RequestApiKey":
-			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(apiKey)})
+			n.Num = int64(apiKey)
 		case "RequestApiVersion":
-			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(apiVersion)})
+			n.Num = int64(apiVersion)
 		case "CorrelationId":
-			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(correlationID)})
+			n.Num = int64(correlationID)
 		case "ClientId":
-			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Data: []byte(clientID)})
+			b.LeafData(n, []byte(clientID))
+			continue
+		default:
+			continue
 		}
+		b.Leaf(n)
 	}
 	b.Close(0)
 	return v
@@ -224,10 +252,10 @@ func RequestHeaderValue(hs *spec.Message, apiKey, apiVersion int16, correlationI
 func ResponseHeaderValue(hs *spec.Message, correlationID int32) *tree.Tree {
 	v := &tree.Tree{}
 	b := tree.Builder{T: v}
-	b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root})
+	b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root)})
 	for _, f := range hs.Root.Fields {
 		if f.Name == "CorrelationId" {
-			b.Leaf(tree.Node{Kind: tree.Field, Field: f, Num: int64(correlationID)})
+			b.Leaf(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(f), Num: int64(correlationID)})
 		}
 	}
 	b.Close(0)
@@ -284,24 +312,29 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 		d.b.CloseAll(0)
 		return 0, d.r.Err()
 	}
-	d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Name: "size", Size: 4, Num: size})
+	d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4, Num: size})
 	d.b.Close(4)
 	limit := c.MaxFrame
 	if limit == 0 {
 		limit = DefaultMaxFrame
 	}
 	if size < 0 || size > int64(limit) || size > int64(len(b)-4) {
+		// Every byte is attributed, even those no frame can explain.
+		if len(b) > 4 {
+			d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refUnframed, Off: 4, Size: int32(len(b) - 4), DOff: 4, DLen: int32(len(b) - 4)})
+			d.r.Off = len(b)
+		}
 		return 0, &FrameError{Size: size, Limit: limit, Have: len(b) - 4, Hint: sniff(b)}
 	}
 	return int(size) + 4, nil
 }
 
 // newNodes preallocates a node arena for decoding n bytes: about one node
-// per three bytes, the density of typical messages, so that large inputs
+// per two bytes, the density of typical messages, so that large inputs
 // rarely regrow the arena. It is proportional to the input, never to a
 // count read from it.
 func newNodes(n int) []tree.Node {
-	return make([]tree.Node, 0, 16+n/3)
+	return make([]tree.Node, 0, 16+n/2)
 }
 
 // ErrTrailing is wrapped by errors about bytes left after a message: they
@@ -321,69 +354,95 @@ func (e *trailingError) Unwrap() []error { return []error{e.err, ErrTrailing} }
 // with an error naming the byte offset and field path (*wire.Error,
 // *FrameError or *VersionError).
 func (c *Codec) DecodeRequest(b []byte) (*tree.Tree, error) {
-	t := &tree.Tree{Bytes: b, HeaderVersion: -1, Nodes: newNodes(len(b))}
+	t := &tree.Tree{}
+	return t, c.DecodeRequestInto(t, b)
+}
+
+// DecodeRequestInto is DecodeRequest into an existing tree, reusing its
+// node arena: a caller decoding many frames (a proxy, a capture reader)
+// allocates nothing per frame once the arena has grown. t is reset first;
+// it refers to b afterwards.
+func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
+	reset(t, b, nil, 0)
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	n, err := c.frame(d, b)
 	if err != nil {
 		d.b.CloseAll(int32(d.r.Off))
-		return t, err
+		return err
 	}
 	d.r.Buf = b[:n]
 	if n < 8 {
 		d.b.CloseAll(int32(d.r.Off))
-		return t, &wire.Error{Offset: 4, Path: "RequestHeader", Need: 4, Have: n - 4}
+		return &wire.Error{Offset: 4, Path: "RequestHeader", Need: 4, Have: n - 4}
 	}
 	key := int16(binary.BigEndian.Uint16(b[4:]))
 	ver := int16(binary.BigEndian.Uint16(b[6:]))
 	m := c.Set.Request(key)
 	if m == nil {
 		d.b.CloseAll(int32(d.r.Off))
-		return t, &wire.Error{Offset: 4, Path: "RequestHeader.RequestApiKey", Msg: fmt.Sprintf("unknown api key %d", key)}
+		return &wire.Error{Offset: 4, Path: "RequestHeader.RequestApiKey", Msg: fmt.Sprintf("unknown api key %d", key)}
 	}
 	t.Message, t.Version = m, ver
-	d.b.T.Nodes[root].Struct, d.b.T.Nodes[root].Num = m.Root, int64(ver)
+	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
 	if err := c.checkVersion(m, ver); err != nil {
 		d.b.CloseAll(int32(d.r.Off))
-		return t, &wire.Error{Offset: 6, Path: "RequestHeader.RequestApiVersion", Msg: err.Error()}
+		return &wire.Error{Offset: 6, Path: "RequestHeader.RequestApiVersion", Msg: err.Error()}
 	}
 	hs, err := c.headerSpec(true)
 	if err != nil {
-		return t, err
+		return err
 	}
 	hv := RequestHeaderVersion(m, ver)
 	t.HeaderVersion = hv
-	return t, c.decodeRest(d, hs, hv, m, ver, len(b)-n)
+	return c.decodeRest(d, hs, hv, m, ver, len(b)-n)
+}
+
+// reset empties t for decoding b, keeping its node arena (or allocating
+// one sized for b).
+func reset(t *tree.Tree, b []byte, m *spec.Message, ver int16) {
+	nodes := t.Nodes[:0]
+	if cap(nodes) == 0 {
+		nodes = newNodes(len(b))
+	}
+	*t = tree.Tree{Nodes: nodes, Bytes: b, Message: m, Version: ver, HeaderVersion: -1}
 }
 
 // DecodeResponse decodes one framed response of spec m (a response) at
 // version ver: the size, the response header and the body. Errors as for
 // DecodeRequest.
 func (c *Codec) DecodeResponse(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
-	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
+	t := &tree.Tree{}
+	return t, c.DecodeResponseInto(t, b, m, ver)
+}
+
+// DecodeResponseInto is DecodeResponse into an existing tree, reusing its
+// node arena (see DecodeRequestInto).
+func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver int16) error {
+	reset(t, b, m, ver)
 	if err := c.checkVersion(m, ver); err != nil {
-		return t, err
+		return err
 	}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
-	d.b.Open(tree.Node{Kind: tree.Message, Struct: m.Root, Num: int64(ver)})
+	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
+	hv := ResponseHeaderVersion(m, ver)
+	t.HeaderVersion = hv
 	n, err := c.frame(d, b)
 	if err != nil {
 		d.b.CloseAll(int32(d.r.Off))
-		return t, err
+		return err
 	}
 	d.r.Buf = b[:n]
 	hs, err := c.headerSpec(false)
 	if err != nil {
-		return t, err
+		return err
 	}
-	hv := ResponseHeaderVersion(m, ver)
-	t.HeaderVersion = hv
-	return t, c.decodeRest(d, hs, hv, m, ver, len(b)-n)
+	return c.decodeRest(d, hs, hv, m, ver, len(b)-n)
 }
 
 func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Message, ver int16, after int) error {
 	d.push(hs.Name)
-	d.b.Open(tree.Node{Kind: tree.Header, Struct: hs.Root, Num: int64(hv), Off: int32(d.r.Off)})
+	d.b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root), Num: int64(hv), Off: int32(d.r.Off)})
 	d.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)))
 	d.pop()
 	if d.failed() {
@@ -396,7 +455,7 @@ func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Messa
 
 func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) error {
 	d.push(m.Name)
-	d.b.Open(tree.Node{Kind: tree.Body, Struct: m.Root, Num: int64(ver), Off: int32(d.r.Off)})
+	d.b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(ver), Off: int32(d.r.Off)})
 	d.structFields(c.plan(m, ver))
 	d.pop()
 	if d.failed() {
@@ -407,7 +466,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 	var err error
 	if rest := d.r.Remaining(); rest > 0 {
 		// Show the bytes, then report them.
-		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Name: "trailing", Off: int32(d.r.Off), Size: int32(rest), Data: d.r.Buf[d.r.Off:]})
+		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refTrailing, Off: int32(d.r.Off), Size: int32(rest), DOff: int32(d.r.Off), DLen: int32(rest)})
 		err = &trailingError{&wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%d bytes left after the body (%v)", rest, ErrTrailing)}}
 		d.r.Off = len(d.r.Buf)
 	}
@@ -429,7 +488,7 @@ func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, 
 	if m == nil || m.Type == spec.Metadata {
 		d.b.Open(tree.Node{Kind: tree.Frame})
 		var vals [3]uint32
-		for i, name := range []string{"frame_version", "api_key", "version"} {
+		for i, name := range [3]string{"frame_version", "api_key", "version"} {
 			off := d.r.Off
 			vals[i] = d.r.Uvarint()
 			if d.r.Failed() {
@@ -437,7 +496,7 @@ func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, 
 				d.b.CloseAll(int32(d.r.Off))
 				return t, d.r.Err()
 			}
-			d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Name: name, Off: int32(off), Size: int32(d.r.Off - off), Num: int64(vals[i])})
+			d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Ref: refRecordFrame[i], Off: int32(off), Size: int32(d.r.Off - off), Num: int64(vals[i])})
 		}
 		d.b.Close(int32(d.r.Off))
 		if vals[0] != 1 {
@@ -456,7 +515,7 @@ func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, 
 		m, ver = mm, int16(vals[2])
 		t.Message, t.Version = m, ver
 	}
-	d.b.T.Nodes[root].Struct, d.b.T.Nodes[root].Num = m.Root, int64(ver)
+	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
 	if err := c.checkVersion(m, ver); err != nil {
 		d.b.CloseAll(int32(d.r.Off))
 		return t, err

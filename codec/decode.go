@@ -94,7 +94,7 @@ func (d *decoder) field(fp *fplan, tagged bool) {
 		if d.mark() {
 			return
 		}
-		n.Kind, n.Field, n.Off = tree.Field, fp.f, int32(off)
+		n.Kind, n.Ref, n.Off = tree.Field, fp.ref, int32(off)
 		n.Size = int32(d.r.Off - off)
 		d.b.Leaf(n)
 	}
@@ -123,7 +123,8 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 	case spec.KindInt64, spec.KindFloat64:
 		n.Num = d.r.Int64()
 	case spec.KindUUID:
-		n.Data = d.r.Bytes(16)
+		n.DOff, n.DLen = int32(d.r.Off), 16
+		d.r.Bytes(16)
 	case spec.KindString, spec.KindBytes, spec.KindRecords:
 		var ln int64
 		switch w {
@@ -157,14 +158,15 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 			d.fail(d.r.Off, "length %d: need %d bytes, have %d", ln, ln, d.r.Remaining())
 			return n
 		}
-		n.Data = d.r.Bytes(int(ln))
+		n.DOff, n.DLen = int32(d.r.Off), int32(ln)
+		d.r.Bytes(int(ln))
 	}
 	return n
 }
 
 func (d *decoder) array(fp *fplan) {
 	off := d.r.Off
-	ai := d.b.Open(tree.Node{Kind: tree.Array, Field: fp.f, Off: int32(off)})
+	ai := d.b.Open(tree.Node{Kind: tree.Array, Ref: fp.ref, Off: int32(off)})
 	var count int64
 	lw := tree.WireInt32
 	if fp.compact {
@@ -206,7 +208,7 @@ func (d *decoder) array(fp *fplan) {
 		d.pushIdx(i)
 		eoff := d.r.Off
 		if fp.elem == spec.KindStruct {
-			d.b.Open(tree.Node{Kind: tree.Element, Struct: fp.sub.st, Index: i, Off: int32(eoff)})
+			d.b.Open(tree.Node{Kind: tree.Element, Ref: fp.sub.ref, Index: i, Off: int32(eoff)})
 			d.structFields(fp.sub)
 			d.b.Close(int32(d.r.Off))
 		} else {
@@ -226,7 +228,7 @@ func (d *decoder) array(fp *fplan) {
 
 func (d *decoder) structField(fp *fplan, tagged bool) {
 	off := d.r.Off
-	si := d.b.Open(tree.Node{Kind: tree.Struct, Field: fp.f, Struct: fp.sub.st, Off: int32(off)})
+	si := d.b.Open(tree.Node{Kind: tree.Struct, Ref: fp.ref, Off: int32(off)})
 	if fp.nullable {
 		var present bool
 		w := tree.WireInt8
@@ -256,7 +258,7 @@ func (d *decoder) structField(fp *fplan, tagged bool) {
 
 func (d *decoder) records(fp *fplan) {
 	off := d.r.Off
-	ri := d.b.Open(tree.Node{Kind: tree.Records, Field: fp.f, Wire: fp.wire, Off: int32(off)})
+	ri := d.b.Open(tree.Node{Kind: tree.Records, Ref: fp.ref, Wire: fp.wire, Off: int32(off)})
 	var ln int64
 	lw := tree.WireInt32
 	if fp.compact {
@@ -284,7 +286,7 @@ func (d *decoder) records(fp *fplan) {
 	default:
 		start := d.r.Off
 		data := d.r.Bytes(int(ln))
-		d.b.T.Nodes[ri].Data = data
+		d.b.T.Nodes[ri].DOff, d.b.T.Nodes[ri].DLen = int32(start), int32(ln)
 		AppendRecordSpans(&d.b, data, int32(start))
 	}
 	d.b.Close(int32(d.r.Off))
@@ -349,17 +351,17 @@ func (d *decoder) tagSection(p *plan) {
 			if d.failed() {
 				break
 			}
-			payload := d.r.Bytes(int(size))
-			d.b.Open(tree.Node{Kind: tree.UnknownTag, Off: int32(eoff), Num: int64(tag), Data: payload})
+			d.r.Bytes(int(size))
+			d.b.Open(tree.Node{Kind: tree.UnknownTag, Off: int32(eoff), Num: int64(tag), DOff: int32(soff), DLen: int32(size)})
 			d.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: int32(eoff), Size: int32(toff - eoff), Num: int64(tag)})
 			d.b.Leaf(tree.Node{Kind: tree.TagSize, Wire: tree.WireUvarint, Off: int32(toff), Size: int32(soff - toff), Num: int64(size)})
 			if size > 0 {
-				d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: int32(soff), Size: int32(size), Data: payload})
+				d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: int32(soff), Size: int32(size), DOff: int32(soff), DLen: int32(size)})
 			}
 			d.b.Close(int32(d.r.Off))
 			continue
 		}
-		d.b.Open(tree.Node{Kind: tree.Tag, Field: fp.f, Off: int32(eoff), Num: int64(tag)})
+		d.b.Open(tree.Node{Kind: tree.Tag, Ref: fp.ref, Off: int32(eoff), Num: int64(tag)})
 		d.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: int32(eoff), Size: int32(toff - eoff), Num: int64(tag)})
 		d.b.Leaf(tree.Node{Kind: tree.TagSize, Wire: tree.WireUvarint, Off: int32(toff), Size: int32(soff - toff), Num: int64(size)})
 		// Decode the value within its declared size.

@@ -38,15 +38,6 @@ func (e *encoder) fail(format string, args ...any) {
 }
 func (e *encoder) off() int32 { return int32(len(e.buf)) }
 
-// vnode returns the index of the value node of field f in value struct vi,
-// or -1 when the value has no such field (it then takes its default).
-func (e *encoder) vnode(vi int32, f *spec.Field) int32 {
-	if vi < 0 || e.v == nil {
-		return -1
-	}
-	return e.v.Lookup(vi, f)
-}
-
 // node returns value node i, or nil for -1.
 func (e *encoder) node(i int32) *tree.Node {
 	if i < 0 {
@@ -57,17 +48,37 @@ func (e *encoder) node(i int32) *tree.Node {
 
 // structFields writes struct value vi (or all defaults when vi < 0) at plan p.
 func (e *encoder) structFields(p *plan, vi int32) {
-	for _, f := range p.absent {
-		n := e.vnode(vi, f)
-		if n >= 0 && !f.Ignorable && !e.isDefault(f, n) {
-			e.push(f.Name)
-			e.fail("field is not in version %d and is not ignorable, but holds a non-default value", p.version)
-			e.pop()
-			return
+	if vi >= 0 && len(p.absent) > 0 {
+		for k, f := range p.absent {
+			n := e.v.LookupRef(vi, p.absentRefs[k])
+			if n >= 0 && !f.Ignorable && !e.isDefault(f, n) {
+				e.push(f.Name)
+				e.fail("field is not in version %d and is not ignorable, but holds a non-default value", p.version)
+				e.pop()
+				return
+			}
 		}
 	}
+	// Value trees list fields in spec order, so a cursor over the children
+	// finds each one in turn; anything else falls back to a search.
+	cur, end := vi+1, vi+1
+	if vi >= 0 {
+		end = e.v.Nodes[vi].End
+	}
 	for _, fp := range p.fields {
-		e.field(fp, e.vnode(vi, fp.f), false)
+		n := int32(-1)
+		if vi >= 0 {
+			for cur < end && e.v.Nodes[cur].Kind == tree.Presence {
+				cur = e.v.Nodes[cur].End
+			}
+			if cur < end && e.v.Nodes[cur].Ref == fp.ref && e.v.Nodes[cur].Kind != tree.UnknownTag {
+				n = cur
+				cur = e.v.Nodes[cur].End
+			} else {
+				n = e.v.LookupRef(vi, fp.ref)
+			}
+		}
+		e.field(fp, n, false)
 		if e.err != nil {
 			return
 		}
@@ -98,20 +109,23 @@ func (e *encoder) field(fp *fplan, n int32, tagged bool) {
 		e.records(fp, n)
 	default:
 		off := e.off()
-		leaf := e.scalar(fp.f, fp.kind, fp.wire, fp.nullable, e.node(n))
-		leaf.Kind, leaf.Field, leaf.Off, leaf.Size = tree.Field, fp.f, off, e.off()-off
+		leaf := e.scalar(fp.f, fp.kind, fp.wire, fp.nullable, n)
+		leaf.Kind, leaf.Ref, leaf.Off, leaf.Size = tree.Field, fp.ref, off, e.off()-off
 		e.b.Leaf(leaf)
 	}
 }
 
-// scalar writes a fixed-size value, string or bytes from n or f's default.
-func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool, n *tree.Node) tree.Node {
+// scalar writes a fixed-size value, string or bytes from value node ni (or
+// f's default when ni is -1). The returned leaf's contents point into the
+// output bytes.
+func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool, ni int32) tree.Node {
 	out := tree.Node{Wire: w}
 	var num int64
 	var data []byte
 	null := false
-	if n != nil {
-		num, data, null = n.Num, n.Data, n.Null
+	if ni >= 0 {
+		n := &e.v.Nodes[ni]
+		num, data, null = n.Num, e.v.Data(ni), n.Null
 	} else if f != nil {
 		switch k {
 		case spec.KindFloat64:
@@ -161,8 +175,8 @@ func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool,
 			e.fail("a uuid is 16 bytes, have %d", len(data))
 		}
 		copy(u[:], data)
+		out.DOff, out.DLen = e.off(), 16
 		e.buf = append(e.buf, u[:]...)
-		data = append([]byte(nil), u[:]...)
 	case spec.KindString, spec.KindBytes, spec.KindRecords:
 		if null {
 			if !nullable {
@@ -176,9 +190,10 @@ func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool,
 			e.fail("string of %d bytes is longer than Kafka's limit of %d", len(data), maxString)
 		}
 		e.buf = appendLen(e.buf, w, len(data))
+		out.DOff, out.DLen = e.off(), int32(len(data))
 		e.buf = append(e.buf, data...)
 	}
-	out.Num, out.Data = num, data
+	out.Num = num
 	return out
 }
 
@@ -197,7 +212,7 @@ func appendLen(b []byte, w tree.Wire, n int) []byte {
 func (e *encoder) array(fp *fplan, ni int32) {
 	n := e.node(ni)
 	off := e.off()
-	ai := e.b.Open(tree.Node{Kind: tree.Array, Field: fp.f, Off: off})
+	ai := e.b.Open(tree.Node{Kind: tree.Array, Ref: fp.ref, Off: off})
 	null := n == nil && fp.f.DefaultNull || n != nil && n.Null
 	lw := tree.WireInt32
 	if fp.compact {
@@ -213,28 +228,32 @@ func (e *encoder) array(fp *fplan, ni int32) {
 		e.b.Close(e.off())
 		return
 	}
-	var elems []int32
+	count := 0
 	if n != nil {
-		e.v.Elements(ni, func(c int32) bool { elems = append(elems, c); return true })
+		e.v.Elements(ni, func(int32) bool { count++; return true })
 	}
-	e.buf = appendLen(e.buf, lw, len(elems))
-	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(len(elems))})
-	e.b.T.Nodes[ai].Index = int32(len(elems))
-	for i, c := range elems {
-		e.pushIdx(int32(i))
-		eoff := e.off()
-		if fp.elem == spec.KindStruct {
-			e.b.Open(tree.Node{Kind: tree.Element, Struct: fp.sub.st, Index: int32(i), Off: eoff})
-			e.structFields(fp.sub, c)
-			e.b.Close(e.off())
-		} else {
-			leaf := e.scalar(nil, fp.elem, fp.elemWire, false, &e.v.Nodes[c])
-			leaf.Kind, leaf.Index, leaf.Off, leaf.Size = tree.Element, int32(i), eoff, e.off()-eoff
-			e.b.Leaf(leaf)
-		}
-		e.pop()
-		if e.err != nil {
-			break
+	e.buf = appendLen(e.buf, lw, count)
+	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(count)})
+	e.b.T.Nodes[ai].Index = int32(count)
+	if count > 0 {
+		i := int32(0)
+		for c := ni + 1; c < n.End && e.err == nil; c = e.v.Nodes[c].End {
+			if e.v.Nodes[c].Kind != tree.Element {
+				continue
+			}
+			e.pushIdx(i)
+			eoff := e.off()
+			if fp.elem == spec.KindStruct {
+				e.b.Open(tree.Node{Kind: tree.Element, Ref: fp.sub.ref, Index: i, Off: eoff})
+				e.structFields(fp.sub, c)
+				e.b.Close(e.off())
+			} else {
+				leaf := e.scalar(nil, fp.elem, fp.elemWire, false, c)
+				leaf.Kind, leaf.Index, leaf.Off, leaf.Size = tree.Element, i, eoff, e.off()-eoff
+				e.b.Leaf(leaf)
+			}
+			e.pop()
+			i++
 		}
 	}
 	e.b.Close(e.off())
@@ -243,7 +262,7 @@ func (e *encoder) array(fp *fplan, ni int32) {
 func (e *encoder) structField(fp *fplan, ni int32, tagged bool) {
 	n := e.node(ni)
 	off := e.off()
-	si := e.b.Open(tree.Node{Kind: tree.Struct, Field: fp.f, Struct: fp.sub.st, Off: off})
+	si := e.b.Open(tree.Node{Kind: tree.Struct, Ref: fp.ref, Off: off})
 	null := n == nil && fp.f.DefaultNull || n != nil && n.Null
 	if null && !fp.nullable {
 		e.fail("null struct for a non-nullable field")
@@ -276,7 +295,7 @@ func (e *encoder) structField(fp *fplan, ni int32, tagged bool) {
 func (e *encoder) records(fp *fplan, ni int32) {
 	n := e.node(ni)
 	off := e.off()
-	ri := e.b.Open(tree.Node{Kind: tree.Records, Field: fp.f, Wire: fp.wire, Off: off})
+	ri := e.b.Open(tree.Node{Kind: tree.Records, Ref: fp.ref, Wire: fp.wire, Off: off})
 	lw := tree.WireInt32
 	if fp.compact {
 		lw = tree.WireUvarint
@@ -291,12 +310,13 @@ func (e *encoder) records(fp *fplan, ni int32) {
 		e.b.Close(e.off())
 		return
 	}
-	e.buf = appendLen(e.buf, lw, len(n.Data))
-	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(len(n.Data))})
+	data := e.v.Data(ni)
+	e.buf = appendLen(e.buf, lw, len(data))
+	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(len(data))})
 	start := e.off()
-	e.buf = append(e.buf, n.Data...)
-	e.b.T.Nodes[ri].Data = n.Data
-	AppendRecordSpans(&e.b, n.Data, start)
+	e.buf = append(e.buf, data...)
+	e.b.T.Nodes[ri].DOff, e.b.T.Nodes[ri].DLen = start, int32(len(data))
+	AppendRecordSpans(&e.b, data, start)
 	e.b.Close(e.off())
 }
 
@@ -310,7 +330,10 @@ type tagEntry struct {
 func (e *encoder) tagSection(p *plan, vi int32) {
 	var entries []tagEntry
 	for _, fp := range p.tagged {
-		n := e.vnode(vi, fp.f)
+		n := int32(-1)
+		if vi >= 0 {
+			n = e.v.LookupRef(vi, fp.ref)
+		}
 		if n < 0 || e.isDefault(fp.f, n) {
 			continue
 		}
@@ -355,20 +378,16 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 			}
 			payload = sub.buf
 		} else {
-			payload = e.v.Nodes[en.n].Data
+			payload = e.v.Data(en.n)
 		}
 		kind := tree.Tag
-		var f *spec.Field
+		var ref int32
 		if en.fp != nil {
-			f = en.fp.f
+			ref = en.fp.ref
 		} else {
 			kind = tree.UnknownTag
 		}
-		en0 := tree.Node{Kind: kind, Field: f, Off: eoff, Num: en.tag}
-		if en.fp == nil {
-			en0.Data = payload
-		}
-		e.b.Open(en0)
+		ei := e.b.Open(tree.Node{Kind: kind, Ref: ref, Off: eoff, Num: en.tag})
 		e.buf = wire.AppendUvarint(e.buf, uint32(en.tag))
 		e.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: eoff, Size: e.off() - eoff, Num: en.tag})
 		soff := e.off()
@@ -380,11 +399,17 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 			base := int32(len(e.b.T.Nodes))
 			for _, sn := range sub.b.T.Nodes {
 				sn.Off += poff
+				if sn.DOff != 0 || sn.DLen != 0 { // nodes with contents
+					sn.DOff += poff
+				}
 				sn.End += base
 				e.b.T.Nodes = append(e.b.T.Nodes, sn)
 			}
-		} else if len(payload) > 0 {
-			e.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: poff, Size: int32(len(payload)), Data: payload})
+		} else {
+			e.b.T.Nodes[ei].DOff, e.b.T.Nodes[ei].DLen = poff, int32(len(payload))
+			if len(payload) > 0 {
+				e.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: poff, Size: int32(len(payload)), DOff: poff, DLen: int32(len(payload))})
+			}
 		}
 		e.b.Close(e.off())
 	}
@@ -403,18 +428,18 @@ func (e *encoder) isDefault(f *spec.Field, ni int32) bool {
 		return math.Float64frombits(uint64(n.Num)) == f.DefaultFloat
 	case spec.KindUUID:
 		var u [16]byte
-		copy(u[:], n.Data)
+		copy(u[:], e.v.Data(ni))
 		return u == f.DefaultUUID
 	case spec.KindString:
 		if f.DefaultNull {
 			return n.Null
 		}
-		return !n.Null && string(n.Data) == f.DefaultString
+		return !n.Null && string(e.v.Data(ni)) == f.DefaultString
 	case spec.KindBytes:
 		if f.DefaultNull {
 			return n.Null
 		}
-		return !n.Null && len(n.Data) == 0
+		return !n.Null && n.DLen == 0
 	case spec.KindRecords:
 		return n.Null
 	case spec.KindArray:
@@ -437,7 +462,8 @@ func (e *encoder) isDefault(f *spec.Field, ni int32) bool {
 		def := true
 		e.v.Fields(ni, func(c int32) bool {
 			cn := &e.v.Nodes[c]
-			if cn.Kind == tree.UnknownTag || cn.Field == nil || !e.isDefault(cn.Field, c) {
+			cf := e.v.Field(c)
+			if cn.Kind == tree.UnknownTag || cf == nil || !e.isDefault(cf, c) {
 				def = false
 			}
 			return def

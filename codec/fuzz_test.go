@@ -219,11 +219,11 @@ func nonCanonical(t *tree.Tree) string {
 					r = "bool byte"
 				}
 			case tree.WireCompactString, tree.WireCompactBytes:
-				v := int64(len(n.Data)) + 1
+				v := int64(n.DLen) + 1
 				if n.Null {
 					v = 0
 				}
-				if !canonicalUvarint(t.Bytes[n.Off:n.Off+n.Size-int32(len(n.Data))], v) {
+				if !canonicalUvarint(t.Bytes[n.Off:n.Off+n.Size-n.DLen], v) {
 					r = "uvarint"
 				}
 			}
@@ -246,26 +246,26 @@ func canonicalUvarint(b []byte, v int64) bool {
 // default by Kafka's rule (FieldSpec.generateNonDefaultValueCheck).
 func holdsDefault(t *tree.Tree, i int32) bool {
 	n := &t.Nodes[i]
-	f := n.Field
+	f := t.Field(i)
 	switch f.Type.Kind {
 	case spec.KindBool, spec.KindInt8, spec.KindInt16, spec.KindUint16, spec.KindInt32, spec.KindUint32, spec.KindInt64:
 		return n.Num == f.DefaultInt
 	case spec.KindFloat64:
 		return math.Float64frombits(uint64(n.Num)) == f.DefaultFloat
 	case spec.KindUUID:
-		return bytes.Equal(n.Data, f.DefaultUUID[:])
+		return bytes.Equal(t.Data(i), f.DefaultUUID[:])
 	case spec.KindString:
 		if f.DefaultNull {
 			return n.Null
 		}
-		return !n.Null && string(n.Data) == f.DefaultString
+		return !n.Null && string(t.Data(i)) == f.DefaultString
 	case spec.KindBytes, spec.KindArray, spec.KindStruct:
 		if f.DefaultNull || n.Null {
 			return n.Null && f.DefaultNull
 		}
 		switch f.Type.Kind {
 		case spec.KindBytes:
-			return len(n.Data) == 0
+			return n.DLen == 0
 		case spec.KindArray:
 			empty := true
 			t.Elements(i, func(int32) bool { empty = false; return false })
@@ -273,7 +273,7 @@ func holdsDefault(t *tree.Tree, i int32) bool {
 		}
 		def := true
 		t.Fields(i, func(c int32) bool {
-			def = t.Nodes[c].Kind != tree.UnknownTag && t.Nodes[c].Field != nil && holdsDefault(t, c)
+			def = t.Nodes[c].Kind != tree.UnknownTag && t.Field(c) != nil && holdsDefault(t, c)
 			return def
 		})
 		return def

@@ -12,6 +12,7 @@ import (
 // which fields are positional, which tagged, and how each is encoded.
 type plan struct {
 	st       *spec.Struct
+	ref      int32 // tree.StructRef(st)
 	version  int16
 	flexible bool
 	// fields are the positional fields present at this version, in order.
@@ -20,12 +21,14 @@ type plan struct {
 	tagged []*fplan
 	// absent are the fields not on the wire at this version (for the
 	// non-ignorable check when encoding).
-	absent []*spec.Field
+	absent     []*spec.Field
+	absentRefs []int32 // tree.FieldRef of each absent field
 }
 
 // fplan is how one field is encoded at one version.
 type fplan struct {
 	f        *spec.Field
+	ref      int32 // tree.FieldRef(f)
 	kind     spec.Kind
 	elem     spec.Kind
 	nullable bool
@@ -71,13 +74,14 @@ func (c *planCache) get(st *spec.Struct, version int16, flexible bool) *plan {
 }
 
 func compile(st *spec.Struct, version int16, flexible bool, c *planCache) *plan {
-	p := &plan{st: st, version: version, flexible: flexible}
+	p := &plan{st: st, ref: tree.StructRef(st), version: version, flexible: flexible}
 	for _, f := range st.Fields {
 		if !f.Versions.Contains(version) {
 			p.absent = append(p.absent, f)
+			p.absentRefs = append(p.absentRefs, tree.FieldRef(f))
 			continue
 		}
-		fp := &fplan{f: f, kind: f.Type.Kind, elem: f.Type.Elem, nullable: f.NullableVersions.Contains(version)}
+		fp := &fplan{f: f, ref: tree.FieldRef(f), kind: f.Type.Kind, elem: f.Type.Elem, nullable: f.NullableVersions.Contains(version)}
 		fp.compact = flexible
 		if f.HasFlexibleVersions {
 			fp.compact = flexible && f.FlexibleVersions.Contains(version)

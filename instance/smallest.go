@@ -30,7 +30,7 @@ func EmptyBatch() []byte {
 func Smallest(m *spec.Message, v int16) *tree.Tree {
 	t := &tree.Tree{Message: m, Version: v, HeaderVersion: -1, Sample: true}
 	b := tree.Builder{T: t}
-	b.Open(tree.Node{Kind: tree.Body, Struct: m.Root, Num: int64(v)})
+	b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(v)})
 	structFields(&b, m.Root, v, m.Flexible(v))
 	b.Close(0)
 	return t
@@ -43,33 +43,34 @@ func structFields(b *tree.Builder, st *spec.Struct, v int16, flexible bool) {
 		}
 		switch f.Type.Kind {
 		case spec.KindArray:
-			b.Open(tree.Node{Kind: tree.Array, Field: f, Index: 1})
+			b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f), Index: 1})
 			if f.Type.Elem == spec.KindStruct {
-				b.Open(tree.Node{Kind: tree.Element, Struct: f.Type.Struct})
+				b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct)})
 				structFields(b, f.Type.Struct, v, flexible)
 				b.Close(0)
 			} else {
-				b.Leaf(scalar(f.Type.Elem, tree.Element))
+				scalar(b, f.Type.Elem, tree.Node{Kind: tree.Element})
 			}
 			b.Close(0)
 		case spec.KindStruct:
-			b.Open(tree.Node{Kind: tree.Struct, Field: f, Struct: f.Type.Struct})
+			b.Open(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f)})
 			structFields(b, f.Type.Struct, v, flexible)
 			b.Close(0)
 		case spec.KindRecords:
-			b.Leaf(tree.Node{Kind: tree.Records, Field: f, Data: EmptyBatch()})
+			b.LeafData(tree.Node{Kind: tree.Records, Ref: tree.FieldRef(f)}, EmptyBatch())
 		default:
-			n := scalar(f.Type.Kind, tree.Field)
-			n.Field = f
-			b.Leaf(n)
+			scalar(b, f.Type.Kind, tree.Node{Kind: tree.Field, Ref: tree.FieldRef(f)})
 		}
 	}
 }
 
-func scalar(k spec.Kind, kind tree.Kind) tree.Node {
-	n := tree.Node{Kind: kind}
+var zeroUUID [16]byte
+
+// scalar appends leaf n holding the zero value of kind k.
+func scalar(b *tree.Builder, k spec.Kind, n tree.Node) {
 	if k == spec.KindUUID {
-		n.Data = make([]byte, 16)
+		b.LeafData(n, zeroUUID[:])
+		return
 	}
-	return n
+	b.Leaf(n)
 }

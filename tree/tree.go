@@ -133,42 +133,52 @@ func (w Wire) String() string {
 	return "wire?"
 }
 
-// Node is one node of a span tree (or of a value tree).
+// Flags are per-node markers.
+type Flags uint8
+
+// Node flags.
+const (
+	// FlagBadCRC marks a RecordBatch (and its crc leaf) whose stored
+	// checksum does not match the bytes.
+	FlagBadCRC Flags = 1 << iota
+)
+
+// Node is one node of a span tree (or of a value tree). It holds no
+// pointers: what it refers to is a Ref id (see Intern) and its contents are
+// a range of Tree.Bytes, so a tree is one flat slice that the garbage
+// collector never scans and that can be reused across decodes.
 type Node struct {
 	Kind Kind
 	Wire Wire
 	// Null marks a null string, bytes, array, struct or records value.
-	Null bool
-	// Field is the spec field for Field, Struct, Array and Records nodes
-	// (and for header fields); nil for synthetic nodes.
-	Field *spec.Field
-	// Struct is the struct definition for Body, Header, Struct and struct
-	// Element nodes.
-	Struct *spec.Struct
-	// Name overrides the display name (synthetic nodes, record batch
-	// fields); "" means derive it from Field/Struct/Kind.
-	Name string
-	// About overrides the descriptive text; "" means derive it.
-	About string
-	// Index is the element index of an Element node, or the number of
-	// elements of an Array node.
+	Null  bool
+	Flags Flags
+	// Index is the element index of an Element or Record node, the number
+	// of elements of an Array node, the index of a record header key/value,
+	// and the computed CRC-32C (bits) of a RecordBatch crc leaf.
 	Index int32
+	// Ref is the id of the node's Ref: its spec field (Field, Struct, Array,
+	// Records, Tag nodes and header fields), its struct (Body, Header,
+	// Element), or a synthetic name and about text. 0 means none.
+	Ref int32
 	// Off and Size are the node's byte range [Off, Off+Size) in Tree.Bytes.
 	Off, Size int32
-	// Num holds integer values (ints, bool 0/1, lengths, counts, tags),
-	// float64 bits, and the version of Header/Body nodes.
-	Num int64
-	// Data holds string, bytes, uuid, records and raw contents (in decoded
-	// trees a sub-slice of Tree.Bytes; not copied).
-	Data []byte
 	// End is the index just past this node's subtree.
 	End int32
+	// Num holds integer values (ints, bool 0/1, lengths, counts, tags),
+	// float64 bits, the version of Header/Body nodes and the magic of a
+	// RecordBatch.
+	Num int64
+	// DOff and DLen locate the contents of strings, bytes, uuids, records,
+	// unknown-tag payloads and raw leaves in Tree.Bytes.
+	DOff, DLen int32
 }
 
 // Tree is a span tree: Nodes in pre-order over Bytes. Nodes[0] is the root.
 type Tree struct {
 	Nodes []Node
-	// Bytes are the bytes the spans refer to (nil for a value tree).
+	// Bytes are the bytes the spans and contents refer to: the encoded or
+	// decoded message, or for a value tree the contents of its strings.
 	Bytes []byte
 	// Sample marks a tree of a smallest legal instance (the views say "one
 	// sample element follows" rather than "1 element follows").
@@ -249,16 +259,44 @@ func (t *Tree) Fields(i int32, fn func(c int32) bool) {
 
 // Lookup returns the child field node of struct-like node i whose spec field
 // is f, or -1.
-func (t *Tree) Lookup(i int32, f *spec.Field) int32 {
+func (t *Tree) Lookup(i int32, f *spec.Field) int32 { return t.LookupRef(i, FieldRef(f)) }
+
+// LookupRef returns the child field node of struct-like node i whose Ref is
+// ref (see FieldRef), or -1.
+func (t *Tree) LookupRef(i int32, ref int32) int32 {
 	r := int32(-1)
 	t.Fields(i, func(c int32) bool {
-		if t.Nodes[c].Field == f {
+		if t.Nodes[c].Ref == ref && t.Nodes[c].Kind != UnknownTag {
 			r = c
 			return false
 		}
 		return true
 	})
 	return r
+}
+
+// Field returns the spec field of node i, or nil.
+func (t *Tree) Field(i int32) *spec.Field { return RefOf(t.Nodes[i].Ref).Field }
+
+// Struct returns the struct definition of node i (Body, Header, Struct,
+// struct Element), or nil.
+func (t *Tree) Struct(i int32) *spec.Struct { return RefOf(t.Nodes[i].Ref).Struct }
+
+// Name returns the synthetic name of node i ("size", "baseOffset"…), or ""
+// when the name derives from its field or struct.
+func (t *Tree) Name(i int32) string { return RefOf(t.Nodes[i].Ref).Name }
+
+// About returns the synthetic about text of node i, or "".
+func (t *Tree) About(i int32) string { return RefOf(t.Nodes[i].Ref).About }
+
+// Data returns the contents of node i (a string's bytes, a uuid, records,
+// a raw payload) as a sub-slice of Bytes, or nil when it has none.
+func (t *Tree) Data(i int32) []byte {
+	n := &t.Nodes[i]
+	if n.DLen <= 0 || int(n.DOff)+int(n.DLen) > len(t.Bytes) {
+		return nil
+	}
+	return t.Bytes[n.DOff : n.DOff+n.DLen : n.DOff+n.DLen]
 }
 
 // Elements calls fn for each Element child of Array node i.
@@ -325,12 +363,18 @@ func (b *Builder) Truncate(i int32) {
 	}
 }
 
-// Shift adds delta to the offsets of nodes [from, len) (used when bytes are
-// inserted before them, e.g. a tagged field's size prefix).
-func (b *Builder) Shift(from int32, delta int32) {
-	for i := from; i < int32(len(b.T.Nodes)); i++ {
-		b.T.Nodes[i].Off += delta
-	}
+// Put appends p to the tree's Bytes and returns where it lies, for the
+// DOff/DLen of a value tree's node.
+func (b *Builder) Put(p []byte) (off, n int32) {
+	off = int32(len(b.T.Bytes))
+	b.T.Bytes = append(b.T.Bytes, p...)
+	return off, int32(len(p))
+}
+
+// LeafData appends leaf n holding contents p (stored in the tree's Bytes).
+func (b *Builder) LeafData(n Node, p []byte) int32 {
+	n.DOff, n.DLen = b.Put(p)
+	return b.Leaf(n)
 }
 
 // CloseAll closes every open group at byte offset end (used to leave a
@@ -346,11 +390,11 @@ func (b *Builder) CloseAll(end int32) {
 }
 
 // Sub returns a copy of node i's subtree as a tree of its own (node i
-// becomes Nodes[0]); Data slices are shared. It turns a decoded body or
+// becomes Nodes[0]); Bytes are shared, not copied. It turns a decoded body or
 // header into a value to encode again.
 func (t *Tree) Sub(i int32) *Tree {
 	end := t.Nodes[i].End
-	out := &Tree{Nodes: make([]Node, end-i), Message: t.Message, Version: t.Version, HeaderVersion: t.HeaderVersion}
+	out := &Tree{Nodes: make([]Node, end-i), Bytes: t.Bytes, Message: t.Message, Version: t.Version, HeaderVersion: t.HeaderVersion}
 	copy(out.Nodes, t.Nodes[i:end])
 	for k := range out.Nodes {
 		out.Nodes[k].End -= i

@@ -27,8 +27,8 @@ func fieldsOf(t *Tree, i int32) []fieldRef {
 		k := ""
 		if n.Kind == UnknownTag {
 			k = fmt.Sprintf("tag %d", n.Num)
-		} else if n.Field != nil {
-			k = n.Field.Name
+		} else if f := t.Field(c); f != nil {
+			k = f.Name
 		}
 		out = append(out, fieldRef{k, c})
 		return true
@@ -90,8 +90,8 @@ func diffNode(a *Tree, ai int32, b *Tree, bi int32, path string) string {
 		for k := range ea {
 			p := fmt.Sprintf("%s[%d]", path, k)
 			var d string
-			if a.IsLeaf(ea[k]) && b.IsLeaf(eb[k]) && a.Nodes[ea[k]].Struct == nil {
-				d = diffScalar(&a.Nodes[ea[k]], &b.Nodes[eb[k]], p)
+			if a.IsLeaf(ea[k]) && b.IsLeaf(eb[k]) && a.Struct(ea[k]) == nil {
+				d = diffScalar(a, ea[k], b, eb[k], p)
 			} else {
 				d = diffStruct(a, ea[k], b, eb[k], p)
 			}
@@ -101,15 +101,16 @@ func diffNode(a *Tree, ai int32, b *Tree, bi int32, path string) string {
 		}
 		return ""
 	}
-	return diffScalar(na, nb, path)
+	return diffScalar(a, ai, b, bi, path)
 }
 
-func diffScalar(na, nb *Node, path string) string {
+func diffScalar(a *Tree, ai int32, b *Tree, bi int32, path string) string {
+	na, nb := &a.Nodes[ai], &b.Nodes[bi]
 	if na.Num != nb.Num && na.Kind != Records {
 		return fmt.Sprintf("%s: %d vs %d", path, na.Num, nb.Num)
 	}
-	if !bytes.Equal(na.Data, nb.Data) {
-		return fmt.Sprintf("%s: %q vs %q", path, na.Data, nb.Data)
+	if da, db := a.Data(ai), b.Data(bi); !bytes.Equal(da, db) {
+		return fmt.Sprintf("%s: %q vs %q", path, da, db)
 	}
 	return ""
 }

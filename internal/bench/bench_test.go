@@ -86,6 +86,16 @@ func BenchmarkDecodeMetadataResponse(b *testing.B) {
 			}
 		}
 	})
+	b.Run("kwire-spantree-reused", func(b *testing.B) {
+		var t tree.Tree
+		b.SetBytes(int64(len(frame)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := c.DecodeResponseInto(&t, frame, m, 13); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("kmsg", func(b *testing.B) {
 		body := frame[9:]
 		b.SetBytes(int64(len(frame)))

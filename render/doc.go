@@ -7,7 +7,10 @@
 // Every view renders a tree.Tree built by package codec; nothing here reads
 // the wire format again. A node's bytes are only ever looked at through the
 // tree (its Off/Size range and its Num/Data value), so what the page shows
-// is exactly what the codec attributed.
+// is exactly what the codec attributed. Nodes carry only a Ref id with a
+// static name and about text; texts that depend on values ("Record[2]",
+// "RecordBatch v2, 61 bytes, CRC valid", "gzip, LogAppendTime") are
+// composed here from the node's Num, Index, Flags, Size and contents.
 //
 // The object tree's layout (columns name, type, value, range and about,
 // each padded to its widest cell plus two spaces; "+-- " and "|   "

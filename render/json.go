@@ -150,7 +150,7 @@ func appendNode(b []byte, t *tree.Tree, i int32, c ctx, parentPath, structPath s
 	b = append(b, `,"region":`...)
 	b = appendJSONString(b, c.region.String())
 	b = append(b, `,"children":[`...)
-	if structLike(n) {
+	if structLike(t, i) {
 		structPath = path
 	}
 	batch := 0
@@ -168,13 +168,13 @@ func appendNode(b []byte, t *tree.Tree, i int32, c ctx, parentPath, structPath s
 	return append(b, "]}"...)
 }
 
-// structLike reports whether n's field children belong to it.
-func structLike(n *tree.Node) bool {
-	switch n.Kind {
+// structLike reports whether node i's field children belong to it.
+func structLike(t *tree.Tree, i int32) bool {
+	switch t.Nodes[i].Kind {
 	case tree.Header, tree.Body, tree.Struct:
 		return true
 	case tree.Element:
-		return n.Struct != nil
+		return t.Struct(i) != nil
 	}
 	return false
 }
@@ -189,8 +189,8 @@ func nodePath(t *tree.Tree, i int32, c ctx, parentPath, structPath string) strin
 	case tree.Frame, tree.Header, tree.Body:
 		return nodeName(t, i, c)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
-		if n.Field != nil {
-			return join(structPath, n.Field.Name)
+		if f := t.Field(i); f != nil {
+			return join(structPath, f.Name)
 		}
 	case tree.Element:
 		return parentPath + "[" + strconv.Itoa(int(n.Index)) + "]"
@@ -218,19 +218,19 @@ func appendValue(b []byte, t *tree.Tree, i int32) []byte {
 	case tree.Array:
 		return appendIntOrNull(b, int64(n.Index), !n.Null)
 	case tree.Records:
-		return appendIntOrNull(b, int64(len(n.Data)), !n.Null)
+		return appendIntOrNull(b, int64(len(t.Data(i))), !n.Null)
 	case tree.Length:
 		if n.Wire == tree.WireUvarint {
 			return strconv.AppendInt(b, max(n.Num+1, 0), 10)
 		}
 		return strconv.AppendInt(b, n.Num, 10)
 	case tree.Element:
-		if n.Struct != nil {
+		if t.Struct(i) != nil {
 			return append(b, "null"...)
 		}
-		return appendScalar(b, n)
+		return appendScalar(b, n, t.Data(i))
 	case tree.Field, tree.Presence, tree.TagCount, tree.TagNumber, tree.TagSize, tree.BatchField, tree.FrameField, tree.Raw:
-		return appendScalar(b, n)
+		return appendScalar(b, n, t.Data(i))
 	case tree.TagSection:
 		if n.End == i+1 {
 			return append(b, '0')
@@ -239,7 +239,8 @@ func appendValue(b []byte, t *tree.Tree, i int32) []byte {
 	return append(b, "null"...)
 }
 
-func appendScalar(b []byte, n *tree.Node) []byte {
+// appendScalar writes leaf n's value; d is its contents (Tree.Data).
+func appendScalar(b []byte, n *tree.Node, d []byte) []byte {
 	switch n.Wire {
 	case tree.WireBool:
 		return strconv.AppendBool(b, n.Num != 0)
@@ -250,18 +251,18 @@ func appendScalar(b []byte, n *tree.Node) []byte {
 		}
 		return strconv.AppendFloat(b, f, 'g', -1, 64)
 	case tree.WireUUID:
-		return appendJSONString(b, uuidText(n.Data))
+		return appendJSONString(b, uuidText(d))
 	case tree.WireString, tree.WireCompactString:
 		if n.Null {
 			return append(b, "null"...)
 		}
-		return appendJSONString(b, string(n.Data))
+		return appendJSONString(b, string(d))
 	case tree.WireBytes, tree.WireCompactBytes, tree.WireVarBytes, tree.WireRaw:
 		if n.Null {
 			return append(b, "null"...)
 		}
 		b = append(b, '"')
-		b = hex.AppendEncode(b, n.Data)
+		b = hex.AppendEncode(b, d)
 		return append(b, '"')
 	}
 	return strconv.AppendInt(b, n.Num, 10)

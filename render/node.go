@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"strconv"
@@ -55,7 +56,7 @@ func childCtx(t *tree.Tree, p int32, pc ctx, i int32) ctx {
 	case tree.Header:
 		c.region = regionHeader
 		c.hdr = hdrRequest
-		if n.Struct != nil && n.Struct.Name == "ResponseHeader" {
+		if st := t.Struct(i); st != nil && st.Name == "ResponseHeader" {
 			c.hdr = hdrResponse
 		}
 	case tree.Body:
@@ -144,31 +145,32 @@ func NodeRegion(t *tree.Tree, i int32) string {
 
 func nodeName(t *tree.Tree, i int32, c ctx) string {
 	n := &t.Nodes[i]
-	if n.Name != "" {
-		return n.Name
+	ref := tree.RefOf(n.Ref)
+	if ref.Name != "" {
+		return syntheticName(n, ref.Name)
 	}
 	switch n.Kind {
 	case tree.Message, tree.Body:
-		return messageName(t, n)
+		return messageName(t, n, ref.Struct)
 	case tree.Frame:
 		return "Frame"
 	case tree.Header:
-		if n.Struct != nil {
-			return n.Struct.Name
+		if ref.Struct != nil {
+			return ref.Struct.Name
 		}
 		return "Header"
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
-		if n.Field == nil {
+		if ref.Field == nil {
 			return n.Kind.String()
 		}
 		if c.hdr != hdrNone {
-			return snake(n.Field.Name)
+			return snake(ref.Field.Name)
 		}
-		return n.Field.Name
+		return ref.Field.Name
 	case tree.Element:
 		idx := "[" + strconv.Itoa(int(n.Index)) + "]"
-		if n.Struct != nil {
-			return n.Struct.Name + idx
+		if ref.Struct != nil {
+			return ref.Struct.Name + idx
 		}
 		return idx
 	case tree.Length:
@@ -191,14 +193,29 @@ func nodeName(t *tree.Tree, i int32, c ctx) string {
 	return n.Kind.String()
 }
 
+// syntheticName is the display name of a node with a synthetic name (frame
+// fields, record batch fields): the name itself, or for the nodes that
+// repeat it composed with the node's index or magic ("Record[0]",
+// "headerKey[1]", "LegacyMessage v1").
+func syntheticName(n *tree.Node, name string) string {
+	switch {
+	case n.Kind == tree.Record && name == "Record",
+		n.Kind == tree.BatchField && (name == "headerKey" || name == "headerValue"):
+		return name + "[" + strconv.Itoa(int(n.Index)) + "]"
+	case n.Kind == tree.RecordBatch && name == "LegacyMessage":
+		return name + " v" + strconv.FormatInt(n.Num, 10)
+	}
+	return name
+}
+
 // messageName names the root and body rows: the message's name, or the
 // struct's when the tree has no message.
-func messageName(t *tree.Tree, n *tree.Node) string {
+func messageName(t *tree.Tree, n *tree.Node, st *spec.Struct) string {
 	if t.Message != nil {
 		return t.Message.Name
 	}
-	if n.Struct != nil {
-		return n.Struct.Name
+	if st != nil {
+		return st.Name
 	}
 	return n.Kind.String()
 }
@@ -222,6 +239,7 @@ func snake(s string) string {
 
 func nodeType(t *tree.Tree, i int32, c ctx) string {
 	n := &t.Nodes[i]
+	ref := tree.RefOf(n.Ref)
 	switch n.Kind {
 	case tree.Message:
 		if t.Message == nil {
@@ -235,16 +253,16 @@ func nodeType(t *tree.Tree, i int32, c ctx) string {
 	case tree.Body:
 		return "struct"
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
-		if n.Field == nil {
+		if ref.Field == nil {
 			return wireType(n.Wire)
 		}
 		if c.hdr != hdrNone {
-			return headerType(t, n)
+			return headerType(t, n, ref.Field)
 		}
-		return n.Field.TypeString
+		return ref.Field.TypeString
 	case tree.Element:
-		if n.Struct != nil {
-			return n.Struct.Name
+		if ref.Struct != nil {
+			return ref.Struct.Name
 		}
 		return wireType(n.Wire)
 	case tree.TagSection:
@@ -280,8 +298,7 @@ func wireType(w tree.Wire) string {
 
 // headerType names a header field's type as the protocol guide does
 // ("int16", "nullable_string", "compact_string").
-func headerType(t *tree.Tree, n *tree.Node) string {
-	f := n.Field
+func headerType(t *tree.Tree, n *tree.Node, f *spec.Field) string {
 	hv := t.HeaderVersion
 	switch n.Wire {
 	case tree.WireString, tree.WireCompactString:
@@ -301,15 +318,17 @@ func nodeValue(t *tree.Tree, i int32, c ctx) string {
 	n := &t.Nodes[i]
 	switch n.Kind {
 	case tree.Field:
-		if c.hdr == hdrRequest && n.Field != nil && n.Field.Name == "RequestApiKey" {
-			return withAPIName(t, n.Num, spec.Request)
+		if c.hdr == hdrRequest {
+			if f := t.Field(i); f != nil && f.Name == "RequestApiKey" {
+				return withAPIName(t, n.Num, spec.Request)
+			}
 		}
-		return scalarText(n)
+		return scalarText(n, t.Data(i))
 	case tree.Element:
-		if n.Struct != nil {
+		if t.Struct(i) != nil {
 			return "struct"
 		}
-		return scalarText(n)
+		return scalarText(n, t.Data(i))
 	case tree.Struct:
 		if n.Null {
 			return "null"
@@ -324,7 +343,7 @@ func nodeValue(t *tree.Tree, i int32, c ctx) string {
 		if n.Null {
 			return "null"
 		}
-		return count(int64(len(n.Data)), "byte", "bytes")
+		return count(int64(len(t.Data(i))), "byte", "bytes")
 	case tree.Length:
 		return lengthText(n)
 	case tree.Presence:
@@ -340,17 +359,17 @@ func nodeValue(t *tree.Tree, i int32, c ctx) string {
 	case tree.TagCount, tree.TagNumber, tree.TagSize:
 		return strconv.FormatInt(n.Num, 10)
 	case tree.FrameField:
-		if n.Name == "api_key" {
+		if t.Name(i) == "api_key" {
 			return withAPIName(t, n.Num, spec.Metadata)
 		}
 		return strconv.FormatInt(n.Num, 10)
 	case tree.BatchField:
-		if n.Name == "crc" && n.Wire == tree.WireUint32 {
+		if n.Wire == tree.WireUint32 && t.Name(i) == "crc" {
 			return "0x" + hex8(uint32(n.Num))
 		}
-		return scalarText(n)
+		return scalarText(n, t.Data(i))
 	case tree.Raw:
-		return hexText(n.Data)
+		return hexText(t.Data(i))
 	}
 	return ""
 }
@@ -394,8 +413,9 @@ func lengthText(n *tree.Node) string {
 	return strconv.FormatInt(n.Num, 10)
 }
 
-// scalarText is the value of a leaf by its wire encoding.
-func scalarText(n *tree.Node) string {
+// scalarText is the value of leaf n by its wire encoding; d is its
+// contents (Tree.Data).
+func scalarText(n *tree.Node, d []byte) string {
 	switch n.Wire {
 	case tree.WireBool:
 		if n.Num != 0 {
@@ -405,34 +425,34 @@ func scalarText(n *tree.Node) string {
 	case tree.WireFloat64:
 		return strconv.FormatFloat(math.Float64frombits(uint64(n.Num)), 'g', -1, 64)
 	case tree.WireUUID:
-		return uuidText(n.Data)
+		return uuidText(d)
 	case tree.WireString:
 		if n.Null {
 			return "null (int16 len=-1)"
 		}
-		return quoteText(n.Data) + " (int16 len=" + strconv.Itoa(len(n.Data)) + ")"
+		return quoteText(d) + " (int16 len=" + strconv.Itoa(len(d)) + ")"
 	case tree.WireCompactString:
 		if n.Null {
 			return "null (compact, 0)"
 		}
-		return quoteText(n.Data) + " (compact, len+1=" + strconv.Itoa(len(n.Data)+1) + ")"
+		return quoteText(d) + " (compact, len+1=" + strconv.Itoa(len(d)+1) + ")"
 	case tree.WireBytes:
 		if n.Null {
 			return "null (int32 len=-1)"
 		}
-		return hexText(n.Data) + " (int32 len=" + strconv.Itoa(len(n.Data)) + ")"
+		return hexText(d) + " (int32 len=" + strconv.Itoa(len(d)) + ")"
 	case tree.WireCompactBytes:
 		if n.Null {
 			return "null (compact, 0)"
 		}
-		return hexText(n.Data) + " (compact, len+1=" + strconv.Itoa(len(n.Data)+1) + ")"
+		return hexText(d) + " (compact, len+1=" + strconv.Itoa(len(d)+1) + ")"
 	case tree.WireVarBytes:
 		if n.Null {
 			return "null (varint len=-1)"
 		}
-		return recordBytesText(n.Data) + " (varint len=" + strconv.Itoa(len(n.Data)) + ")"
+		return recordBytesText(d) + " (varint len=" + strconv.Itoa(len(d)) + ")"
 	case tree.WireRaw:
-		return hexText(n.Data)
+		return hexText(d)
 	}
 	return strconv.FormatInt(n.Num, 10)
 }
@@ -521,17 +541,17 @@ func uuidText(d []byte) string {
 
 func nodeAbout(t *tree.Tree, i int32, c ctx) string {
 	n := &t.Nodes[i]
-	if n.About != "" {
-		return n.About
+	ref := tree.RefOf(n.Ref)
+	if ref.Name != "" {
+		if s, ok := syntheticAbout(t, i, c, ref); ok {
+			return s
+		}
 	}
 	switch n.Kind {
 	case tree.Frame:
-		if n.End > i+1 && t.Nodes[i+1].Name == "size" {
-			return "length-delimited framing"
-		}
-		return "KRaft metadata record frame"
+		return frameAbout(t, i)
 	case tree.FrameField:
-		return frameFieldAbout(t, n)
+		return frameFieldAbout(t, ref.Name)
 	case tree.Header:
 		if c.hdr == hdrResponse {
 			return "common response header"
@@ -540,13 +560,13 @@ func nodeAbout(t *tree.Tree, i int32, c ctx) string {
 	case tree.Body:
 		return "message body, version " + strconv.FormatInt(n.Num, 10)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
-		if n.Field == nil {
+		if ref.Field == nil {
 			return ""
 		}
 		if c.hdr != hdrNone {
-			return headerAbout(n.Field.Name, c.hdr)
+			return headerAbout(ref.Field.Name, c.hdr)
 		}
-		return n.Field.About
+		return ref.Field.About
 	case tree.Length:
 		return lengthAbout(t, n, c)
 	case tree.Presence:
@@ -560,8 +580,8 @@ func nodeAbout(t *tree.Tree, i int32, c ctx) string {
 		}
 		return "number of tagged fields in " + tagOwner(c)
 	case tree.Tag:
-		if n.Field != nil {
-			return "tagged field " + n.Field.Name
+		if ref.Field != nil {
+			return "tagged field " + ref.Field.Name
 		}
 		return "tagged field"
 	case tree.UnknownTag:
@@ -576,6 +596,166 @@ func nodeAbout(t *tree.Tree, i int32, c ctx) string {
 	return ""
 }
 
+// frameAbout describes a Frame: the int32 size prefix of a request or
+// response, or the KRaft metadata record frame. A frame that failed before
+// its first field has no child to tell: it is a metadata record frame only
+// when the tree is known to hold a metadata record (a request whose size
+// prefix is cut short has no message yet).
+func frameAbout(t *tree.Tree, i int32) string {
+	metadata := t.Message != nil && t.Message.Type == spec.Metadata
+	if t.Nodes[i].End > i+1 {
+		metadata = t.Name(i+1) == "frame_version"
+	}
+	if metadata {
+		return "KRaft metadata record frame"
+	}
+	return "length-delimited framing"
+}
+
+// syntheticAbout is the about text of a node with a synthetic name (frame
+// fields, record batches, their fields and raw parts), composed from the
+// Ref's static text and the node's values; ok is false when the text is
+// the one nodeAbout derives from the node's kind.
+func syntheticAbout(t *tree.Tree, i int32, c ctx, ref tree.Ref) (string, bool) {
+	n := &t.Nodes[i]
+	switch n.Kind {
+	case tree.Frame, tree.FrameField:
+		// kwire's own texts ("…, patched after encoding" for samples).
+		return "", false
+	case tree.RecordBatch:
+		switch ref.Name {
+		case "RecordBatch":
+			return batchAbout(t, i), true
+		case "LegacyMessage":
+			return "message set entry, magic " + strconv.FormatInt(n.Num, 10) + ", " + strconv.Itoa(int(n.Size)) + " bytes", true
+		}
+	case tree.Record:
+		// "Record[i]" says it all.
+		return "", true
+	case tree.BatchField:
+		inBatch := c.parent >= 0 && t.Name(c.parent) == "RecordBatch"
+		switch {
+		case inBatch && ref.Name == "crc":
+			return ref.About + ": " + crcText(n), true
+		case inBatch && ref.Name == "attributes":
+			return describeAttributes(n.Num), true
+		case ref.Name == "key", ref.Name == "value", ref.Name == "headersCount", ref.Name == "headerKey", ref.Name == "headerValue":
+			// The name and the value say what these are.
+			return "", true
+		}
+	case tree.Raw:
+		switch ref.Name {
+		case "partial batch":
+			return partialBatchAbout(t.Data(i)), true
+		case "records":
+			return compressionName(batchAttributes(t, c.parent)&7) + " records payload, not decoded here", true
+		case "trailing":
+			// "N bytes, not decoded", as for any raw bytes.
+			return "", false
+		}
+	}
+	return ref.About, ref.About != ""
+}
+
+// batchAbout describes a RecordBatch v2: its size and whether its CRC-32C
+// matches (the computed CRC is kept on its crc leaf).
+func batchAbout(t *tree.Tree, i int32) string {
+	n := &t.Nodes[i]
+	s := "RecordBatch v2, " + strconv.Itoa(int(n.Size)) + " bytes"
+	if n.Flags&tree.FlagBadCRC == 0 {
+		return s + ", CRC valid"
+	}
+	s += ", CRC INVALID"
+	if crc := batchChild(t, i, "crc"); crc >= 0 {
+		s += " (computed 0x" + hex8(uint32(t.Nodes[crc].Index)) + ")"
+	}
+	return s
+}
+
+// crcText says whether a RecordBatch v2 crc leaf (stored CRC in Num,
+// computed CRC in Index) is valid.
+func crcText(n *tree.Node) string {
+	if n.Flags&tree.FlagBadCRC != 0 {
+		return "INVALID, computed 0x" + hex8(uint32(n.Index))
+	}
+	return "valid (0x" + hex8(uint32(n.Index)) + ")"
+}
+
+// batchChild returns the child of RecordBatch node i with synthetic name
+// name, or -1.
+func batchChild(t *tree.Tree, i int32, name string) int32 {
+	r := int32(-1)
+	t.Children(i, func(c int32) bool {
+		if t.Name(c) == name {
+			r = c
+			return false
+		}
+		return true
+	})
+	return r
+}
+
+// batchAttributes returns the attributes of RecordBatch node i (0 when it
+// has none).
+func batchAttributes(t *tree.Tree, i int32) int64 {
+	if i < 0 {
+		return 0
+	}
+	if a := batchChild(t, i, "attributes"); a >= 0 {
+		return t.Nodes[a].Num
+	}
+	return 0
+}
+
+// partialBatchAbout says why the bytes at the end of a records field do not
+// hold a whole batch.
+func partialBatchAbout(d []byte) string {
+	if len(d) < 17 {
+		return strconv.Itoa(len(d)) + " bytes: too short for a batch header"
+	}
+	length := int32(binary.BigEndian.Uint32(d[8:]))
+	return "batch length " + strconv.Itoa(int(length)) + ", " + strconv.Itoa(len(d)-12) + " bytes present"
+}
+
+// compressionName names the compression codec of attributes bits 0-2.
+func compressionName(c int64) string {
+	switch c {
+	case 0:
+		return "uncompressed"
+	case 1:
+		return "gzip"
+	case 2:
+		return "snappy"
+	case 3:
+		return "lz4"
+	case 4:
+		return "zstd"
+	}
+	return "compression " + strconv.FormatInt(c, 10)
+}
+
+// describeAttributes spells out a RecordBatch v2's attributes: compression
+// (bits 0-2), timestamp type (bit 3), transactional (bit 4), control (bit
+// 5) and delete horizon (bit 6).
+func describeAttributes(v int64) string {
+	s := compressionName(v & 7)
+	if v&8 != 0 {
+		s += ", LogAppendTime"
+	} else {
+		s += ", CreateTime"
+	}
+	if v&16 != 0 {
+		s += ", transactional"
+	}
+	if v&32 != 0 {
+		s += ", control"
+	}
+	if v&64 != 0 {
+		s += ", delete horizon"
+	}
+	return s
+}
+
 func tagOwner(c ctx) string {
 	if c.hdr != hdrNone {
 		return "the header"
@@ -583,8 +763,8 @@ func tagOwner(c ctx) string {
 	return "this struct"
 }
 
-func frameFieldAbout(t *tree.Tree, n *tree.Node) string {
-	switch n.Name {
+func frameFieldAbout(t *tree.Tree, name string) string {
+	switch name {
 	case "size":
 		if t.Sample {
 			return "number of bytes that follow, patched after encoding"

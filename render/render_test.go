@@ -470,17 +470,17 @@ func taggedVoteResponse(t testing.TB, s *spec.Set) *tree.Tree {
 	}
 	v := &tree.Tree{}
 	b := tree.Builder{T: v}
-	b.Open(tree.Node{Kind: tree.Body, Struct: m.Root})
+	b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root)})
 	ne := field(m.Root, "NodeEndpoints")
 	st := ne.Type.Struct
-	b.Open(tree.Node{Kind: tree.Array, Field: ne, Index: 1})
-	b.Open(tree.Node{Kind: tree.Element, Struct: st})
-	b.Leaf(tree.Node{Kind: tree.Field, Field: field(st, "NodeId"), Num: 1})
-	b.Leaf(tree.Node{Kind: tree.Field, Field: field(st, "Host"), Data: []byte("broker-1.example.com")})
-	b.Leaf(tree.Node{Kind: tree.Field, Field: field(st, "Port"), Num: 9092})
+	b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(ne), Index: 1})
+	b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(st)})
+	b.Leaf(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(field(st, "NodeId")), Num: 1})
+	b.LeafData(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(field(st, "Host"))}, []byte("broker-1.example.com"))
+	b.Leaf(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(field(st, "Port")), Num: 9092})
 	b.Close(0)
 	b.Close(0)
-	b.Leaf(tree.Node{Kind: tree.UnknownTag, Num: 7, Data: []byte{1, 2, 3}})
+	b.LeafData(tree.Node{Kind: tree.UnknownTag, Num: 7}, []byte{1, 2, 3})
 	b.Close(0)
 	tr, err := codec.New(s).Encode(m, 2, nil, v)
 	if err != nil {
@@ -657,23 +657,28 @@ func TestValueTexts(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		n    tree.Node
+		data []byte
 		want string
 	}{
-		{"compact string length is len+1", tree.Node{Wire: tree.WireCompactString, Data: []byte("ab")}, `"ab" (compact, len+1=3)`},
-		{"compact null string is 0", tree.Node{Wire: tree.WireCompactString, Null: true}, "null (compact, 0)"},
-		{"int16 null string is -1", tree.Node{Wire: tree.WireString, Null: true}, "null (int16 len=-1)"},
-		{"bytes are hex", tree.Node{Wire: tree.WireBytes, Data: []byte{0xca, 0xfe}}, "0xcafe (int32 len=2)"},
-		{"empty bytes", tree.Node{Wire: tree.WireCompactBytes, Data: []byte{}}, "empty (compact, len+1=1)"},
-		{"long bytes are cut after 16", tree.Node{Wire: tree.WireRaw, Data: make([]byte, 17)}, "0x" + strings.Repeat("00", 16) + "…"},
-		{"bool", tree.Node{Wire: tree.WireBool, Num: 1}, "true"},
-		{"float64", tree.Node{Wire: tree.WireFloat64, Num: 0x3ff8000000000000}, "1.5"},
-		{"negative int", tree.Node{Wire: tree.WireInt32, Num: -1}, "-1"},
-		{"uuid", tree.Node{Wire: tree.WireUUID, Data: []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}, "00010203-0405-0607-0809-0a0b0c0d0e0f"},
-		{"record value text is quoted", tree.Node{Wire: tree.WireVarBytes, Data: []byte(`{"a":1}`)}, `"{\"a\":1}" (varint len=7)`},
-		{"record value binary is hex", tree.Node{Wire: tree.WireVarBytes, Data: []byte{0, 1}}, "0x0001 (varint len=2)"},
-		{"long strings are cut", tree.Node{Wire: tree.WireCompactString, Data: bytes.Repeat([]byte("x"), 70)}, `"` + strings.Repeat("x", 64) + `"… (compact, len+1=71)`},
+		{"compact string length is len+1", tree.Node{Wire: tree.WireCompactString}, []byte("ab"), `"ab" (compact, len+1=3)`},
+		{"compact null string is 0", tree.Node{Wire: tree.WireCompactString, Null: true}, nil, "null (compact, 0)"},
+		{"int16 null string is -1", tree.Node{Wire: tree.WireString, Null: true}, nil, "null (int16 len=-1)"},
+		{"bytes are hex", tree.Node{Wire: tree.WireBytes}, []byte{0xca, 0xfe}, "0xcafe (int32 len=2)"},
+		{"empty bytes", tree.Node{Wire: tree.WireCompactBytes}, []byte{}, "empty (compact, len+1=1)"},
+		{"long bytes are cut after 16", tree.Node{Wire: tree.WireRaw}, make([]byte, 17), "0x" + strings.Repeat("00", 16) + "…"},
+		{"bool", tree.Node{Wire: tree.WireBool, Num: 1}, nil, "true"},
+		{"float64", tree.Node{Wire: tree.WireFloat64, Num: 0x3ff8000000000000}, nil, "1.5"},
+		{"negative int", tree.Node{Wire: tree.WireInt32, Num: -1}, nil, "-1"},
+		{"uuid", tree.Node{Wire: tree.WireUUID}, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, "00010203-0405-0607-0809-0a0b0c0d0e0f"},
+		{"record value text is quoted", tree.Node{Wire: tree.WireVarBytes}, []byte(`{"a":1}`), `"{\"a\":1}" (varint len=7)`},
+		{"record value binary is hex", tree.Node{Wire: tree.WireVarBytes}, []byte{0, 1}, "0x0001 (varint len=2)"},
+		{"long strings are cut", tree.Node{Wire: tree.WireCompactString}, bytes.Repeat([]byte("x"), 70), `"` + strings.Repeat("x", 64) + `"… (compact, len+1=71)`},
 	} {
-		if got := scalarText(&c.n); got != c.want {
+		// The contents live in the tree's Bytes, as in a decoded tree.
+		tr := &tree.Tree{Bytes: []byte("prefix")}
+		b := tree.Builder{T: tr}
+		i := b.LeafData(c.n, c.data)
+		if got := scalarText(&tr.Nodes[i], tr.Data(i)); got != c.want {
 			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
 		}
 	}

@@ -1107,16 +1107,25 @@ func TestTruncatedBodyNamesTheField(t *testing.T) {
 	if dec == nil || dec.Message != m {
 		t.Fatal("no partial tree")
 	}
-	last := int32(-1)
-	dec.Leaves(func(i int32) bool { last = i; return true })
-	if n := dec.Nodes[last]; n.Off+n.Size != 0x47 || dec.Field(last) == nil || dec.Field(last).Name != "LastOffsetEpoch" {
+	// and the bytes from there on are one "undecoded" leaf: the partial
+	// tree still tiles its input.
+	checkTiling(t, "partial tree", dec)
+	var leaves []int32
+	dec.Leaves(func(i int32) bool { leaves = append(leaves, i); return true })
+	last, prev := leaves[len(leaves)-1], leaves[len(leaves)-2]
+	if n := dec.Nodes[prev]; n.Off+n.Size != 0x47 || dec.Field(prev) == nil || dec.Field(prev).Name != "LastOffsetEpoch" {
 		t.Errorf("last decoded leaf %+v, want LastOffsetEpoch ending at 0x47", n)
 	}
+	if n := dec.Nodes[last]; n.Kind != tree.Raw || dec.Name(last) != "undecoded" || n.Off != 0x47 || n.Size != 3 {
+		t.Errorf("tail leaf %+v %q, want the 3 undecoded bytes at 0x47", n, dec.Name(last))
+	}
 
-	// Without adjusting the size prefix, the frame itself is short.
+	// Without adjusting the size prefix, the frame itself is short: what is
+	// there is decoded, and the error names both the field and the frame.
 	_, err = c.DecodeRequest(enc.Bytes[:0x47+3])
 	var fe *codec.FrameError
-	if !errors.As(err, &fe) || fe.Size != 79 || fe.Have != 70 || err.Error() != "frame size at 0x0000: says 79 bytes follow, have 70" {
+	if !errors.As(err, &fe) || fe.Size != 79 || fe.Have != 70 || !errors.As(err, &we) || we.Offset != 0x47 ||
+		err.Error() != "VoteRequest.Topics[0].Partitions[0].LastOffset at 0x0047: need 8 bytes, have 3 (truncated frame: the size prefix says 79 bytes follow, 70 are present)" {
 		t.Errorf("short frame: %v", err)
 	}
 
@@ -1126,7 +1135,8 @@ func TestTruncatedBodyNamesTheField(t *testing.T) {
 		if n >= 4 {
 			copy(cut, framed(cut[4:])[:4])
 		}
-		_, err := c.DecodeRequest(cut)
+		part, err := c.DecodeRequest(cut)
+		checkTiling(t, fmt.Sprintf("cut at %d", n), part)
 		if errors.As(err, &we) {
 			if we.Offset > n {
 				t.Errorf("cut at %d: error offset %d is past the end", n, we.Offset)

@@ -15,6 +15,8 @@ var (
 	refSize        = tree.NameRef("size", "number of bytes that follow")
 	refTrailing    = tree.NameRef("trailing", "bytes after the end of the message")
 	refUnframed    = tree.NameRef("unframed", "bytes the size prefix does not account for")
+	refUndecoded   = tree.NameRef("undecoded", "bytes not decoded because of the error below")
+	refAfterFrame  = tree.NameRef("after frame", "bytes after the end of the frame")
 	refRecordFrame = [3]int32{
 		tree.NameRef("frame_version", "metadata record frame version (1)"),
 		tree.NameRef("api_key", "metadata record type"),
@@ -309,7 +311,7 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 	size := int64(d.r.Int32())
 	if d.r.Failed() {
 		d.r.SetPath("size")
-		d.b.CloseAll(0)
+		d.closeTree(refUndecoded)
 		return 0, d.r.Err()
 	}
 	d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4, Num: size})
@@ -318,7 +320,13 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 	if limit == 0 {
 		limit = DefaultMaxFrame
 	}
-	if size < 0 || size > int64(limit) || size > int64(len(b)-4) {
+	if size >= 0 && size <= int64(limit) && size > int64(len(b)-4) {
+		// A truncated frame (a capture cut short, a partial read): decode
+		// what is there so the error names the field where bytes ran out.
+		d.truncated = &FrameError{Size: size, Limit: limit, Have: len(b) - 4}
+		return len(b), nil
+	}
+	if size < 0 || size > int64(limit) {
 		// Every byte is attributed, even those no frame can explain.
 		if len(b) > 4 {
 			d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refUnframed, Off: 4, Size: int32(len(b) - 4), DOff: 4, DLen: int32(len(b) - 4)})
@@ -327,6 +335,32 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 		return 0, &FrameError{Size: size, Limit: limit, Have: len(b) - 4, Hint: sniff(b)}
 	}
 	return int(size) + 4, nil
+}
+
+// closeTree closes every open group where the last leaf ends and gives any
+// bytes of the tree not covered by a leaf to one Raw leaf of the root (ref
+// names it), so that a tree tiles its bytes even after an error.
+func (d *decoder) closeTree(ref int32) {
+	t := d.b.T
+	// leafEnd is where the last leaf at or after node i ends (or off).
+	leafEnd := func(i int32, off int32) int32 {
+		for k := i; k < int32(len(t.Nodes)); k++ {
+			if n := &t.Nodes[k]; n.End == k+1 {
+				off = max(off, n.Off+n.Size)
+			}
+		}
+		return off
+	}
+	for d.b.Depth() > 1 {
+		top := d.b.Top()
+		d.b.Close(leafEnd(top+1, t.Nodes[top].Off))
+	}
+	if d.b.Depth() == 1 {
+		if end := leafEnd(1, 0); int(end) < len(t.Bytes) {
+			d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: ref, Off: end, Size: int32(len(t.Bytes)) - end, DOff: end, DLen: int32(len(t.Bytes)) - end})
+		}
+		d.b.Close(int32(len(t.Bytes)))
+	}
 }
 
 // newNodes preallocates a node arena for decoding n bytes: about one node
@@ -368,25 +402,25 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	n, err := c.frame(d, b)
 	if err != nil {
-		d.b.CloseAll(int32(d.r.Off))
+		d.closeTree(refUndecoded)
 		return err
 	}
 	d.r.Buf = b[:n]
 	if n < 8 {
-		d.b.CloseAll(int32(d.r.Off))
-		return &wire.Error{Offset: 4, Path: "RequestHeader", Need: 4, Have: n - 4}
+		d.closeTree(refUndecoded)
+		return d.finish(&wire.Error{Offset: 4, Path: "RequestHeader", Need: 4, Have: n - 4})
 	}
 	key := int16(binary.BigEndian.Uint16(b[4:]))
 	ver := int16(binary.BigEndian.Uint16(b[6:]))
 	m := c.Set.Request(key)
 	if m == nil {
-		d.b.CloseAll(int32(d.r.Off))
+		d.closeTree(refUndecoded)
 		return &wire.Error{Offset: 4, Path: "RequestHeader.RequestApiKey", Msg: fmt.Sprintf("unknown api key %d", key)}
 	}
 	t.Message, t.Version = m, ver
 	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
 	if err := c.checkVersion(m, ver); err != nil {
-		d.b.CloseAll(int32(d.r.Off))
+		d.closeTree(refUndecoded)
 		return &wire.Error{Offset: 6, Path: "RequestHeader.RequestApiVersion", Msg: err.Error()}
 	}
 	hs, err := c.headerSpec(true)
@@ -395,7 +429,7 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 	}
 	hv := RequestHeaderVersion(m, ver)
 	t.HeaderVersion = hv
-	return c.decodeRest(d, hs, hv, m, ver, len(b)-n)
+	return d.finish(c.decodeRest(d, hs, hv, m, ver, len(b)-n))
 }
 
 // reset empties t for decoding b, keeping its node arena (or allocating
@@ -420,16 +454,17 @@ func (c *Codec) DecodeResponse(b []byte, m *spec.Message, ver int16) (*tree.Tree
 // node arena (see DecodeRequestInto).
 func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver int16) error {
 	reset(t, b, m, ver)
-	if err := c.checkVersion(m, ver); err != nil {
-		return err
-	}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
 	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
+	if err := c.checkVersion(m, ver); err != nil {
+		d.closeTree(refUndecoded)
+		return err
+	}
 	hv := ResponseHeaderVersion(m, ver)
 	t.HeaderVersion = hv
 	n, err := c.frame(d, b)
 	if err != nil {
-		d.b.CloseAll(int32(d.r.Off))
+		d.closeTree(refUndecoded)
 		return err
 	}
 	d.r.Buf = b[:n]
@@ -437,8 +472,34 @@ func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver 
 	if err != nil {
 		return err
 	}
-	return c.decodeRest(d, hs, hv, m, ver, len(b)-n)
+	return d.finish(c.decodeRest(d, hs, hv, m, ver, len(b)-n))
 }
+
+// finish reports a truncated frame: the error of the field where the bytes
+// ran out, which then also matches *FrameError (errors.As), or the frame
+// error itself when everything present decoded.
+func (d *decoder) finish(err error) error {
+	if d.truncated == nil {
+		return err
+	}
+	if err == nil {
+		return d.truncated
+	}
+	return &truncatedError{err: err, frame: d.truncated}
+}
+
+// truncatedError is a decoding error inside a frame shorter than its size
+// prefix says.
+type truncatedError struct {
+	err   error
+	frame *FrameError
+}
+
+func (e *truncatedError) Error() string {
+	return fmt.Sprintf("%v (truncated frame: the size prefix says %d bytes follow, %d are present)", e.err, e.frame.Size, e.frame.Have)
+}
+
+func (e *truncatedError) Unwrap() []error { return []error{e.err, e.frame} }
 
 func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Message, ver int16, after int) error {
 	d.push(hs.Name)
@@ -446,7 +507,7 @@ func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Messa
 	d.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)))
 	d.pop()
 	if d.failed() {
-		d.b.CloseAll(int32(d.r.Off))
+		d.closeTree(refUndecoded)
 		return d.r.Err()
 	}
 	d.b.Close(int32(d.r.Off))
@@ -459,7 +520,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 	d.structFields(c.plan(m, ver))
 	d.pop()
 	if d.failed() {
-		d.b.CloseAll(int32(d.r.Off))
+		d.closeTree(refUndecoded)
 		return d.r.Err()
 	}
 	d.b.Close(int32(d.r.Off))
@@ -470,7 +531,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 		err = &trailingError{&wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%d bytes left after the body (%v)", rest, ErrTrailing)}}
 		d.r.Off = len(d.r.Buf)
 	}
-	d.b.CloseAll(int32(d.r.Off))
+	d.closeTree(refAfterFrame)
 	if err == nil && after > 0 {
 		err = &trailingError{&wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d bytes after the frame (%v)", after, ErrTrailing)}}
 	}
@@ -493,23 +554,23 @@ func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, 
 			vals[i] = d.r.Uvarint()
 			if d.r.Failed() {
 				d.r.SetPath(name)
-				d.b.CloseAll(int32(d.r.Off))
+				d.closeTree(refUndecoded)
 				return t, d.r.Err()
 			}
 			d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Ref: refRecordFrame[i], Off: int32(off), Size: int32(d.r.Off - off), Num: int64(vals[i])})
 		}
 		d.b.Close(int32(d.r.Off))
 		if vals[0] != 1 {
-			d.b.CloseAll(int32(d.r.Off))
+			d.closeTree(refUndecoded)
 			return t, &wire.Error{Offset: 0, Path: "frame_version", Msg: fmt.Sprintf("metadata record frame version %d is not supported (want 1)", vals[0])}
 		}
 		if vals[1] > 32767 || vals[2] > 32767 {
-			d.b.CloseAll(int32(d.r.Off))
+			d.closeTree(refUndecoded)
 			return t, &wire.Error{Offset: 1, Path: "api_key", Msg: "api key or version above 32767"}
 		}
 		mm := c.Set.MetadataRecord(int16(vals[1]))
 		if mm == nil || (m != nil && mm != m) {
-			d.b.CloseAll(int32(d.r.Off))
+			d.closeTree(refUndecoded)
 			return t, &wire.Error{Offset: 1, Path: "api_key", Msg: fmt.Sprintf("no metadata record type has api key %d", vals[1])}
 		}
 		m, ver = mm, int16(vals[2])
@@ -517,7 +578,7 @@ func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, 
 	}
 	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
 	if err := c.checkVersion(m, ver); err != nil {
-		d.b.CloseAll(int32(d.r.Off))
+		d.closeTree(refUndecoded)
 		return t, err
 	}
 	return t, c.decodeBody(d, m, ver, 0)

@@ -26,12 +26,25 @@ type decoder struct {
 	b      tree.Builder
 	path   []pathElem
 	strict bool
+	// truncated is set when the size prefix claims more bytes than the
+	// input holds; decoding goes on over what is there.
+	truncated *FrameError
 }
 
 func (d *decoder) push(name string) { d.path = append(d.path, pathElem{name, -1}) }
 func (d *decoder) pushIdx(i int32)  { d.path = append(d.path, pathElem{"", i}) }
 func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
 func (d *decoder) failed() bool     { return d.r.Failed() }
+
+// close ends the innermost group at the current offset. After a failure the
+// group is left open: the decode entry point closes the partial tree where
+// its last leaf ends (closeTree), so that bytes read but not attributed
+// (a length prefix whose contents are missing) are not claimed by a group.
+func (d *decoder) close() {
+	if !d.r.Failed() {
+		d.b.Close(int32(d.r.Off))
+	}
+}
 func (d *decoder) fail(off int, format string, args ...any) {
 	d.r.Fail(off, fmt.Sprintf(format, args...))
 	d.r.SetPath(pathString(d.path))
@@ -176,7 +189,7 @@ func (d *decoder) array(fp *fplan) {
 		count = int64(d.r.Int32())
 	}
 	if d.mark() {
-		d.b.Close(int32(d.r.Off))
+		d.close()
 		return
 	}
 	d.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: int32(off), Size: int32(d.r.Off - off), Num: count})
@@ -188,7 +201,7 @@ func (d *decoder) array(fp *fplan) {
 		} else {
 			d.b.T.Nodes[ai].Null = true
 		}
-		d.b.Close(int32(d.r.Off))
+		d.close()
 		return
 	}
 	// Like Kafka, refuse a count above the bytes that remain even when an
@@ -200,7 +213,7 @@ func (d *decoder) array(fp *fplan) {
 	}
 	if count*minSize > int64(d.r.Remaining()) {
 		d.fail(off, "array of %d elements cannot fit in the %d bytes that remain", count, d.r.Remaining())
-		d.b.Close(int32(d.r.Off))
+		d.close()
 		return
 	}
 	d.b.T.Nodes[ai].Index = int32(count)
@@ -210,7 +223,7 @@ func (d *decoder) array(fp *fplan) {
 		if fp.elem == spec.KindStruct {
 			d.b.Open(tree.Node{Kind: tree.Element, Ref: fp.sub.ref, Index: i, Off: int32(eoff)})
 			d.structFields(fp.sub)
-			d.b.Close(int32(d.r.Off))
+			d.close()
 		} else {
 			n := d.scalar(fp.elem, fp.elemWire, false)
 			if !d.mark() {
@@ -223,7 +236,7 @@ func (d *decoder) array(fp *fplan) {
 			break
 		}
 	}
-	d.b.Close(int32(d.r.Off))
+	d.close()
 }
 
 func (d *decoder) structField(fp *fplan, tagged bool) {
@@ -242,18 +255,18 @@ func (d *decoder) structField(fp *fplan, tagged bool) {
 			present = v >= 0 // Kafka: any negative byte is null
 		}
 		if d.mark() {
-			d.b.Close(int32(d.r.Off))
+			d.close()
 			return
 		}
 		d.b.Leaf(tree.Node{Kind: tree.Presence, Wire: w, Off: int32(off), Size: int32(d.r.Off - off), Num: v})
 		if !present {
 			d.b.T.Nodes[si].Null = true
-			d.b.Close(int32(d.r.Off))
+			d.close()
 			return
 		}
 	}
 	d.structFields(fp.sub)
-	d.b.Close(int32(d.r.Off))
+	d.close()
 }
 
 func (d *decoder) records(fp *fplan) {
@@ -268,7 +281,7 @@ func (d *decoder) records(fp *fplan) {
 		ln = int64(d.r.Int32())
 	}
 	if d.mark() {
-		d.b.Close(int32(d.r.Off))
+		d.close()
 		return
 	}
 	d.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: int32(off), Size: int32(d.r.Off - off), Num: ln})
@@ -289,7 +302,7 @@ func (d *decoder) records(fp *fplan) {
 		d.b.T.Nodes[ri].DOff, d.b.T.Nodes[ri].DLen = int32(start), int32(ln)
 		AppendRecordSpans(&d.b, data, int32(start))
 	}
-	d.b.Close(int32(d.r.Off))
+	d.close()
 }
 
 // tagSection decodes a flexible struct's tagged fields.
@@ -358,7 +371,7 @@ func (d *decoder) tagSection(p *plan) {
 			if size > 0 {
 				d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: int32(soff), Size: int32(size), DOff: int32(soff), DLen: int32(size)})
 			}
-			d.b.Close(int32(d.r.Off))
+			d.close()
 			continue
 		}
 		d.b.Open(tree.Node{Kind: tree.Tag, Ref: fp.ref, Off: int32(eoff), Num: int64(tag)})
@@ -374,7 +387,7 @@ func (d *decoder) tagSection(p *plan) {
 		if !d.failed() && d.r.Off != soff+int(size) {
 			d.fail(eoff, "tag %d (%s): size says %d bytes, the value used %d", tag, fp.f.Name, size, d.r.Off-soff)
 		}
-		d.b.Close(int32(d.r.Off))
+		d.close()
 	}
-	d.b.Close(int32(d.r.Off))
+	d.close()
 }

@@ -114,6 +114,8 @@ func checkDecoded(t *testing.T, c *codec.Codec, b []byte, dec *tree.Tree, err er
 		if dec == nil {
 			t.Fatalf("no partial tree with error %v", err)
 		}
+		// Every input byte is attributed, even in a partial tree.
+		checkTiling(t, "partial", dec)
 		return
 	}
 	checkTiling(t, "decoded", dec)

@@ -352,6 +352,14 @@ func (b *Builder) Leaf(n Node) int32 {
 	return i
 }
 
+// Top returns the innermost open group, or -1.
+func (b *Builder) Top() int32 {
+	if len(b.stack) == 0 {
+		return -1
+	}
+	return b.stack[len(b.stack)-1]
+}
+
 // Depth is the number of open groups.
 func (b *Builder) Depth() int { return len(b.stack) }
 

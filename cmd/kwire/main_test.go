@@ -353,7 +353,7 @@ func TestDecodeTruncatedFrameNamesOffsetAndPath(t *testing.T) {
 	}
 	// A frame shorter than its size prefix says.
 	r = kwire(t, "decode", "--hex", voteRequestV2[:100], "--format", "json")
-	if r.code != 1 || !strings.Contains(r.stderr, "at 0x0000") || !strings.Contains(r.stdout, "size") {
+	if r.code != 1 || !strings.Contains(r.stderr, "truncated frame: the size prefix says 79 bytes follow, 46 are present") || !strings.Contains(r.stderr, "ReplicaDirectoryId at 0x0023") || !strings.Contains(r.stdout, "size") {
 		t.Errorf("short frame: exit %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
 	}
 }

@@ -177,22 +177,33 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 	return n
 }
 
+// length reads the count or size prefix of an array or records field (a
+// uvarint N+1 when compact, else an int32; -1 is null) and appends its
+// Length leaf. It returns false after a failure.
+func (d *decoder) length(compact bool) (int64, bool) {
+	off := d.r.Off
+	var n int64
+	w := tree.WireInt32
+	if compact {
+		w = tree.WireUvarint
+		n = int64(d.r.Uvarint()) - 1
+	} else {
+		n = int64(d.r.Int32())
+	}
+	if d.mark() {
+		return 0, false
+	}
+	d.b.Leaf(tree.Node{Kind: tree.Length, Wire: w, Off: int32(off), Size: int32(d.r.Off - off), Num: n})
+	return n, true
+}
+
 func (d *decoder) array(fp *fplan) {
 	off := d.r.Off
 	ai := d.b.Open(tree.Node{Kind: tree.Array, Ref: fp.ref, Off: int32(off)})
-	var count int64
-	lw := tree.WireInt32
-	if fp.compact {
-		lw = tree.WireUvarint
-		count = int64(d.r.Uvarint()) - 1
-	} else {
-		count = int64(d.r.Int32())
-	}
-	if d.mark() {
-		d.close()
+	count, ok := d.length(fp.compact)
+	if !ok {
 		return
 	}
-	d.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: int32(off), Size: int32(d.r.Off - off), Num: count})
 	if count < 0 {
 		if count < -1 {
 			d.fail(off, "negative array length %d", count)
@@ -272,19 +283,10 @@ func (d *decoder) structField(fp *fplan, tagged bool) {
 func (d *decoder) records(fp *fplan) {
 	off := d.r.Off
 	ri := d.b.Open(tree.Node{Kind: tree.Records, Ref: fp.ref, Wire: fp.wire, Off: int32(off)})
-	var ln int64
-	lw := tree.WireInt32
-	if fp.compact {
-		lw = tree.WireUvarint
-		ln = int64(d.r.Uvarint()) - 1
-	} else {
-		ln = int64(d.r.Int32())
-	}
-	if d.mark() {
-		d.close()
+	ln, ok := d.length(fp.compact)
+	if !ok {
 		return
 	}
-	d.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: int32(off), Size: int32(d.r.Off - off), Num: ln})
 	switch {
 	case ln < -1:
 		d.fail(off, "negative records length %d", ln)

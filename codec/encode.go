@@ -209,21 +209,28 @@ func appendLen(b []byte, w tree.Wire, n int) []byte {
 	}
 }
 
+// length writes the count or size prefix of an array or records field (n,
+// or -1 for null; uvarint n+1 when compact, else int32) and its Length leaf.
+func (e *encoder) length(compact bool, n int) {
+	off := e.off()
+	w := tree.WireInt32
+	if compact {
+		w = tree.WireUvarint
+	}
+	e.buf = appendLen(e.buf, w, n)
+	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: w, Off: off, Size: e.off() - off, Num: int64(n)})
+}
+
 func (e *encoder) array(fp *fplan, ni int32) {
 	n := e.node(ni)
 	off := e.off()
 	ai := e.b.Open(tree.Node{Kind: tree.Array, Ref: fp.ref, Off: off})
 	null := n == nil && fp.f.DefaultNull || n != nil && n.Null
-	lw := tree.WireInt32
-	if fp.compact {
-		lw = tree.WireUvarint
-	}
 	if null {
 		if !fp.nullable {
 			e.fail("null array for a non-nullable field")
 		}
-		e.buf = appendLen(e.buf, lw, -1)
-		e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: -1})
+		e.length(fp.compact, -1)
 		e.b.T.Nodes[ai].Null = true
 		e.b.Close(e.off())
 		return
@@ -232,8 +239,7 @@ func (e *encoder) array(fp *fplan, ni int32) {
 	if n != nil {
 		e.v.Elements(ni, func(int32) bool { count++; return true })
 	}
-	e.buf = appendLen(e.buf, lw, count)
-	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(count)})
+	e.length(fp.compact, count)
 	e.b.T.Nodes[ai].Index = int32(count)
 	if count > 0 {
 		i := int32(0)
@@ -296,23 +302,17 @@ func (e *encoder) records(fp *fplan, ni int32) {
 	n := e.node(ni)
 	off := e.off()
 	ri := e.b.Open(tree.Node{Kind: tree.Records, Ref: fp.ref, Wire: fp.wire, Off: off})
-	lw := tree.WireInt32
-	if fp.compact {
-		lw = tree.WireUvarint
-	}
 	if n == nil || n.Null {
 		if !fp.nullable {
 			e.fail("null records for a non-nullable field")
 		}
-		e.buf = appendLen(e.buf, lw, -1)
-		e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: -1})
+		e.length(fp.compact, -1)
 		e.b.T.Nodes[ri].Null = true
 		e.b.Close(e.off())
 		return
 	}
 	data := e.v.Data(ni)
-	e.buf = appendLen(e.buf, lw, len(data))
-	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: lw, Off: off, Size: e.off() - off, Num: int64(len(data))})
+	e.length(fp.compact, len(data))
 	start := e.off()
 	e.buf = append(e.buf, data...)
 	e.b.T.Nodes[ri].DOff, e.b.T.Nodes[ri].DLen = start, int32(len(data))

@@ -144,3 +144,35 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
 }
+
+// TestBodyAlone checks EncodeBody/DecodeBody against the body span of the
+// framed encoding, for every message of the newest release.
+func TestBodyAlone(t *testing.T) {
+	s, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(s)
+	for _, m := range s.Messages {
+		for v := m.ValidVersions.Lo; !m.ValidVersions.Empty() && v <= m.ValidVersions.Hi; v++ {
+			framed, err := encodeSmallest(c, m, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bi := framed.Part(tree.Body)
+			want := framed.Bytes[framed.Nodes[bi].Off : framed.Nodes[bi].Off+framed.Nodes[bi].Size]
+			bare, err := c.EncodeBody(m, v, instance.Smallest(m, v))
+			if err != nil || !bytes.Equal(bare.Bytes, want) {
+				t.Fatalf("%s v%d: EncodeBody = %x (err %v), want the framed body %x", m.Name, v, bare.Bytes, err, want)
+			}
+			checkTiling(t, m.Name, bare)
+			dec, err := c.DecodeBody(want, m, v)
+			if err != nil {
+				t.Fatalf("%s v%d: DecodeBody: %v", m.Name, v, err)
+			}
+			if d := tree.Diff(instance.Smallest(m, v), 0, dec, dec.Part(tree.Body)); d != "" {
+				t.Fatalf("%s v%d: %s", m.Name, v, d)
+			}
+		}
+	}
+}

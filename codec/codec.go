@@ -197,13 +197,24 @@ func (e *encoder) encodeBody(c *Codec, m *spec.Message, version int16, body *tre
 // (AbstractApiMessageSerde); other types (data, header, coordinator
 // records) are written bare.
 func (c *Codec) EncodeRecord(m *spec.Message, version int16, body *tree.Tree) (*tree.Tree, error) {
+	return c.encodeBare(m, version, body, m.Type == spec.Metadata)
+}
+
+// EncodeBody writes the body of any message alone: no size prefix, no
+// header, no record frame — the bytes Kafka's generated XData.write
+// produces. The tree's root has one child, the Body.
+func (c *Codec) EncodeBody(m *spec.Message, version int16, body *tree.Tree) (*tree.Tree, error) {
+	return c.encodeBare(m, version, body, false)
+}
+
+func (c *Codec) encodeBare(m *spec.Message, version int16, body *tree.Tree, framed bool) (*tree.Tree, error) {
 	if err := c.checkVersion(m, version); err != nil {
 		return nil, err
 	}
 	t := &tree.Tree{Message: m, Version: version, HeaderVersion: -1, Sample: body != nil && body.Sample}
 	e := newEncoder(t, nil, body)
 	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
-	if m.Type == spec.Metadata {
+	if framed {
 		e.b.Open(tree.Node{Kind: tree.Frame})
 		for i, v := range [3]int64{1, int64(m.APIKey), int64(version)} {
 			off := e.off()
@@ -536,6 +547,20 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 		err = &trailingError{&wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d bytes after the frame (%v)", after, ErrTrailing)}}
 	}
 	return err
+}
+
+// DecodeBody decodes the body of message m at version ver alone (no size
+// prefix, header or record frame): the bytes of Kafka's XData.write. Errors
+// as for DecodeRequest; the whole input must be the body.
+func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
+	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
+	if err := c.checkVersion(m, ver); err != nil {
+		d.closeTree(refUndecoded)
+		return t, err
+	}
+	return t, c.decodeBody(d, m, ver, 0)
 }
 
 // DecodeRecord decodes a message that is not a request or response: for a

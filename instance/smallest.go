@@ -1,6 +1,7 @@
 // Package instance builds message values to encode: the smallest legal
 // instance of any message at any version (the rule of kwire's seed pages,
-// see DESIGN.md), for pages, tests and fuzzing seeds.
+// see DESIGN.md), and seeded random valid instances (Random, RecordBatch)
+// for round-trip tests, fuzzing and the oracle harness.
 package instance
 
 import (

@@ -20,4 +20,10 @@
 // (*wire.Error). Record batches inside records fields are shown as
 // RecordBatch/Record nodes (RecordBatch v2 header, CRC-32C checked);
 // compressed payloads and legacy message sets are shown as raw bytes here.
+//
+// ToJSON and FromJSON speak JSON in the format of Kafka's generated
+// <Name>DataJsonConverter classes (JsonConverterGenerator): lowerCaseFirst
+// keys, int64 as plain numbers, uuids in base64url, bytes in base64, tagged
+// fields only when they differ from their default; kwire adds base64 records
+// and "_unknownTaggedFields" where Kafka's converter writes nothing.
 package codec

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ type cli struct {
 	List    listCmd    `cmd:"" help:"List every API and record type of the release."`
 	Show    showCmd    `cmd:"" help:"Show the smallest legal instance of an API's request and response, or of a record type."`
 	Decode  decodeCmd  `cmd:"" help:"Decode the bytes of a framed request, a response or a record."`
+	Encode  encodeCmd  `cmd:"" help:"Encode a message given as JSON in the format of Kafka's JsonConverters."`
 	Version versionCmd `cmd:"" help:"Print kwire's version and its embedded Kafka releases."`
 }
 
@@ -44,7 +46,7 @@ type showCmd struct {
 	Version  *int16 `help:"Version to encode (default: the highest valid version)." placeholder:"N"`
 	Request  bool   `help:"Show only the request." xor:"side"`
 	Response bool   `help:"Show only the response." xor:"side"`
-	Format   string `help:"Output format: text or json." enum:"text,json" default:"text"`
+	Format   string `help:"Output format: text, json (the page), or kafka (the body as JSON in the format of Kafka's JsonConverters, one line per side)." enum:"text,json,kafka" default:"text"`
 }
 
 type decodeCmd struct {
@@ -53,7 +55,18 @@ type decodeCmd struct {
 	Response bool    `help:"The bytes are a framed response (needs --api and --version)."`
 	Hex      *string `help:"The bytes as hex; spaces, newlines, ':' and 0x prefixes are ignored." placeholder:"HEX"`
 	File     string  `arg:"" optional:"" help:"File holding the bytes, raw or as hex text; - reads standard input."`
-	Format   string  `help:"Output format: text or json." enum:"text,json" default:"text"`
+	Format   string  `help:"Output format: text, json (the page), or kafka (the body as JSON in the format of Kafka's JsonConverters, on one line)." enum:"text,json,kafka" default:"text"`
+}
+
+type encodeCmd struct {
+	Name       string  `arg:"" help:"An API (Vote, VoteRequest, VoteResponse, vote, 52) or a record or data type (PartitionRecord)."`
+	File       string  `arg:"" help:"File holding the message body as JSON in the format of Kafka's JsonConverters; - reads standard input."`
+	Version    *int16  `help:"Version of the message (required: the JSON does not say)." placeholder:"N"`
+	Request    bool    `help:"Encode a framed request (the default for an API)." xor:"side"`
+	Response   bool    `help:"Encode a framed response." xor:"side"`
+	HeaderJSON *string `name:"header-json" help:"The header as JSON in the format of RequestHeader's or ResponseHeader's converter (default: correlation id 0, client id \"\")." placeholder:"H"`
+	Raw        bool    `help:"Write the bytes themselves instead of hex."`
+	Format     string  `help:"Output format: hex (the bytes on one line), text or json (the page of the encoded message, as decode prints it)." enum:"hex,text,json" default:"hex"`
 }
 
 type versionCmd struct{}
@@ -89,7 +102,7 @@ func run(args []string, e *env) (code int) {
 		kong.Name("kwire"),
 		kong.Description("kwire makes the Apache Kafka wire protocol visible.\n\n"+
 			"Exit status: 0 done; 1 findings (an unknown name or version, bytes that do not decode, "+
-			"spec errors that keep the named message from loading); 2 usage."),
+			"JSON that does not fit the message, spec errors that keep the named message from loading); 2 usage."),
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
@@ -120,6 +133,8 @@ func run(args []string, e *env) (code int) {
 		err = a.show(&c.Show)
 	case "decode":
 		err = a.decode(&c.Decode)
+	case "encode":
+		err = a.encode(&c.Encode)
 	case "version":
 		err = a.version()
 	default:
@@ -200,10 +215,24 @@ func describe(s *spec.Set) string {
 	return path.Base(s.Source)
 }
 
-// writePage prints a page as text or JSON.
+// writePage prints a page as text, as the page JSON (with each side's
+// body and header in Kafka's converter format added, see withKafkaJSON),
+// or as the Kafka-converter JSON of each side's body alone (kafka).
 func (a *app) writePage(p *render.Page, format string) error {
-	if format == "json" {
-		return render.WriteJSON(a.stdout, p)
+	switch format {
+	case "json":
+		var page bytes.Buffer
+		if err := render.WriteJSON(&page, p); err != nil {
+			return err
+		}
+		out, err := withKafkaJSON(page.Bytes(), p)
+		if err != nil {
+			return err
+		}
+		_, err = a.stdout.Write(out)
+		return err
+	case "kafka":
+		return writeKafka(a.stdout, p)
 	}
 	return render.WriteText(a.stdout, p, render.Options{Color: a.color()})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -675,4 +676,332 @@ func err2s(err error) string {
 		return "<nil>"
 	}
 	return err.Error()
+}
+
+// smallestVoteV2JSON is the smallest VoteRequest v2 in the format of
+// Kafka's VoteRequestDataJsonConverter: the body of the seed vector.
+const smallestVoteV2JSON = `{"clusterId":"","voterId":0,"topics":[{"topicName":"","partitions":[{"partitionIndex":0,"replicaEpoch":0,"replicaId":0,"replicaDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","lastOffsetEpoch":0,"lastOffset":0,"preVote":false}]}]}`
+
+// withStdin runs kwire with stdin holding in.
+func withStdin(t *testing.T, in string, args ...string) result {
+	t.Helper()
+	return kwireEnv(t, &env{stdin: strings.NewReader(in)}, args...)
+}
+
+func TestEncodeOfTheSmallestVoteRequestIsTheSeed(t *testing.T) {
+	if want := "0000004f00340002000000000000000100000000020102" + strings.Repeat("0", 114) + "000000"; voteRequestV2 != want {
+		t.Fatalf("the seed constant is not the issue's vector")
+	}
+	r := withStdin(t, smallestVoteV2JSON, "encode", "Vote", "--version", "2", "-")
+	if r.code != 0 || r.stdout != voteRequestV2+"\n" || r.stderr != "" {
+		t.Errorf("encode: exit %d, stderr %q\n got %q\nwant %q", r.code, r.stderr, r.stdout, voteRequestV2+"\n")
+	}
+	// From a file, by every name of the API.
+	file := filepath.Join(t.TempDir(), "vote.json")
+	mustWrite(t, file, []byte(smallestVoteV2JSON+"\n"))
+	for _, name := range []string{"VoteRequest", "vote", "52"} {
+		if out := mustRun(t, "encode", name, "--version", "2", "--request", file); out != voteRequestV2+"\n" {
+			t.Errorf("encode %s: %q", name, out)
+		}
+	}
+	// show --format kafka prints the same JSON: a template for encode.
+	lines := strings.Split(mustRun(t, "show", "Vote", "--version", "2", "--format", "kafka"), "\n")
+	if len(lines) != 3 || lines[0] != smallestVoteV2JSON || !strings.HasPrefix(lines[1], `{"errorCode":0,`) || lines[2] != "" {
+		t.Errorf("show --format kafka: %q; want the request's line, then the response's", lines)
+	}
+}
+
+func TestEncodeDecodeRoundTrips(t *testing.T) {
+	const batch = "AAAAAAAAAAAAAAAxAAAAAAJZX7fdAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==" // an empty RecordBatch v2
+	for _, c := range []struct {
+		name       string
+		encode     []string
+		decode     []string
+		json       string
+		hexPrefix  string
+		sideOfPage string
+	}{
+		{"VoteRequest v2", []string{"Vote", "--version", "2"}, nil,
+			`{"clusterId":"abc","voterId":2,"topics":[{"topicName":"__cluster_metadata","partitions":[{"partitionIndex":0,"replicaEpoch":5,"replicaId":1,"replicaDirectoryId":"AAAAAAAAAAAAAAAAAAAAAQ","voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","lastOffsetEpoch":4,"lastOffset":9007199254740993,"preVote":true}]}],"_unknownTaggedFields":[{"tag":9,"data":"AQI="}]}`,
+			"00000068003400020000000000", "request"},
+		{"VoteRequest v0, a nullable string null", []string{"Vote", "--version", "0"}, nil,
+			`{"clusterId":null,"topics":[{"topicName":"t","partitions":[]}]}`, "", "request"},
+		{"ApiVersionsResponse v3 with a tagged field", []string{"ApiVersions", "--version", "3", "--response"}, []string{"--api", "ApiVersions", "--response", "--version", "3"},
+			`{"errorCode":0,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":4}],"throttleTimeMs":0,"finalizedFeaturesEpoch":5}`,
+			"0000001d00000000", "response"},
+		{"ApiVersionsResponse named by its response", []string{"ApiVersionsResponse", "--version", "3"}, []string{"--api", "ApiVersionsResponse", "--version", "3"},
+			`{"errorCode":35,"apiKeys":[],"throttleTimeMs":0}`, "", "response"},
+		{"PartitionRecord v2 with its KRaft frame", []string{"PartitionRecord", "--version", "2"}, []string{"--api", "PartitionRecord"},
+			`{"partitionId":3,"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","replicas":[1,2],"isr":[1],"removingReplicas":[],"addingReplicas":[2],"leader":1,"leaderEpoch":7,"partitionEpoch":9,"directories":["AAAAAAAAAAAAAAAAAAAAAA","AAAAAAAAAAAAAAAAAAAAAA"]}`,
+			"010302", "record"},
+		{"LeaderChangeMessage, a bare data type", []string{"LeaderChangeMessage", "--version", "0"}, []string{"--api", "LeaderChangeMessage", "--version", "0"},
+			`{"version":0,"leaderId":1,"voters":[{"voterId":1}],"grantingVoters":[]}`, "00000000000102", "record"},
+		{"ProduceRequest v9 with records as base64", []string{"Produce", "--version", "9"}, nil,
+			`{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"` + batch + `"}]}]}`,
+			"0000005b0000000900000000", "request"},
+	} {
+		enc := withStdin(t, c.json, append([]string{"encode"}, append(c.encode, "-")...)...)
+		if enc.code != 0 || enc.stderr != "" || !strings.HasPrefix(enc.stdout, c.hexPrefix) || !regexp.MustCompile(`^[0-9a-f]+\n$`).MatchString(enc.stdout) {
+			t.Errorf("%s: encode: exit %d, stderr %q, stdout %q (want one line of lower-case hex starting %s)", c.name, enc.code, enc.stderr, enc.stdout, c.hexPrefix)
+			continue
+		}
+		dec := withStdin(t, enc.stdout, append([]string{"decode", "--format", "kafka"}, append(c.decode, "-")...)...)
+		if dec.code != 0 || dec.stdout != c.json+"\n" {
+			t.Errorf("%s: decode --format kafka: exit %d, stderr %q\n got %s\nwant %s", c.name, dec.code, dec.stderr, dec.stdout, c.json)
+		}
+		// The page JSON carries the same object under "json".
+		page := withStdin(t, enc.stdout, append([]string{"decode", "--format", "json"}, append(c.decode, "-")...)...)
+		var p map[string]json.RawMessage
+		var side struct {
+			JSON       json.RawMessage `json:"json"`
+			HeaderJSON json.RawMessage `json:"header_json"`
+		}
+		if err := json.Unmarshal([]byte(page.stdout), &p); err != nil {
+			t.Errorf("%s: page: %v", c.name, err)
+			continue
+		}
+		if err := json.Unmarshal(p[c.sideOfPage], &side); err != nil {
+			t.Errorf("%s: page side %s: %v", c.name, c.sideOfPage, err)
+			continue
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, side.JSON); err != nil || compact.String() != c.json {
+			t.Errorf("%s: the page's %s.json is %s (%v)", c.name, c.sideOfPage, side.JSON, err)
+		}
+		if hasHeader := string(side.HeaderJSON) != "null"; hasHeader != (c.sideOfPage != "record") {
+			t.Errorf("%s: header_json %s", c.name, side.HeaderJSON)
+		}
+	}
+}
+
+func TestEncodeRawWritesTheBytes(t *testing.T) {
+	r := withStdin(t, smallestVoteV2JSON, "encode", "Vote", "--version", "2", "--raw", "-")
+	if r.code != 0 || r.stdout != string(mustHex(t, voteRequestV2)) {
+		t.Errorf("--raw: exit %d, stderr %q, stdout %x", r.code, r.stderr, r.stdout)
+	}
+	// Raw bytes decode back.
+	if d := withStdin(t, r.stdout, "decode", "--format", "kafka", "-"); d.stdout != smallestVoteV2JSON+"\n" {
+		t.Errorf("decode of the raw bytes: exit %d, %q", d.code, d.stdout)
+	}
+	// --format text and json print the page of the encoded message.
+	page := withStdin(t, smallestVoteV2JSON, "encode", "Vote", "--version", "2", "--format", "json", "-")
+	if page.code != 0 || sides(t, page.stdout)["Request"] != voteRequestV2 {
+		t.Errorf("encode --format json: exit %d, stderr %q", page.code, page.stderr)
+	}
+	if text := withStdin(t, smallestVoteV2JSON, "encode", "Vote", "--version", "2", "--format", "text", "-"); text.code != 0 || !strings.Contains(text.stdout, "LastOffset") {
+		t.Errorf("encode --format text: exit %d, stderr %q", text.code, text.stderr)
+	}
+}
+
+func TestEncodeHeaderJSON(t *testing.T) {
+	const h = `{"requestApiKey":52,"requestApiVersion":2,"correlationId":7,"clientId":"cli"}`
+	r := withStdin(t, smallestVoteV2JSON, "encode", "Vote", "--version", "2", "--header-json", h, "-")
+	// size 0x52, api key 52, version 2, correlation id 7, client id "cli" (int16 length 3).
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "00000052"+"0034"+"0002"+"00000007"+"0003636c69"+"00") {
+		t.Fatalf("--header-json: exit %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
+	}
+	var p struct {
+		Request struct {
+			HeaderJSON json.RawMessage `json:"header_json"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "decode", "--format", "json", "--hex", r.stdout)), &p); err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, p.Request.HeaderJSON); compact.String() != h {
+		t.Errorf("header_json of the decoded request = %s, want %s", p.Request.HeaderJSON, h)
+	}
+	// A response header: the correlation id.
+	resp := withStdin(t, `{"errorCode":0,"apiKeys":[],"throttleTimeMs":0}`, "encode", "ApiVersions", "--response", "--version", "3", "--header-json", `{"correlationId":258}`, "-")
+	if resp.code != 0 || !strings.HasPrefix(resp.stdout, "0000000c"+"00000102") {
+		t.Errorf("response --header-json: exit %d, stderr %q, stdout %q", resp.code, resp.stderr, resp.stdout)
+	}
+	for _, c := range []struct {
+		header string
+		code   int
+		says   string
+	}{
+		{`{"requestApiKey":0,"requestApiVersion":2,"correlationId":7,"clientId":"cli"}`, 1, "$.requestApiKey: 0, but VoteRequest has api key 52"},
+		{`{"requestApiKey":52,"requestApiVersion":1,"correlationId":7,"clientId":"cli"}`, 1, "$.requestApiVersion: 1, but --version is 2"},
+		{`{"requestApiKey":52,"requestApiVersion":2}`, 1, "$.correlationId: missing"},
+		{`{"requestApiKey":52,"requestApiVersion":2,"correlationId":7,"clientId":"cli","clientID":"x"}`, 1, "$.clientID: unknown field"},
+		{`{"requestApiKey":52`, 2, "malformed JSON"},
+	} {
+		r := withStdin(t, smallestVoteV2JSON, "encode", "Vote", "--version", "2", "--header-json", c.header, "-")
+		if r.code != c.code || !strings.Contains(r.stderr, "--header-json") || !strings.Contains(r.stderr, c.says) || r.stdout != "" {
+			t.Errorf("--header-json %s: exit %d, stderr %q; want %d saying %q", c.header, r.code, r.stderr, c.code, c.says)
+		}
+	}
+}
+
+func TestEncodeBadJSONNamesThePath(t *testing.T) {
+	vote := func(partition string) string {
+		return `{"clusterId":"","voterId":0,"topics":[{"topicName":"","partitions":[{` + partition + `}]}]}`
+	}
+	const ok = `"partitionIndex":0,"replicaEpoch":0,"replicaId":0,"replicaDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","lastOffsetEpoch":0`
+	for _, c := range []struct {
+		class string
+		args  []string
+		json  string
+		says  []string
+	}{
+		{"malformed JSON", []string{"Vote", "--version", "2"}, `{"clusterId":"","voterId":0,"topics":[{"topicName":""`,
+			[]string{"kwire: $.topics[0]: malformed JSON", "(at stdin:1:"}},
+		{"unknown field", []string{"Vote", "--version", "2"}, vote(ok + `,"lastOffset":0,"lastoffset":1`),
+			[]string{"kwire: $.topics[0].partitions[0].lastoffset: unknown field", `did you mean "lastOffset"`}},
+		{"wrong type", []string{"Vote", "--version", "2"}, vote(ok + `,"lastOffset":"12"`),
+			[]string{"kwire: $.topics[0].partitions[0].lastOffset: expected an integer (int64), got the string \"12\""}},
+		{"int16 out of range", []string{"Produce", "--version", "9"}, `{"transactionalId":null,"acks":40000,"timeoutMs":0,"topicData":[]}`,
+			[]string{"kwire: $.acks: 40000 is out of range for int16"}},
+		{"uint16 -1", []string{"BrokerRegistration", "--version", "4"},
+			`{"brokerId":0,"clusterId":"","incarnationId":"AAAAAAAAAAAAAAAAAAAAAA","listeners":[{"name":"","host":"","port":-1,"securityProtocol":0}],"features":[],"rack":null,"isMigratingZkBroker":false,"logDirs":[],"previousBrokerEpoch":-1}`,
+			[]string{"kwire: $.listeners[0].port: -1 is out of range for uint16"}},
+		{"null where not nullable", []string{"Vote", "--version", "2"}, `{"clusterId":"","voterId":0,"topics":[{"topicName":null,"partitions":[]}]}`,
+			[]string{"kwire: $.topics[0].topicName: null, but the field is not nullable"}},
+		{"a field not in this version, not default", []string{"Vote", "--version", "1"}, vote(ok + `,"lastOffset":0,"preVote":true`),
+			[]string{"kwire: $.topics[0].partitions[0].preVote: the field is not in version 1"}},
+		{"a missing mandatory field", []string{"Vote", "--version", "2"}, vote(ok),
+			[]string{"kwire: $.topics[0].partitions[0].lastOffset: missing"}},
+		{"not an object", []string{"Vote", "--version", "2"}, `[]`,
+			[]string{"kwire: $: expected an object (VoteRequest)"}},
+	} {
+		r := withStdin(t, c.json, append([]string{"encode"}, append(c.args, "-")...)...)
+		if r.code != 1 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and one line on stderr", c.class, r.code, r.stdout, r.stderr)
+		}
+		for _, s := range c.says {
+			if !strings.Contains(r.stderr, s) {
+				t.Errorf("%s: stderr %q does not say %q", c.class, r.stderr, s)
+			}
+		}
+	}
+	// A default value of a field not in the version is what Kafka's writer
+	// accepts too: nothing is lost, so it is not an error.
+	if r := withStdin(t, vote(ok+`,"lastOffset":0,"preVote":false`), "encode", "Vote", "--version", "1", "-"); r.code != 0 {
+		t.Errorf("preVote false at v1: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// The location is file:line:col of the offending value.
+	file := filepath.Join(t.TempDir(), "body.json")
+	mustWrite(t, file, []byte("{\"clusterId\": \"\",\n \"voterId\": true, \"topics\": []}\n"))
+	if r := kwire(t, "encode", "Vote", "--version", "2", file); r.code != 1 || !strings.HasSuffix(r.stderr, "(at "+file+":2:13)\n") {
+		t.Errorf("location: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestEncodeUsage(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "vote.json")
+	mustWrite(t, file, []byte(smallestVoteV2JSON))
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"encode", "Vote", file}, 2, "--version"},
+		{[]string{"encode", "Vote", "--version", "2"}, 2, "file"},
+		{[]string{"encode", "Votee", "--version", "2", file}, 1, `did you mean "Vote"`},
+		{[]string{"encode", "Vote", "--version", "7", file}, 1, "no version 7"},
+		{[]string{"encode", "LeaderAndIsr", "--version", "0", file}, 1, "--kafka 3.9"},
+		{[]string{"encode", "Vote", "--version", "2", "--request", "--response", file}, 2, "--request"},
+		{[]string{"encode", "VoteResponse", "--version", "2", "--request", file}, 2, "drop --request"},
+		{[]string{"encode", "PartitionRecord", "--version", "2", "--response", file}, 2, "not an API"},
+		{[]string{"encode", "PartitionRecord", "--version", "2", "--header-json", "{}", file}, 2, "without a header"},
+		{[]string{"encode", "Vote", "--version", "2", "--raw", "--format", "text", file}, 2, "--raw"},
+		{[]string{"encode", "Vote", "--version", "2", filepath.Join(filepath.Dir(file), "missing.json")}, 1, "missing.json"},
+	} {
+		r := kwire(t, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.says) || r.stdout != "" {
+			t.Errorf("kwire %s: exit %d, stderr %q; want %d saying %q", strings.Join(c.args, " "), r.code, r.stderr, c.code, c.says)
+		}
+	}
+}
+
+func TestDecodeFormatKafkaOfBadBytesPrintsNothing(t *testing.T) {
+	r := kwire(t, "decode", "--format", "kafka", "--hex", voteRequestV2[:100])
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "ReplicaDirectoryId") {
+		t.Errorf("truncated frame as kafka JSON: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// addedKeys matches the members withKafkaJSON adds to a side of the
+// indented page JSON.
+var addedKeys = regexp.MustCompile(`,\n    "json": (?:null|\{(?s:.*?)\n    \}),\n    "header_json": (?:null|\{(?s:.*?)\n    \})`)
+
+func TestPageJSONIsRendersPagePlusTheKafkaJSON(t *testing.T) {
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := int16(2)
+	vote, err := showPage(set, "Vote", &v, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	record, err := showPage(set, "PartitionRecord", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial, _ := decodePage(set, "", nil, false, mustHex(t, voteRequestV2[:100]))
+	for _, c := range []struct {
+		name  string
+		p     *render.Page
+		added int
+		nulls int
+	}{
+		{"Vote", vote, 2, 0},
+		{"PartitionRecord", record, 1, 1},
+		{"a partial decode", partial, 1, 2},
+	} {
+		var page bytes.Buffer
+		if err := render.WriteJSON(&page, c.p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := withKafkaJSON(page.Bytes(), c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		added := addedKeys.FindAllString(string(got), -1)
+		if len(added) != c.added || strings.Count(strings.Join(added, ""), ": null") != c.nulls {
+			t.Errorf("%s: added %q; want %d sides, %d nulls", c.name, added, c.added, c.nulls)
+		}
+		if rest := addedKeys.ReplaceAllString(string(got), ""); rest != page.String() {
+			t.Errorf("%s: without the added keys the page differs from render's:\n%s", c.name, rest)
+		}
+	}
+}
+
+// Every message of the newest release, at its highest version: the JSON of
+// its smallest instance (show --format kafka) encodes to show's bytes.
+func TestShowKafkaJSONEncodesToTheShowBytes(t *testing.T) {
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, row := range listJSON(t) {
+		if row.ValidVersions == "none" {
+			continue
+		}
+		p, err := showPage(set, row.Name, nil, "")
+		if err != nil {
+			t.Fatalf("show %s: %v", row.Name, err)
+		}
+		for k := range p.Sides {
+			s := &p.Sides[k]
+			body, _, err := sideJSON(set, s)
+			if err != nil || body == nil {
+				t.Errorf("%s %s: JSON %q, %v", row.Name, s.Label, body, err)
+				continue
+			}
+			args := []string{"encode", s.Tree.Message.Name, "--version", strconv.Itoa(int(s.Tree.Version)), "-"}
+			r := withStdin(t, string(body), args...)
+			if want := string(hexOf(s.Tree.Bytes)) + "\n"; r.code != 0 || r.stdout != want {
+				t.Errorf("kwire %s < %s: exit %d, stderr %q\n got %s want %s", strings.Join(args, " "), body, r.code, r.stderr, r.stdout, want)
+			}
+			n++
+		}
+	}
+	if n < 200 {
+		t.Errorf("only %d messages encoded", n)
+	}
 }

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// kafkaJSON is how kwire writes Kafka-converter JSON: records as base64
+// (Kafka's converter writes "", losing them; its reader accepts base64) and
+// unknown tagged fields as "_unknownTaggedFields" (Kafka drops them), so
+// that FromJSON, and so `kwire encode`, gets every byte back.
+var kafkaJSON = codec.JSONOptions{Records: codec.RecordsBase64, UnknownTags: true}
+
+func (a *app) encode(c *encodeCmd) error {
+	if c.Raw && c.Format != "hex" {
+		return usagef("--raw writes the bytes themselves: it does not go with --format %s", c.Format)
+	}
+	set, err := a.loadSet()
+	if err != nil {
+		return err
+	}
+	m, err := encodeTarget(set, c.Name, c.Request, c.Response)
+	if err != nil {
+		return a.notLoaded(err)
+	}
+	if c.Version == nil {
+		return usagef("encoding %s needs --version N: the JSON does not say its version (valid versions: %s)", m.Name, m.ValidVersions)
+	}
+	v, err := pickVersion(set, m, c.Version)
+	if err != nil {
+		return err
+	}
+	var header *tree.Tree
+	if c.HeaderJSON != nil {
+		if header, err = headerFromJSON(set, m, v, *c.HeaderJSON); err != nil {
+			return err
+		}
+	}
+	name, data, err := readJSON(c.File, a.stdin)
+	if err != nil {
+		return err
+	}
+	body, err := codec.FromJSON(data, m, v)
+	if err != nil {
+		return jsonInputError(err, name, data)
+	}
+	cd := codec.New(set)
+	var t *tree.Tree
+	label := "Record"
+	if isAPI(m) {
+		label = sideLabel(m)
+		t, err = cd.Encode(m, v, header, body)
+	} else {
+		t, err = cd.EncodeRecord(m, v, body)
+	}
+	if err != nil {
+		return fmt.Errorf("encoding %s v%d: %w", m.Name, v, err)
+	}
+	switch {
+	case c.Raw:
+		_, err = a.stdout.Write(t.Bytes)
+		return err
+	case c.Format == "hex":
+		_, err = fmt.Fprintf(a.stdout, "%x\n", t.Bytes)
+		return err
+	}
+	return a.writePage(&render.Page{Set: set, Sides: []render.Side{{Label: label, Tree: t}}}, c.Format)
+}
+
+// encodeTarget returns the message `kwire encode` writes: an API's request
+// (the default) or response (--response, or a name like VoteResponse), or
+// a record or data type.
+func encodeTarget(set *spec.Set, name string, request, response bool) (*spec.Message, error) {
+	named, _, err := set.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	req, resp, _ := resolve(set, name)
+	if !isAPI(req) && !isAPI(resp) {
+		if request || response {
+			flag := map[bool]string{true: "--request", false: "--response"}[request]
+			return nil, usagef("%s is a %s type, not an API: it has no request or response side (drop %s)", req.Name, req.Type, flag)
+		}
+		return req, nil
+	}
+	if named.Type == spec.Response && request {
+		return nil, usagef("%s names the response: drop --request, or name the API (%s)", named.Name, named.BaseName())
+	}
+	if named.Type == spec.Response || response {
+		if resp == nil {
+			return nil, fmt.Errorf("%s has no response spec in %s", name, describe(set))
+		}
+		return resp, nil
+	}
+	if req == nil {
+		return nil, fmt.Errorf("%s has no request spec in %s", name, describe(set))
+	}
+	return req, nil
+}
+
+// headerFromJSON reads --header-json as the header of m at version v: a
+// RequestHeader (whose api key and version must be m's and v) or a
+// ResponseHeader, at the header version Kafka uses for m at v. JSON that
+// does not parse is a malformed flag value (usage); JSON that does not fit
+// is a finding, as with the body.
+func headerFromJSON(set *spec.Set, m *spec.Message, v int16, text string) (*tree.Tree, error) {
+	if !isAPI(m) {
+		return nil, usagef("--header-json: %s is a %s type, not an API: it is written without a header", m.Name, m.Type)
+	}
+	var hs *spec.Message
+	var hv int16
+	if m.Type == spec.Request {
+		hs, hv = set.RequestHeader(), codec.RequestHeaderVersion(m, v)
+	} else {
+		hs, hv = set.ResponseHeader(), codec.ResponseHeaderVersion(m, v)
+	}
+	if hs == nil {
+		return nil, fmt.Errorf("--header-json: the specs have no %sHeader.json", sideLabel(m))
+	}
+	h, err := codec.FromJSON([]byte(text), hs, hv)
+	if err != nil {
+		err = fmt.Errorf("--header-json (%s v%d): %w", hs.Name, hv, err)
+		if !json.Valid([]byte(text)) {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	if m.Type != spec.Request {
+		return h, nil
+	}
+	for _, f := range hs.Root.Fields {
+		var want int64
+		var what string
+		switch f.Name {
+		case "RequestApiKey":
+			want, what = int64(m.APIKey), fmt.Sprintf("%s has api key %d", m.Name, m.APIKey)
+		case "RequestApiVersion":
+			want, what = int64(v), fmt.Sprintf("--version is %d", v)
+		default:
+			continue
+		}
+		if i := h.Lookup(0, f); i >= 0 && h.Nodes[i].Num != want {
+			return nil, fmt.Errorf("--header-json (%s v%d): $.%s: %d, but %s", hs.Name, hv, lowerFirst(f.Name), h.Nodes[i].Num, what)
+		}
+	}
+	return h, nil
+}
+
+// sideLabel is "Request" or "Response", by m's type.
+func sideLabel(m *spec.Message) string {
+	if m.Type == spec.Response {
+		return "Response"
+	}
+	return "Request"
+}
+
+// lowerFirst is a spec name's JSON key: "RequestApiKey" -> "requestApiKey".
+func lowerFirst(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	return string(s[0]+'a'-'A') + s[1:]
+}
+
+// readJSON reads the JSON to encode from file, or standard input for "-",
+// and returns the name to cite in errors with it.
+func readJSON(file string, stdin io.Reader) (string, []byte, error) {
+	if file == "-" {
+		b, err := io.ReadAll(stdin)
+		return "stdin", b, err
+	}
+	b, err := os.ReadFile(file)
+	return file, b, err
+}
+
+// jsonInputError adds to a *codec.JSONError where in the input it is, as
+// file:line:col after the path and message ("$.topics[0].topicName:
+// expected a string, got the number 1 (at body.json:1:42)").
+func jsonInputError(err error, name string, data []byte) error {
+	var je *codec.JSONError
+	if !errors.As(err, &je) || je.Offset < 0 || je.Offset > len(data) {
+		return err
+	}
+	before := data[:je.Offset]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := je.Offset - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Errorf("%w (at %s:%d:%d)", err, name, line, col)
+}
+
+// sideJSON returns the body and header of a page side as Kafka-converter
+// JSON; nil when the side has no such part or did not decode whole.
+func sideJSON(set *spec.Set, s *render.Side) (body, header []byte, err error) {
+	t := s.Tree
+	if s.Err != nil || t == nil || t.Message == nil {
+		return nil, nil, nil
+	}
+	if i := t.Part(tree.Body); i >= 0 {
+		if body, err = codec.ToJSON(nil, t, i, t.Message, t.Version, kafkaJSON); err != nil {
+			return nil, nil, fmt.Errorf("%s v%d as JSON: %w", t.Message.Name, t.Version, err)
+		}
+	}
+	var hs *spec.Message
+	if set != nil {
+		switch t.Message.Type {
+		case spec.Request:
+			hs = set.RequestHeader()
+		case spec.Response:
+			hs = set.ResponseHeader()
+		}
+	}
+	if i := t.Part(tree.Header); i >= 0 && hs != nil {
+		if header, err = codec.ToJSON(nil, t, i, hs, t.HeaderVersion, kafkaJSON); err != nil {
+			return nil, nil, fmt.Errorf("%s v%d as JSON: %w", hs.Name, t.HeaderVersion, err)
+		}
+	}
+	return body, header, nil
+}
+
+// writeKafka writes the body of each side of p as Kafka-converter JSON,
+// one object per line (a request before its response). A side that did
+// not decode whole is left out: its error is the command's.
+func writeKafka(w io.Writer, p *render.Page) error {
+	var out []byte
+	for k := range p.Sides {
+		body, _, err := sideJSON(p.Set, &p.Sides[k])
+		if err != nil {
+			return err
+		}
+		if body != nil {
+			out = append(append(out, body...), '\n')
+		}
+	}
+	_, err := w.Write(out)
+	return err
+}
+
+// withKafkaJSON adds to each side of page, the page JSON of p as
+// render.WriteJSON writes it, the keys "json" (the body in Kafka's
+// converter format, what `kwire encode` reads) and "header_json" (the
+// header, for requests and responses), after the side's other keys; null
+// when the side has no such part or did not decode whole. The page is
+// indented again as render indents it.
+//
+// The keys belong in render's page writer; they are added here so that
+// render stays as it is: the page is scanned for its top-level side keys
+// (render's sideKey: the lower-cased label) and each side object gets the
+// two members before its closing brace.
+func withKafkaJSON(page []byte, p *render.Page) ([]byte, error) {
+	sides := map[string]*render.Side{}
+	for k := range p.Sides {
+		key := strings.ToLower(p.Sides[k].Label)
+		if key == "" {
+			key = "side" + strconv.Itoa(k)
+		}
+		sides[key] = &p.Sides[k]
+	}
+	dec := json.NewDecoder(bytes.NewReader(page))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("the page JSON is not an object (%v)", err)
+	}
+	var out []byte
+	last := 0
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("reading the page JSON: %w", err)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("reading the page JSON: %w", err)
+		}
+		key, _ := tok.(string)
+		s, ok := sides[key]
+		if !ok || len(raw) == 0 || raw[0] != '{' {
+			continue
+		}
+		end := int(dec.InputOffset()) - 1 // the side's closing brace
+		if end < 0 || end >= len(page) || page[end] != '}' {
+			return nil, fmt.Errorf("the page JSON's %q does not end where expected", key)
+		}
+		body, header, err := sideJSON(p.Set, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page[last:end]...)
+		out = append(out, `,"json":`...)
+		out = appendRaw(out, body)
+		out = append(out, `,"header_json":`...)
+		out = appendRaw(out, header)
+		last = end
+	}
+	out = append(out, page[last:]...)
+	var indented bytes.Buffer
+	indented.Grow(len(out) + len(out)/4)
+	if err := json.Indent(&indented, out, "", "  "); err != nil {
+		return nil, fmt.Errorf("the page JSON with the Kafka JSON added: %w", err)
+	}
+	return indented.Bytes(), nil
+}
+
+func appendRaw(b, raw []byte) []byte {
+	if raw == nil {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}

@@ -1161,7 +1161,7 @@ func allocsAndBytes(runs int, f func()) (float64, uint64) {
 	return allocs, (b.TotalAlloc - a.TotalAlloc) / uint64(runs)
 }
 
-// TestAbsurdCountsFailAtOnce: a count of 2^31-1 (or 2^32-2 as a uvarint)
+// TestAbsurdCountsFailAtOnce: a count of 2^31-1 (as int32 or uvarint)
 // in a short input fails before anything proportional to the count is
 // allocated.
 func TestAbsurdCountsFailAtOnce(t *testing.T) {
@@ -1173,8 +1173,9 @@ func TestAbsurdCountsFailAtOnce(t *testing.T) {
 	}{
 		{"an int32 array count of 2^31-1 in MetadataRequest v0", "0003 0000 00000000 0000   7fffffff",
 			"MetadataRequest.Topics at 0x000e: array of 2147483647 elements cannot fit in the 0 bytes that remain"},
-		{"a uvarint array count of 2^32-2 in MetadataRequest v12", "0003 000c 00000000 0000 00   ffffffff0f 00 00 00",
-			"MetadataRequest.Topics at 0x000f: array of 4294967294 elements cannot fit in the 3 bytes that remain"},
+		// uvarint 0x80000000 - 1 wraps to 2^31-1 in Kafka's 32-bit int.
+		{"a uvarint array count of 2^31-1 in MetadataRequest v12", "0003 000c 00000000 0000 00   8080808008 00 00 00",
+			"MetadataRequest.Topics at 0x000f: array of 2147483647 elements cannot fit in the 3 bytes that remain"},
 		{"a string length of 32767 with 2 bytes left", "0012 0003 00000000 7fff 0000", "RequestHeader.ClientId at 0x000e: length 32767: need 32767 bytes, have 2"},
 	}
 	for _, tc := range cases {

@@ -89,6 +89,7 @@ type VersionError struct {
 	Valid   spec.Versions
 }
 
+// Error names the message, the version asked for and the valid versions.
 func (e *VersionError) Error() string {
 	return fmt.Sprintf("%s has no version %d (valid versions: %s)", e.Message, e.Version, e.Valid)
 }
@@ -284,6 +285,8 @@ type FrameError struct {
 	Hint  string
 }
 
+// Error says what is wrong with the size prefix at offset 0, with a hint
+// when the bytes look like another protocol.
 func (e *FrameError) Error() string {
 	var s string
 	switch {

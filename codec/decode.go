@@ -29,7 +29,13 @@ type decoder struct {
 	// truncated is set when the size prefix claims more bytes than the
 	// input holds; decoding goes on over what is there.
 	truncated *FrameError
+	depth     int
 }
+
+// maxDepth bounds struct nesting on decode and encode. Kafka's own specs
+// nest at most 5 deep; a spec whose struct contains itself (through an
+// array or a nullable struct) could otherwise recurse without end.
+const maxDepth = 64
 
 func (d *decoder) push(name string) { d.path = append(d.path, pathElem{name, -1}) }
 func (d *decoder) pushIdx(i int32)  { d.path = append(d.path, pathElem{"", i}) }
@@ -78,6 +84,11 @@ func pathString(p []pathElem) string {
 
 // structFields decodes the fields of a struct at plan p into the open group.
 func (d *decoder) structFields(p *plan) {
+	if d.depth++; d.depth > maxDepth {
+		d.fail(d.r.Off, "structs nested more than %d deep (a spec whose struct contains itself?)", maxDepth)
+		return
+	}
+	defer func() { d.depth-- }()
 	for _, fp := range p.fields {
 		d.field(fp, false)
 		if d.failed() {
@@ -142,7 +153,7 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 		var ln int64
 		switch w {
 		case tree.WireCompactString, tree.WireCompactBytes:
-			ln = int64(d.r.Uvarint()) - 1
+			ln = compactLen(d.r.Uvarint())
 		case tree.WireString:
 			ln = int64(d.r.Int16())
 		default:
@@ -151,11 +162,7 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 		if d.r.Failed() {
 			return n
 		}
-		if ln < 0 {
-			if ln < -1 {
-				d.fail(off, "negative length %d", ln)
-				return n
-			}
+		if ln < 0 { // any negative length is null, as in Kafka
 			if !nullable {
 				d.fail(off, "null value for a non-nullable %s", k)
 				return n
@@ -180,13 +187,19 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 // length reads the count or size prefix of an array or records field (a
 // uvarint N+1 when compact, else an int32; -1 is null) and appends its
 // Length leaf. It returns false after a failure.
+// compactLen turns the uvarint prefix of a compact string, bytes, array or
+// records into a length as Kafka's Java reader does: readUnsignedVarint()
+// - 1 in a 32-bit int, so 0 is null (-1), values from 0x80000001 up wrap
+// to other negative lengths (also null), and 0x80000000 wraps to 2^31-1.
+func compactLen(u uint32) int64 { return int64(int32(u - 1)) }
+
 func (d *decoder) length(compact bool) (int64, bool) {
 	off := d.r.Off
 	var n int64
 	w := tree.WireInt32
 	if compact {
 		w = tree.WireUvarint
-		n = int64(d.r.Uvarint()) - 1
+		n = compactLen(d.r.Uvarint())
 	} else {
 		n = int64(d.r.Int32())
 	}
@@ -204,10 +217,8 @@ func (d *decoder) array(fp *fplan) {
 	if !ok {
 		return
 	}
-	if count < 0 {
-		if count < -1 {
-			d.fail(off, "negative array length %d", count)
-		} else if !fp.nullable {
+	if count < 0 { // any negative count is null, as in Kafka
+		if !fp.nullable {
 			d.fail(off, "null array for a non-nullable field")
 		} else {
 			d.b.T.Nodes[ai].Null = true
@@ -288,9 +299,7 @@ func (d *decoder) records(fp *fplan) {
 		return
 	}
 	switch {
-	case ln < -1:
-		d.fail(off, "negative records length %d", ln)
-	case ln == -1:
+	case ln < 0: // any negative length is null, as in Kafka
 		if !fp.nullable {
 			d.fail(off, "null records for a non-nullable field")
 		} else {
@@ -379,15 +388,24 @@ func (d *decoder) tagSection(p *plan) {
 		d.b.Open(tree.Node{Kind: tree.Tag, Ref: fp.ref, Off: int32(eoff), Num: int64(tag)})
 		d.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: int32(eoff), Size: int32(toff - eoff), Num: int64(tag)})
 		d.b.Leaf(tree.Node{Kind: tree.TagSize, Wire: tree.WireUvarint, Off: int32(toff), Size: int32(soff - toff), Num: int64(size)})
-		// Decode the value within its declared size.
+		// Kafka reads a known tag's value without checking its size prefix;
+		// kwire does the same (and flags a mismatch) unless strict, where
+		// the value must fit its declared size exactly.
 		full := d.r.Buf
-		d.r.Buf = full[:soff+int(size)]
+		if d.strict {
+			d.r.Buf = full[:soff+int(size)]
+		}
+		ti := int32(len(d.b.T.Nodes)) - 3
 		d.path = d.path[:len(d.path)-1] // tagged fields belong to the struct
 		d.field(fp, true)
 		d.push("_tagged_fields")
 		d.r.Buf = full
 		if !d.failed() && d.r.Off != soff+int(size) {
-			d.fail(eoff, "tag %d (%s): size says %d bytes, the value used %d", tag, fp.f.Name, size, d.r.Off-soff)
+			if d.strict {
+				d.fail(eoff, "tag %d (%s): size says %d bytes, the value used %d", tag, fp.f.Name, size, d.r.Off-soff)
+			} else {
+				d.b.T.Nodes[ti].Flags |= tree.FlagSizeMismatch
+			}
 		}
 		d.close()
 	}

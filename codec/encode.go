@@ -17,15 +17,17 @@ type EncodeError struct {
 	Msg  string
 }
 
+// Error renders the path and the problem: "VoteRequest.Topics[0].Port: value 65536 is out of range…".
 func (e *EncodeError) Error() string { return e.Path + ": " + e.Msg }
 
 // encoder writes a value tree as bytes and builds the span tree.
 type encoder struct {
-	buf  []byte
-	b    tree.Builder
-	v    *tree.Tree // the value being encoded
-	path []pathElem
-	err  error
+	buf   []byte
+	b     tree.Builder
+	v     *tree.Tree // the value being encoded
+	path  []pathElem
+	err   error
+	depth int
 }
 
 func (e *encoder) push(name string) { e.path = append(e.path, pathElem{name, -1}) }
@@ -48,6 +50,11 @@ func (e *encoder) node(i int32) *tree.Node {
 
 // structFields writes struct value vi (or all defaults when vi < 0) at plan p.
 func (e *encoder) structFields(p *plan, vi int32) {
+	if e.depth++; e.depth > maxDepth {
+		e.fail("structs nested more than %d deep (a spec whose struct contains itself?)", maxDepth)
+		return
+	}
+	defer func() { e.depth-- }()
 	if vi >= 0 && len(p.absent) > 0 {
 		for k, f := range p.absent {
 			n := e.v.LookupRef(vi, p.absentRefs[k])

@@ -198,12 +198,18 @@ func nonCanonical(t *tree.Tree) string {
 		case tree.Length:
 			if n.Wire == tree.WireUvarint && !canonicalUvarint(t.Bytes[n.Off:n.Off+n.Size], n.Num+1) {
 				r = "uvarint"
+			} else if n.Num < -1 {
+				r = "negative length" // Kafka reads any negative length as null
 			}
 		case tree.TagCount, tree.TagNumber, tree.TagSize:
 			if !canonicalUvarint(t.Bytes[n.Off:n.Off+n.Size], n.Num) {
 				r = "uvarint"
 			}
 		case tree.Tag:
+			if n.Flags&tree.FlagSizeMismatch != 0 {
+				r = "tag size" // Kafka does not check a known tag's size
+				break
+			}
 			t.Children(int32(i), func(c int32) bool {
 				switch t.Nodes[c].Kind {
 				case tree.Field, tree.Struct, tree.Array, tree.Records:
@@ -227,6 +233,10 @@ func nonCanonical(t *tree.Tree) string {
 				}
 				if !canonicalUvarint(t.Bytes[n.Off:n.Off+n.Size-n.DLen], v) {
 					r = "uvarint"
+				}
+			case tree.WireString, tree.WireBytes:
+				if n.Null && bytes.Count(t.Bytes[n.Off:n.Off+n.Size], []byte{0xff}) != int(n.Size) {
+					r = "negative length" // Kafka reads any negative length as null
 				}
 			}
 		}

@@ -85,6 +85,7 @@ type JSONError struct {
 	Offset int
 }
 
+// Error renders the JSON path and the problem: "$.topics[0].lastOffset: …".
 func (e *JSONError) Error() string { return e.Path + ": " + e.Msg }
 
 // jsonStep is one step of a JSON path: an object key (lower: write it as

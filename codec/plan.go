@@ -59,22 +59,31 @@ func (c *planCache) get(st *spec.Struct, version int16, flexible bool) *plan {
 	if p != nil {
 		return p
 	}
-	p = compile(st, version, flexible, c)
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.getLocked(k)
+}
+
+// getLocked returns the plan of k, compiling it (and the plans it refers
+// to) with c.mu held. A plan is stored before its fields are compiled, so
+// a struct that contains itself through an array or a nullable struct
+// (legal in a spec) refers to its own plan instead of recursing forever.
+func (c *planCache) getLocked(k planKey) *plan {
+	if p := c.m[k]; p != nil {
+		return p
+	}
 	if c.m == nil {
 		c.m = map[planKey]*plan{}
 	}
-	if q := c.m[k]; q != nil {
-		p = q
-	} else {
-		c.m[k] = p
-	}
-	c.mu.Unlock()
+	p := &plan{st: k.st, ref: tree.StructRef(k.st), version: k.version, flexible: k.flexible}
+	c.m[k] = p
+	compile(p, c)
 	return p
 }
 
-func compile(st *spec.Struct, version int16, flexible bool, c *planCache) *plan {
-	p := &plan{st: st, ref: tree.StructRef(st), version: version, flexible: flexible}
+// compile fills in plan p's fields.
+func compile(p *plan, c *planCache) {
+	st, version, flexible := p.st, p.version, p.flexible
 	for _, f := range st.Fields {
 		if !f.Versions.Contains(version) {
 			p.absent = append(p.absent, f)
@@ -88,7 +97,7 @@ func compile(st *spec.Struct, version int16, flexible bool, c *planCache) *plan 
 		}
 		fp.tagged = flexible && f.TaggedIn(version)
 		if f.Type.Struct != nil {
-			fp.sub = c.get(f.Type.Struct, version, flexible)
+			fp.sub = c.getLocked(planKey{f.Type.Struct, version, flexible})
 		}
 		fp.wire = scalarWire(fp.kind, fp.compact)
 		if fp.kind == spec.KindArray {
@@ -101,7 +110,6 @@ func compile(st *spec.Struct, version int16, flexible bool, c *planCache) *plan 
 		}
 	}
 	sort.SliceStable(p.tagged, func(i, j int) bool { return p.tagged[i].f.Tag < p.tagged[j].f.Tag })
-	return p
 }
 
 func scalarWire(k spec.Kind, compact bool) tree.Wire {

@@ -169,7 +169,7 @@ func (g *gen) field(f *spec.Field, depth int) {
 		}
 		g.b.Close(0)
 	case spec.KindStruct:
-		if nullable && g.chance(4) {
+		if nullable && (g.chance(4) || depth >= 2*g.o.MaxDepth) {
 			g.b.Leaf(tree.Node{Kind: tree.Struct, Ref: ref, Null: true})
 			return
 		}
@@ -200,6 +200,9 @@ func (g *gen) field(f *spec.Field, depth int) {
 // MaxDepth).
 func (g *gen) count(depth int) int {
 	hi := g.o.MaxElems
+	if depth >= 2*g.o.MaxDepth {
+		return 0 // a struct that contains itself: stop growing
+	}
 	if depth >= g.o.MaxDepth {
 		hi = min(hi, 1)
 	}

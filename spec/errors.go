@@ -16,6 +16,7 @@ const (
 	SeverityWarning
 )
 
+// String is "error" or "warning".
 func (s Severity) String() string {
 	if s == SeverityWarning {
 		return "warning"
@@ -34,6 +35,7 @@ type Error struct {
 	Hint     string
 }
 
+// Error renders "file:line:col: error: message; hint [rule]".
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %s", e.Pos, e.Severity, e.Msg)
@@ -52,6 +54,7 @@ func (e *Error) Error() string {
 // entry of SeverityError (see Err).
 type ErrorList []*Error
 
+// Error renders every entry, one a line.
 func (l ErrorList) Error() string {
 	switch len(l) {
 	case 0:

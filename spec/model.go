@@ -129,6 +129,7 @@ const (
 
 var kindNames = [...]string{"invalid", "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "uuid", "string", "bytes", "records", "struct", "array"}
 
+// String is the spec type name of the kind ("int32", "uuid", "struct").
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -247,6 +248,7 @@ type Pos struct {
 	Col  int
 }
 
+// String renders the position as file:line:col (or just the file).
 func (p Pos) String() string {
 	if p.Line == 0 {
 		return p.File

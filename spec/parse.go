@@ -548,6 +548,58 @@ func (p *parser) resolve(m *Message) {
 	for _, st := range m.CommonStructs {
 		link(st.Name, st.Fields, false)
 	}
+	p.checkTaggedFlexible(m, m.Root.Fields)
+	for _, st := range m.CommonStructs {
+		p.checkTaggedFlexible(m, st.Fields)
+	}
+	p.checkSelfContaining(m)
+}
+
+// checkTaggedFlexible reports tagged fields whose taggedVersions are not
+// all flexible versions of the message (Kafka's generator refuses them:
+// tags only exist in flexible versions).
+func (p *parser) checkTaggedFlexible(m *Message, fs []*Field) {
+	for _, f := range fs {
+		if f.HasTag && !f.TaggedVersions.Empty() && !m.FlexibleVersions.ContainsRange(f.TaggedVersions) {
+			p.errorf(p.offOf(f.Pos), "bad-tag", "", "field %q: taggedVersions %s are not all flexible versions (flexibleVersions %s)", f.Name, f.TaggedVersions, m.FlexibleVersions)
+		}
+		if f.Fields != nil {
+			p.checkTaggedFlexible(m, f.Fields)
+		}
+	}
+}
+
+// checkSelfContaining reports a struct that contains itself through struct
+// fields whose default is not null: Kafka's generated constructor creates
+// such a field's struct at once, so it would never return. Through an array
+// or a "null" default the recursion is legal (and bounded by the data).
+func (p *parser) checkSelfContaining(m *Message) {
+	state := map[*Struct]int{} // 1 on the current path, 2 done
+	var visit func(st *Struct) *Field
+	visit = func(st *Struct) *Field {
+		switch state[st] {
+		case 1:
+			return &Field{} // a cycle; the caller names the field
+		case 2:
+			return nil
+		}
+		state[st] = 1
+		defer func() { state[st] = 2 }()
+		for _, f := range st.Fields {
+			if f.Type.Kind == KindStruct && f.Type.Struct != nil && !f.DefaultNull {
+				if c := visit(f.Type.Struct); c != nil {
+					if c.Name == "" {
+						return f
+					}
+					return c
+				}
+			}
+		}
+		return nil
+	}
+	if f := visit(m.Root); f != nil {
+		p.errorf(p.offOf(f.Pos), "recursive-struct", `make the field nullable with "default": "null", or an array`, "field %q makes struct %q contain itself: Kafka's generated constructor would never return", f.Name, f.Type.Name)
+	}
 }
 
 func fsPos(fs []*Field) Pos {

@@ -83,6 +83,9 @@ func FromPath(p string) (*Set, ErrorList, error) {
 	}
 	s, errs := NewSet(files)
 	s.Source = p
+	if b := s.withHeaders(); len(b) > 0 {
+		s.Source += " (with " + strings.Join(b, " and ") + " of embedded Kafka " + bundle.Releases()[0] + ")"
+	}
 	return s, errs, nil
 }
 
@@ -185,6 +188,33 @@ func (s *Set) APIKeys() []int16 {
 	return keys
 }
 
+// withHeaders adds the RequestHeader and ResponseHeader specs of the
+// newest embedded release when s has requests or responses but not the
+// headers (a draft or a single spec file): framing needs them, and they
+// have not changed since KIP-482. It returns the names it borrowed.
+func (s *Set) withHeaders() []string {
+	var borrowed []string
+	needs := len(s.req) > 0 || len(s.resp) > 0
+	if !needs {
+		return nil
+	}
+	for _, name := range []string{"RequestHeader", "ResponseHeader"} {
+		if s.byName[strings.ToLower(name)] != nil {
+			continue
+		}
+		e, err := Embedded("")
+		if err != nil {
+			return borrowed
+		}
+		if h := e.Message(name); h != nil {
+			s.byName[strings.ToLower(name)] = h
+			s.Messages = append(s.Messages, h)
+			borrowed = append(borrowed, name)
+		}
+	}
+	return borrowed
+}
+
 // Lookup finds what a user names: an API ("Vote", "vote", "52"), a request
 // or response ("VoteRequest"), a header, metadata record ("PartitionRecord")
 // or data message. For an API it returns the request and response specs; for
@@ -193,14 +223,15 @@ func (s *Set) APIKeys() []int16 {
 func (s *Set) Lookup(name string) (req, resp *Message, err error) {
 	n := strings.TrimSpace(name)
 	if k, e := strconv.Atoi(n); e == nil {
-		if k >= 0 && k <= 32767 && s.req[int16(k)] != nil {
+		if k >= 0 && k <= 32767 && (s.req[int16(k)] != nil || s.resp[int16(k)] != nil) {
 			return s.req[int16(k)], s.resp[int16(k)], nil
 		}
 		return nil, nil, fmt.Errorf("no API with api key %d in %s (api keys: %s)", k, s.describe(), s.keyList())
 	}
 	l := strings.ToLower(n)
-	if m := s.byName[l+"request"]; m != nil {
-		return m, s.byName[l+"response"], nil
+	if m, r := s.byName[l+"request"], s.byName[l+"response"]; m != nil || r != nil {
+		// A draft may hold only one side; req is then nil.
+		return m, r, nil
 	}
 	if m := s.byName[l]; m != nil {
 		return m, nil, nil

@@ -84,6 +84,7 @@ const (
 
 var kindNames = [...]string{"invalid", "message", "frame", "header", "body", "field", "struct", "array", "element", "length", "presence", "tagged_fields", "tag_count", "tag", "unknown_tag", "tag_number", "tag_size", "records", "RecordBatch", "Record", "batch_field", "raw", "frame_field"}
 
+// String is the kind's name as the JSON views show it ("field", "tagged_fields").
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -126,6 +127,7 @@ const (
 
 var wireNames = [...]string{"", "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "uuid", "uvarint", "varint", "varlong", "string", "compact string", "bytes", "compact bytes", "varbytes", "raw"}
 
+// String is the wire encoding's name ("int32", "compact string", "uvarint").
 func (w Wire) String() string {
 	if int(w) < len(wireNames) {
 		return wireNames[w]
@@ -141,6 +143,10 @@ const (
 	// FlagBadCRC marks a RecordBatch (and its crc leaf) whose stored
 	// checksum does not match the bytes.
 	FlagBadCRC Flags = 1 << iota
+	// FlagSizeMismatch marks a known tagged field (Tag node) whose value
+	// used a different number of bytes than its size prefix says; Kafka
+	// does not check the size, so kwire accepts it unless decoding strictly.
+	FlagSizeMismatch
 )
 
 // Node is one node of a span tree (or of a value tree). It holds no
@@ -263,12 +269,14 @@ func (t *Tree) Lookup(i int32, f *spec.Field) int32 { return t.LookupRef(i, Fiel
 
 // LookupRef returns the child field node of struct-like node i whose Ref is
 // ref (see FieldRef), or -1.
+//
+// When a decoded struct holds the same tagged field twice, the last one
+// wins, as in Kafka's reader.
 func (t *Tree) LookupRef(i int32, ref int32) int32 {
 	r := int32(-1)
 	t.Fields(i, func(c int32) bool {
 		if t.Nodes[c].Ref == ref && t.Nodes[c].Kind != UnknownTag {
 			r = c
-			return false
 		}
 		return true
 	})

@@ -98,6 +98,7 @@ type Error struct {
 	Msg    string
 }
 
+// Error renders "path at 0xOFFS: need N bytes, have M" or the message.
 func (e *Error) Error() string {
 	where := e.Path
 	if where == "" {

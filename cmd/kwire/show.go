@@ -38,6 +38,9 @@ func resolve(set *spec.Set, name string) (req, resp *spec.Message, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if req == nil { // a draft with only the response
+		return nil, resp, nil
+	}
 	switch req.Type {
 	case spec.Request:
 		if resp == nil && req.APIKey >= 0 {

@@ -247,7 +247,13 @@ func (s *Set) Lookup(name string) (req, resp *Message, err error) {
 	if c := Suggest(n, names); c != "" {
 		hint = fmt.Sprintf("; did you mean %q?", c)
 	}
-	return nil, nil, fmt.Errorf("unknown API or message %q in %s%s (`kwire list` shows all %d: %s)", name, s.describe(), hint, len(s.Messages), s.shortList())
+	rows := len(s.Messages) // kwire list shows an API (request and response) once
+	for k := range s.resp {
+		if s.req[k] != nil {
+			rows--
+		}
+	}
+	return nil, nil, fmt.Errorf("unknown API or message %q in %s%s (`kwire list` shows all %d: %s)", name, s.describe(), hint, rows, s.shortList())
 }
 
 func (s *Set) describe() string {

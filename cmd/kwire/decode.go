@@ -1,15 +1,19 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 func (a *app) decode(c *decodeCmd) error {
@@ -25,10 +29,47 @@ func (a *app) decode(c *decodeCmd) error {
 	if p == nil {
 		return a.notLoaded(err)
 	}
+	if err != nil && c.Hex == nil && looksLikeText(b) {
+		err = fmt.Errorf("%w (the input is text but not hex: hex may hold only hex digits, white space, ':' and 0x prefixes)", err)
+	}
 	if werr := a.writePage(p, c.Format); werr != nil {
 		return werr
 	}
+	if err == nil {
+		err = badCRC(p)
+	}
 	return err
+}
+
+// looksLikeText reports whether raw input is printable ASCII text (a hex
+// dump with a typo, xxd output), which kwire then read as raw bytes.
+func looksLikeText(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// badCRC returns a finding for the first record batch whose CRC does not
+// match its bytes: the page shows it, and the exit status says it.
+func badCRC(p *render.Page) error {
+	for _, side := range p.Sides {
+		t := side.Tree
+		if t == nil {
+			continue
+		}
+		for i := range t.Nodes {
+			if n := &t.Nodes[i]; n.Kind == tree.RecordBatch && n.Flags&tree.FlagBadCRC != 0 {
+				return fmt.Errorf("the RecordBatch at 0x%04x has a CRC-32C that does not match its bytes", n.Off)
+			}
+		}
+	}
+	return nil
 }
 
 // readInput returns the bytes to decode: --hex, or the file (raw, or hex
@@ -163,13 +204,17 @@ func decodePage(set *spec.Set, api string, version *int16, response bool, b []by
 	)
 	switch {
 	case response:
+		if req != nil && !isAPI(req) && resp == nil {
+			return nil, usagef("%s is a %s type, not an API: drop --response", req.Name, req.Type)
+		}
 		if api == "" || version == nil {
-			return nil, usagef("decoding a response needs --api NAME and --version N: a response does not say what it answers")
+			missing := "--api NAME and --version N"
+			if api != "" {
+				missing = "--version N"
+			}
+			return nil, usagef("decoding a response needs %s: a response does not say what it answers", missing)
 		}
 		if resp == nil {
-			if req != nil && !isAPI(req) {
-				return nil, usagef("%s is a %s type, not an API: drop --response", req.Name, req.Type)
-			}
 			return nil, fmt.Errorf("%s has no response spec in %s", api, describe(set))
 		}
 		if !resp.ValidVersions.Contains(*version) {
@@ -179,8 +224,25 @@ func decodePage(set *spec.Set, api string, version *int16, response bool, b []by
 		t, err = cd.DecodeResponse(b, resp, *version)
 	case api == "" || isAPI(req):
 		t, err = cd.DecodeRequest(b)
-		if err == nil {
+		switch {
+		case err == nil:
 			err = checkRequest(t, req, version)
+		case req != nil && len(b) >= 8:
+			// The bytes did not decode as the request --api names: say what
+			// their header claims, and that a response needs --response.
+			key, ver := int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:]))
+			if key != req.APIKey || (version != nil && ver != *version) {
+				claims := fmt.Sprintf("api key %d", key)
+				if m := set.Request(key); m != nil {
+					claims = fmt.Sprintf("%s (api key %d)", m.Name, key)
+				}
+				err = fmt.Errorf("%w; bytes 4-7 read as a request header say %s v%d, not %s: if these bytes are a response, add --response", err, claims, ver, req.Name)
+			}
+		}
+		var ve *codec.VersionError
+		var we *wire.Error
+		if t != nil && t.Message != nil && (req == nil || t.Message == req) && errors.As(err, &we) && strings.Contains(we.Msg, "has no version") && !errors.As(err, &ve) {
+			err = fmt.Errorf("%w%s", err, elsewhere(set, t.Message.Name, &t.Version))
 		}
 	case req.Type == spec.Metadata:
 		label = "Record"

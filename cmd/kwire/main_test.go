@@ -1005,3 +1005,37 @@ func TestShowKafkaJSONEncodesToTheShowBytes(t *testing.T) {
 		t.Errorf("only %d messages encoded", n)
 	}
 }
+
+func TestDecodeFindingsExitOne(t *testing.T) {
+	// Produce v3 with its records' CRC byte flipped: shown, and exit 1.
+	r := kwire(t, "show", "Produce", "--version", "3", "--request", "--format", "json")
+	var page struct {
+		Request struct{ Hex string } `json:"request"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &page); err != nil {
+		t.Fatal(err)
+	}
+	b := []byte(page.Request.Hex)
+	// The crc of the batch starts 17 bytes into it, 0x39 into the frame.
+	crc := 2 * 0x39
+	b[crc], b[crc+1] = '0', '0'
+	r = kwire(t, "decode", "--hex", string(b))
+	if r.code != 1 || !strings.Contains(r.stderr, "CRC-32C that does not match") || !strings.Contains(r.stdout, "INVALID") {
+		t.Errorf("bad CRC: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// A hex dump with a typo is read as raw text: the error says so.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "typo.txt")
+	if err := os.WriteFile(file, []byte("0000 001c zz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = kwire(t, "decode", file)
+	if r.code != 1 || !strings.Contains(r.stderr, "the input is text but not hex") {
+		t.Errorf("typo: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Response bytes decoded as a request of the API --api names.
+	r = kwire(t, "decode", "--api", "Vote", "--version", "2", "--hex", "0000001c00000000000000020102000000000000000000000000000000000000")
+	if r.code != 1 || !strings.Contains(r.stderr, "add --response") {
+		t.Errorf("response as request: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

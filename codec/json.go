@@ -1235,6 +1235,9 @@ func (r *jsonReader) integer(k spec.Kind, c int32) (int64, error) {
 	return n, nil
 }
 
+// javaNaN is the bits of Java's canonical Double.NaN.
+var javaNaN = math.Float64frombits(0x7ff8000000000000)
+
 // float reads JSON value c as a float64: a number written with a '.' or an
 // exponent, as Kafka's reader demands (isFloatingPointNumber), or one of
 // the strings Jackson writes for NaN and the infinities.
@@ -1244,7 +1247,9 @@ func (r *jsonReader) float(c int32) (float64, error) {
 	case jsonString:
 		switch jv.text {
 		case "NaN":
-			return math.NaN(), nil
+			// Java's Double.NaN (0x7ff8000000000000), not Go's math.NaN()
+			// (0x7ff8000000000001): the bytes must be what Kafka writes.
+			return javaNaN, nil
 		case "Infinity":
 			return math.Inf(1), nil
 		case "-Infinity":

@@ -6,6 +6,7 @@ package codec_test
 // unknown tags, records modes, float64 text and every class of bad input.
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -1020,5 +1021,27 @@ func TestJSONStrings(t *testing.T) {
 		if read != want {
 			t.Errorf("%q read back as %q", tc.s, read)
 		}
+	}
+}
+
+// The JSON string "NaN" becomes Java's canonical NaN bits, so the bytes
+// kwire writes for it are the bytes Kafka writes (found by the oracle:
+// Go's math.NaN() is 0x7ff8000000000001).
+func TestJSONNaNIsJavaNaN(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Message("ClientQuotaRecord")
+	v, err := codec.FromJSON([]byte(`{"entity":[],"key":"k","value":"NaN","remove":false}`), m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := codec.New(s).EncodeBody(m, 0, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(enc.Bytes, []byte{0x7f, 0xf8, 0, 0, 0, 0, 0, 0}) {
+		t.Fatalf("NaN encodes as %x, want Java's 7ff8000000000000", enc.Bytes)
 	}
 }

@@ -2,8 +2,8 @@ package render
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -13,7 +13,8 @@ import (
 	"github.com/kwire/kwire/tree"
 )
 
-// WriteJSON writes the page as one JSON object:
+// WriteJSON writes the page as one JSON object, indented by two spaces
+// per level and ended by a newline:
 //
 //	{"api_key":54,"name":"EndQuorumEpoch","type":"api","version":1,
 //	 "flexible_versions":"1+","valid_versions":"0-1",
@@ -28,17 +29,37 @@ import (
 // row's "= …" text without "= ", path the field path
 // ("VoteRequest.Topics[0].PreVote", "RequestHeader.ClientId"), children
 // always present. Keys are stable: absent values are null.
-func WriteJSON(w io.Writer, p *Page) error {
+//
+// The JSON is written as the tree is walked, through a buffer of at most
+// 64 KiB: memory does not grow with the output (a page's JSON is a few
+// hundred times the size of its message).
+func WriteJSON(w io.Writer, p *Page) error { return WriteJSONMembers(w, p, nil) }
+
+// A Member is a key and value that WriteJSONMembers adds to a side.
+type Member struct {
+	Key string
+	// JSON is the value as JSON text, or nil for null. It is indented to
+	// fit the page.
+	JSON []byte
+}
+
+// WriteJSONMembers is WriteJSON with members added to each side's object
+// after its own keys, as `kwire decode` adds the side's body in Kafka's
+// converter format: members(k, s) returns those of side k (none when
+// members is nil). The page is streamed, so when members fails, or returns
+// a value that is not JSON, part of the page has been written: the error
+// says the rest is missing.
+func WriteJSONMembers(w io.Writer, p *Page, members func(k int, s *Side) ([]Member, error)) error {
+	j := jsonWriter{sink: newSink(w, jsonSize(p))}
 	in := pageInfo(p)
-	b := make([]byte, 0, 4096)
-	b = append(b, `{"api_key":`...)
-	b = appendIntOrNull(b, int64(in.key), in.key >= 0)
-	b = append(b, `,"name":`...)
-	b = appendStringOrNull(b, in.name, in.msg != nil)
-	b = append(b, `,"type":`...)
-	b = appendJSONString(b, in.typ)
-	b = append(b, `,"version":`...)
-	b = appendIntOrNull(b, int64(in.version), in.msg != nil)
+	j.b = append(j.b, "{\n  \"api_key\": "...)
+	j.b = appendIntOrNull(j.b, int64(in.key), in.key >= 0)
+	j.key(1, "name")
+	j.b = appendStringOrNull(j.b, in.name, in.msg != nil)
+	j.key(1, "type")
+	j.b = appendJSONString(j.b, in.typ)
+	j.key(1, "version")
+	j.b = appendIntOrNull(j.b, int64(in.version), in.msg != nil)
 	flex, valid := "", ""
 	if in.msg != nil {
 		flex, valid = in.msg.FlexibleVersions.String(), in.msg.ValidVersions.String()
@@ -46,25 +67,74 @@ func WriteJSON(w io.Writer, p *Page) error {
 			flex, valid = versionsText(in.req, in.resp, flexibleOf), versionsText(in.req, in.resp, validOf)
 		}
 	}
-	b = append(b, `,"flexible_versions":`...)
-	b = appendStringOrNull(b, flex, flex != "")
-	b = append(b, `,"valid_versions":`...)
-	b = appendStringOrNull(b, valid, valid != "")
-	for k, s := range p.Sides {
-		b = append(b, ',')
-		b = appendJSONString(b, sideKey(s.Label, k))
-		b = append(b, ':')
-		b = appendSide(b, &s)
+	j.key(1, "flexible_versions")
+	j.b = appendStringOrNull(j.b, flex, flex != "")
+	j.key(1, "valid_versions")
+	j.b = appendStringOrNull(j.b, valid, valid != "")
+	for k := range p.Sides {
+		if j.err != nil {
+			break
+		}
+		j.b = append(j.b, ",\n  "...)
+		j.b = appendJSONString(j.b, sideKey(p.Sides[k].Label, k))
+		j.b = append(j.b, ": "...)
+		j.side(&p.Sides[k])
+		if members != nil && j.err == nil {
+			ms, err := members(k, &p.Sides[k])
+			if err != nil {
+				j.err = err
+				break
+			}
+			j.members(ms)
+		}
+		j.newline(1)
+		j.b = append(j.b, '}')
 	}
-	b = append(b, '}')
-	var out bytes.Buffer
-	out.Grow(len(b) * 2)
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return err
+	j.b = append(j.b, "\n}\n"...)
+	return j.close()
+}
+
+// jsonWriter writes a page's JSON.
+type jsonWriter struct {
+	*sink
+	t *tree.Tree
+	// cell holds one text (a name, an about…) on its way to being escaped.
+	cell []byte
+	// path holds the paths of the nodes being written, root first; a node
+	// knows its own and its parent's and struct's as spans of it.
+	path []byte
+	// indented holds a Member's value, indented.
+	indented bytes.Buffer
+}
+
+// jsonSize guesses the size of p's JSON, for the size of the buffer: a
+// few hundred bytes a node, two a message byte.
+func jsonSize(p *Page) int {
+	n := 1 << 10
+	for _, s := range p.Sides {
+		if s.Tree != nil {
+			n += 400*len(s.Tree.Nodes) + 2*len(s.Tree.Bytes)
+		}
 	}
-	out.WriteByte('\n')
-	_, err := w.Write(out.Bytes())
-	return err
+	return n
+}
+
+// span is a node's path: path[lo:hi].
+type span struct{ lo, hi int }
+
+// newline starts a line indented by depth levels.
+func (j *jsonWriter) newline(depth int) {
+	j.b = append(j.b, '\n')
+	j.pad(2 * depth)
+}
+
+// key starts the next key of an object at depth: `,\n  "name": `.
+func (j *jsonWriter) key(depth int, name string) {
+	j.b = append(j.b, ',')
+	j.newline(depth)
+	j.b = append(j.b, '"')
+	j.b = append(j.b, name...)
+	j.b = append(j.b, `": `...)
 }
 
 // sideKey is a side's JSON key: its label in lower case, or "side<k>".
@@ -75,44 +145,72 @@ func sideKey(label string, k int) string {
 	return strings.ToLower(label)
 }
 
-func appendSide(b []byte, s *Side) []byte {
+// side writes side s, an object at depth 1 whose keys are at depth 2.
+func (j *jsonWriter) side(s *Side) {
 	t := s.Tree
-	b = append(b, `{"message":`...)
 	hasMsg := t != nil && t.Message != nil
+	j.b = append(j.b, "{\n    \"message\": "...)
 	if hasMsg {
-		b = appendJSONString(b, t.Message.Name)
+		j.b = appendJSONString(j.b, t.Message.Name)
 	} else {
-		b = append(b, "null"...)
+		j.b = append(j.b, "null"...)
 	}
-	b = append(b, `,"version":`...)
+	j.key(2, "version")
 	if hasMsg {
-		b = strconv.AppendInt(b, int64(t.Version), 10)
+		j.b = strconv.AppendInt(j.b, int64(t.Version), 10)
 	} else {
-		b = append(b, "null"...)
+		j.b = append(j.b, "null"...)
 	}
-	b = append(b, `,"size":`...)
 	var data []byte
 	if t != nil {
 		data = t.Bytes
 	}
-	b = strconv.AppendInt(b, int64(len(data)), 10)
-	b = append(b, `,"hex":"`...)
-	b = hex.AppendEncode(b, data)
-	b = append(b, `","header_version":`...)
-	b = appendIntOrNull(b, int64(headerVersion(t)), t != nil && t.HeaderVersion >= 0)
-	b = append(b, `,"error":`...)
+	j.key(2, "size")
+	j.b = strconv.AppendInt(j.b, int64(len(data)), 10)
+	j.key(2, "hex")
+	j.b = append(j.b, '"')
+	j.hexChars(data)
+	j.b = append(j.b, '"')
+	j.key(2, "header_version")
+	j.b = appendIntOrNull(j.b, int64(headerVersion(t)), t != nil && t.HeaderVersion >= 0)
+	j.key(2, "error")
 	if s.Err != nil {
-		b = appendJSONString(b, s.Err.Error())
+		j.b = append(j.b, '"')
+		j.jsonChars([]byte(s.Err.Error()))
+		j.b = append(j.b, '"')
 	} else {
-		b = append(b, "null"...)
+		j.b = append(j.b, "null"...)
 	}
-	b = append(b, `,"tree":`...)
+	j.key(2, "tree")
 	if t == nil || len(t.Nodes) == 0 {
-		b = append(b, "null"...)
+		j.b = append(j.b, "null"...)
 	} else {
-		b = appendNode(b, t, 0, childCtx(t, -1, ctx{}, 0), "", "")
+		j.t = t
+		j.path = j.path[:0]
+		j.node(0, childCtx(t, -1, ctx{}, 0), 3, span{}, span{}, -1)
 	}
-	return append(b, '}')
+}
+
+// members writes ms as further keys of a side (which are at depth 2).
+func (j *jsonWriter) members(ms []Member) {
+	for _, m := range ms {
+		j.b = append(j.b, ',')
+		j.newline(2)
+		j.b = appendJSONString(j.b, m.Key)
+		j.b = append(j.b, ": "...)
+		if m.JSON == nil {
+			j.b = append(j.b, "null"...)
+			continue
+		}
+		j.indented.Reset()
+		// json.Indent keeps trailing spaces, which would not be there had
+		// the value been part of the page.
+		if err := json.Indent(&j.indented, bytes.TrimRight(m.JSON, " \t\r\n"), "    ", "  "); err != nil {
+			j.err = fmt.Errorf("the page's %q: %w", m.Key, err)
+			return
+		}
+		j.raw(j.indented.Bytes())
+	}
 }
 
 func headerVersion(t *tree.Tree) int16 {
@@ -122,50 +220,71 @@ func headerVersion(t *tree.Tree) int16 {
 	return t.HeaderVersion
 }
 
-// appendNode writes node i and its subtree. structPath is the path of the
+// node writes node i, whose ctx is c, and its subtree: an object whose
+// keys are at depth. parent and st are the paths of its parent and of the
 // struct whose fields i's field children are (tag sections and tag entries
 // pass it through, so a tagged field's path is its struct's path plus its
-// name, as in the codec's error paths).
-func appendNode(b []byte, t *tree.Tree, i int32, c ctx, parentPath, structPath string) []byte {
+// name, as in the codec's error paths). batch is i's position among its
+// parent's record batches when i is one.
+func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int) {
+	t := j.t
 	n := &t.Nodes[i]
-	path := nodePath(t, i, c, parentPath, structPath)
-	b = append(b, `{"name":`...)
-	b = appendJSONString(b, nodeName(t, i, c))
-	b = append(b, `,"kind":`...)
-	b = appendJSONString(b, n.Kind.String())
-	b = append(b, `,"type":`...)
-	b = appendJSONString(b, nodeType(t, i, c))
-	b = append(b, `,"value":`...)
-	b = appendValue(b, t, i)
-	b = append(b, `,"text":`...)
-	b = appendJSONString(b, nodeValue(t, i, c))
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(n.Off), 10)
-	b = append(b, `,"size":`...)
-	b = strconv.AppendInt(b, int64(n.Size), 10)
-	b = append(b, `,"about":`...)
-	b = appendJSONString(b, nodeAbout(t, i, c))
-	b = append(b, `,"path":`...)
-	b = appendJSONString(b, path)
-	b = append(b, `,"region":`...)
-	b = appendJSONString(b, c.region.String())
-	b = append(b, `,"children":[`...)
+	me := j.appendPath(i, c, parent, st, batch)
+	j.spill()
+	j.b = append(j.b, '{')
+	j.newline(depth)
+	j.b = append(j.b, `"name": `...)
+	j.cell = appendName(j.cell[:0], t, i, c)
+	j.b = appendJSONBytes(j.b, j.cell)
+	j.key(depth, "kind")
+	j.b = appendJSONString(j.b, n.Kind.String())
+	j.key(depth, "type")
+	j.cell = appendType(j.cell[:0], t, i, c)
+	j.b = appendJSONBytes(j.b, j.cell)
+	j.key(depth, "value")
+	j.value(i)
+	j.spill()
+	j.key(depth, "text")
+	j.cell = appendValueText(j.cell[:0], t, i, c)
+	j.b = appendJSONBytes(j.b, j.cell)
+	j.key(depth, "offset")
+	j.b = strconv.AppendInt(j.b, int64(n.Off), 10)
+	j.key(depth, "size")
+	j.b = strconv.AppendInt(j.b, int64(n.Size), 10)
+	j.key(depth, "about")
+	j.cell = appendAbout(j.cell[:0], t, i, c)
+	j.b = appendJSONBytes(j.b, j.cell)
+	j.spill()
+	j.key(depth, "path")
+	j.b = appendJSONBytes(j.b, j.path[me.lo:me.hi])
+	j.key(depth, "region")
+	j.b = appendJSONString(j.b, c.region.String())
+	j.key(depth, "children")
+	j.b = append(j.b, '[')
 	if structLike(t, i) {
-		structPath = path
+		st = me
 	}
-	batch := 0
-	for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
+	batches := 0
+	k := i + 1
+	for ; k < n.End && t.Nodes[k].End > k && j.err == nil; k = t.Nodes[k].End {
 		if k > i+1 {
-			b = append(b, ',')
+			j.b = append(j.b, ',')
 		}
-		pp := path
+		j.newline(depth + 1)
+		b := -1
 		if t.Nodes[k].Kind == tree.RecordBatch {
-			pp = path + "[" + strconv.Itoa(batch) + "]"
-			batch++
+			b = batches
+			batches++
 		}
-		b = appendNode(b, t, k, childCtx(t, i, c, k), pp, structPath)
+		j.node(k, childCtx(t, i, c, k), depth+2, me, st, b)
 	}
-	return append(b, "]}"...)
+	if k > i+1 {
+		j.newline(depth)
+	}
+	j.b = append(j.b, ']')
+	j.newline(depth - 1)
+	j.b = append(j.b, '}')
+	j.path = j.path[:me.lo]
 }
 
 // structLike reports whether node i's field children belong to it.
@@ -179,93 +298,135 @@ func structLike(t *tree.Tree, i int32) bool {
 	return false
 }
 
-// nodePath is node i's path. For a RecordBatch, parentPath already ends
-// with the batch's index.
-func nodePath(t *tree.Tree, i int32, c ctx, parentPath, structPath string) string {
+// appendPath appends node i's path to j.path and returns where it is;
+// parent, st and batch are as for node.
+func (j *jsonWriter) appendPath(i int32, c ctx, parent, st span, batch int) span {
+	t := j.t
 	n := &t.Nodes[i]
+	me := span{lo: len(j.path)}
 	switch n.Kind {
 	case tree.Message:
-		return ""
 	case tree.Frame, tree.Header, tree.Body:
-		return nodeName(t, i, c)
+		j.path = appendName(j.path, t, i, c)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if f := t.Field(i); f != nil {
-			return join(structPath, f.Name)
+			j.join(st)
+			j.path = append(j.path, f.Name...)
+			break
 		}
+		j.join(parent)
+		j.path = appendName(j.path, t, i, c)
 	case tree.Element:
-		return parentPath + "[" + strconv.Itoa(int(n.Index)) + "]"
+		j.path = append(j.path, j.path[parent.lo:parent.hi]...)
+		j.path = appendIndex(j.path, n.Index)
 	case tree.TagSection:
-		return join(parentPath, "_tagged_fields")
+		j.join(parent)
+		j.path = append(j.path, "_tagged_fields"...)
 	case tree.Tag, tree.UnknownTag:
-		return join(parentPath, "tag"+strconv.FormatInt(n.Num, 10))
+		j.join(parent)
+		j.path = strconv.AppendInt(append(j.path, "tag"...), n.Num, 10)
 	case tree.RecordBatch:
-		return parentPath
+		// The path of a record batch is its records field's, indexed.
+		j.path = append(j.path, j.path[parent.lo:parent.hi]...)
+		if batch >= 0 {
+			j.path = appendIndex(j.path, int32(batch))
+		}
+	default:
+		j.join(parent)
+		j.path = appendName(j.path, t, i, c)
 	}
-	return join(parentPath, nodeName(t, i, c))
+	me.hi = len(j.path)
+	return me
 }
 
-func join(a, b string) string {
-	if a == "" {
-		return b
+// join copies the path base to the end of j.path, with a "." after it
+// unless it is empty, for a name to follow.
+func (j *jsonWriter) join(base span) {
+	if base.hi > base.lo {
+		j.path = append(j.path, j.path[base.lo:base.hi]...)
+		j.path = append(j.path, '.')
 	}
-	return a + "." + b
 }
 
-// appendValue writes node i's JSON-native value.
-func appendValue(b []byte, t *tree.Tree, i int32) []byte {
+// value writes node i's JSON-native value.
+func (j *jsonWriter) value(i int32) {
+	t := j.t
 	n := &t.Nodes[i]
 	switch n.Kind {
 	case tree.Array:
-		return appendIntOrNull(b, int64(n.Index), !n.Null)
+		j.b = appendIntOrNull(j.b, int64(n.Index), !n.Null)
+		return
 	case tree.Records:
-		return appendIntOrNull(b, int64(len(t.Data(i))), !n.Null)
+		j.b = appendIntOrNull(j.b, int64(len(t.Data(i))), !n.Null)
+		return
 	case tree.Length:
 		if n.Wire == tree.WireUvarint {
-			return strconv.AppendInt(b, max(n.Num+1, 0), 10)
+			j.b = strconv.AppendInt(j.b, max(n.Num+1, 0), 10)
+		} else {
+			j.b = strconv.AppendInt(j.b, n.Num, 10)
 		}
-		return strconv.AppendInt(b, n.Num, 10)
+		return
 	case tree.Element:
-		if t.Struct(i) != nil {
-			return append(b, "null"...)
+		if t.Struct(i) == nil {
+			j.scalar(n, t.Data(i))
+			return
 		}
-		return appendScalar(b, n, t.Data(i))
 	case tree.Field, tree.Presence, tree.TagCount, tree.TagNumber, tree.TagSize, tree.BatchField, tree.FrameField, tree.Raw:
-		return appendScalar(b, n, t.Data(i))
+		j.scalar(n, t.Data(i))
+		return
 	case tree.TagSection:
 		if n.End == i+1 {
-			return append(b, '0')
+			j.b = append(j.b, '0')
+			return
 		}
 	}
-	return append(b, "null"...)
+	j.b = append(j.b, "null"...)
 }
 
-// appendScalar writes leaf n's value; d is its contents (Tree.Data).
-func appendScalar(b []byte, n *tree.Node, d []byte) []byte {
+// scalar writes leaf n's value; d is its contents (Tree.Data). Strings and
+// bytes are written whole, in chunks.
+func (j *jsonWriter) scalar(n *tree.Node, d []byte) {
 	switch n.Wire {
 	case tree.WireBool:
-		return strconv.AppendBool(b, n.Num != 0)
+		j.b = strconv.AppendBool(j.b, n.Num != 0)
+		return
 	case tree.WireFloat64:
 		f := math.Float64frombits(uint64(n.Num))
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return appendJSONString(b, strconv.FormatFloat(f, 'g', -1, 64))
+			// "NaN", "+Inf", "-Inf": nothing to escape.
+			j.b = append(j.b, '"')
+			j.b = strconv.AppendFloat(j.b, f, 'g', -1, 64)
+			j.b = append(j.b, '"')
+			return
 		}
-		return strconv.AppendFloat(b, f, 'g', -1, 64)
+		j.b = strconv.AppendFloat(j.b, f, 'g', -1, 64)
+		return
 	case tree.WireUUID:
-		return appendJSONString(b, uuidText(d))
+		// Hex digits, "-", "empty" or "…": nothing to escape.
+		j.b = append(j.b, '"')
+		j.b = appendUUID(j.b, d)
+		j.b = append(j.b, '"')
+		return
 	case tree.WireString, tree.WireCompactString:
 		if n.Null {
-			return append(b, "null"...)
+			j.b = append(j.b, "null"...)
+			return
 		}
-		return appendJSONString(b, string(d))
+		j.b = append(j.b, '"')
+		j.jsonChars(d)
+		j.b = append(j.b, '"')
+		return
 	case tree.WireBytes, tree.WireCompactBytes, tree.WireVarBytes, tree.WireRaw:
 		if n.Null {
-			return append(b, "null"...)
+			j.b = append(j.b, "null"...)
+			return
 		}
-		b = append(b, '"')
-		b = hex.AppendEncode(b, d)
-		return append(b, '"')
+		j.b = append(j.b, '"')
+		j.hexChars(d)
+		j.b = append(j.b, '"')
+		return
 	}
-	return strconv.AppendInt(b, n.Num, 10)
+	j.b = strconv.AppendInt(j.b, n.Num, 10)
 }
 
 func appendIntOrNull(b []byte, v int64, ok bool) []byte {
@@ -289,15 +450,7 @@ func appendJSONString(b []byte, s string) []byte {
 	for k := 0; k < len(s); {
 		ch := s[k]
 		if ch < utf8.RuneSelf {
-			switch {
-			case ch == '"' || ch == '\\':
-				b = append(b, '\\', ch)
-			case ch < 0x20:
-				b = append(b, `\u00`...)
-				b = append(b, hexDigits[ch>>4], hexDigits[ch&15])
-			default:
-				b = append(b, ch)
-			}
+			b = appendJSONASCII(b, ch)
 			k++
 			continue
 		}
@@ -310,4 +463,41 @@ func appendJSONString(b []byte, s string) []byte {
 		k += size
 	}
 	return append(b, '"')
+}
+
+// appendJSONBytes is appendJSONString for bytes.
+func appendJSONBytes(b, d []byte) []byte {
+	return append(appendJSONChars(append(b, '"'), d), '"')
+}
+
+// appendJSONChars appends d escaped as appendJSONString escapes, without
+// the quotes.
+func appendJSONChars(b, d []byte) []byte {
+	for k := 0; k < len(d); {
+		ch := d[k]
+		if ch < utf8.RuneSelf {
+			b = appendJSONASCII(b, ch)
+			k++
+			continue
+		}
+		r, size := utf8.DecodeRune(d[k:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, d[k:k+size]...)
+		}
+		k += size
+	}
+	return b
+}
+
+// appendJSONASCII appends an ASCII character of a JSON string.
+func appendJSONASCII(b []byte, ch byte) []byte {
+	switch {
+	case ch == '"' || ch == '\\':
+		return append(b, '\\', ch)
+	case ch < 0x20:
+		return append(b, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&15])
+	}
+	return append(b, ch)
 }

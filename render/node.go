@@ -37,8 +37,9 @@ const (
 
 // ctx is what a node's strings depend on beyond the node itself: its
 // parent, whether it lies in a request or response header, and its region.
-// Renderers compute it top-down while walking; the exported Node* functions
-// find it by descending from the root.
+// Renderers compute it top-down while walking; an Index records it for
+// every node in one pass; the exported Node* functions find it by
+// descending from the root.
 type ctx struct {
 	parent int32
 	hdr    uint8
@@ -72,7 +73,8 @@ func childCtx(t *tree.Tree, p int32, pc ctx, i int32) ctx {
 }
 
 // ctxOf finds node i's ctx by descending from the root, jumping over the
-// subtrees of earlier siblings.
+// subtrees of earlier siblings: it costs the number of i's ancestors and
+// of their earlier siblings, up to the whole tree (see Index).
 func ctxOf(t *tree.Tree, i int32) ctx {
 	c := childCtx(t, -1, ctx{}, 0)
 	for j := int32(0); j != i; {
@@ -93,6 +95,10 @@ func valid(t *tree.Tree, i int32) bool { return t != nil && i >= 0 && int(i) < l
 // element ("TopicData[0]", or "[0]" for a primitive), a header field in
 // snake_case ("client_id"), or a synthetic name ("Frame", "size",
 // "length", "tagged_fields", "RecordBatch", "Record[0]"…).
+//
+// NodeName and the other Node* functions work out node i's context on
+// every call, which can take a walk over most of the tree: to ask about
+// many nodes of one tree, build an Index.
 func NodeName(t *tree.Tree, i int32) string {
 	if !valid(t, i) {
 		return ""
@@ -143,69 +149,88 @@ func NodeRegion(t *tree.Tree, i int32) string {
 	return ctxOf(t, i).region.String()
 }
 
-func nodeName(t *tree.Tree, i int32, c ctx) string {
+// The cell functions below append a node's texts to b rather than return
+// strings, so that the views can write a row or a JSON node straight into
+// their output buffer without a heap object per cell. nodeName, nodeType,
+// nodeValue and nodeAbout are their string forms, for the Node* functions
+// and the Index.
+
+func nodeName(t *tree.Tree, i int32, c ctx) string  { return string(appendName(nil, t, i, c)) }
+func nodeType(t *tree.Tree, i int32, c ctx) string  { return string(appendType(nil, t, i, c)) }
+func nodeValue(t *tree.Tree, i int32, c ctx) string { return string(appendValueText(nil, t, i, c)) }
+func nodeAbout(t *tree.Tree, i int32, c ctx) string { return string(appendAbout(nil, t, i, c)) }
+
+// appendName appends the name shown for node i (see NodeName).
+func appendName(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	n := &t.Nodes[i]
 	ref := tree.RefOf(n.Ref)
 	if ref.Name != "" {
-		return syntheticName(n, ref.Name)
+		return appendSyntheticName(b, n, ref.Name)
 	}
 	switch n.Kind {
 	case tree.Message, tree.Body:
-		return messageName(t, n, ref.Struct)
+		return append(b, messageName(t, n, ref.Struct)...)
 	case tree.Frame:
-		return "Frame"
+		return append(b, "Frame"...)
 	case tree.Header:
 		if ref.Struct != nil {
-			return ref.Struct.Name
+			return append(b, ref.Struct.Name...)
 		}
-		return "Header"
+		return append(b, "Header"...)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if ref.Field == nil {
-			return n.Kind.String()
+			return append(b, n.Kind.String()...)
 		}
 		if c.hdr != hdrNone {
-			return snake(ref.Field.Name)
+			return appendSnake(b, ref.Field.Name)
 		}
-		return ref.Field.Name
+		return append(b, ref.Field.Name...)
 	case tree.Element:
-		idx := "[" + strconv.Itoa(int(n.Index)) + "]"
 		if ref.Struct != nil {
-			return ref.Struct.Name + idx
+			b = append(b, ref.Struct.Name...)
 		}
-		return idx
+		return appendIndex(b, n.Index)
 	case tree.Length:
-		return "length"
+		return append(b, "length"...)
 	case tree.Presence:
-		return "presence"
+		return append(b, "presence"...)
 	case tree.TagCount:
-		return "count"
+		return append(b, "count"...)
 	case tree.Tag, tree.UnknownTag:
-		return "tag " + strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(append(b, "tag "...), n.Num, 10)
 	case tree.TagNumber:
-		return "tag"
+		return append(b, "tag"...)
 	case tree.TagSize:
-		return "size"
+		return append(b, "size"...)
 	case tree.Record:
-		return "Record[" + strconv.Itoa(int(n.Index)) + "]"
+		return appendIndex(append(b, "Record"...), n.Index)
 	case tree.Raw:
-		return "raw"
+		return append(b, "raw"...)
 	}
-	return n.Kind.String()
+	return append(b, n.Kind.String()...)
 }
 
-// syntheticName is the display name of a node with a synthetic name (frame
-// fields, record batch fields): the name itself, or for the nodes that
-// repeat it composed with the node's index or magic ("Record[0]",
-// "headerKey[1]", "LegacyMessage v1").
-func syntheticName(n *tree.Node, name string) string {
+// appendIndex appends "[k]".
+func appendIndex(b []byte, k int32) []byte {
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(k), 10)
+	return append(b, ']')
+}
+
+// appendSyntheticName appends the display name of a node with a synthetic
+// name (frame fields, record batch fields): the name itself, or for the
+// nodes that repeat it composed with the node's index or magic
+// ("Record[0]", "headerKey[1]", "LegacyMessage v1").
+func appendSyntheticName(b []byte, n *tree.Node, name string) []byte {
+	b = append(b, name...)
 	switch {
 	case n.Kind == tree.Record && name == "Record",
 		n.Kind == tree.BatchField && (name == "headerKey" || name == "headerValue"):
-		return name + "[" + strconv.Itoa(int(n.Index)) + "]"
+		return appendIndex(b, n.Index)
 	case n.Kind == tree.RecordBatch && name == "LegacyMessage":
-		return name + " v" + strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(append(b, " v"...), n.Num, 10)
 	}
-	return name
+	return b
 }
 
 // messageName names the root and body rows: the message's name, or the
@@ -220,10 +245,9 @@ func messageName(t *tree.Tree, n *tree.Node, st *spec.Struct) string {
 	return n.Kind.String()
 }
 
-// snake turns a header field name into the protocol's snake_case
+// appendSnake appends a header field name in the protocol's snake_case
 // ("RequestApiKey" -> "request_api_key").
-func snake(s string) string {
-	b := make([]byte, 0, len(s)+4)
+func appendSnake(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
 		if ch >= 'A' && ch <= 'Z' {
@@ -234,54 +258,55 @@ func snake(s string) string {
 		}
 		b = append(b, ch)
 	}
-	return string(b)
+	return b
 }
 
-func nodeType(t *tree.Tree, i int32, c ctx) string {
+// appendType appends the type column of node i (see NodeType).
+func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	n := &t.Nodes[i]
-	ref := tree.RefOf(n.Ref)
 	switch n.Kind {
 	case tree.Message:
 		if t.Message == nil {
-			return "message"
+			return append(b, "message"...)
 		}
-		return "message v" + strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(append(b, "message v"...), n.Num, 10)
 	case tree.Frame:
-		return ""
+		return b
 	case tree.Header:
-		return "v" + strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(append(b, 'v'), n.Num, 10)
 	case tree.Body:
-		return "struct"
+		return append(b, "struct"...)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
-		if ref.Field == nil {
-			return wireType(n.Wire)
+		f := t.Field(i)
+		if f == nil {
+			return append(b, wireType(n.Wire)...)
 		}
 		if c.hdr != hdrNone {
-			return headerType(t, n, ref.Field)
+			return appendHeaderType(b, t, n, f)
 		}
-		return ref.Field.TypeString
+		return append(b, f.TypeString...)
 	case tree.Element:
-		if ref.Struct != nil {
-			return ref.Struct.Name
+		if st := t.Struct(i); st != nil {
+			return append(b, st.Name...)
 		}
-		return wireType(n.Wire)
+		return append(b, wireType(n.Wire)...)
 	case tree.TagSection:
-		if t.Nodes[i].End > i+1 {
-			return "section"
+		if n.End > i+1 {
+			return append(b, "section"...)
 		}
 	case tree.Tag:
-		return "tagged field"
+		return append(b, "tagged field"...)
 	case tree.UnknownTag:
-		return "unknown tag"
+		return append(b, "unknown tag"...)
 	case tree.RecordBatch:
 		if n.Num == 2 {
-			return "RecordBatch v2"
+			return append(b, "RecordBatch v2"...)
 		}
-		return "magic " + strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(append(b, "magic "...), n.Num, 10)
 	case tree.Record:
-		return "Record"
+		return append(b, "Record"...)
 	}
-	return n.Wire.String()
+	return append(b, n.Wire.String()...)
 }
 
 // wireType names a value's type from its wire encoding (primitive array
@@ -296,165 +321,182 @@ func wireType(w tree.Wire) string {
 	return w.String()
 }
 
-// headerType names a header field's type as the protocol guide does
-// ("int16", "nullable_string", "compact_string").
-func headerType(t *tree.Tree, n *tree.Node, f *spec.Field) string {
-	hv := t.HeaderVersion
+// appendHeaderType appends a header field's type as the protocol guide
+// names it ("int16", "nullable_string", "compact_string").
+func appendHeaderType(b []byte, t *tree.Tree, n *tree.Node, f *spec.Field) []byte {
 	switch n.Wire {
 	case tree.WireString, tree.WireCompactString:
-		s := "string"
-		if hv >= 0 && f.NullableIn(hv) {
-			s = "nullable_string"
-		}
 		if n.Wire == tree.WireCompactString {
-			s = "compact_" + s
+			b = append(b, "compact_"...)
 		}
-		return s
+		if hv := t.HeaderVersion; hv >= 0 && f.NullableIn(hv) {
+			b = append(b, "nullable_"...)
+		}
+		return append(b, "string"...)
 	}
-	return f.TypeString
+	return append(b, f.TypeString...)
 }
 
-func nodeValue(t *tree.Tree, i int32, c ctx) string {
+// appendValueText appends the text after "= " on node i's row (see
+// NodeValue); nothing when the row has no value.
+func appendValueText(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	n := &t.Nodes[i]
 	switch n.Kind {
 	case tree.Field:
 		if c.hdr == hdrRequest {
 			if f := t.Field(i); f != nil && f.Name == "RequestApiKey" {
-				return withAPIName(t, n.Num, spec.Request)
+				return appendWithAPIName(b, t, n.Num, spec.Request)
 			}
 		}
-		return scalarText(n, t.Data(i))
+		return appendScalarText(b, n, t.Data(i))
 	case tree.Element:
 		if t.Struct(i) != nil {
-			return "struct"
+			return append(b, "struct"...)
 		}
-		return scalarText(n, t.Data(i))
+		return appendScalarText(b, n, t.Data(i))
 	case tree.Struct:
 		if n.Null {
-			return "null"
+			return append(b, "null"...)
 		}
-		return "struct"
+		return append(b, "struct"...)
 	case tree.Array:
 		if n.Null {
-			return "null"
+			return append(b, "null"...)
 		}
-		return count(int64(n.Index), "element", "elements")
+		return appendCount(b, int64(n.Index), "element", "elements")
 	case tree.Records:
 		if n.Null {
-			return "null"
+			return append(b, "null"...)
 		}
-		return count(int64(len(t.Data(i))), "byte", "bytes")
+		return appendCount(b, int64(len(t.Data(i))), "byte", "bytes")
 	case tree.Length:
-		return lengthText(n)
+		return appendLengthText(b, n)
 	case tree.Presence:
+		b = strconv.AppendInt(b, n.Num, 10)
 		if (n.Wire == tree.WireUvarint && n.Num == 0) || n.Num < 0 {
-			return strconv.FormatInt(n.Num, 10) + " (null)"
+			return append(b, " (null)"...)
 		}
-		return strconv.FormatInt(n.Num, 10) + " (present)"
+		return append(b, " (present)"...)
 	case tree.TagSection:
 		if n.End > i+1 {
-			return count(n.Num, "field", "fields")
+			return appendCount(b, n.Num, "field", "fields")
 		}
-		return "0"
+		return append(b, '0')
 	case tree.TagCount, tree.TagNumber, tree.TagSize:
-		return strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(b, n.Num, 10)
 	case tree.FrameField:
 		if t.Name(i) == "api_key" {
-			return withAPIName(t, n.Num, spec.Metadata)
+			return appendWithAPIName(b, t, n.Num, spec.Metadata)
 		}
-		return strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(b, n.Num, 10)
 	case tree.BatchField:
 		if n.Wire == tree.WireUint32 && t.Name(i) == "crc" {
-			return "0x" + hex8(uint32(n.Num))
+			return appendHex8(append(b, "0x"...), uint32(n.Num))
 		}
-		return scalarText(n, t.Data(i))
+		return appendScalarText(b, n, t.Data(i))
 	case tree.Raw:
-		return hexText(t.Data(i))
+		return appendHexText(b, t.Data(i))
 	}
-	return ""
+	return b
 }
 
-// withAPIName appends the API's (or metadata record's) name to an api key
-// when the tree's message has that key: "54 (EndQuorumEpoch)".
-func withAPIName(t *tree.Tree, key int64, typ spec.MessageType) string {
-	s := strconv.FormatInt(key, 10)
+// appendWithAPIName appends an api key, followed by the API's (or metadata
+// record's) name when the tree's message has that key: "54
+// (EndQuorumEpoch)".
+func appendWithAPIName(b []byte, t *tree.Tree, key int64, typ spec.MessageType) []byte {
+	b = strconv.AppendInt(b, key, 10)
 	m := t.Message
 	if m == nil || int64(m.APIKey) != key {
-		return s
+		return b
 	}
 	if typ == spec.Metadata && m.Type == spec.Metadata {
-		return s + " (" + m.Name + ")"
+		return append(append(append(b, " ("...), m.Name...), ')')
 	}
 	if typ == spec.Request && (m.Type == spec.Request || m.Type == spec.Response) {
-		return s + " (" + m.BaseName() + ")"
+		return append(append(append(b, " ("...), m.BaseName()...), ')')
 	}
-	return s
+	return b
 }
 
-func count(n int64, one, many string) string {
+// appendCount appends "1 one" or "n many".
+func appendCount(b []byte, n int64, one, many string) []byte {
 	if n == 1 {
-		return "1 " + one
+		return append(append(b, "1 "...), one...)
 	}
-	return strconv.FormatInt(n, 10) + " " + many
+	b = strconv.AppendInt(b, n, 10)
+	b = append(b, ' ')
+	return append(b, many...)
 }
 
 // lengthText shows a length prefix as it is on the wire: compact lengths
 // are n+1 with 0 for null, the others n with -1 for null.
-func lengthText(n *tree.Node) string {
+func lengthText(n *tree.Node) string { return string(appendLengthText(nil, n)) }
+
+func appendLengthText(b []byte, n *tree.Node) []byte {
 	if n.Wire == tree.WireUvarint {
 		if n.Num < 0 {
-			return "0 (compact, null)"
+			return append(b, "0 (compact, null)"...)
 		}
-		return strconv.FormatInt(n.Num+1, 10) + " (compact, n+1)"
+		return append(strconv.AppendInt(b, n.Num+1, 10), " (compact, n+1)"...)
 	}
+	b = strconv.AppendInt(b, n.Num, 10)
 	if n.Num < 0 {
-		return strconv.FormatInt(n.Num, 10) + " (null)"
+		return append(b, " (null)"...)
 	}
-	return strconv.FormatInt(n.Num, 10)
+	return b
 }
 
 // scalarText is the value of leaf n by its wire encoding; d is its
 // contents (Tree.Data).
-func scalarText(n *tree.Node, d []byte) string {
+func scalarText(n *tree.Node, d []byte) string { return string(appendScalarText(nil, n, d)) }
+
+func appendScalarText(b []byte, n *tree.Node, d []byte) []byte {
 	switch n.Wire {
 	case tree.WireBool:
 		if n.Num != 0 {
-			return "true"
+			return append(b, "true"...)
 		}
-		return "false"
+		return append(b, "false"...)
 	case tree.WireFloat64:
-		return strconv.FormatFloat(math.Float64frombits(uint64(n.Num)), 'g', -1, 64)
+		return strconv.AppendFloat(b, math.Float64frombits(uint64(n.Num)), 'g', -1, 64)
 	case tree.WireUUID:
-		return uuidText(d)
+		return appendUUID(b, d)
 	case tree.WireString:
 		if n.Null {
-			return "null (int16 len=-1)"
+			return append(b, "null (int16 len=-1)"...)
 		}
-		return quoteText(d) + " (int16 len=" + strconv.Itoa(len(d)) + ")"
+		return appendLen(appendQuoteText(b, d), " (int16 len=", len(d))
 	case tree.WireCompactString:
 		if n.Null {
-			return "null (compact, 0)"
+			return append(b, "null (compact, 0)"...)
 		}
-		return quoteText(d) + " (compact, len+1=" + strconv.Itoa(len(d)+1) + ")"
+		return appendLen(appendQuoteText(b, d), " (compact, len+1=", len(d)+1)
 	case tree.WireBytes:
 		if n.Null {
-			return "null (int32 len=-1)"
+			return append(b, "null (int32 len=-1)"...)
 		}
-		return hexText(d) + " (int32 len=" + strconv.Itoa(len(d)) + ")"
+		return appendLen(appendHexText(b, d), " (int32 len=", len(d))
 	case tree.WireCompactBytes:
 		if n.Null {
-			return "null (compact, 0)"
+			return append(b, "null (compact, 0)"...)
 		}
-		return hexText(d) + " (compact, len+1=" + strconv.Itoa(len(d)+1) + ")"
+		return appendLen(appendHexText(b, d), " (compact, len+1=", len(d)+1)
 	case tree.WireVarBytes:
 		if n.Null {
-			return "null (varint len=-1)"
+			return append(b, "null (varint len=-1)"...)
 		}
-		return recordBytesText(d) + " (varint len=" + strconv.Itoa(len(d)) + ")"
+		return appendLen(appendRecordBytesText(b, d), " (varint len=", len(d))
 	case tree.WireRaw:
-		return hexText(d)
+		return appendHexText(b, d)
 	}
-	return strconv.FormatInt(n.Num, 10)
+	return strconv.AppendInt(b, n.Num, 10)
+}
+
+// appendLen appends what, v and ")".
+func appendLen(b []byte, what string, v int) []byte {
+	b = append(b, what...)
+	b = strconv.AppendInt(b, int64(v), 10)
+	return append(b, ')')
 }
 
 // maxShown bounds how many bytes of a string or byte value a row shows.
@@ -463,39 +505,72 @@ const (
 	maxShownBytes  = 16
 )
 
-// quoteText quotes a string value, cut after maxShownString bytes (at a
-// rune boundary) with "…" after the closing quote.
-func quoteText(b []byte) string {
-	if len(b) <= maxShownString {
-		return strconv.Quote(string(b))
+// appendQuoteText appends a string value quoted, cut after maxShownString
+// bytes (at a rune boundary) with "…" after the closing quote.
+func appendQuoteText(b, d []byte) []byte {
+	if len(d) <= maxShownString {
+		return appendQuoted(b, d)
 	}
 	cut := maxShownString
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
+	for cut > 0 && !utf8.RuneStart(d[cut]) {
 		cut--
 	}
-	return strconv.Quote(string(b[:cut])) + "…"
+	return append(appendQuoted(b, d[:cut]), "…"...)
 }
 
-// hexText shows bytes as "0x" and the hex of up to maxShownBytes bytes,
-// then "…" when there are more; "empty" for none.
-func hexText(b []byte) string {
-	if len(b) == 0 {
-		return "empty"
+// appendQuoted appends d as strconv.Quote quotes a string (a Go string
+// literal: printable runes as they are, escapes for the rest, \x for
+// bytes that are not UTF-8), without converting d to a string.
+func appendQuoted(b, d []byte) []byte {
+	b = append(b, '"')
+	for k := 0; k < len(d); {
+		ch := d[k]
+		if ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\' {
+			b = append(b, ch)
+			k++
+			continue
+		}
+		r, size := utf8.DecodeRune(d[k:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, '\\', 'x', hexDigits[ch>>4], hexDigits[ch&15])
+		case r == '"' || r == '\\':
+			b = append(b, '\\', ch)
+		case r >= utf8.RuneSelf && strconv.IsPrint(r):
+			b = append(b, d[k:k+size]...)
+		default:
+			// Control characters and unprintable runes are escaped as in a
+			// rune literal ('\n', '\x7f', '\u0085'): drop its quotes.
+			start := len(b)
+			b = strconv.AppendQuoteRune(b, r)
+			b = append(b[:start], b[start+1:len(b)-1]...)
+		}
+		k += size
 	}
-	if len(b) <= maxShownBytes {
-		return "0x" + hex.EncodeToString(b)
-	}
-	return "0x" + hex.EncodeToString(b[:maxShownBytes]) + "…"
+	return append(b, '"')
 }
 
-// recordBytesText shows a record key, value or header: quoted when it is
-// printable UTF-8 text (the common case for keys and JSON values), else
-// as hex.
-func recordBytesText(b []byte) string {
-	if len(b) > 0 && printable(b) {
-		return quoteText(b)
+// appendHexText appends bytes as "0x" and the hex of up to maxShownBytes
+// bytes, then "…" when there are more; "empty" for none.
+func appendHexText(b, d []byte) []byte {
+	if len(d) == 0 {
+		return append(b, "empty"...)
 	}
-	return hexText(b)
+	b = append(b, "0x"...)
+	if len(d) <= maxShownBytes {
+		return hex.AppendEncode(b, d)
+	}
+	return append(hex.AppendEncode(b, d[:maxShownBytes]), "…"...)
+}
+
+// appendRecordBytesText appends a record key, value or header: quoted when
+// it is printable UTF-8 text (the common case for keys and JSON values),
+// else as hex.
+func appendRecordBytesText(b, d []byte) []byte {
+	if len(d) > 0 && printable(d) {
+		return appendQuoteText(b, d)
+	}
+	return appendHexText(b, d)
 }
 
 func printable(b []byte) bool {
@@ -512,88 +587,87 @@ func printable(b []byte) bool {
 
 const hexDigits = "0123456789abcdef"
 
-func hex8(v uint32) string {
-	var b [8]byte
+// appendHex8 appends v as 8 lower-case hex digits.
+func appendHex8(b []byte, v uint32) []byte {
+	var d [8]byte
 	for k := 7; k >= 0; k-- {
-		b[k] = hexDigits[v&15]
+		d[k] = hexDigits[v&15]
 		v >>= 4
 	}
-	return string(b[:])
+	return append(b, d[:]...)
 }
 
-// uuidText formats 16 bytes as 8-4-4-4-12 hex digits.
-func uuidText(d []byte) string {
+// appendUUID appends 16 bytes as 8-4-4-4-12 hex digits (other lengths as
+// appendHexText does).
+func appendUUID(b, d []byte) []byte {
 	if len(d) != 16 {
-		return hexText(d)
+		return appendHexText(b, d)
 	}
-	var b [36]byte
-	p := 0
 	for k, x := range d {
 		if k == 4 || k == 6 || k == 8 || k == 10 {
-			b[p] = '-'
-			p++
+			b = append(b, '-')
 		}
-		b[p], b[p+1] = hexDigits[x>>4], hexDigits[x&15]
-		p += 2
+		b = append(b, hexDigits[x>>4], hexDigits[x&15])
 	}
-	return string(b[:])
+	return b
 }
 
-func nodeAbout(t *tree.Tree, i int32, c ctx) string {
+// appendAbout appends the description of node i (see NodeAbout).
+func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	n := &t.Nodes[i]
 	ref := tree.RefOf(n.Ref)
 	if ref.Name != "" {
-		if s, ok := syntheticAbout(t, i, c, ref); ok {
-			return s
+		if out, ok := appendSyntheticAbout(b, t, i, c, ref); ok {
+			return out
 		}
 	}
 	switch n.Kind {
 	case tree.Frame:
-		return frameAbout(t, i)
+		return append(b, frameAbout(t, i)...)
 	case tree.FrameField:
-		return frameFieldAbout(t, ref.Name)
+		return append(b, frameFieldAbout(t, ref.Name)...)
 	case tree.Header:
 		if c.hdr == hdrResponse {
-			return "common response header"
+			return append(b, "common response header"...)
 		}
-		return "common request header"
+		return append(b, "common request header"...)
 	case tree.Body:
-		return "message body, version " + strconv.FormatInt(n.Num, 10)
+		return strconv.AppendInt(append(b, "message body, version "...), n.Num, 10)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if ref.Field == nil {
-			return ""
+			return b
 		}
 		if c.hdr != hdrNone {
-			return headerAbout(ref.Field.Name, c.hdr)
+			return append(b, headerAbout(ref.Field.Name, c.hdr)...)
 		}
-		return ref.Field.About
+		return append(b, ref.Field.About...)
 	case tree.Length:
-		return lengthAbout(t, n, c)
+		return appendLengthAbout(b, t, n, c)
 	case tree.Presence:
 		if n.Wire == tree.WireUvarint {
-			return "nullable struct marker: 0 null, 1 present"
+			return append(b, "nullable struct marker: 0 null, 1 present"...)
 		}
-		return "nullable struct marker: -1 null, 1 present"
+		return append(b, "nullable struct marker: -1 null, 1 present"...)
 	case tree.TagSection, tree.TagCount:
 		if n.Kind == tree.TagSection && n.End > i+1 {
-			return "tagged fields of " + tagOwner(c)
+			return append(append(b, "tagged fields of "...), tagOwner(c)...)
 		}
-		return "number of tagged fields in " + tagOwner(c)
+		return append(append(b, "number of tagged fields in "...), tagOwner(c)...)
 	case tree.Tag:
 		if ref.Field != nil {
-			return "tagged field " + ref.Field.Name
+			return append(append(b, "tagged field "...), ref.Field.Name...)
 		}
-		return "tagged field"
+		return append(b, "tagged field"...)
 	case tree.UnknownTag:
-		return "tagged field unknown to the spec, kept as raw bytes"
+		return append(b, "tagged field unknown to the spec, kept as raw bytes"...)
 	case tree.TagNumber:
-		return "tag number"
+		return append(b, "tag number"...)
 	case tree.TagSize:
-		return "bytes of the tagged value that follow"
+		return append(b, "bytes of the tagged value that follow"...)
 	case tree.Raw:
-		return count(int64(n.Size), "byte", "bytes") + ", not decoded"
+		return append(appendCount(b, int64(n.Size), "byte", "bytes"), ", not decoded"...)
 	}
-	return ""
+	return b
 }
 
 // frameAbout describes a Frame: the int32 size prefix of a request or
@@ -612,77 +686,82 @@ func frameAbout(t *tree.Tree, i int32) string {
 	return "length-delimited framing"
 }
 
-// syntheticAbout is the about text of a node with a synthetic name (frame
-// fields, record batches, their fields and raw parts), composed from the
-// Ref's static text and the node's values; ok is false when the text is
-// the one nodeAbout derives from the node's kind.
-func syntheticAbout(t *tree.Tree, i int32, c ctx, ref tree.Ref) (string, bool) {
+// appendSyntheticAbout appends the about text of a node with a synthetic
+// name (frame fields, record batches, their fields and raw parts),
+// composed from the Ref's static text and the node's values; ok is false
+// (and b returned as it was) when the text is the one appendAbout derives
+// from the node's kind.
+func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) ([]byte, bool) {
 	n := &t.Nodes[i]
 	switch n.Kind {
 	case tree.Frame, tree.FrameField:
 		// kwire's own texts ("…, patched after encoding" for samples).
-		return "", false
+		return b, false
 	case tree.RecordBatch:
 		switch ref.Name {
 		case "RecordBatch":
-			return batchAbout(t, i), true
+			return appendBatchAbout(b, t, i), true
 		case "LegacyMessage":
-			return "message set entry, magic " + strconv.FormatInt(n.Num, 10) + ", " + strconv.Itoa(int(n.Size)) + " bytes", true
+			b = strconv.AppendInt(append(b, "message set entry, magic "...), n.Num, 10)
+			return append(strconv.AppendInt(append(b, ", "...), int64(n.Size), 10), " bytes"...), true
 		}
 	case tree.Record:
 		// "Record[i]" says it all.
-		return "", true
+		return b, true
 	case tree.BatchField:
 		inBatch := c.parent >= 0 && t.Name(c.parent) == "RecordBatch"
 		switch {
 		case inBatch && ref.Name == "crc":
-			return ref.About + ": " + crcText(n), true
+			return appendCRCText(append(append(b, ref.About...), ": "...), n), true
 		case inBatch && ref.Name == "attributes":
-			return describeAttributes(n.Num), true
+			return appendAttributes(b, n.Num), true
 		case ref.Name == "key", ref.Name == "value", ref.Name == "headersCount", ref.Name == "headerKey", ref.Name == "headerValue":
 			// The name and the value say what these are.
-			return "", true
+			return b, true
 		}
 	case tree.Raw:
 		switch ref.Name {
 		case "partial batch":
-			return partialBatchAbout(t.Data(i)), true
+			return appendPartialBatchAbout(b, t.Data(i)), true
 		case "records":
-			return compressionName(batchAttributes(t, c.parent)&7) + " records payload, not decoded here", true
+			b = appendCompression(b, batchAttributes(t, c.parent)&7)
+			return append(b, " records payload, not decoded here"...), true
 		case "trailing":
 			// "N bytes, not decoded", as for any raw bytes.
-			return "", false
+			return b, false
 		}
 	}
-	return ref.About, ref.About != ""
+	return append(b, ref.About...), ref.About != ""
 }
 
-// batchAbout describes a RecordBatch v2: its size and whether its CRC-32C
-// matches (the computed CRC is kept on its crc leaf).
-func batchAbout(t *tree.Tree, i int32) string {
+// appendBatchAbout describes a RecordBatch v2: its size and whether its
+// CRC-32C matches (the computed CRC is kept on its crc leaf).
+func appendBatchAbout(b []byte, t *tree.Tree, i int32) []byte {
 	n := &t.Nodes[i]
-	s := "RecordBatch v2, " + strconv.Itoa(int(n.Size)) + " bytes"
+	b = strconv.AppendInt(append(b, "RecordBatch v2, "...), int64(n.Size), 10)
+	b = append(b, " bytes"...)
 	if n.Flags&tree.FlagBadCRC == 0 {
-		return s + ", CRC valid"
+		return append(b, ", CRC valid"...)
 	}
-	s += ", CRC INVALID"
+	b = append(b, ", CRC INVALID"...)
 	if crc := batchChild(t, i, "crc"); crc >= 0 {
-		s += " (computed 0x" + hex8(uint32(t.Nodes[crc].Index)) + ")"
+		b = appendHex8(append(b, " (computed 0x"...), uint32(t.Nodes[crc].Index))
+		b = append(b, ')')
 	}
-	return s
+	return b
 }
 
-// crcText says whether a RecordBatch v2 crc leaf (stored CRC in Num,
+// appendCRCText says whether a RecordBatch v2 crc leaf (stored CRC in Num,
 // computed CRC in Index) is valid.
-func crcText(n *tree.Node) string {
+func appendCRCText(b []byte, n *tree.Node) []byte {
 	if n.Flags&tree.FlagBadCRC != 0 {
-		return "INVALID, computed 0x" + hex8(uint32(n.Index))
+		return appendHex8(append(b, "INVALID, computed 0x"...), uint32(n.Index))
 	}
-	return "valid (0x" + hex8(uint32(n.Index)) + ")"
+	return append(appendHex8(append(b, "valid (0x"...), uint32(n.Index)), ')')
 }
 
 // batchChild returns the child of RecordBatch node i with synthetic name
-// name, or -1.
+// name, or -1. The header fields come first, so the search is short.
 func batchChild(t *tree.Tree, i int32, name string) int32 {
 	r := int32(-1)
 	t.Children(i, func(c int32) bool {
@@ -707,53 +786,55 @@ func batchAttributes(t *tree.Tree, i int32) int64 {
 	return 0
 }
 
-// partialBatchAbout says why the bytes at the end of a records field do not
-// hold a whole batch.
-func partialBatchAbout(d []byte) string {
+// appendPartialBatchAbout says why the bytes at the end of a records field
+// do not hold a whole batch.
+func appendPartialBatchAbout(b, d []byte) []byte {
 	if len(d) < 17 {
-		return strconv.Itoa(len(d)) + " bytes: too short for a batch header"
+		return append(strconv.AppendInt(b, int64(len(d)), 10), " bytes: too short for a batch header"...)
 	}
 	length := int32(binary.BigEndian.Uint32(d[8:]))
-	return "batch length " + strconv.Itoa(int(length)) + ", " + strconv.Itoa(len(d)-12) + " bytes present"
+	b = strconv.AppendInt(append(b, "batch length "...), int64(length), 10)
+	b = strconv.AppendInt(append(b, ", "...), int64(len(d)-12), 10)
+	return append(b, " bytes present"...)
 }
 
-// compressionName names the compression codec of attributes bits 0-2.
-func compressionName(c int64) string {
+// appendCompression names the compression codec of attributes bits 0-2.
+func appendCompression(b []byte, c int64) []byte {
 	switch c {
 	case 0:
-		return "uncompressed"
+		return append(b, "uncompressed"...)
 	case 1:
-		return "gzip"
+		return append(b, "gzip"...)
 	case 2:
-		return "snappy"
+		return append(b, "snappy"...)
 	case 3:
-		return "lz4"
+		return append(b, "lz4"...)
 	case 4:
-		return "zstd"
+		return append(b, "zstd"...)
 	}
-	return "compression " + strconv.FormatInt(c, 10)
+	return strconv.AppendInt(append(b, "compression "...), c, 10)
 }
 
-// describeAttributes spells out a RecordBatch v2's attributes: compression
+// appendAttributes spells out a RecordBatch v2's attributes: compression
 // (bits 0-2), timestamp type (bit 3), transactional (bit 4), control (bit
 // 5) and delete horizon (bit 6).
-func describeAttributes(v int64) string {
-	s := compressionName(v & 7)
+func appendAttributes(b []byte, v int64) []byte {
+	b = appendCompression(b, v&7)
 	if v&8 != 0 {
-		s += ", LogAppendTime"
+		b = append(b, ", LogAppendTime"...)
 	} else {
-		s += ", CreateTime"
+		b = append(b, ", CreateTime"...)
 	}
 	if v&16 != 0 {
-		s += ", transactional"
+		b = append(b, ", transactional"...)
 	}
 	if v&32 != 0 {
-		s += ", control"
+		b = append(b, ", control"...)
 	}
 	if v&64 != 0 {
-		s += ", delete horizon"
+		b = append(b, ", delete horizon"...)
 	}
-	return s
+	return b
 }
 
 func tagOwner(c ctx) string {
@@ -799,26 +880,27 @@ func headerAbout(name string, hdr uint8) string {
 	return ""
 }
 
-// lengthAbout says what follows an array's or records' length prefix.
-func lengthAbout(t *tree.Tree, n *tree.Node, c ctx) string {
+// appendLengthAbout says what follows an array's or records' length
+// prefix.
+func appendLengthAbout(b []byte, t *tree.Tree, n *tree.Node, c ctx) []byte {
 	if c.parent >= 0 && t.Nodes[c.parent].Kind == tree.Records {
-		if n.Num < 0 {
-			return "null records"
+		switch {
+		case n.Num < 0:
+			return append(b, "null records"...)
+		case n.Num == 1:
+			return append(b, "1 byte of records follows"...)
 		}
-		if n.Num == 1 {
-			return "1 byte of records follows"
-		}
-		return strconv.FormatInt(n.Num, 10) + " bytes of records follow"
+		return append(strconv.AppendInt(b, n.Num, 10), " bytes of records follow"...)
 	}
 	switch {
 	case n.Num < 0:
-		return "null array"
+		return append(b, "null array"...)
 	case n.Num == 0:
-		return "no elements follow"
+		return append(b, "no elements follow"...)
 	case n.Num == 1 && t.Sample:
-		return "one sample element follows"
+		return append(b, "one sample element follows"...)
 	case n.Num == 1:
-		return "1 element follows"
+		return append(b, "1 element follows"...)
 	}
-	return strconv.FormatInt(n.Num, 10) + " elements follow"
+	return append(strconv.AppendInt(b, n.Num, 10), " elements follow"...)
 }

@@ -37,45 +37,52 @@ type Options struct {
 	Color bool
 }
 
-// flushAt is the buffer size at which writers hand text to w, so that a
-// huge tree is not held as one string.
-const flushAt = 64 << 10
-
 // WriteText writes the page: a summary block, then for each side its
 // label, a title line ("EndQuorumEpochRequest v1, request header v2, 62
 // bytes on the wire"), the byte layout and the object tree, and the side's
 // error if any.
+//
+// The page is written row by row through a buffer of at most 64 KiB:
+// memory does not grow with the page.
 func WriteText(w io.Writer, p *Page, o Options) error {
-	b := appendSummary(nil, p, o)
+	size := 1 << 10
 	for _, s := range p.Sides {
-		b = append(b, '\n')
-		b = append(b, s.Label...)
-		b = append(b, "\n\n"...)
-		if t := s.Tree; t != nil && len(t.Nodes) > 0 {
-			b = append(b, sideTitle(t)...)
-			b = append(b, "\n\nbyte layout ("...)
-			b = strconv.AppendInt(b, int64(len(t.Bytes)), 10)
-			b = append(b, " bytes, 16 bytes per row)\n\n"...)
-			var err error
-			if b, err = appendHex(w, b, t, o); err != nil {
-				return err
-			}
-			b = append(b, "\nobject tree\n\n"...)
-			if b, err = appendTree(w, b, t, o); err != nil {
-				return err
-			}
-		}
-		if s.Err != nil {
-			if s.Tree != nil && len(s.Tree.Nodes) > 0 {
-				b = append(b, '\n')
-			}
-			b = append(b, "error: "...)
-			b = append(b, s.Err.Error()...)
-			b = append(b, '\n')
+		if s.Tree != nil {
+			size += treeSize(s.Tree) + hexSize(s.Tree)
 		}
 	}
-	_, err := w.Write(b)
-	return err
+	s := newSink(w, size)
+	s.b = appendSummary(s.b, p, o)
+	for k := range p.Sides {
+		sd := &p.Sides[k]
+		if s.err != nil {
+			break
+		}
+		s.spill()
+		s.b = append(s.b, '\n')
+		s.b = append(s.b, sd.Label...)
+		s.b = append(s.b, "\n\n"...)
+		if t := sd.Tree; t != nil && len(t.Nodes) > 0 {
+			s.b = append(s.b, sideTitle(t)...)
+			s.b = append(s.b, "\n\nbyte layout ("...)
+			s.b = strconv.AppendInt(s.b, int64(len(t.Bytes)), 10)
+			s.b = append(s.b, " bytes, 16 bytes per row)\n\n"...)
+			writeHex(s, t, o)
+			s.spill()
+			s.b = append(s.b, "\nobject tree\n\n"...)
+			writeTree(s, t, o)
+		}
+		if sd.Err != nil {
+			s.spill()
+			if sd.Tree != nil && len(sd.Tree.Nodes) > 0 {
+				s.b = append(s.b, '\n')
+			}
+			s.b = append(s.b, "error: "...)
+			s.b = append(s.b, sd.Err.Error()...)
+			s.b = append(s.b, '\n')
+		}
+	}
+	return s.close()
 }
 
 // WriteTree writes only the object tree of t: one row per node with the
@@ -85,12 +92,9 @@ func WriteTree(w io.Writer, t *tree.Tree, o Options) error {
 	if t == nil || len(t.Nodes) == 0 {
 		return nil
 	}
-	b, err := appendTree(w, nil, t, o)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
+	s := newSink(w, treeSize(t))
+	writeTree(s, t, o)
+	return s.close()
 }
 
 // WriteHex writes only the byte layout of t: a column header, then rows of
@@ -100,22 +104,15 @@ func WriteHex(w io.Writer, t *tree.Tree, o Options) error {
 	if t == nil {
 		return nil
 	}
-	b, err := appendHex(w, nil, t, o)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
+	s := newSink(w, hexSize(t))
+	writeHex(s, t, o)
+	return s.close()
 }
 
-// flush hands b to w once it is large and returns it emptied.
-func flush(w io.Writer, b []byte) ([]byte, error) {
-	if len(b) < flushAt {
-		return b, nil
-	}
-	_, err := w.Write(b)
-	return b[:0], err
-}
+// treeSize and hexSize guess the size of t's object tree and byte
+// layout, for the size of the buffer.
+func treeSize(t *tree.Tree) int { return 100 * len(t.Nodes) }
+func hexSize(t *tree.Tree) int  { return 80 + 5*len(t.Bytes) }
 
 // sideTitle is a side's title line.
 func sideTitle(t *tree.Tree) string {
@@ -143,59 +140,121 @@ func sideTitle(t *tree.Tree) string {
 	return s
 }
 
-// row is one line of the object tree.
-type row struct {
-	lead   string    // the tree drawing before the name
-	cells  [5]string // name, type, value ("= …"), range, about
-	region region
+// treeWriter writes an object tree in two passes over it: measure finds
+// each column's width, row writes the rows. Every cell is composed twice,
+// straight into a scratch buffer and then into the output, rather than
+// kept: a tree's rows are some hundred times the size of its nodes.
+type treeWriter struct {
+	*sink
+	t     *tree.Tree
+	color bool
+	// widths are the widest cells of the columns name (with the tree
+	// drawing before it), type, value, range and about.
+	widths [5]int
+	// cell is the scratch buffer of measure.
+	cell []byte
+	// lead holds the tree drawing of the rows being written: 4 bytes per
+	// level, "|   " below a node with more siblings to come, else "    ".
+	lead []byte
 }
 
-// treeRows lays out t's nodes as rows, pre-order.
-func treeRows(t *tree.Tree) []row {
-	rows := make([]row, 0, len(t.Nodes))
-	var walk func(i int32, c ctx, lead, childLead string)
-	walk = func(i int32, c ctx, lead, childLead string) {
-		rows = append(rows, nodeRow(t, i, c, lead))
-		end := t.Nodes[i].End
-		for k := i + 1; k < end; {
-			next := t.Nodes[k].End
-			if next <= k {
-				break
+func writeTree(s *sink, t *tree.Tree, o Options) {
+	tw := treeWriter{sink: s, t: t, color: o.Color}
+	root := childCtx(t, -1, ctx{}, 0)
+	tw.measure(0, root, 0)
+	tw.row(0, root, 0, true)
+}
+
+// measure widens the columns to fit node i (whose ctx is c, at depth
+// levels below the root) and its subtree.
+func (tw *treeWriter) measure(i int32, c ctx, depth int) {
+	t := tw.t
+	n := &t.Nodes[i]
+	tw.cell = appendName(tw.cell[:0], t, i, c)
+	tw.widths[0] = max(tw.widths[0], 4*depth+utf8.RuneCount(tw.cell))
+	tw.cell = appendType(tw.cell[:0], t, i, c)
+	tw.widths[1] = max(tw.widths[1], utf8.RuneCount(tw.cell))
+	tw.cell = appendValueText(tw.cell[:0], t, i, c)
+	if len(tw.cell) > 0 {
+		tw.widths[2] = max(tw.widths[2], len("= ")+utf8.RuneCount(tw.cell))
+	}
+	tw.cell = appendRange(tw.cell[:0], n.Off, n.Size)
+	tw.widths[3] = max(tw.widths[3], len(tw.cell))
+	tw.cell = appendAbout(tw.cell[:0], t, i, c)
+	tw.widths[4] = max(tw.widths[4], utf8.RuneCount(tw.cell))
+	for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
+		tw.measure(k, childCtx(t, i, c, k), depth+1)
+	}
+}
+
+// row writes the rows of node i (whose ctx is c, at depth levels below
+// the root; last when it is its parent's last child) and its subtree.
+func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
+	t := tw.t
+	n := &t.Nodes[i]
+	tw.spill()
+	used := 0
+	if depth > 0 {
+		tw.b = append(tw.b, tw.lead[:4*(depth-1)]...)
+		tw.b = append(tw.b, "+-- "...)
+		used = 4 * depth
+	}
+	if tw.color {
+		tw.b = append(tw.b, colorOf(c.region)...)
+	}
+	start := len(tw.b)
+	for col := range tw.widths {
+		if tw.widths[col] == 0 {
+			continue
+		}
+		at := len(tw.b)
+		switch col {
+		case 0:
+			tw.b = appendName(tw.b, t, i, c)
+		case 1:
+			tw.b = appendType(tw.b, t, i, c)
+		case 2:
+			tw.b = append(tw.b, "= "...)
+			v := len(tw.b)
+			if tw.b = appendValueText(tw.b, t, i, c); len(tw.b) == v {
+				tw.b = tw.b[:at] // no value, no "= "
 			}
-			if next >= end {
-				walk(k, childCtx(t, i, c, k), childLead+"+-- ", childLead+"    ")
-			} else {
-				walk(k, childCtx(t, i, c, k), childLead+"+-- ", childLead+"|   ")
-			}
-			k = next
+		case 3:
+			tw.b = appendRange(tw.b, n.Off, n.Size)
+		case 4:
+			tw.b = appendAbout(tw.b, t, i, c)
+		}
+		tw.pad(tw.widths[col] + 2 - used - utf8.RuneCount(tw.b[at:]))
+		used = 0
+	}
+	end := len(tw.b)
+	for end > start && tw.b[end-1] == ' ' {
+		end--
+	}
+	tw.b = tw.b[:end]
+	if tw.color {
+		tw.b = append(tw.b, colorReset...)
+	}
+	tw.b = append(tw.b, '\n')
+	if depth > 0 {
+		if last {
+			tw.lead = append(tw.lead[:4*(depth-1)], "    "...)
+		} else {
+			tw.lead = append(tw.lead[:4*(depth-1)], "|   "...)
 		}
 	}
-	walk(0, childCtx(t, -1, ctx{}, 0), "", "")
-	return rows
-}
-
-func nodeRow(t *tree.Tree, i int32, c ctx, lead string) row {
-	r := row{lead: lead, region: c.region}
-	n := &t.Nodes[i]
-	r.cells[0] = nodeName(t, i, c)
-	r.cells[1] = nodeType(t, i, c)
-	if v := nodeValue(t, i, c); v != "" {
-		r.cells[2] = "= " + v
+	for k := i + 1; k < n.End && t.Nodes[k].End > k && tw.err == nil; k = t.Nodes[k].End {
+		tw.row(k, childCtx(t, i, c, k), depth+1, t.Nodes[k].End >= n.End)
 	}
-	r.cells[3] = rangeText(n.Off, n.Size)
-	r.cells[4] = nodeAbout(t, i, c)
-	return r
 }
 
-// rangeText is a node's "[0x000f, 47B]".
-func rangeText(off, size int32) string {
-	b := make([]byte, 0, 16)
+// appendRange appends a node's range, "[0x000f, 47B]".
+func appendRange(b []byte, off, size int32) []byte {
 	b = append(b, "[0x"...)
 	b = appendHexOffset(b, int64(off), 4)
 	b = append(b, ", "...)
 	b = strconv.AppendInt(b, int64(size), 10)
-	b = append(b, "B]"...)
-	return string(b)
+	return append(b, "B]"...)
 }
 
 // appendHexOffset writes v in lower-case hex, zero-padded to digits.
@@ -208,57 +267,6 @@ func appendHexOffset(b []byte, v int64, digits int) []byte {
 		v >>= 4
 	}
 	return append(b, tmp[p:]...)
-}
-
-func width(s string) int { return utf8.RuneCountInString(s) }
-
-// appendTree appends t's object tree to b, flushing to w as it grows.
-func appendTree(w io.Writer, b []byte, t *tree.Tree, o Options) ([]byte, error) {
-	rows := treeRows(t)
-	var widths [5]int
-	for k := range rows {
-		r := &rows[k]
-		widths[0] = max(widths[0], len(r.lead)+width(r.cells[0]))
-		for c := 1; c < 5; c++ {
-			widths[c] = max(widths[c], width(r.cells[c]))
-		}
-	}
-	var err error
-	for k := range rows {
-		b = appendRow(b, &rows[k], &widths, o.Color)
-		if b, err = flush(w, b); err != nil {
-			return b, err
-		}
-	}
-	return b, nil
-}
-
-func appendRow(b []byte, r *row, widths *[5]int, color bool) []byte {
-	b = append(b, r.lead...)
-	if color {
-		b = append(b, colorOf(r.region)...)
-	}
-	start := len(b)
-	used := len(r.lead)
-	for c := 0; c < 5; c++ {
-		if widths[c] == 0 {
-			continue
-		}
-		b = append(b, r.cells[c]...)
-		for pad := widths[c] + 2 - used - width(r.cells[c]); pad > 0; pad-- {
-			b = append(b, ' ')
-		}
-		used = 0
-	}
-	end := len(b)
-	for end > start && b[end-1] == ' ' {
-		end--
-	}
-	b = b[:end]
-	if color {
-		b = append(b, colorReset...)
-	}
-	return append(b, '\n')
 }
 
 // byteRegions gives the region of every byte of t.Bytes: the region of the
@@ -286,8 +294,8 @@ func byteRegions(t *tree.Tree) []region {
 	return out
 }
 
-// appendHex appends t's byte layout to b, flushing to w as it grows.
-func appendHex(w io.Writer, b []byte, t *tree.Tree, o Options) ([]byte, error) {
+// writeHex writes t's byte layout, a row of 16 bytes at a time.
+func writeHex(s *sink, t *tree.Tree, o Options) {
 	data := t.Bytes
 	digits := 4
 	if len(data) > 0x10000 {
@@ -297,24 +305,18 @@ func appendHex(w io.Writer, b []byte, t *tree.Tree, o Options) ([]byte, error) {
 	if o.Color {
 		regions = byteRegions(t)
 	}
-	for k := 0; k < digits+2; k++ {
-		b = append(b, ' ')
-	}
+	s.pad(digits + 2)
 	for c := 0; c < 16; c++ {
 		if c > 0 {
-			b = append(b, ' ')
+			s.b = append(s.b, ' ')
 		}
-		b = append(b, ' ', "0123456789ABCDEF"[c])
+		s.b = append(s.b, ' ', "0123456789ABCDEF"[c])
 	}
-	b = append(b, '\n')
-	var err error
-	for off := 0; off < len(data); off += 16 {
-		b = appendHexRow(b, data, regions, off, digits)
-		if b, err = flush(w, b); err != nil {
-			return b, err
-		}
+	s.b = append(s.b, '\n')
+	for off := 0; off < len(data) && s.err == nil; off += 16 {
+		s.spill()
+		s.b = appendHexRow(s.b, data, regions, off, digits)
 	}
-	return b, nil
 }
 
 func appendHexRow(b, data []byte, regions []region, off, digits int) []byte {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -216,23 +215,28 @@ func describe(s *spec.Set) string {
 }
 
 // writePage prints a page as text, as the page JSON (with each side's
-// body and header in Kafka's converter format added, see withKafkaJSON),
+// body and header in Kafka's converter format added, see writePageJSON),
 // or as the Kafka-converter JSON of each side's body alone (kafka).
 func (a *app) writePage(p *render.Page, format string) error {
 	switch format {
 	case "json":
-		var page bytes.Buffer
-		if err := render.WriteJSON(&page, p); err != nil {
-			return err
-		}
-		out, err := withKafkaJSON(page.Bytes(), p)
-		if err != nil {
-			return err
-		}
-		_, err = a.stdout.Write(out)
-		return err
+		return writePageJSON(a.stdout, p)
 	case "kafka":
 		return writeKafka(a.stdout, p)
 	}
 	return render.WriteText(a.stdout, p, render.Options{Color: a.color()})
+}
+
+// writePageJSON streams the page JSON of p, each side with two more keys:
+// "json" and "header_json", its body and header in Kafka's converter format
+// (what `kwire encode` reads), null when the side has no such part or did
+// not decode whole.
+func writePageJSON(w io.Writer, p *render.Page) error {
+	return render.WriteJSONMembers(w, p, func(k int, s *render.Side) ([]render.Member, error) {
+		body, header, err := sideJSON(p.Set, s)
+		if err != nil {
+			return nil, err
+		}
+		return []render.Member{{Key: "json", JSON: body}, {Key: "header_json", JSON: header}}, nil
+	})
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/render"
@@ -243,75 +241,4 @@ func writeKafka(w io.Writer, p *render.Page) error {
 	}
 	_, err := w.Write(out)
 	return err
-}
-
-// withKafkaJSON adds to each side of page, the page JSON of p as
-// render.WriteJSON writes it, the keys "json" (the body in Kafka's
-// converter format, what `kwire encode` reads) and "header_json" (the
-// header, for requests and responses), after the side's other keys; null
-// when the side has no such part or did not decode whole. The page is
-// indented again as render indents it.
-//
-// The keys belong in render's page writer; they are added here so that
-// render stays as it is: the page is scanned for its top-level side keys
-// (render's sideKey: the lower-cased label) and each side object gets the
-// two members before its closing brace.
-func withKafkaJSON(page []byte, p *render.Page) ([]byte, error) {
-	sides := map[string]*render.Side{}
-	for k := range p.Sides {
-		key := strings.ToLower(p.Sides[k].Label)
-		if key == "" {
-			key = "side" + strconv.Itoa(k)
-		}
-		sides[key] = &p.Sides[k]
-	}
-	dec := json.NewDecoder(bytes.NewReader(page))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("the page JSON is not an object (%v)", err)
-	}
-	var out []byte
-	last := 0
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("reading the page JSON: %w", err)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("reading the page JSON: %w", err)
-		}
-		key, _ := tok.(string)
-		s, ok := sides[key]
-		if !ok || len(raw) == 0 || raw[0] != '{' {
-			continue
-		}
-		end := int(dec.InputOffset()) - 1 // the side's closing brace
-		if end < 0 || end >= len(page) || page[end] != '}' {
-			return nil, fmt.Errorf("the page JSON's %q does not end where expected", key)
-		}
-		body, header, err := sideJSON(p.Set, s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page[last:end]...)
-		out = append(out, `,"json":`...)
-		out = appendRaw(out, body)
-		out = append(out, `,"header_json":`...)
-		out = appendRaw(out, header)
-		last = end
-	}
-	out = append(out, page[last:]...)
-	var indented bytes.Buffer
-	indented.Grow(len(out) + len(out)/4)
-	if err := json.Indent(&indented, out, "", "  "); err != nil {
-		return nil, fmt.Errorf("the page JSON with the Kafka JSON added: %w", err)
-	}
-	return indented.Bytes(), nil
-}
-
-func appendRaw(b, raw []byte) []byte {
-	if raw == nil {
-		return append(b, "null"...)
-	}
-	return append(b, raw...)
 }

@@ -923,7 +923,7 @@ func TestDecodeFormatKafkaOfBadBytesPrintsNothing(t *testing.T) {
 	}
 }
 
-// addedKeys matches the members withKafkaJSON adds to a side of the
+// addedKeys matches the members writePageJSON adds to a side of the
 // indented page JSON.
 var addedKeys = regexp.MustCompile(`,\n    "json": (?:null|\{(?s:.*?)\n    \}),\n    "header_json": (?:null|\{(?s:.*?)\n    \})`)
 
@@ -956,7 +956,9 @@ func TestPageJSONIsRendersPagePlusTheKafkaJSON(t *testing.T) {
 		if err := render.WriteJSON(&page, c.p); err != nil {
 			t.Fatal(err)
 		}
-		got, err := withKafkaJSON(page.Bytes(), c.p)
+		var out bytes.Buffer
+		err := writePageJSON(&out, c.p)
+		got := out.Bytes()
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

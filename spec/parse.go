@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -15,51 +14,98 @@ import (
 // parser turns one JSON-with-comments spec file into a Message, collecting
 // every problem with its position instead of stopping at the first.
 type parser struct {
-	file  string
+	file string
+	// text is what is parsed: the file itself, or (for one object of a
+	// draft, see draft.go) a copy with the rest blanked and repairs made;
+	// pc maps its offsets back to src, the file, whose lines are counted.
 	text  []byte
-	lines []int // byte offset of each line start
+	src   []byte
+	pc    *piece
+	lines []int // byte offset of each line start of src
 	errs  ErrorList
+	// root is the parsed JSON; fixes are the unambiguous corrections of
+	// problems found (for kwire lint --fix); typeSpan is where each
+	// field's "type" value lies in text.
+	root     *hujson.Value
+	fixes    []*Fix
+	typeSpan map[*Field][2]int
 }
 
 func newParser(file string, text []byte) *parser {
-	p := &parser{file: file, text: text, lines: []int{0}}
-	for i, c := range text {
-		if c == '\n' {
-			p.lines = append(p.lines, i+1)
+	return &parser{file: file, text: text, src: text, lines: lineStarts(text), typeSpan: map[*Field][2]int{}}
+}
+
+// pos converts a byte offset of text into a 1-based line and column of
+// the file.
+func (p *parser) pos(off int) Pos {
+	return posIn(p.file, p.lines, p.srcOff(off))
+}
+
+// srcOff maps an offset of text to the file.
+func (p *parser) srcOff(off int) int {
+	if p.pc != nil {
+		return p.pc.toSrc(off)
+	}
+	return off
+}
+
+func (p *parser) errorf(off int, rule, hint, format string, args ...any) *Error {
+	e := &Error{Pos: p.pos(off), Severity: SeverityError, Rule: rule, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	p.errs = append(p.errs, e)
+	return e
+}
+
+func (p *parser) warnf(off int, rule, hint, format string, args ...any) *Error {
+	e := &Error{Pos: p.pos(off), Severity: SeverityWarning, Rule: rule, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	p.errs = append(p.errs, e)
+	return e
+}
+
+// fix records that replacing text[off:end] with repl corrects e.
+func (p *parser) fix(e *Error, desc string, off, end int, repl string) {
+	so, se := p.srcOff(off), p.srcOff(end)
+	p.fixes = append(p.fixes, &Fix{Pos: p.pos(off), Rule: e.Rule, Desc: desc, Edits: []Edit{{Off: so, End: se, New: repl}}, Problem: e})
+}
+
+// uniqueSuggest is Suggest's candidate when no other candidate is close
+// enough to be meant as well: a correction safe to make without asking.
+func uniqueSuggest(s string, candidates []string) string {
+	best := Suggest(s, candidates)
+	if best == "" {
+		return ""
+	}
+	var rest []string
+	for _, c := range candidates {
+		if c != best {
+			rest = append(rest, c)
 		}
 	}
-	return p
-}
-
-// pos converts a byte offset into a 1-based line and column.
-func (p *parser) pos(off int) Pos {
-	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > off }) - 1
-	if i < 0 {
-		i = 0
+	if Suggest(s, rest) != "" {
+		return ""
 	}
-	return Pos{File: p.file, Line: i + 1, Col: off - p.lines[i] + 1}
-}
-
-func (p *parser) errorf(off int, rule, hint, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Pos: p.pos(off), Severity: SeverityError, Rule: rule, Msg: fmt.Sprintf(format, args...), Hint: hint})
-}
-
-func (p *parser) warnf(off int, rule, hint, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Pos: p.pos(off), Severity: SeverityWarning, Rule: rule, Msg: fmt.Sprintf(format, args...), Hint: hint})
+	return best
 }
 
 // ParseMessage parses one spec file (Kafka's JSON with // and /* */
 // comments) and resolves its structs. It returns the message even when
 // problems were found (as far as it could be built) together with every
 // problem; the message is usable only when errs.HasErrors() is false.
+//
+// A draft (see draft.go) may hold text around the object, a fragment
+// without braces, or several objects: ParseMessage reports all of that,
+// returns the first object's message, and the problems of every object.
 func ParseMessage(file string, text []byte) (*Message, ErrorList) {
-	p := newParser(file, text)
-	m := p.parseFile()
-	if m != nil {
-		p.resolve(m)
+	pf := parseFile(file, text)
+	var m *Message
+	all := append(ErrorList(nil), pf.errs...)
+	for _, u := range pf.units {
+		if m == nil {
+			m = u.msg
+		}
+		all = append(all, u.errs...)
 	}
-	p.errs.Sort()
-	return m, p.errs
+	all.Sort()
+	return m, all
 }
 
 var hujsonPos = regexp.MustCompile(`line (\d+), column (\d+)`)
@@ -70,8 +116,11 @@ func (p *parser) parseFile() *Message {
 		msg := err.Error()
 		e := &Error{Pos: Pos{File: p.file}, Severity: SeverityError, Rule: "json-syntax", Msg: msg}
 		if m := hujsonPos.FindStringSubmatch(msg); m != nil {
-			e.Pos.Line, _ = strconv.Atoi(m[1])
-			e.Pos.Col, _ = strconv.Atoi(m[2])
+			line, _ := strconv.Atoi(m[1])
+			col, _ := strconv.Atoi(m[2])
+			if tl := lineStarts(p.text); line >= 1 && line <= len(tl) {
+				e.Pos = p.pos(tl[line-1] + col - 1)
+			}
 			e.Msg = strings.TrimSpace(hujsonPos.ReplaceAllString(msg, ""))
 			e.Msg = strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(e.Msg, "hujson:")), ":")
 			e.Msg = strings.TrimSpace(strings.ReplaceAll(e.Msg, "parsing error at", ""))
@@ -81,6 +130,7 @@ func (p *parser) parseFile() *Message {
 		p.errs = append(p.errs, e)
 		return nil
 	}
+	p.root = &v
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
 		p.errorf(v.StartOffset, "json-syntax", "", "a spec file must hold one JSON object, found %s", kindName(v))
@@ -136,13 +186,26 @@ func (p *parser) members(obj *hujson.Object, known []string, what string) map[st
 			if s := Suggest(key, known); s != "" {
 				hint = fmt.Sprintf("did you mean %q?", s)
 			}
-			p.errorf(m.Name.StartOffset, "unknown-key", hint, "unknown key %q in %s", key, what)
+			e := p.errorf(m.Name.StartOffset, "unknown-key", hint, "unknown key %q in %s", key, what)
+			if s := uniqueSuggest(key, known); s != "" && !hasKey(obj, s) {
+				p.fix(e, fmt.Sprintf("key %q → %q", key, s), m.Name.StartOffset, m.Name.EndOffset, strconv.Quote(s))
+			}
 			continue
 		}
 		// Duplicate keys: the last one wins, as in Jackson.
 		out[key] = member{key: key, keyOff: m.Name.StartOffset, val: &m.Value}
 	}
 	return out
+}
+
+// hasKey reports whether obj has a member named key.
+func hasKey(obj *hujson.Object, key string) bool {
+	for i := range obj.Members {
+		if lit, ok := obj.Members[i].Name.Value.(hujson.Literal); ok && lit.String() == key {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {
@@ -261,7 +324,7 @@ func (p *parser) list(ms map[string]member, key string) []*hujson.Value {
 
 func (p *parser) message(obj *hujson.Object, off int) *Message {
 	ms := p.members(obj, messageKeys, "message")
-	m := &Message{APIKey: -1, File: p.file, Text: p.text, Pos: p.pos(off), Structs: map[string]*Struct{},
+	m := &Message{APIKey: -1, File: p.file, Text: p.src, Pos: p.pos(off), Structs: map[string]*Struct{},
 		FlexibleVersions: None, DeprecatedVersions: None, ValidVersions: None}
 	name, nameOff, ok := p.str(ms, "name")
 	if !ok || name == "" {
@@ -376,6 +439,8 @@ func (p *parser) field(obj *hujson.Object, off int) *Field {
 	if !ok {
 		p.errorf(off, "missing-key", "", "field %q has no \"type\"", f.Name)
 	} else {
+		tv := ms["type"].val
+		p.typeSpan[f] = [2]int{tv.StartOffset, tv.EndOffset}
 		t, err := ParseType(f.TypeString)
 		if err != nil {
 			hint := ""
@@ -383,7 +448,11 @@ func (p *parser) field(obj *hujson.Object, off int) *Field {
 			if s := Suggest(base, PrimitiveNames()); s != "" {
 				hint = fmt.Sprintf("did you mean %q?", strings.TrimSuffix(f.TypeString, base)+s)
 			}
-			p.errorf(o, "bad-type", hint, "field %q: %v", f.Name, err)
+			e := p.errorf(o, "bad-type", hint, "field %q: %v", f.Name, err)
+			if s := uniqueSuggest(base, PrimitiveNames()); s != "" && tv.Value.Kind() == '"' {
+				repl := strings.TrimSuffix(f.TypeString, base) + s
+				p.fix(e, fmt.Sprintf("type %q → %q", f.TypeString, repl), tv.StartOffset, tv.EndOffset, strconv.Quote(repl))
+			}
 		}
 		f.Type = t
 	}
@@ -528,7 +597,17 @@ func (p *parser) resolve(m *Message) {
 					// capitalised type name (a typo like "Int32").
 					st = &Struct{Name: f.Type.Name, Versions: f.Versions, Pos: f.Pos}
 					m.Structs[f.Type.Name] = st
-					p.warnf(p.offOf(f.Pos), "empty-struct", "", "field %q: type %q names no struct of this file; Kafka treats it as an empty struct", f.Name, f.TypeString)
+					hint, prim := "", strings.ToLower(f.Type.Name)
+					if _, ok := PrimitiveKind(prim); !ok {
+						prim = ""
+					} else {
+						prim = strings.TrimSuffix(f.TypeString, f.Type.Name) + prim
+						hint = fmt.Sprintf("did you mean %q? (type names are case-sensitive)", prim)
+					}
+					e := p.warnf(p.offOf(f.Pos), "empty-struct", hint, "field %q: type %q names no struct of this file; Kafka treats it as an empty struct", f.Name, f.TypeString)
+					if sp, ok := p.typeSpan[f]; ok && prim != "" {
+						p.fix(e, fmt.Sprintf("type %q → %q", f.TypeString, prim), sp[0], sp[1], strconv.Quote(prim))
+					}
 				}
 				f.Type.Struct = st
 			}
@@ -609,12 +688,17 @@ func fsPos(fs []*Field) Pos {
 	return Pos{}
 }
 
-// offOf converts a position back to a byte offset (for reporting).
+// offOf converts a position back to a byte offset of text (for
+// reporting).
 func (p *parser) offOf(pos Pos) int {
 	if pos.Line <= 0 || pos.Line > len(p.lines) {
 		return 0
 	}
-	return p.lines[pos.Line-1] + pos.Col - 1
+	off := p.lines[pos.Line-1] + pos.Col - 1
+	if p.pc != nil {
+		return p.pc.toBuf(off)
+	}
+	return off
 }
 
 // parseDefault interprets f.Default for f's type (FieldSpec.fieldDefault).

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,43 +93,87 @@ func FromPath(p string) (*Set, ErrorList, error) {
 // NewSet parses files into a Set. Files whose spec has errors are left out
 // of the set; every problem is returned. Two messages with the same name or
 // the same (type, api key) are an error.
+//
+// A file may be a draft (see draft.go): each of its spec objects is a
+// message of its own, and the file's own problems (text around the
+// objects, missing braces) are reported without keeping them from loading.
 func NewSet(files []bundle.File) (*Set, ErrorList) {
+	s, all, _ := buildSet(files)
+	return s, all
+}
+
+// fileName is how problems name a file: the path as given for a single
+// file, dir/rel for a directory's file, archive!/entry for an archive's.
+func fileName(f bundle.File) string {
+	switch {
+	case f.Source == "" || strings.HasPrefix(f.Path, "/"):
+		return f.Path
+	case hasArchiveExt(f.Source):
+		return f.Source + "!/" + f.Path
+	case path.Base(filepath.ToSlash(f.Source)) == f.Path:
+		return f.Source
+	}
+	return filepath.Join(f.Source, filepath.FromSlash(f.Path))
+}
+
+func hasArchiveExt(name string) bool {
+	l := strings.ToLower(name)
+	return strings.HasSuffix(l, ".jar") || strings.HasSuffix(l, ".zip")
+}
+
+// buildSet is NewSet, also returning every file as parsed, with the
+// messages left out for their errors (for lint).
+func buildSet(files []bundle.File) (*Set, ErrorList, []*parsedFile) {
 	s := &Set{byName: map[string]*Message{}, req: map[int16]*Message{}, resp: map[int16]*Message{}, meta: map[int16]*Message{}}
 	var all ErrorList
+	var parsed []*parsedFile
 	for _, f := range files {
-		name := f.Path
-		if f.Source != "" && !strings.HasPrefix(f.Path, "/") {
-			name = f.Source + "!/" + f.Path
-		}
-		m, errs := ParseMessage(name, f.Data)
-		all = append(all, errs...)
-		if m == nil || errs.HasErrors() {
-			continue
-		}
-		m.File = f.Path
-		if prev := s.byName[strings.ToLower(m.Name)]; prev != nil {
-			all = append(all, &Error{Pos: m.Pos, Rule: "duplicate-message", Msg: fmt.Sprintf("message %q is also defined in %s", m.Name, prev.File)})
-			continue
-		}
-		var byKey map[int16]*Message
-		switch m.Type {
-		case Request:
-			byKey = s.req
-		case Response:
-			byKey = s.resp
-		case Metadata:
-			byKey = s.meta
-		}
-		if byKey != nil && m.APIKey >= 0 {
-			if prev := byKey[m.APIKey]; prev != nil {
-				all = append(all, &Error{Pos: m.Pos, Rule: "duplicate-api-key", Msg: fmt.Sprintf("%s %q has api key %d, already used by %q", m.Type, m.Name, m.APIKey, prev.Name)})
-				continue
+		pf := parseFile(fileName(f), f.Data)
+		parsed = append(parsed, pf)
+		all = append(all, pf.errs...)
+		for _, u := range pf.units {
+			all = append(all, u.errs...)
+			if u.msg != nil && !u.errs.HasErrors() {
+				u.msg.File = f.Path
+				if e := s.add(u.msg); e != nil {
+					all = append(all, e)
+				}
 			}
-			byKey[m.APIKey] = m
 		}
-		s.byName[strings.ToLower(m.Name)] = m
-		s.Messages = append(s.Messages, m)
 	}
+	s.sort()
+	all.Sort()
+	return s, all, parsed
+}
+
+// add puts m into the set, or returns why it cannot: another message has
+// its name, or its type and api key.
+func (s *Set) add(m *Message) *Error {
+	if prev := s.byName[strings.ToLower(m.Name)]; prev != nil {
+		return &Error{Pos: m.Pos, Rule: "duplicate-message", Msg: fmt.Sprintf("message %q is also defined in %s", m.Name, prev.File)}
+	}
+	var byKey map[int16]*Message
+	switch m.Type {
+	case Request:
+		byKey = s.req
+	case Response:
+		byKey = s.resp
+	case Metadata:
+		byKey = s.meta
+	}
+	if byKey != nil && m.APIKey >= 0 {
+		if prev := byKey[m.APIKey]; prev != nil {
+			return &Error{Pos: m.Pos, Rule: "duplicate-api-key", Msg: fmt.Sprintf("%s %q has api key %d, already used by %q", m.Type, m.Name, m.APIKey, prev.Name)}
+		}
+		byKey[m.APIKey] = m
+	}
+	s.byName[strings.ToLower(m.Name)] = m
+	s.Messages = append(s.Messages, m)
+	return nil
+}
+
+// sort puts the messages in their stable order (see Set.Messages).
+func (s *Set) sort() {
 	sort.SliceStable(s.Messages, func(i, j int) bool {
 		a, b := s.Messages[i], s.Messages[j]
 		ra, rb := typeRank(a.Type), typeRank(b.Type)
@@ -143,8 +188,6 @@ func NewSet(files []bundle.File) (*Set, ErrorList) {
 		}
 		return a.Name < b.Name
 	})
-	all.Sort()
-	return s, all
 }
 
 func typeRank(t MessageType) int {

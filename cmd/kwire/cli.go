@@ -34,6 +34,7 @@ type cli struct {
 	Decode  decodeCmd  `cmd:"" help:"Decode the bytes of a framed request, a response or a record."`
 	Encode  encodeCmd  `cmd:"" help:"Encode a message given as JSON in the format of Kafka's JsonConverters."`
 	Version versionCmd `cmd:"" help:"Print kwire's version and its embedded Kafka releases."`
+	Lint    lintCmd    `cmd:"" help:"Check spec files (drafts too) as Kafka's generator would, and for likely mistakes; --fix writes corrected copies."`
 }
 
 type listCmd struct {
@@ -136,6 +137,8 @@ func run(args []string, e *env) (code int) {
 		err = a.encode(&c.Encode)
 	case "version":
 		err = a.version()
+	case "lint":
+		err = a.lint(&c.Lint)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}

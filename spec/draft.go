@@ -1,0 +1,855 @@
+package spec
+
+// Drafts: a spec file as Kafka's generator wants it holds exactly one JSON
+// object (with // and /* */ comments). A KIP draft copied from a web page
+// may hold text around the object (the page's title), several objects, or
+// a bare fragment whose braces were left behind. This file finds the spec
+// objects of such a file, reports what is around and between them, checks
+// the JSON syntax as strictly as Kafka's Jackson does (hujson, which the
+// loader uses, accepts trailing commas), repairs what it can in a private
+// copy so that the loader can go on, and records each unambiguous repair as
+// a Fix that `kwire lint --fix` applies to the file itself.
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Edit replaces the bytes [Off, End) of a file with New (an insertion when
+// Off == End).
+type Edit struct {
+	Off, End int
+	New      string
+}
+
+// Fix is an unambiguous correction of one problem: the edits to make to
+// the original file, and what they do, in words.
+type Fix struct {
+	// Pos is where the fix applies (its first edit).
+	Pos Pos
+	// Rule is the rule id of the problem it corrects.
+	Rule string
+	// Desc says what the fix does: `"booleanbool" → "bool"`.
+	Desc  string
+	Edits []Edit
+	// Problem is the problem it corrects.
+	Problem *Error
+}
+
+// ApplyFixes returns src with the edits of every fix applied. Fixes whose
+// edits overlap an earlier one's are skipped; the fixes applied are
+// returned in file order.
+func ApplyFixes(src []byte, fixes []*Fix) ([]byte, []*Fix) {
+	sorted := append([]*Fix(nil), fixes...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Edits[0].Off < sorted[j].Edits[0].Off })
+	var edits []Edit
+	var applied []*Fix
+	taken := func(e Edit) bool {
+		for _, x := range edits {
+			if e.Off < x.End && x.Off < e.End || e.Off == x.Off && e.End == x.End {
+				return true
+			}
+		}
+		return false
+	}
+next:
+	for _, f := range sorted {
+		for _, e := range f.Edits {
+			if taken(e) {
+				continue next
+			}
+		}
+		edits = append(edits, f.Edits...)
+		applied = append(applied, f)
+	}
+	// Insertions before replacements at the same offset.
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].Off != edits[j].Off {
+			return edits[i].Off < edits[j].Off
+		}
+		return edits[i].End < edits[j].End
+	})
+	var out bytes.Buffer
+	last := 0
+	for _, e := range edits {
+		out.Write(src[last:e.Off])
+		out.WriteString(e.New)
+		last = e.End
+	}
+	out.Write(src[last:])
+	return out.Bytes(), applied
+}
+
+// insertion records that n bytes were inserted at offset at of a parse
+// buffer (before the source byte that follows them).
+type insertion struct{ at, n int }
+
+// piece is one spec object found in a file: its span in the source and the
+// parse buffer the loader reads (the source with everything outside the
+// span blanked, syntax repaired in place, missing braces and commas
+// inserted). ins maps buffer offsets back to the source.
+type piece struct {
+	start, end int
+	buf        []byte
+	ins        []insertion
+}
+
+// toSrc maps an offset of the parse buffer to the source.
+func (pc *piece) toSrc(off int) int {
+	shift := 0
+	for _, in := range pc.ins {
+		switch {
+		case in.at+in.n <= off:
+			shift += in.n
+		case in.at <= off:
+			return in.at - shift
+		default:
+			return off - shift
+		}
+	}
+	return off - shift
+}
+
+// toBuf maps a source offset to the parse buffer.
+func (pc *piece) toBuf(off int) int {
+	shift := 0
+	for _, in := range pc.ins {
+		if in.at-shift > off {
+			break
+		}
+		shift += in.n
+	}
+	return off + shift
+}
+
+// draft is the result of scanning a file for its spec objects.
+type draft struct {
+	pieces []*piece
+	errs   ErrorList
+	fixes  []*Fix
+}
+
+// scanner finds the spec objects of one file.
+type scanner struct {
+	file  string
+	src   []byte
+	lines []int
+	d     draft
+	cur   *pieceParser // the object being parsed, if any
+}
+
+func lineStarts(src []byte) []int {
+	lines := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	return lines
+}
+
+func posIn(file string, lines []int, off int) Pos {
+	i := sort.Search(len(lines), func(i int) bool { return lines[i] > off }) - 1
+	if i < 0 {
+		i = 0
+	}
+	return Pos{File: file, Line: i + 1, Col: off - lines[i] + 1}
+}
+
+func (s *scanner) pos(off int) Pos { return posIn(s.file, s.lines, off) }
+
+func (s *scanner) report(sev Severity, off int, rule, hint, format string, args ...any) *Error {
+	e := &Error{Pos: s.pos(off), Severity: sev, Rule: rule, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	s.d.errs = append(s.d.errs, e)
+	return e
+}
+
+func (s *scanner) fix(e *Error, desc string, edits ...Edit) {
+	s.d.fixes = append(s.d.fixes, &Fix{Pos: s.pos(edits[0].Off), Rule: e.Rule, Desc: desc, Edits: edits, Problem: e})
+}
+
+// scanDraft finds the spec objects of src. A file that is one object, with
+// only whitespace and comments around it, gives one piece whose buffer is
+// src itself.
+func scanDraft(file string, src []byte) *draft {
+	s := &scanner{file: file, src: src, lines: lineStarts(src)}
+	i := 0
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) { // a UTF-8 byte order mark
+		i = 3
+	}
+	second := -1
+	for {
+		t := s.token(i, false)
+		if t.kind == tEOF {
+			break
+		}
+		var pc *piece
+		var end int
+		switch {
+		case t.kind == '{' && s.startsObject(t):
+			pc, end = s.object(t.start, false)
+		case t.isString() && s.token(t.end, false).kind == ':':
+			pc, end = s.object(t.start, true)
+		default:
+			end = s.text(t.start)
+		}
+		if pc != nil {
+			s.d.pieces = append(s.d.pieces, pc)
+			if len(s.d.pieces) == 2 {
+				second = pc.start
+			}
+		}
+		i = end
+	}
+	if n := len(s.d.pieces); n > 1 {
+		s.report(SeverityWarning, second, "several-objects", "", "this file holds %d spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own", n)
+	}
+	s.d.errs.Sort()
+	return &s.d
+}
+
+// Token kinds: a punctuation byte itself, or one of these.
+const (
+	tEOF    = -1
+	tString = 's' // "…"
+	tSingle = 'q' // '…'
+	tCurly  = 'c' // “…”
+	tWord   = 'w' // true, 12, Page…
+	tOther  = 'o' // any other character
+)
+
+type token struct {
+	kind       int
+	start, end int
+	bad        string // for strings: a problem with the string's content
+}
+
+func (t token) isString() bool { return t.kind == tString || t.kind == tSingle || t.kind == tCurly }
+
+func (s *scanner) token(i int, inPiece bool) token {
+	i = s.skip(i, inPiece)
+	src := s.src
+	if i >= len(src) {
+		return token{kind: tEOF, start: len(src), end: len(src)}
+	}
+	c := src[i]
+	switch {
+	case strings.IndexByte("{}[]:,", c) >= 0:
+		return token{kind: int(c), start: i, end: i + 1}
+	case c == '"' || c == '\'':
+		return s.str(i, c)
+	case bytes.HasPrefix(src[i:], []byte("“")) || bytes.HasPrefix(src[i:], []byte("”")):
+		t := token{kind: tCurly, start: i}
+		j := i + 3
+		for j < len(src) && src[j] != '\n' {
+			if bytes.HasPrefix(src[j:], []byte("”")) || bytes.HasPrefix(src[j:], []byte("“")) {
+				t.end = j + 3
+				return t
+			}
+			if src[j] == '"' || src[j] == '\\' {
+				break
+			}
+			j++
+		}
+		return token{kind: tOther, start: i, end: i + 3}
+	case isWordByte(c):
+		j := i
+		for j < len(src) && isWordByte(src[j]) {
+			j++
+		}
+		return token{kind: tWord, start: i, end: j}
+	}
+	_, n := utf8.DecodeRune(src[i:])
+	return token{kind: tOther, start: i, end: i + n}
+}
+
+func isWordByte(c byte) bool {
+	return c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+// str scans a string quoted with q, as Jackson reads it: no raw control
+// characters, only JSON's escapes. A string not closed on its line ends at
+// the line's end, with bad set.
+func (s *scanner) str(i int, q byte) token {
+	kind := int(tString)
+	if q == '\'' {
+		kind = tSingle
+	}
+	t := token{kind: kind, start: i}
+	src := s.src
+	for j := i + 1; j < len(src); j++ {
+		c := src[j]
+		switch {
+		case c == q:
+			t.end = j + 1
+			return t
+		case c == '\n':
+			t.end, t.bad = j, "unterminated string: it is not closed on its line"
+			return t
+		case c == '\\':
+			if j+1 < len(src) && strings.IndexByte(`"\/bfnrtu`, src[j+1]) < 0 && !(q == '\'' && src[j+1] == '\'') {
+				if t.bad == "" {
+					t.bad = fmt.Sprintf("invalid escape \\%c in a string (JSON knows \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", src[j+1])
+				}
+			}
+			j++
+		case c < 0x20:
+			if t.bad == "" {
+				t.bad = fmt.Sprintf("control character U+%04X in a string: JSON needs it escaped", c)
+			}
+		}
+	}
+	t.end, t.bad = len(src), "unterminated string"
+	return t
+}
+
+// skip passes whitespace and comments. Inside a piece a non-breaking space
+// (as web pages have) is reported and repaired; elsewhere it is only
+// skipped.
+func (s *scanner) skip(i int, inPiece bool) int {
+	src := s.src
+	for i < len(src) {
+		switch c := src[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			i++
+		case c == 0xc2 && i+1 < len(src) && src[i+1] == 0xa0:
+			if inPiece && s.cur != nil {
+				s.cur.nbsp(i)
+			}
+			i += 2
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			j := bytes.Index(src[i+2:], []byte("*/"))
+			if j < 0 {
+				if inPiece && s.cur != nil {
+					s.cur.fail(i, "unterminated /* comment")
+				}
+				return len(src)
+			}
+			i += 2 + j + 2
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// startsObject reports whether the '{' token t opens a spec object: the
+// next token is a key or '}'.
+func (s *scanner) startsObject(t token) bool {
+	n := s.token(t.end, false)
+	return n.isString() || n.kind == '}'
+}
+
+// text passes a stretch of text outside the spec objects that starts at
+// off, reports it once, and returns where it ends: at the next line that
+// starts (after blanks) a comment, an object or a key, or at a '{' that
+// opens an object after nothing but punctuation on the stretch's first
+// line.
+func (s *scanner) text(off int) int {
+	src := s.src
+	end := len(src)
+	// The rest of the first line.
+	for j := off; j < len(src) && src[j] != '\n'; j++ {
+		if src[j] == '{' && !hasAlnum(src[off:j]) && s.startsObject(token{kind: '{', start: j, end: j + 1}) {
+			end = j
+			break
+		}
+	}
+	if end == len(src) {
+		j := bytes.IndexByte(src[off:], '\n')
+		if j >= 0 {
+			for l := off + j + 1; l < len(src); {
+				k := l
+				for k < len(src) && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r') {
+					k++
+				}
+				if k < len(src) && s.startsSomething(k) {
+					end = k
+					break
+				}
+				nl := bytes.IndexByte(src[l:], '\n')
+				if nl < 0 {
+					break
+				}
+				l += nl + 1
+			}
+		}
+	}
+	stretch := bytes.TrimRight(src[off:end], " \t\r\n")
+	what := strings.TrimSpace(string(firstLine(stretch)))
+	if len(what) > 40 {
+		what = what[:37] + "…"
+	}
+	e := s.report(SeverityError, off, "text-outside", "", "text outside the spec objects: %q (Kafka's generator accepts only one JSON object in a file)", what)
+	// The fix comments the text out, line by line.
+	var edits []Edit
+	for l := off; l < off+len(stretch); {
+		k := l
+		for k < off+len(stretch) && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r') {
+			k++
+		}
+		if k < off+len(stretch) && src[k] != '\n' {
+			edits = append(edits, Edit{Off: k, End: k, New: "// "})
+		}
+		nl := bytes.IndexByte(src[l:off+len(stretch)], '\n')
+		if nl < 0 {
+			break
+		}
+		l += nl + 1
+	}
+	if len(edits) > 0 {
+		n := len(edits)
+		desc := "commented out the text outside the spec objects"
+		if n > 1 {
+			desc += fmt.Sprintf(" (%d lines)", n)
+		}
+		if end < len(src) && !bytes.Contains(src[off+len(stretch):end], []byte("\n")) {
+			// The text and what follows share a line: end the comment.
+			edits = append(edits, Edit{Off: off + len(stretch), End: off + len(stretch), New: "\n"})
+		}
+		s.fix(e, desc, edits...)
+	}
+	return end
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func hasAlnum(b []byte) bool {
+	for _, c := range b {
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// startsSomething reports whether offset k starts a comment, an object or
+// a key.
+func (s *scanner) startsSomething(k int) bool {
+	src := s.src
+	if bytes.HasPrefix(src[k:], []byte("//")) || bytes.HasPrefix(src[k:], []byte("/*")) {
+		return true
+	}
+	t := s.token(k, false)
+	switch {
+	case t.kind == '{':
+		return s.startsObject(t)
+	case t.isString():
+		return s.token(t.end, false).kind == ':'
+	}
+	return false
+}
+
+// pieceParser checks one object's syntax strictly, collecting in-place
+// repairs and insertions for its parse buffer.
+type pieceParser struct {
+	s       *scanner
+	start   int
+	repairs []Edit // same-length replacements in the buffer
+	inserts []Edit // insertions (Off == End) into the buffer
+	failed  bool
+}
+
+func (pp *pieceParser) fail(off int, format string, args ...any) {
+	if pp.failed {
+		return
+	}
+	pp.failed = true
+	pp.s.report(SeverityError, off, "json-syntax", "", format, args...)
+}
+
+// nbsp reports the non-breaking spaces (U+00A0, as web pages have) of the
+// run of blanks at off, once for the run, and repairs them.
+func (pp *pieceParser) nbsp(off int) {
+	for _, r := range pp.repairs {
+		if r.Off == off {
+			return
+		}
+	}
+	src := pp.s.src
+	var edits []Edit
+	for i := off; i < len(src); {
+		switch {
+		case src[i] == 0xc2 && i+1 < len(src) && src[i+1] == 0xa0:
+			edits = append(edits, Edit{Off: i, End: i + 2, New: " "})
+			pp.repairs = append(pp.repairs, Edit{Off: i, End: i + 2, New: "  "})
+			i += 2
+			continue
+		case src[i] == ' ' || src[i] == '\t':
+			i++
+			continue
+		}
+		break
+	}
+	what := "a non-breaking space (U+00A0, as web pages have)"
+	if len(edits) > 1 {
+		what = fmt.Sprintf("%d non-breaking spaces (U+00A0, as web pages have)", len(edits))
+	}
+	e := pp.s.report(SeverityError, off, "json-syntax", "", "%s: JSON allows only plain spaces, tabs and line breaks", what)
+	pp.s.fix(e, strings.TrimPrefix(what, "a ")+" → plain spaces", edits...)
+}
+
+func (pp *pieceParser) tok(i int) token { return pp.s.token(i, true) }
+
+func describeTok(src []byte, t token) string {
+	switch t.kind {
+	case tEOF:
+		return "the end of the file"
+	case tWord:
+		return fmt.Sprintf("%q", src[t.start:t.end])
+	}
+	r, _ := utf8.DecodeRune(src[t.start:])
+	return fmt.Sprintf("%q", r)
+}
+
+// object parses the object that starts at off (its '{', or its first key
+// when fragment) and returns its piece (nil when its syntax is beyond
+// repair) and the offset after it.
+func (s *scanner) object(off int, fragment bool) (*piece, int) {
+	pp := &pieceParser{s: s, start: off}
+	s.cur = pp
+	defer func() { s.cur = nil }()
+	var end int
+	var closed bool
+	if fragment {
+		e := s.report(SeverityError, off, "missing-brace", "", "the spec object has no opening brace: the text looks like a fragment of one, as copied from a page")
+		ins := Edit{Off: off, End: off, New: "{ "}
+		if ls := s.lines[s.pos(off).Line-1]; isBlank(s.src[ls:off]) {
+			ins = Edit{Off: ls, End: ls, New: "{\n"}
+		}
+		s.fix(e, "added the opening brace", ins)
+		pp.inserts = append(pp.inserts, Edit{Off: off, End: off, New: "{"})
+		end, closed = pp.members(off, true)
+	} else {
+		end, closed = pp.members(off+1, true)
+	}
+	if pp.failed {
+		return nil, s.skipBalanced(off, fragment)
+	}
+	if !closed {
+		e := s.report(SeverityError, end, "missing-brace", "", "the spec object has no closing brace")
+		s.fix(e, "added the closing brace", Edit{Off: end, End: end, New: "\n}"})
+		pp.inserts = append(pp.inserts, Edit{Off: end, End: end, New: "}"})
+	}
+	return pp.build(end), end
+}
+
+func isBlank(b []byte) bool { return len(bytes.Trim(b, " \t\r")) == 0 }
+
+// skipBalanced returns the end of the object at off by bracket matching
+// alone (after a syntax error), or the end of the file.
+func (s *scanner) skipBalanced(off int, fragment bool) int {
+	depth := 0
+	if fragment {
+		depth = 1
+	}
+	for i := off; i < len(s.src); {
+		t := s.token(i, false)
+		switch t.kind {
+		case tEOF:
+			return len(s.src)
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return t.end
+			}
+		}
+		i = t.end
+	}
+	return len(s.src)
+}
+
+// members parses an object's members from i (after its '{'). top marks the
+// spec object itself, whose closing brace may be missing: then closed is
+// false and end is where the brace belongs (after the last value).
+func (pp *pieceParser) members(i int, top bool) (end int, closed bool) {
+	src := pp.s.src
+	first, comma, prevEnd := true, -1, i
+	for !pp.failed {
+		t := pp.tok(i)
+		switch {
+		case t.kind == '}':
+			pp.trailingComma(comma, '}')
+			return t.end, true
+		case t.kind == ',':
+			if first || comma >= 0 {
+				pp.fail(t.start, "unexpected ',': a key in double quotes or '}' must come first")
+				return t.end, false
+			}
+			comma, i = t.start, t.end
+		case t.isString() && (comma >= 0 || first || pp.tok(t.end).kind == ':'):
+			if !first && comma < 0 {
+				pp.missingComma(prevEnd, t.start, "members")
+			}
+			pp.checkString(t)
+			colon := pp.tok(t.end)
+			if colon.kind != ':' {
+				pp.fail(colon.start, "expected ':' after the key %s, found %s", src[t.start:t.end], describeTok(src, colon))
+				return colon.start, false
+			}
+			prevEnd = pp.value(colon.end)
+			i, comma, first = prevEnd, -1, false
+		case top && !first && comma < 0:
+			// After a complete member comes something that is not part of
+			// the object: its closing brace is missing.
+			return prevEnd, false
+		case top && !first && comma >= 0 && !t.isString():
+			// A trailing comma, then the end of the fragment.
+			pp.trailingComma(comma, '}')
+			return comma, false
+		case t.kind == tEOF:
+			pp.fail(t.start, "unexpected end of the file: the object is not closed")
+			return t.start, false
+		default:
+			pp.fail(t.start, "unexpected %s: want a key in double quotes or '}'", describeTok(src, t))
+			return t.start, false
+		}
+	}
+	return i, false
+}
+
+func (pp *pieceParser) trailingComma(comma int, closer byte) {
+	if comma < 0 {
+		return
+	}
+	e := pp.s.report(SeverityError, comma, "json-syntax", "", "trailing comma before '%c': Kafka's JSON reader (Jackson) rejects it", closer)
+	pp.s.fix(e, "removed the trailing comma", Edit{Off: comma, End: comma + 1})
+	pp.repairs = append(pp.repairs, Edit{Off: comma, End: comma + 1, New: " "})
+}
+
+func (pp *pieceParser) missingComma(prevEnd, next int, what string) {
+	e := pp.s.report(SeverityError, next, "json-syntax", "", "missing ',' between %s", what)
+	pp.s.fix(e, "added the missing comma", Edit{Off: prevEnd, End: prevEnd, New: ","})
+	pp.inserts = append(pp.inserts, Edit{Off: prevEnd, End: prevEnd, New: ","})
+}
+
+// checkString reports a string's problems; single and curly quotes are
+// repaired when the content allows.
+func (pp *pieceParser) checkString(t token) {
+	src := pp.s.src
+	if t.bad != "" {
+		pp.fail(t.start, "%s", t.bad)
+		return
+	}
+	switch t.kind {
+	case tSingle:
+		body := src[t.start+1 : t.end-1]
+		e := pp.s.report(SeverityError, t.start, "json-syntax", "", "a string in single quotes: JSON (and Kafka's Jackson) needs double quotes")
+		if bytes.ContainsAny(body, "\"\\") {
+			pp.failed = true
+			return
+		}
+		pp.s.fix(e, fmt.Sprintf("'%s' → \"%s\"", body, body), Edit{Off: t.start, End: t.start + 1, New: `"`}, Edit{Off: t.end - 1, End: t.end, New: `"`})
+		pp.repairs = append(pp.repairs, Edit{Off: t.start, End: t.start + 1, New: `"`}, Edit{Off: t.end - 1, End: t.end, New: `"`})
+	case tCurly:
+		body := src[t.start+3 : t.end-3]
+		e := pp.s.report(SeverityError, t.start, "json-syntax", "", "a string in curly quotes (“…”, as web pages and word processors write them): JSON needs straight double quotes")
+		pp.s.fix(e, fmt.Sprintf("“%s” → \"%s\"", body, body), Edit{Off: t.start, End: t.start + 3, New: `"`}, Edit{Off: t.end - 3, End: t.end, New: `"`})
+		pp.repairs = append(pp.repairs, Edit{Off: t.start, End: t.start + 3, New: `  "`}, Edit{Off: t.end - 3, End: t.end, New: `"  `})
+	}
+}
+
+// value parses one value at i and returns the offset after it.
+func (pp *pieceParser) value(i int) int {
+	src := pp.s.src
+	t := pp.tok(i)
+	switch {
+	case t.kind == '{':
+		end, closed := pp.members(t.end, false)
+		if !closed {
+			pp.fail(t.start, "the object opened here is not closed")
+		}
+		return end
+	case t.kind == '[':
+		return pp.array(t)
+	case t.isString():
+		pp.checkString(t)
+		return t.end
+	case t.kind == tWord:
+		w := string(src[t.start:t.end])
+		if w != "true" && w != "false" && w != "null" && !isJSONNumber(w) {
+			pp.fail(t.start, "invalid value %q: want a string in double quotes, a number, true, false or null", w)
+		}
+		return t.end
+	case t.kind == tEOF:
+		pp.fail(t.start, "unexpected end of the file: a value is missing")
+	default:
+		pp.fail(t.start, "unexpected %s: want a value", describeTok(src, t))
+	}
+	return t.start
+}
+
+func (pp *pieceParser) array(open token) int {
+	src := pp.s.src
+	i, first, comma, prevEnd := open.end, true, -1, open.end
+	for !pp.failed {
+		t := pp.tok(i)
+		switch {
+		case t.kind == ']':
+			pp.trailingComma(comma, ']')
+			return t.end
+		case t.kind == ',':
+			if first || comma >= 0 {
+				pp.fail(t.start, "unexpected ',': a value must come first")
+				return t.end
+			}
+			comma, i = t.start, t.end
+		case t.kind == tEOF:
+			pp.fail(open.start, "the array opened here is not closed")
+			return t.start
+		case t.kind == '}' || t.kind == ':':
+			pp.fail(t.start, "unexpected %s in an array", describeTok(src, t))
+			return t.start
+		default:
+			if !first && comma < 0 {
+				pp.missingComma(prevEnd, t.start, "array elements")
+			}
+			prevEnd = pp.value(i)
+			i, comma, first = prevEnd, -1, false
+		}
+	}
+	return i
+}
+
+// isJSONNumber reports whether w is a number in JSON's grammar (Jackson
+// rejects leading zeros, a leading '+', NaN and hex).
+func isJSONNumber(w string) bool {
+	i := 0
+	if i < len(w) && w[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(w) && w[i] >= '0' && w[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if i < len(w) && w[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(w) && w[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(w) && (w[i] == 'e' || w[i] == 'E') {
+		i++
+		if i < len(w) && (w[i] == '+' || w[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(w)
+}
+
+// build makes the piece's parse buffer: the source with everything outside
+// [start, end) blanked (line breaks kept, so positions stay), the repairs
+// made and the insertions inserted.
+func (pp *pieceParser) build(end int) *piece {
+	src := pp.s.src
+	pc := &piece{start: pp.start, end: end}
+	whole := len(pp.repairs) == 0 && len(pp.inserts) == 0 && len(pp.s.d.pieces) == 0 &&
+		onlyBlanksAndComments(pp.s, 0, pp.start) && onlyBlanksAndComments(pp.s, end, len(src))
+	if whole {
+		pc.buf = src
+		return pc
+	}
+	b := make([]byte, len(src))
+	for i, c := range src {
+		switch {
+		case i >= pp.start && i < end:
+			b[i] = c
+		case c == '\n' || c == '\r':
+			b[i] = c
+		default:
+			b[i] = ' '
+		}
+	}
+	for _, r := range pp.repairs {
+		copy(b[r.Off:r.End], r.New)
+	}
+	ins := append([]Edit(nil), pp.inserts...)
+	sort.SliceStable(ins, func(i, j int) bool { return ins[i].Off < ins[j].Off })
+	var out []byte
+	last := 0
+	for _, e := range ins {
+		out = append(out, b[last:e.Off]...)
+		pc.ins = append(pc.ins, insertion{at: len(out), n: len(e.New)})
+		out = append(out, e.New...)
+		last = e.Off
+	}
+	pc.buf = append(out, b[last:]...)
+	return pc
+}
+
+// onlyBlanksAndComments reports whether src[from:to] holds nothing but
+// whitespace and comments.
+func onlyBlanksAndComments(s *scanner, from, to int) bool {
+	return s.skip(from, false) >= to && !bytes.Contains(s.src[from:to], []byte("\u00a0"))
+}
+
+// unit is one spec object of a file, as the loader read it.
+type unit struct {
+	msg  *Message  // nil when its JSON did not parse
+	errs ErrorList // the object's own problems
+	p    *parser
+}
+
+// parsedFile is a file read as a draft: its objects, the problems of the
+// file as a whole (text outside the objects, missing braces, JSON syntax
+// that Kafka rejects but that could be read past), and every unambiguous
+// fix of the file's problems.
+type parsedFile struct {
+	name  string
+	src   []byte
+	units []*unit
+	errs  ErrorList
+	fixes []*Fix
+}
+
+// parseFile reads every spec object of a file (see scanDraft) with the
+// loader. The file's own problems do not keep its objects from loading;
+// an object's problems keep that object from loading.
+func parseFile(name string, src []byte) *parsedFile {
+	d := scanDraft(name, src)
+	pf := &parsedFile{name: name, src: src, errs: d.errs, fixes: d.fixes}
+	lines := lineStarts(src)
+	for _, pc := range d.pieces {
+		p := newParser(name, pc.buf)
+		p.src, p.lines = src, lines
+		if &pc.buf[0] != &src[0] || len(pc.buf) != len(src) {
+			p.pc = pc
+		}
+		m := p.parseFile()
+		if m != nil {
+			p.resolve(m)
+		}
+		p.errs.Sort()
+		pf.units = append(pf.units, &unit{msg: m, errs: p.errs, p: p})
+		pf.fixes = append(pf.fixes, p.fixes...)
+	}
+	if len(d.pieces) == 0 && len(d.errs) == 0 {
+		pf.errs = append(pf.errs, &Error{Pos: Pos{File: name, Line: 1, Col: 1}, Severity: SeverityError, Rule: "json-syntax", Msg: "the file holds no spec object (Kafka's generator needs one JSON object)"})
+	}
+	return pf
+}

@@ -66,3 +66,35 @@ func TestTagInNonFlexibleMessageIsAnError(t *testing.T) {
 		t.Fatalf("problems = %v, want a bad-tag error", errs)
 	}
 }
+
+// Three arrays of the struct itself and a nullable parent: the smallest
+// instance must stay small (a depth bound alone would grow it as 3^depth).
+func TestRecursiveSmallestStaysSmall(t *testing.T) {
+	text := `{ "apiKey": 203, "type": "data", "name": "Boom", "validVersions": "0", "flexibleVersions": "0+",
+  "fields": [ { "name": "Root", "type": "Node", "versions": "0+" } ],
+  "commonStructs": [ { "name": "Node", "versions": "0+", "fields": [
+    { "name": "A", "type": "[]Node", "versions": "0+" },
+    { "name": "B", "type": "[]Node", "versions": "0+" },
+    { "name": "C", "type": "[]Node", "versions": "0+" },
+    { "name": "Parent", "type": "Node", "versions": "0+", "nullableVersions": "0+", "default": "null" } ] } ] }`
+	s := smallSet(t, text)
+	m := s.Message("Boom")
+	enc, err := codec.New(s).EncodeRecord(m, 0, instance.Smallest(m, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Root: three empty arrays (01 each), a null parent (ff), tags (00),
+	// then the message's tags (00).
+	if got := hexString(enc.Bytes); got != "010101ff0000" {
+		t.Fatalf("smallest Boom = %s, want 010101ff0000", got)
+	}
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
+}

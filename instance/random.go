@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
@@ -95,6 +96,14 @@ type gen struct {
 	v        int16
 	flexible bool
 	scratch  []byte
+	// onPath holds the structs being built around the current field: a
+	// struct that contains itself gets no element or null there.
+	onPath []*spec.Struct
+}
+
+// recursive reports whether f's struct is already being built.
+func (g *gen) recursive(f *spec.Field) bool {
+	return f.Type.Struct != nil && slices.Contains(g.onPath, f.Type.Struct)
 }
 
 // chance reports true with probability 1/n.
@@ -103,6 +112,8 @@ func (g *gen) chance(n int) bool { return g.r.IntN(n) == 0 }
 // fields appends the fields of struct st present at g.v, then (flexible
 // versions) maybe some unknown tagged fields.
 func (g *gen) fields(st *spec.Struct, depth int) {
+	g.onPath = append(g.onPath, st)
+	defer func() { g.onPath = g.onPath[:len(g.onPath)-1] }()
 	for _, f := range st.Fields {
 		if !f.Versions.Contains(g.v) {
 			continue
@@ -157,6 +168,9 @@ func (g *gen) field(f *spec.Field, depth int) {
 			return
 		}
 		n := g.count(depth)
+		if g.recursive(f) {
+			n = 0
+		}
 		g.b.Open(tree.Node{Kind: tree.Array, Ref: ref, Index: int32(n)})
 		for i := range n {
 			if f.Type.Elem == spec.KindStruct {
@@ -169,7 +183,7 @@ func (g *gen) field(f *spec.Field, depth int) {
 		}
 		g.b.Close(0)
 	case spec.KindStruct:
-		if nullable && (g.chance(4) || depth >= 2*g.o.MaxDepth) {
+		if nullable && (g.chance(4) || g.recursive(f)) {
 			g.b.Leaf(tree.Node{Kind: tree.Struct, Ref: ref, Null: true})
 			return
 		}

@@ -6,6 +6,7 @@ package instance
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/spec"
@@ -32,44 +33,48 @@ func Smallest(m *spec.Message, v int16) *tree.Tree {
 	t := &tree.Tree{Message: m, Version: v, HeaderVersion: -1, Sample: true}
 	b := tree.Builder{T: t}
 	b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(v)})
-	structFields(&b, m.Root, v, m.Flexible(v), 0)
+	structFields(&b, m.Root, v, m.Flexible(v), nil)
 	b.Close(0)
 	return t
 }
 
-// maxSampleDepth is where the smallest instance stops growing a struct
-// that contains itself (through an array or a nullable struct): arrays get
-// no element and nullable structs are null from there on. Kafka's own
-// specs nest at most 5 deep.
-const maxSampleDepth = 16
-
-func structFields(b *tree.Builder, st *spec.Struct, v int16, flexible bool, depth int) {
+// structFields appends the smallest value of every positional field of st.
+// path holds the structs being built around st: a struct that contains
+// itself (through an array or a nullable struct, legal in a spec) gets no
+// element and null there instead of growing without end, so the instance
+// stays small whatever the recursion (Kafka's own specs have none).
+func structFields(b *tree.Builder, st *spec.Struct, v int16, flexible bool, path []*spec.Struct) {
+	path = append(path, st)
 	for _, f := range st.Fields {
 		if !f.Versions.Contains(v) || (flexible && f.TaggedIn(v)) {
 			continue
 		}
+		recursive := f.Type.Struct != nil && slices.Contains(path, f.Type.Struct)
 		switch f.Type.Kind {
 		case spec.KindArray:
-			if depth >= maxSampleDepth {
+			if recursive {
 				b.Leaf(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f)})
 				continue
 			}
 			b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f), Index: 1})
 			if f.Type.Elem == spec.KindStruct {
 				b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct)})
-				structFields(b, f.Type.Struct, v, flexible, depth+1)
+				structFields(b, f.Type.Struct, v, flexible, path)
 				b.Close(0)
 			} else {
 				scalar(b, f.Type.Elem, tree.Node{Kind: tree.Element})
 			}
 			b.Close(0)
 		case spec.KindStruct:
-			if depth >= maxSampleDepth && f.NullableIn(v) {
+			if recursive && f.NullableIn(v) {
 				b.Leaf(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f), Null: true})
 				continue
 			}
 			b.Open(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f)})
-			structFields(b, f.Type.Struct, v, flexible, depth+1)
+			if !recursive { // else left to its defaults (the loader refuses
+				// a struct that contains itself with a non-null default)
+				structFields(b, f.Type.Struct, v, flexible, path)
+			}
 			b.Close(0)
 		case spec.KindRecords:
 			b.LeafData(tree.Node{Kind: tree.Records, Ref: tree.FieldRef(f)}, EmptyBatch())

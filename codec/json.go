@@ -261,6 +261,13 @@ func (w *jsonWriter) object(st *spec.Struct, i int32) {
 				if f = w.t.Field(c); f == nil {
 					return true
 				}
+				// A tag read twice: the last value wins, as in Kafka.
+				for k := base; k < len(w.kids); k++ {
+					if w.kids[k].f == f {
+						w.kids[k].n = c
+						return true
+					}
+				}
 			}
 			w.kids = append(w.kids, jsonKid{f, c})
 			return true
@@ -685,6 +692,55 @@ type jsonVal struct {
 	text string // a string's contents or a number's text
 }
 
+// checkJSONText refuses text that a string field could not carry
+// faithfully: bytes that are not UTF-8 (Go's decoder and Kafka's would both
+// replace them, differently) and \u escapes of lone UTF-16 surrogates
+// (Kafka's encoder writes them as '?'). Nothing is replaced silently.
+func checkJSONText(data []byte) *JSONError {
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, n := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return &JSONError{Path: "$", Msg: fmt.Sprintf("the JSON is not valid UTF-8 at byte %d (0x%02x)", off, data[off]), Offset: off}
+	}
+	in := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			in = !in
+		case in && c == '\\' && i+1 < len(data):
+			if data[i+1] != 'u' || i+5 >= len(data) {
+				i++
+				continue
+			}
+			u, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+			if err != nil {
+				i++
+				continue
+			}
+			switch {
+			case u >= 0xd800 && u < 0xdc00:
+				if i+11 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
+					if lo, err := strconv.ParseUint(string(data[i+8:i+12]), 16, 16); err == nil && lo >= 0xdc00 && lo < 0xe000 {
+						i += 11
+						continue
+					}
+				}
+				fallthrough
+			case u >= 0xdc00 && u < 0xe000:
+				return &JSONError{Path: "$", Msg: fmt.Sprintf("a lone UTF-16 surrogate \\u%04x at byte %d: it is no character, and Kafka would write it as '?'", u, i), Offset: i}
+			}
+			i += 5
+		}
+	}
+	return nil
+}
+
 // FromJSON reads JSON in that format into a value tree for m at v (root
 // kind Body for messages, Header for header specs), as Kafka's
 // converter.read does but stricter: mandatory fields (present and not
@@ -721,6 +777,9 @@ type jsonVal struct {
 func FromJSON(data []byte, m *spec.Message, v int16) (*tree.Tree, error) {
 	if !m.ValidVersions.Contains(v) {
 		return nil, &VersionError{Message: m.Name, Version: v, Valid: m.ValidVersions}
+	}
+	if jerr := checkJSONText(data); jerr != nil {
+		return nil, jerr
 	}
 	vals, jerr := tokenizeJSON(data)
 	if jerr != nil {

@@ -1045,3 +1045,27 @@ func TestJSONNaNIsJavaNaN(t *testing.T) {
 		t.Fatalf("NaN encodes as %x, want Java's 7ff8000000000000", enc.Bytes)
 	}
 }
+
+// Text a string could not carry faithfully is refused, never replaced:
+// bytes that are not UTF-8, and \u escapes of lone surrogates (Kafka's
+// encoder would write '?'). A surrogate pair is a character and is fine.
+func TestFromJSONRefusesUnfaithfulText(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Message("VoteRequest")
+	for _, tc := range []struct{ in, want string }{
+		{`{"clusterId":"a\ud800b","voterId":0,"topics":[]}`, `$: a lone UTF-16 surrogate \ud800 at byte 15: it is no character, and Kafka would write it as '?'`},
+		{`{"clusterId":"\udc00","voterId":0,"topics":[]}`, `$: a lone UTF-16 surrogate \udc00 at byte 14: it is no character, and Kafka would write it as '?'`},
+		{"{\"clusterId\":\"a\xffb\",\"voterId\":0,\"topics\":[]}", `$: the JSON is not valid UTF-8 at byte 15 (0xff)`},
+	} {
+		_, err := codec.FromJSON([]byte(tc.in), m, 2)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: err %v, want %s", tc.in, err, tc.want)
+		}
+	}
+	if _, err := codec.FromJSON([]byte(`{"clusterId":"\ud83d\ude00","voterId":0,"topics":[]}`), m, 2); err != nil {
+		t.Errorf("a surrogate pair: %v", err)
+	}
+}

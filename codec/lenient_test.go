@@ -215,3 +215,21 @@ func TestBoolByteTwoIsTrue(t *testing.T) {
 		t.Errorf("PreVote byte 02 decodes as %d, want true (1)", n.Num)
 	}
 }
+
+// The JSON view of a tag read twice shows the last value, as Kafka does.
+func TestDuplicateTagJSONLastWins(t *testing.T) {
+	s, c := specs(t)
+	m := s.Message("ApiVersionsResponse")
+	in := framed(append(hexBytes(t, "00000007"), hexBytes(t, "0000 01 00000000 02 01 08 0000000000000005 01 08 0000000000000006")...))
+	dec, err := c.DecodeResponse(in, m, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := codec.ToJSON(nil, dec, dec.Part(tree.Body), m, 3, codec.JSONOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"errorCode":0,"apiKeys":[],"throttleTimeMs":0,"finalizedFeaturesEpoch":6}`; string(js) != want {
+		t.Errorf("JSON %s, want %s", js, want)
+	}
+}

@@ -775,21 +775,30 @@ func checkJSONText(data []byte) *JSONError {
 // extension float64 also accepts the strings "NaN", "Infinity" and
 // "-Infinity", which is how Jackson (and ToJSON) writes those values.
 func FromJSON(data []byte, m *spec.Message, v int16) (*tree.Tree, error) {
+	t, _, err := FromJSONDropped(data, m, v)
+	return t, err
+}
+
+// FromJSONDropped is FromJSON that also returns the JSON paths of the
+// ignorable fields whose value is not the default but which do not exist in
+// version v: Kafka's converter and writer drop them without a word; kwire
+// drops them too (the bytes are Kafka's) and tells the caller.
+func FromJSONDropped(data []byte, m *spec.Message, v int16) (*tree.Tree, []string, error) {
 	if !m.ValidVersions.Contains(v) {
-		return nil, &VersionError{Message: m.Name, Version: v, Valid: m.ValidVersions}
+		return nil, nil, &VersionError{Message: m.Name, Version: v, Valid: m.ValidVersions}
 	}
 	if jerr := checkJSONText(data); jerr != nil {
-		return nil, jerr
+		return nil, nil, jerr
 	}
 	vals, jerr := tokenizeJSON(data)
 	if jerr != nil {
-		return nil, jerr
+		return nil, nil, jerr
 	}
 	t := &tree.Tree{Message: m, Version: v, HeaderVersion: -1, Nodes: make([]tree.Node, 0, len(vals)+1)}
 	r := &jsonReader{vals: vals, v: v, flexible: m.Flexible(v), b: tree.Builder{T: t}}
 	r.def.v = t
 	if vals[0].kind != jsonObject {
-		return nil, r.typeErr(0, "an object ("+m.Name+")")
+		return nil, nil, r.typeErr(0, "an object ("+m.Name+")")
 	}
 	kind := tree.Body
 	if m.Type == spec.Header {
@@ -797,10 +806,10 @@ func FromJSON(data []byte, m *spec.Message, v int16) (*tree.Tree, error) {
 	}
 	r.b.Open(tree.Node{Kind: kind, Ref: tree.StructRef(m.Root), Num: int64(v)})
 	if err := r.fields(m.Root, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.b.Close(0)
-	return t, nil
+	return t, r.dropped, nil
 }
 
 // tokenizeJSON reads one JSON value with encoding/json's Decoder into a
@@ -922,6 +931,9 @@ type jsonReader struct {
 	// other is > 0 while reading the value of a field that is not in the
 	// version (see otherVersion).
 	other int
+	// dropped lists the JSON paths of ignorable fields with a non-default
+	// value that do not exist in the version (Kafka drops them silently).
+	dropped []string
 }
 
 func (r *jsonReader) push(key string, lower bool) {
@@ -1094,8 +1106,11 @@ func (r *jsonReader) otherVersion(f *spec.Field, c int32) error {
 	if err := r.value(f, c, !f.NullableVersions.Empty()); err != nil {
 		return err
 	}
-	if !f.Ignorable && !r.def.isDefault(f, mark) {
-		return r.errAt(c, "the field is not in version %d and is not ignorable, so its non-default value cannot be written at this version (Kafka's reader accepts it, its writer then throws UnsupportedVersionException)", r.v)
+	if !r.def.isDefault(f, mark) {
+		if !f.Ignorable {
+			return r.errAt(c, "the field is not in version %d and is not ignorable, so its non-default value cannot be written at this version (Kafka's reader accepts it, its writer then throws UnsupportedVersionException)", r.v)
+		}
+		r.dropped = append(r.dropped, r.errAt(c, "").Path)
 	}
 	r.b.Truncate(mark)
 	t.Bytes = t.Bytes[:bmark]

@@ -56,6 +56,7 @@ type decodeCmd struct {
 	Hex      *string `help:"The bytes as hex; spaces, newlines, ':' and 0x prefixes are ignored." placeholder:"HEX"`
 	File     string  `arg:"" optional:"" help:"File holding the bytes, raw or as hex text; - reads standard input."`
 	Format   string  `help:"Output format: text, json (the page), or kafka (the body as JSON in the format of Kafka's JsonConverters, on one line)." enum:"text,json,kafka" default:"text"`
+	Strict   bool    `help:"Refuse what Kafka's readers tolerate: tagged fields out of ascending order or repeated, and a tagged field whose size prefix is wrong."`
 }
 
 type encodeCmd struct {

@@ -25,7 +25,7 @@ func (a *app) decode(c *decodeCmd) error {
 	if err != nil {
 		return err
 	}
-	p, err := decodePage(set, c.API, c.Version, c.Response, b)
+	p, err := decodePage(set, c.API, c.Version, c.Response, c.Strict, b)
 	if p == nil {
 		return a.notLoaded(err)
 	}
@@ -184,7 +184,7 @@ func parseHex(s string) ([]byte, error) {
 //
 // A nil page comes with an error about the command line or the specs. A
 // page with an error holds the partial tree decoded before the error.
-func decodePage(set *spec.Set, api string, version *int16, response bool, b []byte) (*render.Page, error) {
+func decodePage(set *spec.Set, api string, version *int16, response, strict bool, b []byte) (*render.Page, error) {
 	var req, resp *spec.Message
 	if api != "" {
 		named, _, err := set.Lookup(api)
@@ -197,6 +197,7 @@ func decodePage(set *spec.Set, api string, version *int16, response bool, b []by
 		req, resp, _ = resolve(set, api)
 	}
 	cd := codec.New(set)
+	cd.Strict = strict
 	var (
 		label = "Request"
 		t     *tree.Tree

@@ -49,9 +49,12 @@ func (a *app) encode(c *encodeCmd) error {
 	if err != nil {
 		return err
 	}
-	body, err := codec.FromJSON(data, m, v)
+	body, dropped, err := codec.FromJSONDropped(data, m, v)
 	if err != nil {
 		return jsonInputError(err, name, data)
+	}
+	for _, path := range dropped {
+		fmt.Fprintf(a.stderr, "kwire: warning: %s: %s v%d has no such field; it is ignorable, so it is left out, as Kafka does\n", path, m.Name, v)
 	}
 	cd := codec.New(set)
 	var t *tree.Tree
@@ -64,6 +67,9 @@ func (a *app) encode(c *encodeCmd) error {
 	}
 	if err != nil {
 		return fmt.Errorf("encoding %s v%d: %w", m.Name, v, err)
+	}
+	if e := badRecords(t); e != "" {
+		fmt.Fprintf(a.stderr, "kwire: warning: %s (written as given; Kafka's converter does not check records either)\n", e)
 	}
 	switch {
 	case c.Raw:
@@ -200,8 +206,8 @@ func jsonInputError(err error, name string, data []byte) error {
 // JSON; nil when the side has no such part or did not decode whole.
 func sideJSON(set *spec.Set, s *render.Side) (body, header []byte, err error) {
 	t := s.Tree
-	if s.Err != nil || t == nil || t.Message == nil {
-		return nil, nil, nil
+	if s.Err != nil && !errors.Is(s.Err, codec.ErrTrailing) || t == nil || t.Message == nil {
+		return nil, nil, nil // bytes after a whole body do not stop its JSON
 	}
 	if i := t.Part(tree.Body); i >= 0 {
 		if body, err = codec.ToJSON(nil, t, i, t.Message, t.Version, kafkaJSON); err != nil {
@@ -241,4 +247,19 @@ func writeKafka(w io.Writer, p *render.Page) error {
 	}
 	_, err := w.Write(out)
 	return err
+}
+
+// badRecords describes the first records field of t whose bytes are not
+// whole record batches with valid CRCs, or "".
+func badRecords(t *tree.Tree) string {
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		switch {
+		case n.Kind == tree.RecordBatch && n.Flags&tree.FlagBadCRC != 0:
+			return fmt.Sprintf("the record batch at 0x%04x has a CRC-32C that does not match its bytes", n.Off)
+		case n.Kind == tree.Raw && t.Name(int32(i)) == "partial batch":
+			return fmt.Sprintf("the records at 0x%04x are not whole record batches", n.Off)
+		}
+	}
+	return ""
 }

@@ -657,7 +657,7 @@ func TestDecodeEveryTruncationOfTheSeed(t *testing.T) {
 			// Keep the frame whole, so that the body is what runs short.
 			b[0], b[1], b[2], b[3] = 0, 0, 0, byte(n-4)
 		}
-		p, err := decodePage(set, "", nil, false, b)
+		p, err := decodePage(set, "", nil, false, false, b)
 		if p == nil || err == nil || !strings.Contains(err.Error(), " at 0x") {
 			t.Fatalf("%d bytes: page %v, error %v; want the partial page and an error at an offset", n, p != nil, err)
 		}
@@ -941,7 +941,7 @@ func TestPageJSONIsRendersPagePlusTheKafkaJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	partial, _ := decodePage(set, "", nil, false, mustHex(t, voteRequestV2[:100]))
+	partial, _ := decodePage(set, "", nil, false, false, mustHex(t, voteRequestV2[:100]))
 	for _, c := range []struct {
 		name  string
 		p     *render.Page
@@ -1040,4 +1040,37 @@ func TestDecodeFindingsExitOne(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "add --response") {
 		t.Errorf("response as request: exit %d, stderr %q", r.code, r.stderr)
 	}
+}
+
+func TestEncodeWarnsWhatKafkaDropsOrDoesNotCheck(t *testing.T) {
+	// voterId does not exist in VoteRequest v0; it is ignorable, so Kafka
+	// drops it: kwire does too, and says so.
+	r := kwireIn(t, `{"clusterId":null,"voterId":42,"topics":[]}`, "encode", "Vote", "--version", "0", "-")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "0000000e0034000000000000000000000100" ||
+		!strings.Contains(r.stderr, "warning: $.voterId: VoteRequest v0 has no such field; it is ignorable") {
+		t.Errorf("ignorable field: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// Records that are not a record batch are written as given, with a warning.
+	r = kwireIn(t, `{"transactionalId":null,"acks":0,"timeoutMs":0,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"AQI="}]}]}`, "encode", "Produce", "--version", "3", "-")
+	if r.code != 0 || !strings.HasSuffix(strings.TrimSpace(r.stdout), "000000020102") || !strings.Contains(r.stderr, "not whole record batches") {
+		t.Errorf("bad records: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestDecodeStrict(t *testing.T) {
+	// ApiVersionsResponse v3 with tag 1 twice: Kafka (and kwire) keep the
+	// last; --strict refuses it.
+	in := "00000020 00000007 0000 01 00000000 02 01 08 0000000000000005 01 08 0000000000000006"
+	if r := kwire(t, "decode", "--api", "ApiVersions", "--response", "--version", "3", "--format", "kafka", "--hex", in); r.code != 0 || !strings.Contains(r.stdout, `"finalizedFeaturesEpoch":6`) {
+		t.Errorf("lenient: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := kwire(t, "decode", "--strict", "--api", "ApiVersions", "--response", "--version", "3", "--hex", in); r.code != 1 || !strings.Contains(r.stderr, "duplicate tag 1") {
+		t.Errorf("strict: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// kwireIn runs the command with stdin holding in.
+func kwireIn(t *testing.T, in string, args ...string) result {
+	t.Helper()
+	return kwireEnv(t, &env{stdin: strings.NewReader(in)}, args...)
 }

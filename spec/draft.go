@@ -350,37 +350,32 @@ func (s *scanner) startsObject(t token) bool {
 // text passes a stretch of text outside the spec objects that starts at
 // off, reports it once, and returns where it ends: at the next line that
 // starts (after blanks) a comment, an object or a key, or at a '{' that
-// opens an object after nothing but punctuation on the stretch's first
-// line.
+// opens an object after nothing but punctuation on its line (", {").
 func (s *scanner) text(off int) int {
 	src := s.src
 	end := len(src)
-	// The rest of the first line.
-	for j := off; j < len(src) && src[j] != '\n'; j++ {
-		if src[j] == '{' && !hasAlnum(src[off:j]) && s.startsObject(token{kind: '{', start: j, end: j + 1}) {
-			end = j
+lines:
+	for l := off; ; {
+		k := l
+		for k < len(src) && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r') {
+			k++
+		}
+		if l != off && k < len(src) && s.startsSomething(k) {
+			end = k
 			break
 		}
-	}
-	if end == len(src) {
-		j := bytes.IndexByte(src[off:], '\n')
-		if j >= 0 {
-			for l := off + j + 1; l < len(src); {
-				k := l
-				for k < len(src) && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r') {
-					k++
-				}
-				if k < len(src) && s.startsSomething(k) {
-					end = k
-					break
-				}
-				nl := bytes.IndexByte(src[l:], '\n')
-				if nl < 0 {
-					break
-				}
-				l += nl + 1
+		// A '{' after nothing but punctuation on its line (", {").
+		for j := k; j < len(src) && src[j] != '\n'; j++ {
+			if src[j] == '{' && !hasAlnum(src[k:j]) && s.startsObject(token{kind: '{', start: j, end: j + 1}) {
+				end = j
+				break lines
 			}
 		}
+		nl := bytes.IndexByte(src[l:], '\n')
+		if nl < 0 {
+			break
+		}
+		l += nl + 1
 	}
 	stretch := bytes.TrimRight(src[off:end], " \t\r\n")
 	what := strings.TrimSpace(string(firstLine(stretch)))
@@ -613,6 +608,9 @@ func (pp *pieceParser) members(i int, top bool) (end int, closed bool) {
 			return comma, false
 		case t.kind == tEOF:
 			pp.fail(t.start, "unexpected end of the file: the object is not closed")
+			return t.start, false
+		case !first && comma < 0:
+			pp.fail(t.start, "unexpected %s after a value: want ',' or '}'", describeTok(src, t))
 			return t.start, false
 		default:
 			pp.fail(t.start, "unexpected %s: want a key in double quotes or '}'", describeTok(src, t))

@@ -388,6 +388,39 @@ func (l *linter) structs() {
 		}
 	}
 	reach(m.Root.Fields)
+	// mapKey makes a struct the element of a keyed collection: it means
+	// nothing in a struct that is no array's element.
+	elems := map[*Struct]bool{}
+	var arrays func(fs []*Field)
+	arrays = func(fs []*Field) {
+		for _, f := range fs {
+			if f.Type.Kind == KindArray && f.Type.Struct != nil {
+				elems[f.Type.Struct] = true
+			}
+			arrays(f.Fields)
+		}
+	}
+	arrays(m.Root.Fields)
+	for _, st := range m.CommonStructs {
+		arrays(st.Fields)
+	}
+	names := make([]string, 0, len(m.Structs))
+	for n := range m.Structs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		st := m.Structs[n]
+		if elems[st] {
+			continue
+		}
+		for _, f := range st.Fields {
+			if f.MapKey {
+				off := l.p.offOf(f.Pos)
+				l.report(SeverityWarning, l.valueOff(off, "mapKey"), "mapkey-no-effect", "", "field %q: mapKey has no effect, since struct %q is not the element of an array", f.Name, st.Name)
+			}
+		}
+	}
 	for _, st := range m.CommonStructs {
 		if st.Name != "" && !used[st] {
 			l.report(SeverityWarning, l.p.offOf(st.Pos), "unused-common-struct", "", "commonStruct %q is never used by the message's fields (Kafka still generates a class for it)", st.Name)
@@ -409,17 +442,23 @@ func (l *linter) walk(fs []*Field, within Versions, owner string, top bool) {
 			l.report(SeverityWarning, off, "missing-about", "", "field %q has no \"about\": Kafka's protocol documentation shows it", f.Name)
 		}
 		if !within.Empty() && !f.Versions.Empty() && f.Versions.Intersect(within).Empty() {
-			where := fmt.Sprintf("the message's last valid version is %d", m.ValidVersions.Hi)
-			if owner != "" {
+			var where string
+			switch {
+			case owner != "":
 				where = fmt.Sprintf("struct %q exists only in versions %s", owner, within)
+			case f.Versions.Lo > within.Hi:
+				where = fmt.Sprintf("they start after the message's last valid version %d", within.Hi)
+			default:
+				where = fmt.Sprintf("they end before the message's first valid version %d", within.Lo)
 			}
-			if f.Versions.Lo > within.Hi || owner != "" {
-				l.report(SeverityWarning, l.valueOff(off, "versions"), "never-present", "", "field %q has versions %s, but %s: the field is never on the wire", f.Name, f.Versions, where)
-			}
+			l.report(SeverityWarning, l.valueOff(off, "versions"), "never-present", "", "field %q has versions %s, but %s: the field is never on the wire", f.Name, f.Versions, where)
 		} else if !within.Empty() && !f.Versions.Empty() && !f.Versions.OpenEnded() && f.Versions.Hi > within.Hi && owner == "" {
 			l.report(SeverityWarning, l.valueOff(off, "versions"), "versions-outside", "", "field %q has versions %s, past the message's last valid version %d: versions outside validVersions %s do not exist", f.Name, f.Versions, within.Hi, m.ValidVersions)
 		}
-		if nv := f.NullableVersions; !nv.Empty() && f.Type.Kind.CanBeNullable() && !f.Versions.Empty() && !f.Versions.ContainsRange(nv) {
+		// nullableVersions that cover all of versions and more ("0+" on a
+		// field of "1+") are an idiom of Kafka's own specs: nullable in
+		// every version. Otherwise versions outside mean nothing.
+		if nv := f.NullableVersions; !nv.Empty() && f.Type.Kind.CanBeNullable() && !f.Versions.Empty() && !f.Versions.ContainsRange(nv) && !nv.ContainsRange(f.Versions) {
 			if in := nv.Intersect(f.Versions); in.Empty() {
 				l.report(SeverityWarning, l.valueOff(off, "nullableVersions"), "nullable-outside", "", "field %q: nullableVersions %s lie outside its versions %s, so it is never nullable", f.Name, nv, f.Versions)
 			} else {
@@ -432,7 +471,7 @@ func (l *linter) walk(fs []*Field, within Versions, owner string, top bool) {
 				k = f.Type.Elem
 			}
 			if k != want {
-				l.report(SeverityError, l.valueOff(off, "entityType"), "bad-entity-type", "", "field %q: entityType %s needs a %s field (or an array of %s), found %s", f.Name, f.EntityType, want, want, f.TypeString)
+				l.report(SeverityError, l.valueOff(off, "entityType"), "bad-entity-type", "", "field %q: entityType %s needs type %s (or an array of %s), found %s", f.Name, f.EntityType, want, want, f.TypeString)
 			}
 		}
 		if f.HasFlexibleVersions && !m.FlexibleVersions.ContainsRange(f.FlexibleVersions) && (f.Type.Kind == KindString || f.Type.Kind == KindBytes) {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// c20 is case C20's pair of specs (a field goes uint16 → int32 in place).
+var c20 = filepath.Join("..", "..", "spec", "testdata", "compat", "c20")
+
+// needCommand skips a test of a command that cli.go does not register yet.
+func needCommand(t *testing.T, field string) {
+	t.Helper()
+	if _, ok := reflect.TypeOf(cli{}).FieldByName(field); !ok {
+		t.Skipf("the %s command is not registered in cli.go yet", strings.ToLower(field))
+	}
+}
+
+func TestScanSources(t *testing.T) {
+	got := scanSources([]string{"--kafka", "3.9", "compat", "--format", "json", "--specs=dir", "--kafka=4.4", "--", "--kafka", "x"})
+	want := []source{{"kafka", "3.9"}, {"specs", "dir"}, {"kafka", "4.4"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("scanSources = %v, want %v", got, want)
+	}
+}
+
+func TestCompatC20Command(t *testing.T) {
+	needCommand(t, "Compat")
+	for _, args := range [][]string{
+		{"compat", filepath.Join(c20, "old"), filepath.Join(c20, "new")},
+		{"compat", filepath.Join(c20, "old", "RegisterEndpointRequest.json"), filepath.Join(c20, "new", "RegisterEndpointRequest.json")},
+		{"--specs", filepath.Join(c20, "old"), "compat", "--specs", filepath.Join(c20, "new")},
+	} {
+		r := kwire(t, args...)
+		if r.code != 1 {
+			t.Errorf("kwire %v: exit %d, want 1 (incompatible); stderr %s", args, r.code, r.stderr)
+		}
+		want := regexp.MustCompile(`(?m)RegisterEndpointRequest\.json:15:5: incompatible: RegisterEndpointRequest v0-1 Port: type uint16 → int32: 2 → 4 bytes on the wire \[type-changed\]$`)
+		if !want.MatchString(r.stdout) {
+			t.Errorf("kwire %v: stdout lacks the type change:\n%s", args, r.stdout)
+		}
+		if !strings.Contains(r.stdout, "1 incompatible, 0 compatible, 0 info") || !strings.Contains(r.stderr, "1 incompatible change from") {
+			t.Errorf("kwire %v: summary or status missing:\n%s\n%s", args, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestCompatReleases(t *testing.T) {
+	needCommand(t, "Compat")
+	r := kwire(t, "compat", "--kafka", "3.9", "--kafka", "4.4", "--format", "json")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", r.code, r.stderr)
+	}
+	var out struct {
+		Old, New string
+		Counts   map[string]int
+		Findings []findingJSON
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+	}
+	if out.Counts["incompatible"] != 49 || out.Counts["compatible"] != 18 {
+		t.Errorf("counts = %v, want 49 incompatible and 18 compatible (see spec.TestCompatKafka39To44)", out.Counts)
+	}
+	if !strings.Contains(out.Old, "3.9.1") || !strings.Contains(out.New, "4.4.0") {
+		t.Errorf("old %q, new %q", out.Old, out.New)
+	}
+	found := false
+	for _, f := range out.Findings {
+		if f.Message == "LeaderAndIsrRequest" && f.Rule == "top-versions-removed" && f.Versions == "0-7" && f.Severity == "incompatible" && f.APIKey != nil && *f.APIKey == 4 {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no finding that LeaderAndIsrRequest 0-7 was removed")
+	}
+
+	// Positional releases, only the incompatible findings.
+	r = kwire(t, "compat", "3.9", "4.4", "--severity", "incompatible")
+	if r.code != 1 || strings.Contains(r.stdout, " info: ") || strings.Contains(r.stdout, " compatible: ") || !strings.Contains(r.stdout, "49 incompatible, 18 compatible") {
+		t.Errorf("--severity incompatible: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := kwire(t, "compat", "--kafka", "4.4", "--kafka", "4.4.0"); r.code != 0 || !strings.Contains(r.stdout, "0 incompatible, 0 compatible, 0 info") {
+		t.Errorf("4.4 against itself: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestCompatUsage(t *testing.T) {
+	needCommand(t, "Compat")
+	for _, args := range [][]string{
+		{"compat", "--kafka", "3.9"},
+		{"compat", "3.9", "4.4", "--kafka", "4.4"},
+		{"compat", "no-such-file-or-release", "4.4"},
+		{"compat", "--kafka", "2.8", "--kafka", "4.4"},
+	} {
+		if r := kwire(t, args...); r.code != 2 {
+			t.Errorf("kwire %v: exit %d, want 2 (usage); stderr %s", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestCompatDraftAgainstRelease(t *testing.T) {
+	needCommand(t, "Compat")
+	// A directory of drafts against a whole release: everything else is
+	// "removed" unless --common, and the status says so.
+	r := kwire(t, "compat", "--kafka", "4.4", "--specs", filepath.Join(c20, "new"))
+	if r.code != 1 || !strings.Contains(r.stderr, "--common") {
+		t.Errorf("without --common: exit %d, stderr %s", r.code, r.stderr)
+	}
+	r = kwire(t, "compat", "--common", filepath.Join(c20, "old"), filepath.Join(c20, "new"))
+	if r.code != 1 || strings.Contains(r.stdout, "RequestHeader") {
+		t.Errorf("--common: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestDiffCommand(t *testing.T) {
+	needCommand(t, "Diff")
+	out := mustRun(t, "diff", "--kafka", "3.9", "--kafka", "4.4")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^api +4 +LeaderAndIsr +removed +0-7 → none +0-7 +- +- +2 incompatible$`),
+		regexp.MustCompile(`(?m)^api +0 +Produce +changed +0-11 → 3-13 +0-2 +12-13 +- +2 incompatible, 3 info$`),
+		regexp.MustCompile(`(?m)^api +52 +Vote +changed +0-1 → 0-2 +- +2 +0-1 +3 compatible, 2 info$`),
+		regexp.MustCompile(`(?m)^api +74 +ListConfigResources \(was ListClientMetricsResources\) +renamed +0 → 0-1 `),
+		regexp.MustCompile(`(?m)^12 added, 4 removed, 1 renamed, 45 changed; 28 more differ only in listeners`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("diff lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "AddOffsetsToTxn") {
+		t.Error("diff lists an API whose only change is its listeners")
+	}
+	var rows []diffRowJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "diff", "3.9", "4.4", "--format", "json")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 90 {
+		t.Errorf("diff --format json has %d rows, want 90 (62 with versions or fields, 28 listeners or flags only)", len(rows))
+	}
+}
+
+func TestHistoryCommand(t *testing.T) {
+	needCommand(t, "History")
+	out := mustRun(t, "history", "Vote")
+	for _, want := range []string{
+		"VoteRequest (request, api key 52) in Kafka 4.4.0: valid versions 0-2, flexible 0+\n  v0  lowest valid version; first flexible version\n  v1\n",
+		"      + VoterId int32 (ignorable, default -1): The replica id of the voter receiving the request.\n",
+		"      // Version 1 adds voter key and directory id (KIP-853)  (line 21)\n",
+		"  v2\n      + Topics.Partitions.PreVote bool: Whether the request is a PreVote request (not persisted) or not.\n      // Version 2 adds PreVote field and renames candidate to replica  (line 22)\n",
+		"VoteResponse (response, api key 52)",
+		"      + NodeEndpoints []NodeEndpoint (tagged 1+, tag 0): Endpoints for all current-leaders enumerated in PartitionData.\n",
+		"  v2  no field changes\n      // Version 2 handles PreVote requests  (line 21)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history Vote lacks %q:\n%s", want, out)
+		}
+	}
+	out = mustRun(t, "--kafka", "4.4", "history", "FetchRequest")
+	if !strings.Contains(out, "comments on versions that are not valid:\n      // Versions 0-3 were removed in Apache Kafka 4.0, Version 4 is the new baseline.  (line 21)") {
+		t.Errorf("history FetchRequest lacks the removed versions' comment:\n%s", out)
+	}
+	var hs []historyJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "history", "52", "--format", "json")), &hs); err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != 2 || len(hs[0].Versions) != 3 || hs[0].Versions[2].Changes[0].Path != "Topics.Partitions.PreVote" || hs[0].Versions[2].Notes[0].Line != 22 {
+		t.Errorf("history --format json = %+v", hs)
+	}
+	if r := kwire(t, "history", "NoSuchApi"); r.code != 1 {
+		t.Errorf("unknown name: exit %d, want 1", r.code)
+	}
+}

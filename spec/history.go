@@ -1,0 +1,205 @@
+package spec
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Note is one of a spec file's own comments about a version ("// Version 2
+// adds PreVote field…"), with its continuation lines joined.
+type Note struct {
+	// Versions are the versions the comment names first ("Versions 0-3
+	// were removed…" is 0-3).
+	Versions Versions
+	// Line is the 1-based line of the comment's first line in the file.
+	Line int
+	Text string
+}
+
+// Change is one difference between a version of a message and the version
+// before it.
+type Change struct {
+	// Kind is "added", "removed", "nullable" (became nullable), "not-nullable"
+	// (no longer nullable) or "tagged" (a positional field became tagged).
+	Kind string
+	// Path is the field's dotted path from the top level.
+	Path  string
+	Field *Field
+}
+
+// VersionHistory is what one valid version of a message changed.
+type VersionHistory struct {
+	Version int16
+	// Lowest is true for the lowest valid version, which has no previous
+	// version to compare with (Changes is empty).
+	Lowest bool
+	// FirstFlexible is true when this is the first flexible version.
+	FirstFlexible bool
+	Flexible      bool
+	Deprecated    bool
+	// Unstable is true for the latest version of a request marked
+	// latestVersionUnstable (the caller sets it for responses).
+	Unstable bool
+	Changes  []Change
+	// Notes are the spec's comments that name this version first.
+	Notes []Note
+}
+
+// MessageHistory is the history of one message, version by version.
+type MessageHistory struct {
+	Message  *Message
+	Versions []VersionHistory
+	// Other are the spec's version comments about versions that are not
+	// valid (removed versions, usually).
+	Other []Note
+}
+
+// History walks the valid versions of m and reports, for each, the fields
+// added and removed, those that became nullable, stopped being nullable or
+// became tagged (in the top level and in every struct present in both
+// versions), whether it is the first flexible version, and the spec's own
+// comments about it (see Notes).
+func History(m *Message) *MessageHistory {
+	h := &MessageHistory{Message: m}
+	notes := Notes(m.Text)
+	vv := m.ValidVersions
+	placed := make([]bool, len(notes))
+	for v := int(vv.Lo); v <= int(vv.Hi) && !vv.Empty(); v++ {
+		ver := int16(v)
+		vh := VersionHistory{
+			Version:    ver,
+			Lowest:     ver == vv.Lo,
+			Flexible:   m.Flexible(ver),
+			Deprecated: m.DeprecatedVersions.Contains(ver),
+			Unstable:   m.LatestVersionUnstable && ver == vv.Hi,
+		}
+		vh.FirstFlexible = vh.Flexible && (ver == 0 || !m.Flexible(ver-1))
+		if !vh.Lowest && m.Root != nil {
+			vh.Changes = changes("", m.Root.Fields, ver, map[*Struct]bool{})
+		}
+		for i, n := range notes {
+			// A note belongs to the first valid version it names.
+			if !placed[i] && n.Versions.Intersect(vv).Lo == ver && !n.Versions.Intersect(vv).Empty() {
+				vh.Notes = append(vh.Notes, n)
+				placed[i] = true
+			}
+		}
+		h.Versions = append(h.Versions, vh)
+	}
+	for i, n := range notes {
+		if !placed[i] {
+			h.Other = append(h.Other, n)
+		}
+	}
+	return h
+}
+
+// changes lists what changed in fs from version v-1 to v; it descends into
+// struct fields present in both versions.
+func changes(path string, fs []*Field, v int16, seen map[*Struct]bool) []Change {
+	var out []Change
+	for _, f := range fs {
+		p := join(path, f.Name)
+		now, before := f.PresentIn(v), f.PresentIn(v-1)
+		switch {
+		case now && !before:
+			out = append(out, Change{Kind: "added", Path: p, Field: f})
+			continue
+		case !now && before:
+			out = append(out, Change{Kind: "removed", Path: p, Field: f})
+			continue
+		case !now:
+			continue
+		}
+		switch {
+		case f.NullableIn(v) && !f.NullableIn(v-1):
+			out = append(out, Change{Kind: "nullable", Path: p, Field: f})
+		case !f.NullableIn(v) && f.NullableIn(v-1):
+			out = append(out, Change{Kind: "not-nullable", Path: p, Field: f})
+		}
+		if f.TaggedIn(v) && !f.TaggedIn(v-1) {
+			out = append(out, Change{Kind: "tagged", Path: p, Field: f})
+		}
+		if st := f.Type.Struct; f.Type.IsStructLike() && st != nil && !seen[st] {
+			seen[st] = true
+			out = append(out, changes(p, st.Fields, v, seen)...)
+			delete(seen, st)
+		}
+	}
+	return out
+}
+
+// A note starts at a comment line that begins with a version phrase, or at
+// the first comment line after a blank or code line; it takes the
+// versions its first line (or, failing that, the note) names first.
+var (
+	noteStart    = regexp.MustCompile(`(?i)^(starting (in|from|with) |from |since |in |as of )?versions? \d`)
+	noteVersions = regexp.MustCompile(`(?i)\bversions? (\d+)(?:\s*(?:-|to|through)\s*(\d+))?`)
+)
+
+// Notes returns the comments of a spec file's text that name a version
+// ("// Version 1 adds …", "// Starting in version 3, …", "// Versions 0-3
+// were removed …"), each with its continuation lines. The license header
+// (the first comment block, when it mentions a License) is skipped, and so
+// are comments that name no version.
+func Notes(text []byte) []Note {
+	lines := bytes.Split(text, []byte("\n"))
+	comment := func(l []byte) (string, bool) {
+		t := strings.TrimSpace(string(l))
+		if !strings.HasPrefix(t, "//") {
+			return "", false
+		}
+		return strings.TrimSpace(strings.TrimPrefix(t, "//")), true
+	}
+	start := 0
+	for start < len(lines) {
+		if _, ok := comment(lines[start]); !ok {
+			break
+		}
+		start++
+	}
+	if !bytes.Contains(bytes.Join(lines[:start], nil), []byte("License")) {
+		start = 0
+	}
+	var notes []Note
+	var cur *Note
+	var first string
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		m := noteVersions.FindStringSubmatch(first)
+		if m == nil {
+			m = noteVersions.FindStringSubmatch(cur.Text)
+		}
+		if m != nil {
+			lo, _ := strconv.Atoi(m[1])
+			hi := lo
+			if m[2] != "" {
+				hi, _ = strconv.Atoi(m[2])
+			}
+			if lo <= MaxVersion && hi <= MaxVersion && lo <= hi {
+				cur.Versions = Versions{int16(lo), int16(hi)}
+				notes = append(notes, *cur)
+			}
+		}
+		cur = nil
+	}
+	for i := start; i < len(lines); i++ {
+		t, ok := comment(lines[i])
+		if !ok || t == "" {
+			flush()
+			continue
+		}
+		if cur != nil && !noteStart.MatchString(t) {
+			cur.Text += " " + t
+			continue
+		}
+		flush()
+		cur, first = &Note{Line: i + 1, Text: t}, t
+	}
+	flush()
+	return notes
+}

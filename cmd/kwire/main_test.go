@@ -1074,3 +1074,214 @@ func kwireIn(t *testing.T, in string, args ...string) result {
 	t.Helper()
 	return kwireEnv(t, &env{stdin: strings.NewReader(in)}, args...)
 }
+
+// seed returns the path of the shared seed draft whose name starts with
+// prefix, or skips the test when the seeds are not beside the repository.
+func seed(t *testing.T, prefix string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "seeds", prefix+"_*.txt"))
+	if len(m) != 1 {
+		t.Skipf("no seed %s_*.txt beside the repository", prefix)
+	}
+	return m[0]
+}
+
+// copyTo copies file into dir and returns the copy's path.
+func copyTo(t *testing.T, file, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, filepath.Base(file))
+	mustWrite(t, p, b)
+	return p
+}
+
+// ruleLines returns the lines of out that end in [rule].
+func ruleLines(out, rule string) []string {
+	var l []string
+	for _, s := range strings.Split(out, "\n") {
+		if strings.HasSuffix(s, "["+rule+"]") {
+			l = append(l, s)
+		}
+	}
+	return l
+}
+
+// TestLintSeed004: the KIP page copy with four objects: the title line,
+// the four "booleanbool" types and the two "ignoreable" keys at their
+// line:col; --fix writes a copy that loads and shows IsLeaderRecovering.
+func TestLintSeed004(t *testing.T) {
+	f := copyTo(t, seed(t, "004"), t.TempDir())
+	r := kwire(t, "lint", f)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", r.code, r.stderr)
+	}
+	want := map[string][]string{
+		"text-outside": {f + `:1:1: error: text outside the spec objects: "Page History" (Kafka's generator accepts only one JSON object in a file) [text-outside]`},
+		"bad-type": {
+			f + `:79:47: error: field "IsLeaderRecovering": unknown type "booleanbool"; did you mean "bool"? [bad-type]`,
+			f + `:108:51: error: field "IsLeaderRecovering": unknown type "booleanbool"; did you mean "bool"? [bad-type]`,
+			f + `:144:51: error: field "IsLeaderRecovering": unknown type "booleanbool"; did you mean "bool"? [bad-type]`,
+			f + `:176:47: error: field "IsLeaderRecovering": unknown type "booleanbool"; did you mean "bool"? [bad-type]`,
+		},
+		"unknown-key": {
+			f + `:108:104: error: unknown key "ignoreable" in field; did you mean "ignorable"? [unknown-key]`,
+			f + `:144:104: error: unknown key "ignoreable" in field; did you mean "ignorable"? [unknown-key]`,
+		},
+	}
+	for rule, lines := range want {
+		if got := ruleLines(r.stdout, rule); strings.Join(got, "\n") != strings.Join(lines, "\n") {
+			t.Errorf("%s:\n%s\nwant:\n%s", rule, strings.Join(got, "\n"), strings.Join(lines, "\n"))
+		}
+	}
+	r = kwire(t, "lint", "--fix", f)
+	fixed := f + ".fixed"
+	if r.code != 1 || !strings.Contains(r.stdout, f+`:79:47: fixed: type "booleanbool" → "bool" [bad-type]`) ||
+		!strings.Contains(r.stdout, f+`:108:104: fixed: key "ignoreable" → "ignorable" [unknown-key]`) ||
+		!strings.Contains(r.stdout, "wrote "+fixed+": 9 fixes; it has 0 errors and 5 warnings") {
+		t.Fatalf("lint --fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := kwire(t, "lint", fixed); r.code != 0 {
+		t.Errorf("lint of the fixed copy: exit %d\n%s", r.code, r.stdout)
+	}
+	r = kwire(t, "--specs", fixed, "show", "LeaderAndIsr", "--version", "6")
+	if r.code != 0 || !strings.Contains(r.stdout, "IsLeaderRecovering") {
+		t.Errorf("show LeaderAndIsr v6 from the fixed copy: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestLintSeed003: the fragment without braces: the missing opening brace
+// at the first key; --fix adds the braces and the copy shows
+// InactiveObservers.
+func TestLintSeed003(t *testing.T) {
+	f := copyTo(t, seed(t, "003"), t.TempDir())
+	r := kwire(t, "lint", f)
+	want := []string{
+		f + `:3:1: error: the spec object has no opening brace: the text looks like a fragment of one, as copied from a page [missing-brace]`,
+		f + `:65:2: error: the spec object has no closing brace [missing-brace]`,
+	}
+	if got := ruleLines(r.stdout, "missing-brace"); r.code != 1 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exit %d:\n%s", r.code, r.stdout)
+	}
+	out := filepath.Join(t.TempDir(), "DescribeQuorumResponse.json")
+	r = kwire(t, "lint", "--fix", "--out", out, f)
+	if !strings.Contains(r.stdout, f+":3:1: fixed: added the opening brace [missing-brace]") || !strings.Contains(r.stdout, "wrote "+out+": 3 fixes; it has 0 errors") {
+		t.Fatalf("lint --fix --out: exit %d\n%s", r.code, r.stdout)
+	}
+	r = kwire(t, "--specs", out, "show", "DescribeQuorum", "--version", "3", "--response")
+	if r.code != 0 || !strings.Contains(r.stdout, "InactiveObservers") {
+		t.Errorf("show DescribeQuorum v3 from the fixed copy: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestLintDraftLoadsWithSpecs: a draft with text around its objects loads
+// with --specs after its problems are reported.
+func TestLintDraftLoadsWithSpecs(t *testing.T) {
+	rel, err := bundle.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	b.WriteString("Vote (from the KIP page)\n\n")
+	for _, n := range []string{"VoteRequest.json", "VoteResponse.json"} {
+		f, _ := rel.Find("common/message/" + n)
+		b.Write(f.Data)
+		b.WriteString("\nsome text between\n")
+	}
+	p := filepath.Join(t.TempDir(), "vote-draft.txt")
+	mustWrite(t, p, b.Bytes())
+	r := kwire(t, "--specs", p, "show", "Vote", "--version", "2", "--format", "json")
+	if r.code != 0 || sides(t, r.stdout)["Request"] != voteRequestV2 {
+		t.Fatalf("show from the draft: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, p+":1:1: error: text outside the spec objects") || strings.Count(r.stderr, "[text-outside]") != 3 {
+		t.Errorf("the text is not reported once a stretch:\n%s", r.stderr)
+	}
+}
+
+func TestLintJSONAndExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "Bad.json")
+	mustWrite(t, bad, []byte(`{"type": "data", "name": "Bad", "validVersions": "0", "flexibleVersions": "0+", "fields": [
+  {"name": "A", "type": "booleanbool", "versions": "0+", "about": "a"},
+  {"name": "B", "type": "int32", "versions": "0+"}
+]}`))
+	r := kwire(t, "lint", "--format", "json", bad)
+	if r.code != 1 || !strings.Contains(r.stderr, "kwire: lint: 1 error, 1 warning") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	var rows []lintJSON
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("rows: %+v", rows)
+	}
+	a, b := rows[0], rows[1]
+	if a.File != bad || a.Line != 2 || a.Col != 25 || a.Severity != "error" || a.Rule != "bad-type" || a.Hint != `did you mean "bool"?` ||
+		a.Fix == nil || a.Fix.Applied || a.Fix.Description != `type "booleanbool" → "bool"` ||
+		len(a.Fix.Edits) != 1 || a.Fix.Edits[0] != (lintEditJSON{Line: 2, Col: 25, EndLine: 2, EndCol: 38, New: `"bool"`}) {
+		t.Errorf("row 0: %+v %+v", a, a.Fix)
+	}
+	if b.Rule != "missing-about" || b.Severity != "warning" || b.Fix != nil || b.Line != 3 || b.Col != 3 {
+		t.Errorf("row 1: %+v", b)
+	}
+	// Only warnings: exit 0.
+	ok := filepath.Join(dir, "Ok.json")
+	mustWrite(t, ok, []byte(`{"type": "data", "name": "Ok", "validVersions": "0", "flexibleVersions": "0+", "fields": [
+  {"name": "B", "type": "int32", "versions": "0+"}]}`))
+	if r := kwire(t, "lint", ok); r.code != 0 || !strings.Contains(r.stdout, "[missing-about]") || !strings.Contains(r.stderr, "0 errors, 1 warning") {
+		t.Errorf("warnings only: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := kwire(t, "lint", "--format", "json", ok, "--fix"); r.code != 0 || strings.TrimSpace(r.stdout) == "[]" {
+		t.Errorf("json with --fix and nothing to fix: exit %d %s", r.code, r.stdout)
+	}
+	if _, err := os.Stat(ok + ".fixed"); err == nil {
+		t.Error("--fix wrote a copy of a file with nothing to fix")
+	}
+	// --fix with json marks the fixes made.
+	r = kwire(t, "lint", "--format", "json", "--fix", bad)
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || rows[0].Fix == nil || !rows[0].Fix.Applied || !strings.Contains(r.stderr, "wrote "+bad+".fixed") {
+		t.Errorf("json --fix: %s\n%s", r.stdout, r.stderr)
+	}
+	// A directory: its files by path; dir --fix writes next to each.
+	if r := kwire(t, "lint", dir); r.code != 1 || !strings.Contains(r.stdout, bad+":2:25: error:") {
+		t.Errorf("lint of a directory: exit %d\n%s", r.code, r.stdout)
+	}
+	// Usage.
+	for _, args := range [][]string{
+		{"lint", "--out", "x", bad},
+		{"lint", "--fix", "--out", "x", bad, ok},
+		{"lint", "--fix", "/tmp/jars/kafka-clients-4.4.0.jar"},
+		{"--specs", dir, "lint", bad},
+		{"lint", "--kafka", "9.9"},
+	} {
+		if args[1] == "--fix" && args[2] == "/tmp/jars/kafka-clients-4.4.0.jar" {
+			if _, err := os.Stat(args[2]); err != nil {
+				continue
+			}
+		}
+		if r := kwire(t, args...); r.code != 2 {
+			t.Errorf("kwire %s: exit %d, want 2 (%s)", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	if r := kwire(t, "lint", filepath.Join(dir, "nowhere.json")); r.code != 1 {
+		t.Errorf("a missing file: exit %d, want 1", r.code)
+	}
+}
+
+// TestLintEmbeddedReleases: kwire lint --kafka R has no error on either
+// embedded release (docs/lint.md explains the warnings).
+func TestLintEmbeddedReleases(t *testing.T) {
+	for _, rel := range []string{"4.4", "3.9"} {
+		r := kwire(t, "--kafka", rel, "lint")
+		if r.code != 0 || strings.Contains(r.stdout, ": error: ") {
+			t.Errorf("lint --kafka %s: exit %d\n%s", rel, r.code, r.stdout)
+		}
+	}
+	if r := kwire(t, "--kafka", "4.4", "lint"); !strings.Contains(r.stderr, "kwire: lint: 0 errors, 3 warnings") {
+		t.Errorf("lint --kafka 4.4: %s", r.stderr)
+	}
+}

@@ -35,6 +35,9 @@ type cli struct {
 	Encode  encodeCmd  `cmd:"" help:"Encode a message given as JSON in the format of Kafka's JsonConverters."`
 	Version versionCmd `cmd:"" help:"Print kwire's version and its embedded Kafka releases."`
 	Lint    lintCmd    `cmd:"" help:"Check spec files (drafts too) as Kafka's generator would, and for likely mistakes; --fix writes corrected copies."`
+	Compat  compatCmd  `cmd:"" help:"Compare two sets of specs by Kafka's evolution rules, at the wire level; exit 1 on an incompatible change."`
+	History historyCmd `cmd:"" help:"Show what each version of an API or record type changed, with the spec's own comments."`
+	Diff    diffCmd    `cmd:"" help:"Summarise which APIs, record types and versions differ between two sets of specs."`
 }
 
 type listCmd struct {
@@ -140,6 +143,12 @@ func run(args []string, e *env) (code int) {
 		err = a.version()
 	case "lint":
 		err = a.lint(&c.Lint)
+	case "compat":
+		err = a.compat(&c.Compat)
+	case "history":
+		err = a.history(&c.History)
+	case "diff":
+		err = a.diff(&c.Diff)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}

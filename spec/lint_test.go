@@ -419,3 +419,27 @@ func TestFragmentPositions(t *testing.T) {
 		t.Errorf("positions: message %s, field %s", m.Pos, m.Root.Fields[0].Pos)
 	}
 }
+
+// TestLintFixesOnlyUnambiguous: a name is fixed only when one candidate is
+// close (or only the case differs).
+func TestLintFixesOnlyUnambiguous(t *testing.T) {
+	for _, c := range []struct {
+		field, fix string // fix "" when none is wanted
+	}{
+		{`{"name": "A", "type": "booleanbool", "versions": "0+", "about": "a"}`, `type "booleanbool" → "bool"`},
+		{`{"name": "A", "type": "strnig", "versions": "0+", "about": "a"}`, `type "strnig" → "string"`},
+		{`{"name": "A", "type": "int33", "versions": "0+", "about": "a"}`, ""}, // int32, int8, uint32
+		{`{"name": "A", "type": "string", "versions": "0+", "entitytype": "topicName", "about": "a"}`, `key "entitytype" → "entityType"`},
+		{`{"name": "A", "type": "int32", "versions": "0+", "ignoreable": true, "ignorable": true, "about": "a"}`, ""}, // the key is there
+		{`{"name": "A", "type": "[]Int32", "versions": "0+", "about": "a"}`, `type "[]Int32" → "[]int32"`},
+	} {
+		r := spec.Lint([]bundle.File{{Path: "T.json", Data: []byte(msg(c.field))}}, false)
+		var got []string
+		for _, f := range r.Files[0].Fixes {
+			got = append(got, f.Desc)
+		}
+		if strings.Join(got, "; ") != c.fix {
+			t.Errorf("%s: fixes %q, want %q", c.field, got, c.fix)
+		}
+	}
+}

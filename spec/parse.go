@@ -71,8 +71,8 @@ func (p *parser) fix(e *Error, desc string, off, end int, repl string) {
 // enough to be meant as well: a correction safe to make without asking.
 func uniqueSuggest(s string, candidates []string) string {
 	best := Suggest(s, candidates)
-	if best == "" {
-		return ""
+	if best == "" || strings.EqualFold(best, s) {
+		return best // no candidate, or only the case differs
 	}
 	var rest []string
 	for _, c := range candidates {

@@ -443,3 +443,21 @@ func TestLintFixesOnlyUnambiguous(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLint: any bytes lint without a panic, and the fixes apply.
+func FuzzLint(f *testing.F) {
+	for _, c := range lintCases {
+		f.Add([]byte(c.input))
+	}
+	for _, n := range []string{"fragment.txt", "several.txt"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "lint", n)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\"a\": [1, {\"b\": 'c'"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := spec.Lint([]bundle.File{{Path: "F.json", Data: data}}, false)
+		out, _ := spec.ApplyFixes(data, r.Files[0].Fixes)
+		spec.Lint([]bundle.File{{Path: "F.json", Data: out}}, false)
+	})
+}

@@ -36,6 +36,19 @@ type kcase struct {
 	Version int16           `json:"version"`
 	Hex     string          `json:"hex"`
 	JSON    json.RawMessage `json:"json"`
+	// Frame is kwire's framed bytes: size, header and body of a request or
+	// response; the record value frame and body of a metadata record.
+	Frame string `json:"frame,omitempty"`
+	// HeaderVersion is the header version kwire chose; CorrelationID and
+	// ClientID (requests) are the header's values; BodyOffset is where
+	// the body starts in Frame.
+	HeaderVersion *int16  `json:"header_version,omitempty"`
+	CorrelationID *int32  `json:"correlation_id,omitempty"`
+	ClientID      *string `json:"client_id,omitempty"`
+	BodyOffset    int     `json:"body_offset,omitempty"`
+	// Records is kwire's summary of the record batches in the body's
+	// records fields (see batchSummary); absent when none holds bytes.
+	Records json.RawMessage `json:"records,omitempty"`
 }
 
 // result is one line of the oracle's results file.
@@ -54,6 +67,34 @@ type result struct {
 	KafkaJSON          json.RawMessage `json:"kafka_json"`
 	KafkaFromJSONHex   string          `json:"kafka_from_json_hex"`
 	Error              string          `json:"error"`
+	Frame              *frameVerdict   `json:"frame"`
+	Records            *recordsVerdict `json:"records"`
+}
+
+// frameVerdict is the oracle's verdict on kwire's frame of a case.
+type frameVerdict struct {
+	// Failed are the failed checks: header_version, frame_size,
+	// frame_header, body_offset, frame_body, frame_bytes, frame_error.
+	Failed []string `json:"failed"`
+	Detail string   `json:"detail"`
+	// HeaderVersion is Kafka's header version; BodyOffset where Kafka
+	// finds the body in kwire's frame; KafkaBodyOffset where it is in
+	// KafkaFrameHex, Kafka's frame of the same header and body (sent when
+	// the bytes differ).
+	HeaderVersion   *int16 `json:"header_version"`
+	BodyOffset      *int   `json:"body_offset"`
+	KafkaBodyOffset *int   `json:"kafka_body_offset"`
+	KafkaFrameHex   string `json:"kafka_frame_hex"`
+}
+
+// recordsVerdict is the oracle's verdict on the record batches of a case:
+// how many batches Kafka compared, and the first difference (a summary
+// path such as topicData[0].partitionData[0].records.batches[0].crc).
+type recordsVerdict struct {
+	Batches int             `json:"batches"`
+	Path    string          `json:"path"`
+	Diff    string          `json:"diff"`
+	Kafka   json.RawMessage `json:"kafka"`
 }
 
 // kinstance is one line of the instances the oracle generates.
@@ -66,6 +107,20 @@ type kinstance struct {
 	Hex       string          `json:"hex"`
 	KafkaJSON json.RawMessage `json:"kafka_json"`
 	Error     string          `json:"error"`
+	// Frame is Kafka's frame of the instance (requests and responses:
+	// SendBuilder's size, header and body; metadata records:
+	// MetadataRecordSerde's record value); FrameError why there is none.
+	Frame      string `json:"frame"`
+	FrameError string `json:"frame_error"`
+	// HeaderVersion is Kafka's header version (ApiKeys); CorrelationID
+	// and ClientID the header's values; BodyOffset where the body starts.
+	HeaderVersion *int16  `json:"header_version"`
+	CorrelationID *int32  `json:"correlation_id"`
+	ClientID      *string `json:"client_id"`
+	BodyOffset    *int    `json:"body_offset"`
+	// Records is Kafka's summary of the record batches in its records
+	// fields (present for classes that have records fields).
+	Records json.RawMessage `json:"records"`
 }
 
 // mismatch is one case on which kwire and Kafka disagree.
@@ -75,7 +130,9 @@ type mismatch struct {
 	Message string
 	Version int16
 	// Checks are the failed checks: read, consumed, bytes, json,
-	// from_json, decode, error.
+	// from_json, decode, error; frame checks (header_version, frame_size,
+	// frame_header, body_offset, frame_body, frame_bytes, frame_decode,
+	// frame, frame_error); records.
 	Checks []string
 	// Path is the span-tree path of the first leaf whose bytes differ
 	// (KwireOff, KafkaOff: its byte offsets in kwire's and Kafka's bytes),
@@ -103,7 +160,17 @@ type counts struct {
 	triples    map[string]bool // "message/version"
 	cases      int
 	mismatches int
+	frames     int            // frames checked
+	batches    int            // record batches checked
 	limited    map[string]int // records, unknown_tags, from_json not representable
+}
+
+// checked is what was checked of one case beyond its body: frames and
+// record batches, and the limits met.
+type checked struct {
+	limits  []string
+	frames  int
+	batches int
 }
 
 // tally counts the outcome of one direction, by message type.
@@ -118,7 +185,7 @@ func newCounts() counts { return counts{triples: map[string]bool{}, limited: map
 func newTally() *tally { return &tally{all: newCounts(), byType: map[string]*counts{}} }
 
 // record counts one case of message msg (spec type typ) at version v.
-func (t *tally) record(typ, msg string, v int16, mm *mismatch, limits []string) {
+func (t *tally) record(typ, msg string, v int16, mm *mismatch, ck checked) {
 	c := t.byType[typ]
 	if c == nil {
 		n := newCounts()
@@ -128,7 +195,9 @@ func (t *tally) record(typ, msg string, v int16, mm *mismatch, limits []string) 
 	for _, x := range []*counts{&t.all, c} {
 		x.triples[msg+"/"+strconv.Itoa(int(v))] = true
 		x.cases++
-		for _, l := range limits {
+		x.frames += ck.frames
+		x.batches += ck.batches
+		for _, l := range ck.limits {
 			x.limited[l]++
 		}
 		if mm != nil {
@@ -149,44 +218,78 @@ const (
 )
 
 // judgeResult turns the oracle's verdict on one kwire case into a
-// mismatch (nil when Kafka agrees) and the limits met.
-func judgeResult(c *codec.Codec, kc *kcase, r *result) (*mismatch, []string) {
+// mismatch (nil when Kafka agrees) and what was checked: the bare body
+// (read, consumed, bytes, JSON, JSON read back), kwire's frame, and the
+// record batches of its records fields.
+func judgeResult(c *codec.Codec, kc *kcase, r *result) (*mismatch, checked) {
 	var failed []string
+	add := func(check string) {
+		if !slices.Contains(failed, check) {
+			failed = append(failed, check)
+		}
+	}
 	isFalse := func(b *bool) bool { return b == nil || !*b }
 	if r.ReadOK == nil || !*r.ReadOK {
-		failed = append(failed, "read")
+		add("read")
 	} else {
 		if isFalse(r.Consumed) {
-			failed = append(failed, "consumed")
+			add("consumed")
 		}
 		if isFalse(r.BytesEqual) {
-			failed = append(failed, "bytes")
+			add("bytes")
 		}
 		if isFalse(r.JSONEqual) {
-			failed = append(failed, "json")
+			add("json")
 		}
 		if r.FromJSONBytesEqual != nil && !*r.FromJSONBytesEqual {
-			failed = append(failed, "from_json")
+			add("from_json")
 		}
 	}
 	if r.Error != "" && len(failed) == 0 {
-		failed = append(failed, "error")
+		add("error")
 	}
-	var limits []string
+	var ck checked
 	for _, l := range strings.Split(r.JSONLimited, ",") {
 		if l != "" {
-			limits = append(limits, l)
+			ck.limits = append(ck.limits, l)
 		}
 	}
 	if r.FromJSONBytesEqual == nil && r.FromJSONNote != "" {
-		limits = append(limits, limitFromJSON)
+		ck.limits = append(ck.limits, limitFromJSON)
+	}
+	kb, _ := hex.DecodeString(kc.Hex)
+	fb, _ := hex.DecodeString(kc.Frame)
+	var frameNote string
+	if kc.Frame != "" {
+		switch {
+		case r.Frame == nil:
+			add("frame")
+			frameNote = "the oracle did not check kwire's frame"
+		default:
+			ck.frames++
+			for _, f := range r.Frame.Failed {
+				add(f)
+			}
+		}
+		// kwire's own frame must carry kwire's bare body.
+		if kc.BodyOffset > len(fb) || !bytes.Equal(fb[kc.BodyOffset:], kb) {
+			add("frame_body")
+			frameNote = fmt.Sprintf("kwire's frame does not hold kwire's bare body from offset %d", kc.BodyOffset)
+		}
+	}
+	if r.Records != nil {
+		ck.batches = r.Records.Batches
+		if r.Records.Diff != "" {
+			add("records")
+		}
+	} else if len(kc.Records) > 0 && r.ReadOK != nil && *r.ReadOK {
+		add("records")
 	}
 	if len(failed) == 0 {
-		return nil, limits
+		return nil, ck
 	}
 	mm := &mismatch{Dir: kwireToKafka, ID: kc.ID, Message: kc.Message, Version: kc.Version, Checks: failed, KwireOff: -1, KafkaOff: -1}
 	m := c.Set.Message(kc.Message)
-	kb, _ := hex.DecodeString(kc.Hex)
 	var detail []string
 	if r.Error != "" {
 		detail = append(detail, "Kafka: "+r.Error)
@@ -213,23 +316,61 @@ func judgeResult(c *codec.Codec, kc *kcase, r *result) (*mismatch, []string) {
 		}
 		detail = append(detail, "JSON: "+r.JSONDiff)
 	}
+	// The frame: offsets are in the frames.
+	if frameNote != "" {
+		detail = append(detail, "frame: "+frameNote)
+	}
+	if f := r.Frame; f != nil && len(f.Failed) > 0 {
+		detail = append(detail, "frame: "+f.Detail)
+		if f.KafkaFrameHex != "" && m != nil {
+			kf, _ := hex.DecodeString(f.KafkaFrameHex)
+			var hv, khv int16 = -1, -1
+			if kc.HeaderVersion != nil {
+				hv = *kc.HeaderVersion
+			}
+			if f.HeaderVersion != nil {
+				khv = *f.HeaderVersion
+			}
+			d := diffLeaves(frameLeaves(c, m, kc.Version, fb, hv, kc.BodyOffset), frameLeaves(c, m, kc.Version, kf, khv, derefInt(f.KafkaBodyOffset)))
+			if mm.Path == "" {
+				mm.Path, mm.KwireOff, mm.KafkaOff = d.path, d.aOff, d.bOff
+			}
+			detail = append(detail, "frame: "+d.detail, "kwire frame "+short(kc.Frame), "Kafka frame "+short(f.KafkaFrameHex))
+		} else if mm.Path == "" {
+			mm.Path = "(frame: " + strings.Join(f.Failed, ",") + ")"
+		}
+	}
+	// The record batches: offsets are in the body.
+	if rv := r.Records; rv != nil && rv.Diff != "" {
+		detail = append(detail, "records: "+rv.Diff)
+		if m != nil && mm.Path == "" {
+			dec, _ := c.DecodeBody(kb, m, kc.Version)
+			p, off := summarizeRecords(dec).locate(rv.Path)
+			mm.Path, mm.KwireOff, mm.KafkaOff = p, off, off
+		}
+		detail = append(detail, "Kafka's batches "+short(string(rv.Kafka)), "kwire's batches "+short(string(kc.Records)))
+	} else if slices.Contains(failed, "records") && rv == nil {
+		detail = append(detail, "records: the oracle did not check the record batches kwire summarised")
+	}
 	if mm.Path == "" {
 		mm.Path = "(no path: see Kafka's error)"
 	}
 	detail = append(detail, "kwire hex "+short(kc.Hex))
 	mm.Detail = strings.Join(detail, "\n")
-	return mm, limits
+	return mm, ck
 }
 
 // judgeInstance decodes one Kafka instance with kwire and checks that
 // kwire's JSON equals Kafka's, that kwire re-encodes Kafka's bytes exactly,
 // and (where Kafka's JSON holds every byte: no unknown tags, no records
 // data) that kwire reads Kafka's JSON into the same bytes.
-func judgeInstance(c *codec.Codec, ki *kinstance) (*mismatch, []string) {
+func judgeInstance(c *codec.Codec, ki *kinstance) (*mismatch, checked) {
 	mm := &mismatch{Dir: kafkaToKwire, ID: ki.ID, Message: ki.Message, Version: ki.Version, KwireOff: -1, KafkaOff: -1}
-	var limits []string
-	fail := func(check, path, detail string) (*mismatch, []string) {
-		mm.Checks = append(mm.Checks, check)
+	var ck checked
+	fail := func(check, path, detail string) (*mismatch, checked) {
+		if !slices.Contains(mm.Checks, check) {
+			mm.Checks = append(mm.Checks, check)
+		}
 		if mm.Path == "" {
 			mm.Path = path
 		}
@@ -239,7 +380,7 @@ func judgeInstance(c *codec.Codec, ki *kinstance) (*mismatch, []string) {
 			}
 			mm.Detail += detail
 		}
-		return mm, limits
+		return mm, ck
 	}
 	if ki.Error != "" {
 		return fail("error", "(Kafka could not write its instance)", ki.Error)
@@ -259,10 +400,10 @@ func judgeInstance(c *codec.Codec, ki *kinstance) (*mismatch, []string) {
 	body := dec.Part(tree.Body)
 	unknown, records := opaque(dec)
 	if unknown {
-		limits = append(limits, limitUnknownTags)
+		ck.limits = append(ck.limits, limitUnknownTags)
 	}
 	if records {
-		limits = append(limits, limitRecords)
+		ck.limits = append(ck.limits, limitRecords)
 	}
 	// kwire's JSON as Kafka writes it: records "", no unknown tags.
 	js, err := codec.ToJSON(nil, dec, body, m, ki.Version, codec.JSONOptions{Records: codec.RecordsEmpty})
@@ -295,12 +436,49 @@ func judgeInstance(c *codec.Codec, ki *kinstance) (*mismatch, []string) {
 			}
 		}
 	} else {
-		limits = append(limits, limitFromJSON)
+		ck.limits = append(ck.limits, limitFromJSON)
+	}
+
+	// Kafka's frame: kwire's header version, kwire reading it, kwire
+	// writing the same one.
+	switch {
+	case ki.FrameError != "":
+		fail("frame_error", "(Kafka could not write its frame)", ki.FrameError)
+	case ki.Frame != "":
+		ck.frames++
+		for _, f := range judgeInstanceFrame(c, m, ki, kb, dec.Sub(body)) {
+			fail(f.check, f.path, f.detail)
+			if mm.KwireOff < 0 && f.kwireOff >= 0 {
+				mm.Path, mm.KwireOff, mm.KafkaOff = f.path, f.kwireOff, f.kafkaOff
+			}
+		}
+		if len(mm.Checks) > 0 && mm.KwireOff >= 0 && slices.ContainsFunc(mm.Checks, func(s string) bool {
+			return strings.HasPrefix(s, "frame") || s == "header_version" || s == "body_offset"
+		}) {
+			mm.Detail += "\nKafka frame " + short(ki.Frame)
+		}
+	case m.Type == spec.Request || m.Type == spec.Response || m.Type == spec.Metadata:
+		fail("frame", "(frame)", "Kafka sent no frame for a "+string(m.Type))
+	}
+
+	// Kafka's record batches against kwire's decoding of them.
+	s := summarizeRecords(dec)
+	if ki.Records != nil || len(s.doc) > 0 {
+		ck.batches = countBatches(ki.Records)
+		if p, d := compareRecords(ki.Records, s); p != "" {
+			kp, off := s.locate(p)
+			fail("records", kp, "records: "+d)
+			if mm.KwireOff < 0 {
+				mm.Path, mm.KwireOff, mm.KafkaOff = kp, off, off
+			}
+			mine, _ := json.Marshal(s.doc)
+			mm.Detail += "\nKafka's batches " + short(string(ki.Records)) + "\nkwire's batches " + short(string(mine))
+		}
 	}
 	if len(mm.Checks) == 0 {
-		return nil, limits
+		return nil, ck
 	}
-	return mm, limits
+	return mm, ck
 }
 
 // opaque reports whether a decoded tree holds unknown tagged fields or
@@ -357,7 +535,24 @@ type diffAt struct {
 func firstDiff(c *codec.Codec, m *spec.Message, v int16, a, b []byte) diffAt {
 	ta, ea := c.DecodeBody(a, m, v)
 	tb, eb := c.DecodeBody(b, m, v)
-	la, lb := leaves(ta), leaves(tb)
+	d := diffLeaves(leaves(ta), leaves(tb))
+	switch {
+	case d.aOff < 0:
+		d.detail = fmt.Sprintf("kwire %x\nKafka %x", a, b)
+	case !strings.HasPrefix(d.detail, "only "):
+		if ea != nil {
+			d.detail += "\nkwire decoding kwire's bytes: " + ea.Error()
+		}
+		if eb != nil {
+			d.detail += "\nkwire decoding Kafka's bytes: " + eb.Error()
+		}
+	}
+	return d
+}
+
+// diffLeaves walks two leaf lists (kwire's, Kafka's) in step to the first
+// leaf whose path or bytes differ.
+func diffLeaves(la, lb []leaf) diffAt {
 	for i := 0; i < max(len(la), len(lb)); i++ {
 		if i >= len(la) || i >= len(lb) {
 			var l leaf
@@ -375,17 +570,10 @@ func firstDiff(c *codec.Codec, m *spec.Message, v int16, a, b []byte) diffAt {
 			if y.path != x.path {
 				p = x.path + " / Kafka: " + y.path
 			}
-			d := fmt.Sprintf("%s: kwire %x at offset %d, Kafka %x at offset %d", p, x.data, x.off, y.data, y.off)
-			if ea != nil {
-				d += "\nkwire decoding kwire's bytes: " + ea.Error()
-			}
-			if eb != nil {
-				d += "\nkwire decoding Kafka's bytes: " + eb.Error()
-			}
-			return diffAt{path: p, aOff: x.off, bOff: y.off, detail: d}
+			return diffAt{path: p, aOff: x.off, bOff: y.off, detail: fmt.Sprintf("%s: kwire %x at offset %d, Kafka %x at offset %d", p, x.data, x.off, y.data, y.off)}
 		}
 	}
-	return diffAt{path: "(same leaves)", aOff: -1, bOff: -1, detail: fmt.Sprintf("kwire %x\nKafka %x", a, b)}
+	return diffAt{path: "(same leaves)", aOff: -1, bOff: -1, detail: "the same leaves, yet other bytes"}
 }
 
 type leaf struct {

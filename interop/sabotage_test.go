@@ -4,23 +4,32 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"hash/crc32"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
 )
 
 // TestOracleSabotage proves the oracle can fail, in both directions: among
-// clean cases, one case's bytes get one byte corrupted and another case's
-// JSON one field changed; the harness must report exactly those two
-// mismatches, each at the field that was changed.
+// clean cases, one case's bytes get one byte corrupted, another case's
+// JSON one field changed, an ApiVersionsResponse frame is built by hand
+// with the wrong header version (v1, as the plain flexible-version rule
+// would pick), and one record batch gets a wrong CRC; the harness must
+// report exactly those four mismatches, each at the field that was
+// changed.
 func TestOracleSabotage(t *testing.T) {
 	t.Run("kwire to Kafka", sabotageKwireCases)
 	t.Run("Kafka to kwire", sabotageKafkaInstances)
@@ -55,7 +64,7 @@ func sabotageKwireCases(t *testing.T) {
 		if i >= 0 {
 			val = instance.Random(m, v, rand.New(rand.NewPCG(cfg.seed, caseSeq(name, v, i))), instance.RandomOptions{})
 		}
-		kc, err := buildCase(c, m, v, caseID(name, v, i), val)
+		kc, err := buildCase(c, m, v, caseID(name, v, i), val, rand.New(rand.NewPCG(cfg.seed, headerSeq(name, v, i))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,6 +78,7 @@ func sabotageKwireCases(t *testing.T) {
 		mk("ApiVersionsResponse", 3, 5),
 		mk("PartitionRecord", 0, 7),
 		mk("MetadataResponse", 9, 11),
+		mk("ProduceRequest", 9, 2),
 	}
 
 	// Sabotage 1: the last byte of VoteRequest.Topics[0].Partitions[0].LastOffset.
@@ -90,6 +100,9 @@ func sabotageKwireCases(t *testing.T) {
 	}
 	vb[corrupted] ^= 0x01
 	vote.Hex = hex.EncodeToString(vb)
+	fb, _ := hex.DecodeString(vote.Frame)
+	fb[vote.BodyOffset+corrupted] ^= 0x01 // the same body in the frame
+	vote.Frame = hex.EncodeToString(fb)
 	vote.ID += "/corrupted-byte"
 
 	// Sabotage 2: EndQuorumEpochRequest's topics[0].partitions[0].leaderEpoch in the JSON.
@@ -110,6 +123,59 @@ func sabotageKwireCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	eq.ID += "/corrupted-json"
+
+	// Sabotage 3: ApiVersionsResponse v3 framed by hand with response
+	// header v1 (its flexible version would say so; KIP-511 says v0).
+	av := mk("ApiVersionsResponse", 3, 5)
+	av.ID += "/header-v1"
+	hs := s.ResponseHeader()
+	hdr, err := c.EncodeBody(hs, 1, codec.ResponseHeaderValue(hs, *av.CorrelationID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	avBody, _ := hex.DecodeString(av.Hex)
+	avFrame := binary.BigEndian.AppendUint32(nil, uint32(len(hdr.Bytes)+len(avBody)))
+	avFrame = append(append(avFrame, hdr.Bytes...), avBody...)
+	hv1 := int16(1)
+	av.Frame, av.HeaderVersion, av.BodyOffset = hex.EncodeToString(avFrame), &hv1, 4+len(hdr.Bytes)
+	const hvPath, hvOff = "ResponseHeader._tagged_fields", 8
+
+	// Sabotage 4: ProduceRequest v9's first batch carries CRC-32 (IEEE)
+	// where CRC-32C belongs, as a kwire computing the wrong checksum
+	// would write it.
+	const crcPath = "ProduceRequest.TopicData[0].PartitionData[0].Records.batches[0].crc"
+	pm := s.Message("ProduceRequest")
+	pval := instance.Smallest(pm, 9)
+	for i := range pval.Nodes {
+		if n := &pval.Nodes[i]; n.Kind == tree.Records {
+			batch := pval.Data(int32(i))
+			if crc32.ChecksumIEEE(batch[21:]) == codec.CRC32C(batch[21:]) {
+				t.Fatal("CRC-32 and CRC-32C agree on the smallest batch")
+			}
+			binary.BigEndian.PutUint32(batch[17:], crc32.ChecksumIEEE(batch[21:]))
+			break
+		}
+	}
+	crcCase, err := buildCase(c, pm, 9, caseID("ProduceRequest", 9, -1)+"/crc32-ieee", pval, rand.New(rand.NewPCG(cfg.seed, headerSeq("ProduceRequest", 9, -1))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crcOff := -1
+	cb, _ := hex.DecodeString(crcCase.Hex)
+	cdec, err := c.DecodeBody(cb, pm, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leaves(cdec) {
+		if strings.HasSuffix(l.path, ".Records.RecordBatch.crc") {
+			crcOff = l.off
+			break
+		}
+	}
+	if crcOff < 0 {
+		t.Fatal("no batch crc in the smallest ProduceRequest v9")
+	}
+	cases = append(cases, av, crcCase)
 
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "cases.jsonl"), filepath.Join(dir, "results.jsonl")
@@ -153,8 +219,18 @@ func sabotageKwireCases(t *testing.T) {
 	if n != len(cases) {
 		t.Fatalf("the oracle answered %d of %d cases", n, len(cases))
 	}
-	if len(got) != 2 {
-		t.Errorf("the oracle reported %d mismatches, want exactly the 2 sabotaged cases", len(got))
+	if len(got) != 4 {
+		t.Errorf("the oracle reported %d mismatches, want exactly the 4 sabotaged cases", len(got))
+	}
+	if mm := got[av.ID]; mm == nil {
+		t.Errorf("the response header v1 of %s was not reported", av.ID)
+	} else if !slices.Contains(mm.Checks, "header_version") || !strings.HasPrefix(mm.Path, hvPath) || mm.KwireOff != hvOff {
+		t.Errorf("the response header v1 of %s was reported as [%s] at %s (offset %d), want header_version at %s (offset %d)", av.ID, strings.Join(mm.Checks, ","), mm.Path, mm.KwireOff, hvPath, hvOff)
+	}
+	if mm := got[crcCase.ID]; mm == nil {
+		t.Errorf("the CRC-32 batch of %s was not reported", crcCase.ID)
+	} else if !slices.Equal(mm.Checks, []string{"records"}) || mm.Path != crcPath || mm.KwireOff != crcOff {
+		t.Errorf("the CRC-32 batch of %s was reported as [%s] at %s (offset %d), want records at %s (offset %d)", crcCase.ID, strings.Join(mm.Checks, ","), mm.Path, mm.KwireOff, crcPath, crcOff)
 	}
 	if mm := got[vote.ID]; mm == nil {
 		t.Errorf("the corrupted byte at offset %d of %s was not reported", corrupted, vote.ID)
@@ -173,12 +249,16 @@ func sabotageKwireCases(t *testing.T) {
 	}
 }
 
-// sabotageKafkaInstances has Kafka write the default instance of every
-// message class and version, corrupts one byte of Kafka's FeatureLevelRecord
-// bytes and one field of Kafka's VoteResponse JSON, and expects exactly
-// those two mismatches when kwire judges them.
+// sabotageKafkaInstances has Kafka write the default instance and one
+// random instance of every message class and version, then corrupts one
+// byte of Kafka's FeatureLevelRecord bytes (and of its record value
+// frame), one field of Kafka's VoteResponse JSON, the header version of
+// Kafka's ApiVersionsResponse v3 frame (rebuilt by hand with header v1),
+// and one CRC byte of the first record batch Kafka wrote (in its bytes and
+// its frame); kwire must report exactly those four, each where it was
+// changed.
 func sabotageKafkaInstances(t *testing.T) {
-	loadConfig(t) // skips unless KWIRE_ORACLE=1
+	cfg := loadConfig(t) // skips unless KWIRE_ORACLE=1
 	s := sabotageRelease(t)
 	h, err := findHarness(s.Release)
 	if err != nil {
@@ -186,54 +266,112 @@ func sabotageKafkaInstances(t *testing.T) {
 	}
 	c := codec.New(s)
 	out := filepath.Join(t.TempDir(), "instances.jsonl")
-	if _, err := h.run(context.Background(), "generate", out, "1", "0"); err != nil {
+	if _, err := h.run(context.Background(), "generate", out, strconv.FormatUint(cfg.seed, 10), "1"); err != nil {
 		t.Fatal(err)
 	}
-	const byteID, byteField = "kafka/FeatureLevelRecord/v0/default", "FeatureLevelRecord.FeatureLevel"
-	const jsonID, jsonField = "kafka/VoteResponse/v2/default", "VoteResponse.ErrorCode"
-	var found int
-	got := map[string]*mismatch{}
-	n := 0
+	var all []*kinstance
 	err = eachLine(out, func(line []byte) error {
-		var ki kinstance
-		if err := json.Unmarshal(line, &ki); err != nil {
-			return err
-		}
-		n++
-		switch ki.ID {
-		case byteID:
-			// 01 (name "") 0000 (featureLevel 0) 00 (no tags): featureLevel := 1.
-			if ki.Hex != "01000000" {
-				t.Fatalf("%s: Kafka wrote %s, want 01000000", ki.ID, ki.Hex)
-			}
-			ki.Hex = "01000100"
-			found++
-		case jsonID:
-			var doc map[string]any
-			if err := json.Unmarshal(ki.KafkaJSON, &doc); err != nil {
-				return err
-			}
-			if doc["errorCode"] != 0.0 {
-				t.Fatalf("%s: errorCode is %v, want 0", ki.ID, doc["errorCode"])
-			}
-			doc["errorCode"] = 5
-			ki.KafkaJSON, _ = json.Marshal(doc)
-			found++
-		}
-		if mm, _ := judgeInstance(c, &ki); mm != nil {
-			got[ki.ID] = mm
-			t.Logf("reported: %s", mm)
-		}
-		return nil
+		ki := &kinstance{}
+		all = append(all, ki)
+		return json.Unmarshal(line, ki)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found != 2 {
-		t.Fatalf("Kafka wrote %d of the 2 instances to sabotage", found)
+	byID := map[string]*kinstance{}
+	for _, ki := range all {
+		byID[ki.ID] = ki
 	}
-	if len(got) != 2 {
-		t.Errorf("kwire reported %d mismatches among %d Kafka instances, want exactly the 2 sabotaged ones", len(got), n)
+	need := func(id string) *kinstance {
+		t.Helper()
+		ki := byID[id]
+		if ki == nil {
+			t.Fatalf("Kafka wrote no instance %s", id)
+		}
+		return ki
+	}
+	flip := func(hx string, off int) string {
+		b, _ := hex.DecodeString(hx)
+		b[off] ^= 0x01
+		return hex.EncodeToString(b)
+	}
+
+	// Sabotage 1: FeatureLevelRecord's featureLevel, in the bytes and the frame.
+	const byteID, byteField = "kafka/FeatureLevelRecord/v0/default", "FeatureLevelRecord.FeatureLevel"
+	fl := need(byteID)
+	// 01 (name "") 0000 (featureLevel 0) 00 (no tags): featureLevel := 1.
+	if fl.Hex != "01000000" || fl.BodyOffset == nil {
+		t.Fatalf("%s: Kafka wrote %s (body offset %v), want 01000000 in a frame", fl.ID, fl.Hex, fl.BodyOffset)
+	}
+	fl.Hex, fl.Frame = flip(fl.Hex, 2), flip(fl.Frame, *fl.BodyOffset+2)
+
+	// Sabotage 2: VoteResponse's errorCode in the JSON.
+	const jsonID, jsonField = "kafka/VoteResponse/v2/default", "VoteResponse.ErrorCode"
+	vr := need(jsonID)
+	var doc map[string]any
+	if err := json.Unmarshal(vr.KafkaJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["errorCode"] != 0.0 {
+		t.Fatalf("%s: errorCode is %v, want 0", vr.ID, doc["errorCode"])
+	}
+	doc["errorCode"] = 5
+	vr.KafkaJSON, _ = json.Marshal(doc)
+
+	// Sabotage 3: ApiVersionsResponse v3 framed with response header v1.
+	const hvID, hvPath, hvOff = "kafka/ApiVersionsResponse/v3/default", "ResponseHeader._tagged_fields", 8
+	av := need(hvID)
+	if av.CorrelationID == nil || av.HeaderVersion == nil || *av.HeaderVersion != 0 {
+		t.Fatalf("%s: Kafka's header version is %v, want 0", av.ID, av.HeaderVersion)
+	}
+	hs := s.ResponseHeader()
+	hdr, err := c.EncodeBody(hs, 1, codec.ResponseHeaderValue(hs, *av.CorrelationID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	avBody, _ := hex.DecodeString(av.Hex)
+	avFrame := binary.BigEndian.AppendUint32(nil, uint32(len(hdr.Bytes)+len(avBody)))
+	avFrame = append(append(avFrame, hdr.Bytes...), avBody...)
+	hv1, avOff := int16(1), 4+len(hdr.Bytes)
+	av.Frame, av.HeaderVersion, av.BodyOffset = hex.EncodeToString(avFrame), &hv1, &avOff
+
+	// Sabotage 4: the CRC of the first record batch Kafka wrote in a request
+	// or response, in the bytes and the frame.
+	var crc *kinstance
+	var crcPath string
+	crcOff := -1
+	for _, ki := range all {
+		if m := s.Message(ki.Message); m == nil || m.Type != spec.Request && m.Type != spec.Response || countBatches(ki.Records) == 0 {
+			continue
+		}
+		kb, _ := hex.DecodeString(ki.Hex)
+		dec, err := c.DecodeBody(kb, s.Message(ki.Message), ki.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := summarizeRecords(dec)
+		keys := slices.Sorted(maps.Keys(sum.doc))
+		if len(keys) == 0 {
+			t.Fatalf("%s: Kafka summarised batches kwire does not see", ki.ID)
+		}
+		sp := sum.spots[keys[0]+".batches[0].crc"]
+		crc, crcPath, crcOff = ki, sp.path, sp.off
+		break
+	}
+	if crc == nil {
+		t.Fatal("Kafka wrote no record batch in any request or response")
+	}
+	crc.Hex, crc.Frame = flip(crc.Hex, crcOff+3), flip(crc.Frame, *crc.BodyOffset+crcOff+3)
+
+	got := map[string]*mismatch{}
+	for _, ki := range all {
+		if mm, _ := judgeInstance(c, ki); mm != nil {
+			got[ki.ID] = mm
+			t.Logf("reported: %s", mm)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("kwire reported %d mismatches among %d Kafka instances, want exactly the 4 sabotaged ones", len(got), len(all))
 	}
 	if mm := got[byteID]; mm == nil {
 		t.Errorf("the corrupted byte of %s was not reported", byteID)
@@ -244,5 +382,15 @@ func sabotageKafkaInstances(t *testing.T) {
 		t.Errorf("the changed JSON field of %s was not reported", jsonID)
 	} else if mm.Path != jsonField || !strings.Contains(mm.Detail, "JSON: $.errorCode: Kafka 5, kwire 0") {
 		t.Errorf("the changed JSON field of %s was reported at %s, want %s:\n%s", jsonID, mm.Path, jsonField, mm.Detail)
+	}
+	if mm := got[hvID]; mm == nil {
+		t.Errorf("the response header v1 of %s was not reported", hvID)
+	} else if !slices.Contains(mm.Checks, "header_version") || !strings.Contains(mm.Path, hvPath) || mm.KafkaOff != hvOff {
+		t.Errorf("the response header v1 of %s was reported as [%s] at %s (Kafka offset %d), want header_version at %s (offset %d)", hvID, strings.Join(mm.Checks, ","), mm.Path, mm.KafkaOff, hvPath, hvOff)
+	}
+	if mm := got[crc.ID]; mm == nil {
+		t.Errorf("the corrupted CRC of %s was not reported", crc.ID)
+	} else if !slices.Equal(mm.Checks, []string{"records"}) || mm.Path != crcPath || mm.KwireOff != crcOff {
+		t.Errorf("the corrupted CRC of %s was reported as [%s] at %s (offset %d), want records at %s (offset %d)", crc.ID, strings.Join(mm.Checks, ","), mm.Path, mm.KwireOff, crcPath, crcOff)
 	}
 }

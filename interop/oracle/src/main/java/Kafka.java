@@ -29,7 +29,7 @@ final class Kafka {
     static final Class<?> BASE_RECORDS = firstClass(
             "org.apache.kafka.common.record.internal.BaseRecords",
             "org.apache.kafka.common.record.BaseRecords");
-    private static final Class<?> MEMORY_RECORDS = firstClass(
+    static final Class<?> MEMORY_RECORDS = firstClass(
             "org.apache.kafka.common.record.internal.MemoryRecords",
             "org.apache.kafka.common.record.MemoryRecords");
     private static final Class<?> SIMPLE_RECORD = firstClass(
@@ -38,7 +38,7 @@ final class Kafka {
     private static final Class<?> COMPRESSION = firstClass(
             "org.apache.kafka.common.compress.Compression");
 
-    private static Class<?> firstClass(String... names) {
+    static Class<?> firstClass(String... names) {
         for (String n : names) {
             try {
                 return Class.forName(n);

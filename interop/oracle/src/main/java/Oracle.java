@@ -16,6 +16,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
 
@@ -37,7 +39,15 @@ import org.apache.kafka.common.protocol.Message;
  * consumes every one, (b) writes them back identically, (c) its converter
  * writes the same JSON as kwire (semantically; records and unknown tags are
  * limits, see JsonCompare), and (d) its converter reads kwire's JSON back
- * into the same bytes. One case's failure never stops the run.
+ * into the same bytes. A request, response or metadata record case also
+ * carries kwire's "frame" ("header_version", "correlation_id", "client_id",
+ * "body_offset"): (e) "frame" is the verdict of {@link Frames#check}. A
+ * case whose class has records fields may carry kwire's "records" summary:
+ * (f) "records" is the verdict of {@link Batches#judge}. One case's failure
+ * never stops the run.
+ *
+ * Each generated instance carries Kafka's frame of it and, for classes
+ * with records fields, Kafka's summary of its record batches.
  */
 public final class Oracle {
     private static final ObjectMapper JSON = JsonMapper.builder()
@@ -82,7 +92,7 @@ public final class Oracle {
     }
 
     /** The message of an exception, its cause's where reflection wrapped it. */
-    private static String describe(String stage, Throwable t) {
+    static String describe(String stage, Throwable t) {
         while ((t instanceof InvocationTargetException || t instanceof ExceptionInInitializerError) && t.getCause() != null) {
             t = t.getCause();
         }
@@ -124,6 +134,33 @@ public final class Oracle {
             return;
         }
         res.put("class", e.cls.getName());
+        Message obj = checkBody(e, c, v, res);
+
+        // (e) kwire's frame: header version, size, header, body offset, bytes
+        if (c.hasNonNull("frame")) {
+            try {
+                res.set("frame", Frames.check(e, c, v, obj));
+            } catch (Exception | LinkageError ex) {
+                ObjectNode f = res.putObject("frame");
+                f.putArray("failed").add("frame_error");
+                f.put("detail", describe("frame", ex));
+            }
+        }
+
+        // (f) the record batches in records fields, as Kafka's record classes see them
+        if (obj != null && Batches.hasRecords(e.cls)) {
+            try {
+                res.set("records", Batches.judge(obj, c.get("records")));
+            } catch (Exception | LinkageError ex) {
+                ObjectNode r = res.putObject("records");
+                r.put("path", "(records)");
+                r.put("diff", describe("records", ex));
+            }
+        }
+    }
+
+    /** Checks (a) to (d) on the bare body; returns what Kafka read, or null. */
+    private static Message checkBody(Catalog.Entry e, JsonNode c, short v, ObjectNode res) throws Exception {
         byte[] bytes = HEX.parseHex(c.path("hex").asText());
         JsonNode kwireJson = c.get("json");
 
@@ -135,7 +172,7 @@ public final class Oracle {
         } catch (Exception | LinkageError ex) {
             res.put("read_ok", false);
             res.put("error", describe("read", ex));
-            return;
+            return null;
         }
         res.put("read_ok", true);
         res.put("consumed", !buf.hasRemaining());
@@ -193,6 +230,53 @@ public final class Oracle {
         if (errs.length() > 0) {
             res.put("error", errs.substring(0, errs.length() - 2));
         }
+        return obj;
+    }
+
+    /**
+     * What else Kafka writes of instance m: the frame it sends (requests
+     * and responses: size, a header with a random correlation id and client
+     * id, the body; metadata records: the record value frame) and the
+     * summary of the record batches in its records fields, taken from the
+     * instance read back from its bytes (so fields absent at v are gone).
+     */
+    private static void extras(Catalog.Entry e, Message m, short v, byte[] body, Random hr, ObjectNode line) throws Exception {
+        try {
+            byte[] frame = null;
+            switch (e.type) {
+                case "request": {
+                    int corr = hr.nextInt();
+                    String clientId = Frames.clientId(hr);
+                    frame = Frames.request(m, v, clientId, corr);
+                    line.put("header_version", ApiKeys.forId(((ApiMessage) m).apiKey()).requestHeaderVersion(v));
+                    line.put("correlation_id", corr);
+                    line.put("client_id", clientId);
+                    break;
+                }
+                case "response": {
+                    int corr = hr.nextInt();
+                    frame = Frames.response(m, v, corr);
+                    line.put("header_version", ApiKeys.forId(((ApiMessage) m).apiKey()).responseHeaderVersion(v));
+                    line.put("correlation_id", corr);
+                    break;
+                }
+                case "metadata":
+                    frame = Frames.metadataRecord(m, v);
+                    break;
+                default:
+                    break;
+            }
+            if (frame != null) {
+                line.put("frame", HEX.formatHex(frame));
+                line.put("body_offset", frame.length - body.length);
+            }
+        } catch (Exception | LinkageError ex) {
+            line.put("frame_error", describe("frame", ex));
+        }
+        if (Batches.hasRecords(e.cls)) {
+            Message back = e.readCtor.newInstance(new ByteBufferAccessor(ByteBuffer.wrap(body)), v);
+            line.set("records", Batches.summarize(back).doc);
+        }
     }
 
     private static void generate(Catalog cat, String out, long seed, int perMessage) throws IOException {
@@ -212,9 +296,12 @@ public final class Oracle {
                         line.put("class", e.cls.getName());
                         try {
                             Message m = i == 0 ? e.cls.getConstructor().newInstance() : Filler.random(e.cls, v, e.jsonWrite, rnd);
-                            line.put("hex", HEX.formatHex(Kafka.write(m, v)));
+                            byte[] body = Kafka.write(m, v);
+                            line.put("hex", HEX.formatHex(body));
                             JsonNode kj = (JsonNode) e.jsonWrite.invoke(null, m, v);
                             line.set("kafka_json", JSON.readTree(JSON.writeValueAsString(kj)));
+                            // The header of its own generator: the instances stay what they were.
+                            extras(e, m, v, body, new Random(seed ^ line.path("id").asText().hashCode() * 0x9E3779B97F4A7C15L), line);
                         } catch (Exception | LinkageError ex) {
                             line.put("error", describe(i == 0 ? "default instance" : "random instance", ex));
                             failed++;

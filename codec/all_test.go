@@ -31,8 +31,12 @@ func decode(c *codec.Codec, m *spec.Message, v int16, b []byte) (*tree.Tree, err
 	return c.DecodeRecord(b, m, v)
 }
 
-// checkTiling asserts that the leaves of t cover t.Bytes exactly, in order,
-// with no gap and no overlap, and that every group spans its children.
+// checkTiling asserts that the wire leaves of t cover t.Bytes exactly, in
+// order, with no gap and no overlap, and that every group spans its
+// children. Decompressed views (FlagVirtual subtrees, whose offsets are in
+// t.Virtual) are checked apart: each Decompressed group's leaves tile its
+// own range of t.Virtual, and a group's span covers its wire children
+// only.
 func checkTiling(t *testing.T, name string, tr *tree.Tree) {
 	t.Helper()
 	next := int32(0)
@@ -58,12 +62,61 @@ func checkTiling(t *testing.T, name string, tr *tree.Tree) {
 		if tr.IsLeaf(int32(i)) {
 			continue
 		}
-		first, last := &tr.Nodes[i+1], int32(-1)
-		tr.Children(int32(i), func(c int32) bool { last = c; return true })
-		ln := &tr.Nodes[last]
-		if first.Off != n.Off || ln.Off+ln.Size != n.Off+n.Size {
-			t.Errorf("%s: group %d (%s) [%d,+%d) does not span its children [%d..%d)", name, i, n.Kind, n.Off, n.Size, first.Off, ln.Off+ln.Size)
+		virtual := n.Flags&tree.FlagVirtual != 0
+		if n.Kind == tree.Decompressed {
+			if !virtual {
+				t.Errorf("%s: Decompressed node %d is not flagged virtual", name, i)
+			}
+			checkVirtualTiling(t, name, tr, int32(i))
 		}
+		first, last := int32(-1), int32(-1)
+		tr.Children(int32(i), func(c int32) bool {
+			if virtual || tr.Nodes[c].Flags&tree.FlagVirtual == 0 {
+				if first < 0 {
+					first = c
+				}
+				last = c
+			}
+			return true
+		})
+		if first < 0 {
+			t.Errorf("%s: group %d (%s) has only virtual children", name, i, n.Kind)
+			continue
+		}
+		fn, ln := &tr.Nodes[first], &tr.Nodes[last]
+		if fn.Off != n.Off || ln.Off+ln.Size != n.Off+n.Size {
+			t.Errorf("%s: group %d (%s) [%d,+%d) does not span its children [%d..%d)", name, i, n.Kind, n.Off, n.Size, fn.Off, ln.Off+ln.Size)
+		}
+	}
+}
+
+// checkVirtualTiling asserts that the leaves under Decompressed node g,
+// all virtual, tile its range of tr.Virtual.
+func checkVirtualTiling(t *testing.T, name string, tr *tree.Tree, g int32) {
+	t.Helper()
+	n := &tr.Nodes[g]
+	if n.Off < 0 || int(n.Off)+int(n.Size) > len(tr.Virtual) {
+		t.Errorf("%s: Decompressed node %d [%d,+%d) is outside the %d virtual bytes", name, g, n.Off, n.Size, len(tr.Virtual))
+		return
+	}
+	next := n.Off
+	for k := g + 1; k < n.End; k++ {
+		c := &tr.Nodes[k]
+		if c.Flags&tree.FlagVirtual == 0 {
+			t.Errorf("%s: node %d under Decompressed node %d is not flagged virtual", name, k, g)
+			return
+		}
+		if c.End != k+1 {
+			continue
+		}
+		if c.Off != next || c.Size < 0 {
+			t.Errorf("%s: virtual leaf %d (%s %q) at [%d,+%d) but the previous one ended at %d", name, k, c.Kind, tr.Name(k), c.Off, c.Size, next)
+			return
+		}
+		next = c.Off + c.Size
+	}
+	if next != n.Off+n.Size {
+		t.Errorf("%s: the leaves of Decompressed node %d end at %d, it ends at %d", name, g, next, n.Off+n.Size)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -39,7 +40,10 @@ type Codec struct {
 	// Strict makes decoding reject tagged fields out of ascending order and
 	// duplicate tags, which Kafka itself accepts.
 	Strict bool
-	plans  planCache
+	// Records are the options records fields are decoded with (the
+	// decompression limit, metadata record values); see RecordsOptions.
+	Records records.Options
+	plans   planCache
 }
 
 // New returns a Codec for the messages of s.
@@ -137,6 +141,7 @@ func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) 
 	}
 	t := &tree.Tree{Message: m, Version: version, HeaderVersion: hv, Sample: body != nil && body.Sample}
 	e := newEncoder(t, header, body)
+	e.c = c
 	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
 	e.b.Open(tree.Node{Kind: tree.Frame})
 	e.buf = append(e.buf, 0, 0, 0, 0)
@@ -214,6 +219,7 @@ func (c *Codec) encodeBare(m *spec.Message, version int16, body *tree.Tree, fram
 	}
 	t := &tree.Tree{Message: m, Version: version, HeaderVersion: -1, Sample: body != nil && body.Sample}
 	e := newEncoder(t, nil, body)
+	e.c = c
 	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
 	if framed {
 		e.b.Open(tree.Node{Kind: tree.Frame})
@@ -359,7 +365,7 @@ func (d *decoder) closeTree(ref int32) {
 	// leafEnd is where the last leaf at or after node i ends (or off).
 	leafEnd := func(i int32, off int32) int32 {
 		for k := i; k < int32(len(t.Nodes)); k++ {
-			if n := &t.Nodes[k]; n.End == k+1 {
+			if n := &t.Nodes[k]; n.End == k+1 && n.Flags&tree.FlagVirtual == 0 {
 				off = max(off, n.Off+n.Size)
 			}
 		}
@@ -412,7 +418,7 @@ func (c *Codec) DecodeRequest(b []byte) (*tree.Tree, error) {
 // it refers to b afterwards.
 func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 	reset(t, b, nil, 0)
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	n, err := c.frame(d, b)
 	if err != nil {
@@ -468,7 +474,7 @@ func (c *Codec) DecodeResponse(b []byte, m *spec.Message, ver int16) (*tree.Tree
 // node arena (see DecodeRequestInto).
 func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver int16) error {
 	reset(t, b, m, ver)
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
 	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
@@ -557,7 +563,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 // as for DecodeRequest; the whole input must be the body.
 func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
 	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
@@ -572,7 +578,7 @@ func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, er
 // by api key); for other types the bare message of spec m at version ver.
 func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	if m == nil || m.Type == spec.Metadata {
 		d.b.Open(tree.Node{Kind: tree.Frame})

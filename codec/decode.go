@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -30,6 +31,8 @@ type decoder struct {
 	// input holds; decoding goes on over what is there.
 	truncated *FrameError
 	depth     int
+	// c is the codec decoding (its records options).
+	c *Codec
 }
 
 // maxDepth bounds struct nesting on decode and encode. Kafka's own specs
@@ -311,7 +314,7 @@ func (d *decoder) records(fp *fplan) {
 		start := d.r.Off
 		data := d.r.Bytes(int(ln))
 		d.b.T.Nodes[ri].DOff, d.b.T.Nodes[ri].DLen = int32(start), int32(ln)
-		AppendRecordSpans(&d.b, data, int32(start))
+		records.Append(&d.b, data, int32(start), d.c.RecordsOptions())
 	}
 	d.close()
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -28,6 +29,8 @@ type encoder struct {
 	path  []pathElem
 	err   error
 	depth int
+	// c is the codec encoding (its records options).
+	c *Codec
 }
 
 func (e *encoder) push(name string) { e.path = append(e.path, pathElem{name, -1}) }
@@ -323,7 +326,7 @@ func (e *encoder) records(fp *fplan, ni int32) {
 	start := e.off()
 	e.buf = append(e.buf, data...)
 	e.b.T.Nodes[ri].DOff, e.b.T.Nodes[ri].DLen = start, int32(len(data))
-	AppendRecordSpans(&e.b, data, start)
+	records.Append(&e.b, data, start, e.c.RecordsOptions())
 	e.b.Close(e.off())
 }
 

@@ -149,6 +149,10 @@ func (x *Index) appendPath(b []byte, i int32) []byte {
 	case tree.Message:
 		return b
 	case tree.Frame, tree.Header, tree.Body:
+		if e.parent > 0 {
+			// A metadata record's frame inside a record value.
+			return appendName(x.join(b, e.parent), t, i, e.ctx)
+		}
 		return appendName(b, t, i, e.ctx)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if f := t.Field(i); f != nil {

@@ -30,6 +30,14 @@ import (
 // ("VoteRequest.Topics[0].PreVote", "RequestHeader.ClientId"), children
 // always present. Keys are stable: absent values are null.
 //
+// Records add keys only where they have something to say, so that other
+// pages are unchanged: a node in a decompressed view has "virtual": true
+// after "size" (its offset and size are in the decompressed bytes); a
+// side whose tree has decompressed views has "virtual_size" and
+// "virtual_hex" (those bytes) before "tree"; a side whose tree has
+// problems has "problems" before "tree", a list of {"offset",
+// "virtual_offset", "path", "message", "notice"} (see tree.Problem).
+//
 // The JSON is written as the tree is walked, through a buffer of at most
 // 64 KiB: memory does not grow with the output (a page's JSON is a few
 // hundred times the size of its message).
@@ -181,6 +189,42 @@ func (j *jsonWriter) side(s *Side) {
 	} else {
 		j.b = append(j.b, "null"...)
 	}
+	if t != nil && len(t.Virtual) > 0 {
+		// The decompressed bytes that virtual nodes refer to.
+		j.key(2, "virtual_size")
+		j.b = strconv.AppendInt(j.b, int64(len(t.Virtual)), 10)
+		j.key(2, "virtual_hex")
+		j.b = append(j.b, '"')
+		j.hexChars(t.Virtual)
+		j.b = append(j.b, '"')
+	}
+	if t != nil && len(t.Problems) > 0 {
+		j.key(2, "problems")
+		j.b = append(j.b, '[')
+		for k, p := range t.Problems {
+			if k > 0 {
+				j.b = append(j.b, ',')
+			}
+			j.newline(3)
+			j.b = append(j.b, '{')
+			j.newline(4)
+			j.b = append(j.b, `"offset": `...)
+			j.b = strconv.AppendInt(j.b, int64(p.Off), 10)
+			j.key(4, "virtual_offset")
+			j.b = appendIntOrNull(j.b, int64(p.VOff), p.VOff >= 0)
+			j.key(4, "path")
+			j.b = appendJSONString(j.b, p.Path)
+			j.key(4, "message")
+			j.b = appendJSONString(j.b, p.Msg)
+			j.key(4, "notice")
+			j.b = strconv.AppendBool(j.b, p.Notice)
+			j.newline(3)
+			j.b = append(j.b, '}')
+			j.spill()
+		}
+		j.newline(2)
+		j.b = append(j.b, ']')
+	}
 	j.key(2, "tree")
 	if t == nil || len(t.Nodes) == 0 {
 		j.b = append(j.b, "null"...)
@@ -251,6 +295,11 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 	j.b = strconv.AppendInt(j.b, int64(n.Off), 10)
 	j.key(depth, "size")
 	j.b = strconv.AppendInt(j.b, int64(n.Size), 10)
+	if n.Flags&tree.FlagVirtual != 0 {
+		// Offset and size are in the decompressed bytes, not the wire's.
+		j.key(depth, "virtual")
+		j.b = append(j.b, "true"...)
+	}
 	j.key(depth, "about")
 	j.cell = appendAbout(j.cell[:0], t, i, c)
 	j.b = appendJSONBytes(j.b, j.cell)
@@ -290,7 +339,7 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 // structLike reports whether node i's field children belong to it.
 func structLike(t *tree.Tree, i int32) bool {
 	switch t.Nodes[i].Kind {
-	case tree.Header, tree.Body, tree.Struct:
+	case tree.Header, tree.Body, tree.Struct, tree.Embedded:
 		return true
 	case tree.Element:
 		return t.Struct(i) != nil
@@ -307,6 +356,10 @@ func (j *jsonWriter) appendPath(i int32, c ctx, parent, st span, batch int) span
 	switch n.Kind {
 	case tree.Message:
 	case tree.Frame, tree.Header, tree.Body:
+		if c.parent > 0 {
+			// A metadata record's frame inside a record value.
+			j.join(parent)
+		}
 		j.path = appendName(j.path, t, i, c)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if f := t.Field(i); f != nil {

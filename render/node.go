@@ -206,6 +206,10 @@ func appendName(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		return appendIndex(append(b, "Record"...), n.Index)
 	case tree.Raw:
 		return append(b, "raw"...)
+	case tree.Embedded:
+		if ref.Struct != nil {
+			return append(b, ref.Struct.Name...)
+		}
 	}
 	return append(b, n.Kind.String()...)
 }
@@ -305,8 +309,21 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		return strconv.AppendInt(append(b, "magic "...), n.Num, 10)
 	case tree.Record:
 		return append(b, "Record"...)
+	case tree.Decompressed:
+		return appendCompression(b, int64(n.Index))
+	case tree.Embedded:
+		if embeddedFramed(t, i) {
+			return strconv.AppendInt(append(b, "metadata record v"...), n.Num, 10)
+		}
+		return strconv.AppendInt(append(b, "message v"...), n.Num, 10)
 	}
 	return append(b, n.Wire.String()...)
+}
+
+// embeddedFramed reports whether Embedded node i holds a KRaft metadata
+// record with its frame (its first child is the Frame).
+func embeddedFramed(t *tree.Tree, i int32) bool {
+	return t.Nodes[i].End > i+1 && t.Nodes[i+1].Kind == tree.Frame
 }
 
 // wireType names a value's type from its wire encoding (primitive array
@@ -393,9 +410,17 @@ func appendValueText(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		if n.Wire == tree.WireUint32 && t.Name(i) == "crc" {
 			return appendHex8(append(b, "0x"...), uint32(n.Num))
 		}
+		if n.Wire == tree.WireBytes && !n.Null {
+			// A legacy message's key or value: text when printable, as
+			// the keys and values of v2 records.
+			d := t.Data(i)
+			return appendLen(appendRecordBytesText(b, d), " (int32 len=", len(d))
+		}
 		return appendScalarText(b, n, t.Data(i))
 	case tree.Raw:
 		return appendHexText(b, t.Data(i))
+	case tree.Decompressed:
+		return appendCount(b, int64(n.Size), "byte", "bytes")
 	}
 	return b
 }
@@ -666,6 +691,11 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		return append(b, "bytes of the tagged value that follow"...)
 	case tree.Raw:
 		return append(appendCount(b, int64(n.Size), "byte", "bytes"), ", not decoded"...)
+	case tree.Embedded:
+		if embeddedFramed(t, i) {
+			return strconv.AppendInt(append(b, "KRaft metadata record, version "...), n.Num, 10)
+		}
+		return strconv.AppendInt(append(b, "message held in the record, version "...), n.Num, 10)
 	}
 	return b
 }
@@ -703,18 +733,41 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 			return appendBatchAbout(b, t, i), true
 		case "LegacyMessage":
 			b = strconv.AppendInt(append(b, "message set entry, magic "...), n.Num, 10)
-			return append(strconv.AppendInt(append(b, ", "...), int64(n.Size), 10), " bytes"...), true
+			b = append(strconv.AppendInt(append(b, ", "...), int64(n.Size), 10), " bytes"...)
+			if n.Flags&tree.FlagBadCRC != 0 {
+				b = append(b, ", CRC INVALID"...)
+			}
+			if n.Flags&tree.FlagVirtual != 0 && n.End > i+1 && c.parent >= 0 {
+				// An inner message of a compressed wrapper: its offset
+				// (magic 1: relative to the wrapper's, see Decompressed).
+				b = strconv.AppendInt(append(b, ", offset "...), t.Nodes[c.parent].Num+t.Nodes[i+1].Num, 10)
+			}
+			return b, true
 		}
 	case tree.Record:
-		// "Record[i]" says it all.
+		// "Record[i]" says it all; inside a decompressed view, the
+		// record's offset is worth saying.
+		if n.Flags&tree.FlagVirtual != 0 {
+			b = strconv.AppendInt(append(b, "offset "...), n.Num, 10)
+		}
+		return b, true
+	case tree.Decompressed:
+		b = appendCompression(b, int64(n.Index))
+		b = append(b, " payload decompressed, not wire bytes (v offsets)"...)
+		if c.parent >= 0 && t.Name(c.parent) == "LegacyMessage" && t.Nodes[c.parent].Num == 1 {
+			b = strconv.AppendInt(append(b, "; inner offsets relative to "...), n.Num, 10)
+		}
 		return b, true
 	case tree.BatchField:
 		inBatch := c.parent >= 0 && t.Name(c.parent) == "RecordBatch"
+		inLegacy := c.parent >= 0 && t.Name(c.parent) == "LegacyMessage"
 		switch {
-		case inBatch && ref.Name == "crc":
+		case (inBatch || inLegacy) && ref.Name == "crc":
 			return appendCRCText(append(append(b, ref.About...), ": "...), n), true
 		case inBatch && ref.Name == "attributes":
 			return appendAttributes(b, n.Num), true
+		case inLegacy && ref.Name == "attributes":
+			return appendLegacyAttributes(b, n.Num, t.Nodes[c.parent].Num), true
 		case ref.Name == "key", ref.Name == "value", ref.Name == "headersCount", ref.Name == "headerKey", ref.Name == "headerValue":
 			// The name and the value say what these are.
 			return b, true
@@ -726,6 +779,9 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		case "records":
 			b = appendCompression(b, batchAttributes(t, c.parent)&7)
 			return append(b, " records payload, not decoded here"...), true
+		case "compressed records":
+			b = appendCompression(b, batchAttributes(t, c.parent)&7)
+			return append(b, " records payload, decompressed below"...), true
 		case "trailing":
 			// "N bytes, not decoded", as for any raw bytes.
 			return b, false
@@ -835,6 +891,19 @@ func appendAttributes(b []byte, v int64) []byte {
 		b = append(b, ", delete horizon"...)
 	}
 	return b
+}
+
+// appendLegacyAttributes spells out a legacy message's attributes:
+// compression (bits 0-2) and, for magic 1, timestamp type (bit 3).
+func appendLegacyAttributes(b []byte, v, magic int64) []byte {
+	b = appendCompression(b, v&7)
+	if magic == 0 {
+		return b
+	}
+	if v&8 != 0 {
+		return append(b, ", LogAppendTime"...)
+	}
+	return append(b, ", CreateTime"...)
 }
 
 func tagOwner(c ctx) string {

@@ -64,6 +64,9 @@ func nodeRow(t *tree.Tree, i int32, c ctx, lead string) row {
 		r.cells[2] = "= " + v
 	}
 	r.cells[3] = string(appendRange(nil, n.Off, n.Size))
+	if n.Flags&tree.FlagVirtual != 0 {
+		r.cells[3] = "[v" + r.cells[3][1:]
+	}
 	r.cells[4] = nodeAbout(t, i, c)
 	return r
 }
@@ -125,7 +128,23 @@ func referenceText(t *testing.T, p *Page, o Options) string {
 			if err := WriteHex(&b, tr, o); err != nil {
 				t.Fatal(err)
 			}
+			if len(tr.Virtual) > 0 {
+				b.WriteString("\ndecompressed bytes (" + strconv.Itoa(len(tr.Virtual)) + " bytes, not on the wire: the v offsets of the tree)\n\n")
+				if err := WriteHex(&b, &tree.Tree{Bytes: tr.Virtual}, Options{}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			b.WriteString("\nobject tree\n\n" + referenceTree(tr, o.Color))
+			if len(tr.Problems) > 0 {
+				b.WriteString("\nproblems in the records\n\n")
+				for _, p := range tr.Problems {
+					kind := "error"
+					if p.Notice {
+						kind = "note"
+					}
+					b.WriteString("  " + kind + ": " + p.String() + "\n")
+				}
+			}
 		}
 		if s.Err != nil {
 			if s.Tree != nil && len(s.Tree.Nodes) > 0 {
@@ -228,6 +247,33 @@ func refSide(b []byte, s *Side) []byte {
 	} else {
 		b = append(b, "null"...)
 	}
+	if t != nil && len(t.Virtual) > 0 {
+		b = append(b, `,"virtual_size":`...)
+		b = strconv.AppendInt(b, int64(len(t.Virtual)), 10)
+		b = append(b, `,"virtual_hex":"`...)
+		b = hex.AppendEncode(b, t.Virtual)
+		b = append(b, '"')
+	}
+	if t != nil && len(t.Problems) > 0 {
+		b = append(b, `,"problems":[`...)
+		for k, p := range t.Problems {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"offset":`...)
+			b = strconv.AppendInt(b, int64(p.Off), 10)
+			b = append(b, `,"virtual_offset":`...)
+			b = appendIntOrNull(b, int64(p.VOff), p.VOff >= 0)
+			b = append(b, `,"path":`...)
+			b = appendJSONString(b, p.Path)
+			b = append(b, `,"message":`...)
+			b = appendJSONString(b, p.Msg)
+			b = append(b, `,"notice":`...)
+			b = strconv.AppendBool(b, p.Notice)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"tree":`...)
 	if t == nil || len(t.Nodes) == 0 {
 		b = append(b, "null"...)
@@ -254,6 +300,9 @@ func refNode(b []byte, t *tree.Tree, i int32, c ctx, parentPath, structPath stri
 	b = strconv.AppendInt(b, int64(n.Off), 10)
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, int64(n.Size), 10)
+	if n.Flags&tree.FlagVirtual != 0 {
+		b = append(b, `,"virtual":true`...)
+	}
 	b = append(b, `,"about":`...)
 	b = appendJSONString(b, nodeAbout(t, i, c))
 	b = append(b, `,"path":`...)
@@ -291,6 +340,9 @@ func refPath(t *tree.Tree, i int32, c ctx, parentPath, structPath string) string
 	case tree.Message:
 		return ""
 	case tree.Frame, tree.Header, tree.Body:
+		if c.parent > 0 {
+			return join(parentPath, nodeName(t, i, c))
+		}
 		return nodeName(t, i, c)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if f := t.Field(i); f != nil {

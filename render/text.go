@@ -68,9 +68,21 @@ func WriteText(w io.Writer, p *Page, o Options) error {
 			s.b = strconv.AppendInt(s.b, int64(len(t.Bytes)), 10)
 			s.b = append(s.b, " bytes, 16 bytes per row)\n\n"...)
 			writeHex(s, t, o)
+			if len(t.Virtual) > 0 {
+				s.spill()
+				s.b = append(s.b, "\ndecompressed bytes ("...)
+				s.b = strconv.AppendInt(s.b, int64(len(t.Virtual)), 10)
+				s.b = append(s.b, " bytes, not on the wire: the v offsets of the tree)\n\n"...)
+				writeHexData(s, t.Virtual, nil)
+			}
 			s.spill()
 			s.b = append(s.b, "\nobject tree\n\n"...)
 			writeTree(s, t, o)
+			if len(t.Problems) > 0 {
+				s.spill()
+				s.b = append(s.b, "\nproblems in the records\n\n"...)
+				s.b = appendProblems(s.b, t.Problems)
+			}
 		}
 		if sd.Err != nil {
 			s.spill()
@@ -178,7 +190,7 @@ func (tw *treeWriter) measure(i int32, c ctx, depth int) {
 	if len(tw.cell) > 0 {
 		tw.widths[2] = max(tw.widths[2], len("= ")+utf8.RuneCount(tw.cell))
 	}
-	tw.cell = appendRange(tw.cell[:0], n.Off, n.Size)
+	tw.cell = appendNodeRange(tw.cell[:0], n)
 	tw.widths[3] = max(tw.widths[3], len(tw.cell))
 	tw.cell = appendAbout(tw.cell[:0], t, i, c)
 	tw.widths[4] = max(tw.widths[4], utf8.RuneCount(tw.cell))
@@ -220,7 +232,7 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 				tw.b = tw.b[:at] // no value, no "= "
 			}
 		case 3:
-			tw.b = appendRange(tw.b, n.Off, n.Size)
+			tw.b = appendNodeRange(tw.b, n)
 		case 4:
 			tw.b = appendAbout(tw.b, t, i, c)
 		}
@@ -257,6 +269,20 @@ func appendRange(b []byte, off, size int32) []byte {
 	return append(b, "B]"...)
 }
 
+// appendNodeRange appends node n's range: appendRange's, with a "v"
+// before the offset of a virtual node ("[v0x0000, 25B]"), whose offsets
+// are in the decompressed bytes (tree.Tree.Virtual).
+func appendNodeRange(b []byte, n *tree.Node) []byte {
+	if n.Flags&tree.FlagVirtual == 0 {
+		return appendRange(b, n.Off, n.Size)
+	}
+	b = append(b, "[v0x"...)
+	b = appendHexOffset(b, int64(n.Off), 4)
+	b = append(b, ", "...)
+	b = strconv.AppendInt(b, int64(n.Size), 10)
+	return append(b, "B]"...)
+}
+
 // appendHexOffset writes v in lower-case hex, zero-padded to digits.
 func appendHexOffset(b []byte, v int64, digits int) []byte {
 	var tmp [16]byte
@@ -279,6 +305,9 @@ func byteRegions(t *tree.Tree) []region {
 	var walk func(i int32, c ctx)
 	walk = func(i int32, c ctx) {
 		n := &t.Nodes[i]
+		if n.Flags&tree.FlagVirtual != 0 {
+			return // a decompressed view: not wire bytes
+		}
 		if n.End == i+1 {
 			lo, hi := int(n.Off), int(n.Off)+int(n.Size)
 			for p := max(lo, 0); p < hi && p < len(out); p++ {
@@ -296,14 +325,19 @@ func byteRegions(t *tree.Tree) []region {
 
 // writeHex writes t's byte layout, a row of 16 bytes at a time.
 func writeHex(s *sink, t *tree.Tree, o Options) {
-	data := t.Bytes
-	digits := 4
-	if len(data) > 0x10000 {
-		digits = 8
-	}
 	var regions []region
 	if o.Color {
 		regions = byteRegions(t)
+	}
+	writeHexData(s, t.Bytes, regions)
+}
+
+// writeHexData writes a byte layout of data, coloured by regions when not
+// nil.
+func writeHexData(s *sink, data []byte, regions []region) {
+	digits := 4
+	if len(data) > 0x10000 {
+		digits = 8
 	}
 	s.pad(digits + 2)
 	for c := 0; c < 16; c++ {
@@ -346,6 +380,20 @@ func appendHexRow(b, data []byte, regions []region, off, digits int) []byte {
 	}
 	b, _ = resetColor(b, cur)
 	return append(b, '\n')
+}
+
+// appendProblems appends one line per problem ("  error: …", "  note: …").
+func appendProblems(b []byte, ps []tree.Problem) []byte {
+	for _, p := range ps {
+		if p.Notice {
+			b = append(b, "  note: "...)
+		} else {
+			b = append(b, "  error: "...)
+		}
+		b = append(b, p.String()...)
+		b = append(b, '\n')
+	}
+	return b
 }
 
 // appendSummary writes the page's title and summary block.

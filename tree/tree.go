@@ -9,6 +9,38 @@
 // The same arena also serves as a value to encode (a "value tree"): then
 // only the field, struct, array, element and unknown-tag nodes are present
 // and offsets are zero.
+//
+// # Wire bytes and decompressed views
+//
+// Tree.Bytes are the wire bytes, and the leaves that are not virtual tile
+// them exactly: in pre-order, each starts where the previous one ended,
+// the first at 0 and the last ending at len(Bytes).
+//
+// A compressed record batch is one leaf (its compressed payload) on the
+// wire. What it decompresses to is shown as well, as a separate virtual
+// region: the decompressed bytes are appended to Tree.Virtual (never to
+// Bytes, which stay exactly the wire bytes, so that writing, hashing or
+// hex-dumping Bytes still gives the message), and a Decompressed group
+// whose Off and Size locate them in Virtual holds the inner records. The
+// Decompressed node and every node below it carry FlagVirtual, and their
+// Off, Size, DOff and DLen are offsets in Virtual, not in Bytes. Each
+// Decompressed group tiles its own range of Virtual exactly, as the wire
+// leaves tile Bytes; decompressed views nest (a legacy compressed wrapper
+// inside a decompressed view) by appending further ranges to Virtual.
+//
+// So a walk over the wire bytes skips virtual subtrees (Leaves and
+// WireLeaves do), a group's range covers its non-virtual children only,
+// and a node's bytes are read with Span and Data, which pick the right
+// area. Virtual nodes appear in the pre-order arena right after the
+// compressed payload leaf they come from, inside the same RecordBatch.
+//
+// # Problems
+//
+// Decoding records never fails the message: a bad CRC, a count that does
+// not match, a payload that does not decompress and the like are recorded
+// in Tree.Problems (offset, path, message) and flag the nodes concerned
+// (FlagProblem, FlagBadCRC), so that views show them and commands can exit
+// with a failure status.
 package tree
 
 import (
@@ -80,9 +112,28 @@ const (
 	// response, or the frame version, api key and version of a KRaft
 	// metadata record value.
 	FrameField
+	// Decompressed is the decoded view of a compressed payload (a
+	// RecordBatch v2's records, a legacy wrapper message's value): a group
+	// flagged FlagVirtual whose Off/Size (and DOff/DLen) locate the
+	// decompressed bytes in Tree.Virtual. It follows the payload's leaf
+	// inside the same batch; its children are the inner Record nodes (v2)
+	// or inner message RecordBatch nodes (legacy), all virtual. Index is
+	// the compression id (1 gzip, 2 snappy, 3 lz4, 4 zstd); Num is the
+	// offset the inner records' offsets are relative to (a v2 batch's
+	// baseOffset; for a magic 1 wrapper, its offset minus the last inner
+	// relative offset; 0 for magic 0, whose inner offsets are absolute).
+	Decompressed
+	// Embedded is a message decoded inside a record key or value (a KRaft
+	// control record such as SnapshotHeaderRecord, or a metadata record
+	// with its frame): Ref is the message root struct's (StructRef), Num
+	// its version; its children are the Frame (metadata records) then the
+	// message's fields and tag section, as under a Body. The key or value
+	// that holds it is then a group (a BatchField with its contents in
+	// DOff/DLen) of a varint length leaf and the Embedded node.
+	Embedded
 )
 
-var kindNames = [...]string{"invalid", "message", "frame", "header", "body", "field", "struct", "array", "element", "length", "presence", "tagged_fields", "tag_count", "tag", "unknown_tag", "tag_number", "tag_size", "records", "RecordBatch", "Record", "batch_field", "raw", "frame_field"}
+var kindNames = [...]string{"invalid", "message", "frame", "header", "body", "field", "struct", "array", "element", "length", "presence", "tagged_fields", "tag_count", "tag", "unknown_tag", "tag_number", "tag_size", "records", "RecordBatch", "Record", "batch_field", "raw", "frame_field", "decompressed", "embedded"}
 
 // String is the kind's name as the JSON views show it ("field", "tagged_fields").
 func (k Kind) String() string {
@@ -147,6 +198,13 @@ const (
 	// used a different number of bytes than its size prefix says; Kafka
 	// does not check the size, so kwire accepts it unless decoding strictly.
 	FlagSizeMismatch
+	// FlagVirtual marks a Decompressed node and every node below it: their
+	// offsets are in Tree.Virtual, not Tree.Bytes (see the package doc).
+	FlagVirtual
+	// FlagProblem marks a node that a Tree.Problems entry is about (a
+	// record that does not parse, a payload that does not decompress, a
+	// batch whose count does not match its records).
+	FlagProblem
 )
 
 // Node is one node of a span tree (or of a value tree). It holds no
@@ -194,6 +252,91 @@ type Tree struct {
 	// Version is the message version; HeaderVersion the request or response
 	// header version, or -1 when there is no header.
 	Version, HeaderVersion int16
+	// Virtual holds the decompressed bytes of compressed record batches,
+	// which virtual nodes (FlagVirtual) refer to; nil when there are none.
+	// It is never part of the wire bytes.
+	Virtual []byte
+	// Problems are what was found wrong in records while decoding (or
+	// encoding) without failing it, in the order found.
+	Problems []Problem
+}
+
+// Problem is something wrong found in records: the message decoded, but
+// this part of it is not what Kafka would accept (or, with Notice, is
+// worth saying though Kafka accepts it).
+type Problem struct {
+	// Off is the wire offset (in Bytes) of what is wrong; for a problem
+	// inside a decompressed view, the offset of the compressed payload.
+	Off int32
+	// VOff is the offset in Virtual of a problem inside a decompressed
+	// view, else -1.
+	VOff int32
+	// Path names the place: the records field's path, the batch index and
+	// the names below it ("ProduceRequest.TopicData[0].PartitionData[0].
+	// Records[1].Record[2].key"), as the JSON view's paths do.
+	Path string
+	// Msg says what is wrong.
+	Msg string
+	// Notice marks what is not an error: a partial batch at the end of
+	// records, which brokers send when a fetch reaches its size limit.
+	// Commands fail on the problems that are not notices.
+	Notice bool
+}
+
+// String renders "path at 0x0030: msg", with "(decompressed v0x0012)"
+// after the offset for a problem in a decompressed view.
+func (p Problem) String() string {
+	where := p.Path
+	if where == "" {
+		where = "records"
+	}
+	s := where + " at 0x" + hex4(uint32(p.Off))
+	if p.VOff >= 0 {
+		s += " (decompressed v0x" + hex4(uint32(p.VOff)) + ")"
+	}
+	return s + ": " + p.Msg
+}
+
+// hex4 formats v in lower-case hex, at least 4 digits.
+func hex4(v uint32) string {
+	const digits = "0123456789abcdef"
+	var b [8]byte
+	i := len(b)
+	for v > 0 || i > len(b)-4 {
+		i--
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[i:])
+}
+
+// Errors returns the problems that are not notices.
+func (t *Tree) Errors() []Problem {
+	var out []Problem
+	for _, p := range t.Problems {
+		if !p.Notice {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// IsVirtual reports whether node i lies in a decompressed view (its
+// offsets are in Virtual).
+func (t *Tree) IsVirtual(i int32) bool { return t.Nodes[i].Flags&FlagVirtual != 0 }
+
+// Span returns the bytes node i covers, [Off, Off+Size), from Bytes or,
+// for a virtual node, from Virtual; nil when out of range.
+func (t *Tree) Span(i int32) []byte {
+	n := &t.Nodes[i]
+	area := t.Bytes
+	if n.Flags&FlagVirtual != 0 {
+		area = t.Virtual
+	}
+	if n.Off < 0 || n.Size < 0 || int(n.Off)+int(n.Size) > len(area) {
+		return nil
+	}
+	return area[n.Off : n.Off+n.Size : n.Off+n.Size]
 }
 
 // Children calls fn with the index of each direct child of node i.
@@ -301,10 +444,14 @@ func (t *Tree) About(i int32) string { return RefOf(t.Nodes[i].Ref).About }
 // a raw payload) as a sub-slice of Bytes, or nil when it has none.
 func (t *Tree) Data(i int32) []byte {
 	n := &t.Nodes[i]
-	if n.DLen <= 0 || int(n.DOff)+int(n.DLen) > len(t.Bytes) {
+	area := t.Bytes
+	if n.Flags&FlagVirtual != 0 {
+		area = t.Virtual
+	}
+	if n.DLen <= 0 || n.DOff < 0 || int(n.DOff)+int(n.DLen) > len(area) {
 		return nil
 	}
-	return t.Bytes[n.DOff : n.DOff+n.DLen : n.DOff+n.DLen]
+	return area[n.DOff : n.DOff+n.DLen : n.DOff+n.DLen]
 }
 
 // Elements calls fn for each Element child of Array node i.
@@ -317,10 +464,11 @@ func (t *Tree) Elements(i int32, fn func(c int32) bool) {
 	})
 }
 
-// Leaves calls fn for every leaf, in byte order.
+// Leaves calls fn for every leaf of the wire bytes, in byte order:
+// virtual leaves (decompressed views) are skipped.
 func (t *Tree) Leaves(fn func(i int32) bool) {
 	for i := range t.Nodes {
-		if t.Nodes[i].End == int32(i)+1 {
+		if n := &t.Nodes[i]; n.End == int32(i)+1 && n.Flags&FlagVirtual == 0 {
 			if !fn(int32(i)) {
 				return
 			}
@@ -368,6 +516,60 @@ func (b *Builder) Top() int32 {
 	return b.stack[len(b.stack)-1]
 }
 
+// OpenGroups returns the open groups, outermost first (the caller must
+// not modify the slice).
+func (b *Builder) OpenGroups() []int32 { return b.stack }
+
+// Graft appends a copy of node i of src and its subtree, with Off and DOff
+// moved by delta and flags added to every node: it places a tree decoded
+// on its own (a message held in a record value) at its position in b's
+// tree. Virtual nodes of src (whose offsets are in src.Virtual) are left
+// out.
+func (b *Builder) Graft(src *Tree, i int32, delta int32, flags Flags) {
+	end := src.Nodes[i].End
+	base := int32(len(b.T.Nodes))
+	for k := i; k < end; {
+		n := src.Nodes[k]
+		if n.Flags&FlagVirtual != 0 {
+			k = n.End
+			continue
+		}
+		n.Off += delta
+		if n.DLen > 0 || n.DOff != 0 {
+			n.DOff += delta
+		}
+		n.Flags |= flags
+		n.End = -1 // set below
+		b.T.Nodes = append(b.T.Nodes, n)
+		k++
+	}
+	// Recompute End from the source's structure: each copied node's
+	// subtree holds the copies of its source subtree (minus skipped
+	// virtual nodes), so map source indexes to copies.
+	if len(b.T.Nodes) == int(base) {
+		return
+	}
+	idx := make([]int32, 0, end-i)
+	for k := i; k < end; {
+		if src.Nodes[k].Flags&FlagVirtual != 0 {
+			k = src.Nodes[k].End
+			continue
+		}
+		idx = append(idx, k)
+		k++
+	}
+	// copyAt[j] is the source index of copy j; the copy's End is the
+	// first later copy whose source index is at or past the source End.
+	for j, sk := range idx {
+		send := src.Nodes[sk].End
+		e := j + 1
+		for e < len(idx) && idx[e] < send {
+			e++
+		}
+		b.T.Nodes[int(base)+j].End = base + int32(e)
+	}
+}
+
 // Depth is the number of open groups.
 func (b *Builder) Depth() int { return len(b.stack) }
 
@@ -406,11 +608,11 @@ func (b *Builder) CloseAll(end int32) {
 }
 
 // Sub returns a copy of node i's subtree as a tree of its own (node i
-// becomes Nodes[0]); Bytes are shared, not copied. It turns a decoded body or
-// header into a value to encode again.
+// becomes Nodes[0]); Bytes and Virtual are shared, not copied. It turns a
+// decoded body or header into a value to encode again.
 func (t *Tree) Sub(i int32) *Tree {
 	end := t.Nodes[i].End
-	out := &Tree{Nodes: make([]Node, end-i), Bytes: t.Bytes, Message: t.Message, Version: t.Version, HeaderVersion: t.HeaderVersion}
+	out := &Tree{Nodes: make([]Node, end-i), Bytes: t.Bytes, Virtual: t.Virtual, Message: t.Message, Version: t.Version, HeaderVersion: t.HeaderVersion}
 	copy(out.Nodes, t.Nodes[i:end])
 	for k := range out.Nodes {
 		out.Nodes[k].End -= i

@@ -1,0 +1,282 @@
+package records
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// errTooLarge says a payload decompresses past its limit.
+var errTooLarge = errors.New("decompressed size over the limit")
+
+// xerialMagic starts a snappy payload in the framing of snappy-java's
+// SnappyOutputStream, which Kafka's Java client writes: the magic, two
+// int32 version words (not checked: only the magic identifies the
+// framing), then chunks of an int32 big-endian length and a raw snappy
+// block.
+var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
+
+const xerialHeader = 16
+
+// zstdMaxWindow is the largest zstd window accepted: 128 MiB, the default
+// limit of the zstd library Kafka uses (ZSTD_WINDOWLOG_LIMIT_DEFAULT 27).
+const zstdMaxWindow = 128 << 20
+
+// decompress appends what payload (compressed with codec, in an entry of
+// the given magic) decompresses to to dst, at most limit bytes: past that
+// it returns errTooLarge. warn is a problem worth reporting that did not
+// stop decompression (an lz4 header checksum Kafka would reject).
+func decompress(dst []byte, codec int, payload []byte, magic int8, limit int64) (out []byte, warn string, err error) {
+	switch codec {
+	case 1:
+		out, err = gunzip(dst, payload, limit)
+	case 2:
+		out, err = unsnappy(dst, payload, limit)
+	case 3:
+		var fixed []byte
+		fixed, warn = lz4Header(payload, magic)
+		out, err = unlz4(dst, fixed, limit)
+	case 4:
+		out, err = unzstd(dst, payload, limit)
+	default:
+		return dst, "", fmt.Errorf("unknown compression id %d", codec)
+	}
+	return out, warn, err
+}
+
+// readLimited appends what r yields to dst, failing with errTooLarge once
+// it passes limit bytes; it never allocates more than limit+1 bytes
+// beyond dst's length.
+func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
+	start := len(dst)
+	for {
+		got := int64(len(dst) - start)
+		if len(dst) == cap(dst) {
+			grow := max(min(got, 1<<24), 4<<10)
+			grow = min(grow, limit+1-got)
+			dst = slices.Grow(dst, int(grow))
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if int64(len(dst)-start) > limit {
+			return dst, errTooLarge
+		}
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
+
+var gzipPool sync.Pool
+
+func gunzip(dst, payload []byte, limit int64) ([]byte, error) {
+	zr, _ := gzipPool.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(bytes.NewReader(payload))
+	} else {
+		err = zr.Reset(bytes.NewReader(payload))
+	}
+	if err != nil {
+		return dst, err
+	}
+	defer gzipPool.Put(zr)
+	return readLimited(dst, zr, limit)
+}
+
+// unsnappy decodes a snappy payload: xerial-framed when it starts with
+// xerialMagic, else one raw snappy block (snappy-java's SnappyInputStream
+// reads both).
+func unsnappy(dst, payload []byte, limit int64) ([]byte, error) {
+	if !bytes.HasPrefix(payload, xerialMagic) {
+		return snappyBlock(dst, payload, limit)
+	}
+	if len(payload) < xerialHeader {
+		return dst, fmt.Errorf("xerial snappy header: need %d bytes, have %d", xerialHeader, len(payload))
+	}
+	start := len(dst)
+	p := payload[xerialHeader:]
+	at := xerialHeader
+	for len(p) > 0 {
+		if len(p) < 4 {
+			return dst, fmt.Errorf("xerial chunk at +%d: its length needs 4 bytes, %d remain", at, len(p))
+		}
+		n := int64(int32(binary.BigEndian.Uint32(p)))
+		if n < 0 || n > int64(len(p)-4) {
+			return dst, fmt.Errorf("xerial chunk at +%d: length %d, %d bytes remain", at, n, len(p)-4)
+		}
+		var err error
+		dst, err = snappyBlock(dst, p[4:4+n], limit-int64(len(dst)-start))
+		if err != nil {
+			if err == errTooLarge {
+				return dst, err
+			}
+			return dst, fmt.Errorf("xerial chunk at +%d (%d bytes): %w", at, n, err)
+		}
+		p = p[4+n:]
+		at += 4 + int(n)
+	}
+	return dst, nil
+}
+
+// snappyBlock appends the decoding of one raw snappy block, refusing one
+// whose declared length is past limit before allocating it.
+func snappyBlock(dst, src []byte, limit int64) ([]byte, error) {
+	n, err := snappy.DecodedLen(src)
+	if err != nil {
+		return dst, err
+	}
+	if int64(n) > limit {
+		return dst, errTooLarge
+	}
+	dst = slices.Grow(dst, n)
+	room := dst[len(dst) : len(dst)+n]
+	out, err := snappy.DecodeStrict(room, src)
+	if err != nil {
+		return dst, err
+	}
+	if n > 0 && &out[0] != &room[0] {
+		copy(room, out)
+	}
+	return dst[:len(dst)+n], nil
+}
+
+var lz4Pool sync.Pool
+
+func unlz4(dst, payload []byte, limit int64) ([]byte, error) {
+	zr, _ := lz4Pool.Get().(*lz4.Reader)
+	if zr == nil {
+		zr = lz4.NewReader(nil)
+	}
+	zr.Reset(bytes.NewReader(payload))
+	defer lz4Pool.Put(zr)
+	return readLimited(dst, zr, limit)
+}
+
+// lz4Magic starts an LZ4 frame (little-endian 0x184D2204).
+const lz4Magic = 0x184D2204
+
+// lz4Header checks the header checksum (HC) of an LZ4 frame as Kafka does
+// and returns the payload with the HC the frame format wants, so that the
+// lz4 library reads it. The HC is the second byte of the xxHash32 of the
+// frame descriptor (FLG, BD, and the content size and dictionary id when
+// present). Kafka's magic 0 messages carry a checksum computed over the
+// magic number as well (KafkaLZ4BlockOutputStream before KAFKA-3160),
+// and Kafka's reader expects exactly that for magic 0, the standard one
+// for magic 1 and 2. A mismatch is returned as warn, and the payload is
+// still read.
+func lz4Header(p []byte, magic int8) (fixed []byte, warn string) {
+	if len(p) < 7 || binary.LittleEndian.Uint32(p) != lz4Magic {
+		return p, "" // not a frame: the library says what is wrong
+	}
+	flg := p[4]
+	n := 6
+	if flg&0x08 != 0 {
+		n += 8 // content size
+	}
+	if flg&0x01 != 0 {
+		n += 4 // dictionary id
+	}
+	if len(p) <= n {
+		return p, ""
+	}
+	want := byte(xxh32(p[4:n], 0) >> 8)
+	legacy := byte(xxh32(p[:n], 0) >> 8)
+	hc := p[n]
+	kafka, kind := want, "the standard one"
+	if magic == 0 {
+		kafka, kind = legacy, "magic 0's legacy one, over the magic number too"
+	}
+	if hc != kafka {
+		warn = fmt.Sprintf("lz4 frame header checksum 0x%02x is not %s (0x%02x): Kafka rejects it", hc, kind, kafka)
+	}
+	if hc == want {
+		return p, warn
+	}
+	fixed = slices.Clone(p)
+	fixed[n] = want
+	return fixed, warn
+}
+
+// xxHash32 (the LZ4 frame format's checksum), from its specification.
+const (
+	xxPrime1 uint32 = 2654435761
+	xxPrime2 uint32 = 2246822519
+	xxPrime3 uint32 = 3266489917
+	xxPrime4 uint32 = 668265263
+	xxPrime5 uint32 = 374761393
+)
+
+func xxRound(acc, lane uint32) uint32 {
+	return bits.RotateLeft32(acc+lane*xxPrime2, 13) * xxPrime1
+}
+
+func xxh32(b []byte, seed uint32) uint32 {
+	n := len(b)
+	var h uint32
+	if n >= 16 {
+		v1 := seed + xxPrime1 + xxPrime2
+		v2 := seed + xxPrime2
+		v3 := seed
+		v4 := seed - xxPrime1
+		for len(b) >= 16 {
+			v1 = xxRound(v1, binary.LittleEndian.Uint32(b))
+			v2 = xxRound(v2, binary.LittleEndian.Uint32(b[4:]))
+			v3 = xxRound(v3, binary.LittleEndian.Uint32(b[8:]))
+			v4 = xxRound(v4, binary.LittleEndian.Uint32(b[12:]))
+			b = b[16:]
+		}
+		h = bits.RotateLeft32(v1, 1) + bits.RotateLeft32(v2, 7) + bits.RotateLeft32(v3, 12) + bits.RotateLeft32(v4, 18)
+	} else {
+		h = seed + xxPrime5
+	}
+	h += uint32(n)
+	for len(b) >= 4 {
+		h += binary.LittleEndian.Uint32(b) * xxPrime3
+		h = bits.RotateLeft32(h, 17) * xxPrime4
+		b = b[4:]
+	}
+	for _, c := range b {
+		h += uint32(c) * xxPrime5
+		h = bits.RotateLeft32(h, 11) * xxPrime1
+	}
+	h ^= h >> 15
+	h *= xxPrime2
+	h ^= h >> 13
+	h *= xxPrime3
+	h ^= h >> 16
+	return h
+}
+
+var zstdPool sync.Pool
+
+func unzstd(dst, payload []byte, limit int64) ([]byte, error) {
+	zd, _ := zstdPool.Get().(*zstd.Decoder)
+	if zd == nil {
+		var err error
+		zd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
+		if err != nil {
+			return dst, err
+		}
+	}
+	if err := zd.Reset(bytes.NewReader(payload)); err != nil {
+		return dst, err
+	}
+	out, err := readLimited(dst, zd, limit)
+	zd.Reset(nil)
+	zstdPool.Put(zd)
+	return out, err
+}

@@ -1,0 +1,49 @@
+// Package records decodes Kafka's record formats into span-tree nodes:
+// RecordBatch v2 (magic 2) with its records, the legacy message sets of
+// magic 0 and 1, compressed payloads (gzip, snappy with or without the
+// xerial framing of Kafka's Java client, lz4 frames including magic 0's
+// legacy header checksum, zstd), control records (transaction markers and
+// KRaft's LeaderChange, SnapshotHeader, SnapshotFooter, KRaftVersion and
+// Voters records) and, when asked, the KRaft metadata records that
+// __cluster_metadata batches and snapshots hold.
+//
+// Append adds the nodes for a records field's bytes to a tree being built
+// (package codec calls it for every records field); Decode builds a tree
+// for a records blob on its own (a log segment, a snapshot file).
+//
+// What the nodes look like (see package tree for the kinds):
+//
+//   - one RecordBatch node per log entry: a v2 batch (Num 2) with a
+//     BatchField leaf per header field, or a legacy message (Num = magic)
+//     with its offset, size, CRC, magic, attributes, timestamp (magic 1),
+//     key and value;
+//   - one Record node per record of an uncompressed v2 batch (Index = its
+//     position, Num = its offset: baseOffset + offsetDelta), with leaves
+//     for length, attributes, timestampDelta, offsetDelta, key, value,
+//     headersCount and each header key and value;
+//   - a compressed payload is one leaf on the wire, followed by a
+//     Decompressed group in the tree's virtual area (tree.Tree.Virtual,
+//     tree.FlagVirtual) holding the inner records or messages;
+//   - a control record's key is a group of its version and type; a
+//     transaction marker's value a group of its version and coordinator
+//     epoch; a KRaft control record's value (and, with Options.Metadata, a
+//     metadata record's) a group holding an Embedded node: the message
+//     decoded with its spec through Options.Decode;
+//   - bytes that do not form a whole entry are Raw leaves ("partial
+//     batch" at the end, "invalid batch" where an entry cannot be one).
+//
+// The wire leaves always tile the records bytes exactly, whatever the
+// input. Nothing here fails: what is wrong (a CRC that does not match, a
+// truncated batch, a batch length past the end, a records count that does
+// not match its records, garbage in a compressed payload, a payload that
+// decompresses past Options.MaxDecompressed, an unknown compression id or
+// magic, a record whose fields do not fill its length) is added to
+// tree.Tree.Problems with its offset and path, the nodes concerned are
+// flagged, and decoding goes on with the next record or entry wherever
+// the format says where that is.
+//
+// Kafka's own rules are followed where they are lenient too: any negative
+// key or value length is null, an unknown control record type is kept as
+// it is, a partial batch at the end of a fetch is not an error (it is
+// reported as a notice).
+package records

@@ -1,0 +1,728 @@
+package records
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
+)
+
+// DefaultMaxDecompressed is the default bound on what one compressed
+// payload may decompress to: 256 MiB.
+const DefaultMaxDecompressed = 256 << 20
+
+// DefaultMaxDecompressedTotal is the default bound on all decompressed
+// views of one tree together: 1 GiB (virtual offsets are int32).
+const DefaultMaxDecompressedTotal = 1 << 30
+
+// Options control decoding.
+type Options struct {
+	// MaxDecompressed bounds the bytes one compressed payload (a batch's
+	// records, a legacy wrapper's value) may decompress to; a payload that
+	// would go past it is reported and not decoded further (a decompression
+	// bomb). 0 means DefaultMaxDecompressed; negative means compressed
+	// payloads are shown as they are, not decompressed.
+	MaxDecompressed int64
+	// MaxDecompressedTotal bounds the decompressed bytes of one call (and
+	// one tree) together. 0 means DefaultMaxDecompressedTotal; it is never
+	// more than that.
+	MaxDecompressedTotal int64
+	// Set holds the specs of the KRaft control records (LeaderChangeMessage,
+	// SnapshotHeaderRecord, SnapshotFooterRecord, KRaftVersionRecord,
+	// VotersRecord). With Decode, their values are decoded; without either,
+	// they are shown as bytes.
+	Set *spec.Set
+	// Decode decodes a message that a record value holds: for m != nil the
+	// bare message m at version (a KRaft control record, version 0, no
+	// prefix), for m == nil a KRaft metadata record with its frame (frame
+	// version, api key, version). On error it returns the partial tree,
+	// whose leaves still tile data. codec.(*Codec).DecodeRecord is one.
+	Decode func(data []byte, m *spec.Message, version int16) (*tree.Tree, error)
+	// Metadata decodes the values of data records (records of batches that
+	// are not control batches) as KRaft metadata records, with Decode: for
+	// the batches of __cluster_metadata and of snapshot files.
+	Metadata bool
+	// Path is the path of the records in problem reports and the prefix of
+	// the batch paths ("FetchResponse.Responses[0].Partitions[0].Records");
+	// "" means the path of the group Append's builder has open (the
+	// records field the codec is decoding), or "records" when none.
+	Path string
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CRC32C is the CRC-32C (Castagnoli) checksum that RecordBatch v2 stores
+// over its bytes from attributes to the end (DefaultRecordBatch).
+func CRC32C(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// Sizes of Kafka's record formats.
+const (
+	logOverhead    = 12 // offset + size of every log entry (Records.LOG_OVERHEAD)
+	batchOverhead  = 61 // RecordBatch v2 header (DefaultRecordBatch.RECORD_BATCH_OVERHEAD)
+	legacyMinV0    = 14 // LegacyRecord.RECORD_OVERHEAD_V0: crc, magic, attributes, key and value lengths
+	legacyMinV1    = 22 // RECORD_OVERHEAD_V1: plus the timestamp
+	compressionMax = 4  // zstd
+)
+
+// Refs of record nodes: names and about texts are interned once.
+var (
+	refBatch        = tree.NameRef("RecordBatch", "RecordBatch v2 (magic 2)")
+	refLegacy       = tree.NameRef("LegacyMessage", "legacy message set entry (magic 0 or 1)")
+	refRecord       = tree.NameRef("Record", "one record of the batch")
+	refPartial      = tree.NameRef("partial batch", "bytes at the end that do not hold a whole batch")
+	refInvalid      = tree.NameRef("invalid batch", "an entry that cannot be a batch or message (see the problems)")
+	refPayload      = tree.NameRef("records", "records payload, not decoded here (compressed or not a whole number of records)")
+	refCompressed   = tree.NameRef("compressed records", "compressed records payload, decompressed below")
+	refDecompressed = tree.NameRef("decompressed", "the payload decompressed: not wire bytes")
+	refUndecoded    = tree.NameRef("undecoded", "bytes not decoded because of the problem reported here")
+	refExtra        = tree.NameRef("trailing", "bytes after the last record the batch counts")
+	refRecordExtra  = tree.NameRef("trailing", "bytes after the record's fields that its length counts")
+	refRecordLength = tree.NameRef("length", "bytes after this field")
+	refRecAttrs     = tree.NameRef("attributes", "unused")
+	refTsDelta      = tree.NameRef("timestampDelta", "ms after baseTimestamp")
+	refOffDelta     = tree.NameRef("offsetDelta", "offset minus baseOffset")
+	refKey          = tree.NameRef("key", "record key")
+	refValue        = tree.NameRef("value", "record value")
+	refKeyLength    = tree.NameRef("length", "bytes of the key that follow (zig-zag varint)")
+	refValueLength  = tree.NameRef("length", "bytes of the value that follow (zig-zag varint)")
+	refHeadersCount = tree.NameRef("headersCount", "number of record headers")
+	refHeaderKey    = tree.NameRef("headerKey", "record header key")
+	refHeaderValue  = tree.NameRef("headerValue", "record header value")
+
+	refLegacyTimestamp = tree.NameRef("timestamp", "timestamp of the message (ms; magic 1)")
+	refLegacyKey       = tree.NameRef("key", "message key (int32 length, -1 null)")
+	refLegacyValue     = tree.NameRef("value", "message value (int32 length, -1 null)")
+	refLegacyCompValue = tree.NameRef("value", "the compressed inner message set, decompressed below")
+	refLegacyExtra     = tree.NameRef("trailing", "bytes after the value that the message size counts")
+)
+
+type batchField struct {
+	ref  int32
+	w    tree.Wire
+	size int
+}
+
+func bf(name, about string, w tree.Wire, size int) batchField {
+	return batchField{tree.NameRef(name, about), w, size}
+}
+
+var v2Header = []batchField{
+	bf("baseOffset", "offset of the first record", tree.WireInt64, 8),
+	bf("batchLength", "bytes after this field", tree.WireInt32, 4),
+	bf("partitionLeaderEpoch", "leader epoch when appended (not covered by the CRC)", tree.WireInt32, 4),
+	bf("magic", "record format version", tree.WireInt8, 1),
+	bf("crc", "CRC-32C of attributes..end", tree.WireUint32, 4),
+	bf("attributes", "compression, timestamp type, transactional, control, delete horizon", tree.WireInt16, 2),
+	bf("lastOffsetDelta", "offset of the last record minus baseOffset", tree.WireInt32, 4),
+	bf("baseTimestamp", "timestamp of the first record (ms)", tree.WireInt64, 8),
+	bf("maxTimestamp", "largest timestamp in the batch (ms)", tree.WireInt64, 8),
+	bf("producerId", "idempotent/transactional producer id, -1 if none", tree.WireInt64, 8),
+	bf("producerEpoch", "producer epoch, -1 if none", tree.WireInt16, 2),
+	bf("baseSequence", "sequence number of the first record, -1 if none", tree.WireInt32, 4),
+	bf("recordsCount", "number of records", tree.WireInt32, 4),
+}
+
+// Indexes of v2Header.
+const (
+	v2BaseOffset = 0
+	v2CRC        = 4
+	v2Attributes = 5
+	v2Count      = 12
+)
+
+var legacyFields = []batchField{
+	bf("offset", "offset of the message (of the last inner message for a compressed wrapper)", tree.WireInt64, 8),
+	bf("messageSize", "bytes after this field", tree.WireInt32, 4),
+	bf("crc", "CRC-32 of magic..end", tree.WireUint32, 4),
+	bf("magic", "message format version", tree.WireInt8, 1),
+	bf("attributes", "compression (bits 0-2), timestamp type (bit 3, v1)", tree.WireInt8, 1),
+}
+
+func readFixed(b []byte, w tree.Wire) int64 {
+	switch w {
+	case tree.WireInt8:
+		return int64(int8(b[0]))
+	case tree.WireInt16:
+		return int64(int16(binary.BigEndian.Uint16(b)))
+	case tree.WireInt32:
+		return int64(int32(binary.BigEndian.Uint32(b)))
+	case tree.WireUint32:
+		return int64(binary.BigEndian.Uint32(b))
+	case tree.WireInt64:
+		return int64(binary.BigEndian.Uint64(b))
+	}
+	return 0
+}
+
+// Append appends span nodes for the records bytes data, which lie at
+// offset base of the tree's Bytes, to the group b has open (a Records
+// node): see the package doc for their shape. Problems go to b.T.Problems;
+// decompressed views to b.T.Virtual.
+func Append(b *tree.Builder, data []byte, base int32, o Options) {
+	path := o.Path
+	if path == "" {
+		path = PathOf(b)
+	}
+	d := newDecoder(b, o)
+	d.entries(data, base, area{path: path, wireOff: -1})
+}
+
+// Decode decodes a records blob on its own (the records of a log segment,
+// a snapshot file, a records field's bytes): a tree whose Bytes are data
+// and whose root is a Records node over all of it.
+func Decode(data []byte, o Options) *tree.Tree {
+	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 16+len(data)/4)}
+	b := tree.Builder{T: t}
+	b.Open(tree.Node{Kind: tree.Records, Wire: tree.WireRaw, DLen: int32(len(data))})
+	if o.Path == "" {
+		o.Path = "records"
+	}
+	Append(&b, data, 0, o)
+	b.Close(int32(len(data)))
+	return t
+}
+
+// PathOf is the field path of the group b has open, as the codec's errors
+// and the JSON view name it ("ProduceRequest.TopicData[0].PartitionData[0].
+// Records"), or "records" when b has none.
+func PathOf(b *tree.Builder) string {
+	t := b.T
+	var sb strings.Builder
+	for _, i := range b.OpenGroups() {
+		n := &t.Nodes[i]
+		name := ""
+		switch n.Kind {
+		case tree.Header, tree.Body, tree.Embedded:
+			if st := t.Struct(i); st != nil {
+				name = st.Name
+			}
+		case tree.Field, tree.Struct, tree.Array, tree.Records:
+			if f := t.Field(i); f != nil {
+				name = f.Name
+			}
+		case tree.Element:
+			sb.WriteByte('[')
+			sb.WriteString(strconv.Itoa(int(n.Index)))
+			sb.WriteByte(']')
+		}
+		if name != "" {
+			if sb.Len() > 0 {
+				sb.WriteByte('.')
+			}
+			sb.WriteString(name)
+		}
+	}
+	if sb.Len() == 0 {
+		return "records"
+	}
+	return sb.String()
+}
+
+// decoder appends the nodes of one Append call.
+type decoder struct {
+	b *tree.Builder
+	o Options
+	// room is what the decompressed views may still take.
+	room int64
+}
+
+func newDecoder(b *tree.Builder, o Options) *decoder {
+	if o.MaxDecompressed == 0 {
+		o.MaxDecompressed = DefaultMaxDecompressed
+	}
+	if o.MaxDecompressedTotal <= 0 || o.MaxDecompressedTotal > DefaultMaxDecompressedTotal {
+		o.MaxDecompressedTotal = DefaultMaxDecompressedTotal
+	}
+	room := o.MaxDecompressedTotal - int64(len(b.T.Virtual))
+	return &decoder{b: b, o: o, room: max(room, 0)}
+}
+
+// area says where the bytes being decoded lie: on the wire, or in a
+// decompressed view (virtual).
+type area struct {
+	virtual bool
+	// wireOff is, for a virtual area, the wire offset of the compressed
+	// payload it comes from (the offset its problems are reported at).
+	wireOff int32
+	// path is the path of the entries or records of the area.
+	path string
+	// inWrapper is set inside a legacy compressed wrapper, whose inner
+	// messages must not be compressed again.
+	inWrapper bool
+}
+
+func (a area) flags() tree.Flags {
+	if a.virtual {
+		return tree.FlagVirtual
+	}
+	return 0
+}
+
+// problem records a problem at offset off of area a, flagging node i
+// (when i >= 0).
+func (d *decoder) problem(a area, i int32, off int32, path, msg string) {
+	d.report(a, i, off, path, msg, false)
+}
+
+func (d *decoder) report(a area, i int32, off int32, path, msg string, notice bool) {
+	p := tree.Problem{Off: off, VOff: -1, Path: path, Msg: msg, Notice: notice}
+	if a.virtual {
+		p.Off, p.VOff = a.wireOff, off
+	}
+	d.b.T.Problems = append(d.b.T.Problems, p)
+	if i >= 0 && !notice {
+		d.b.T.Nodes[i].Flags |= tree.FlagProblem
+	}
+}
+
+// raw appends a Raw leaf over [off, off+n) of area a.
+func (d *decoder) raw(a area, ref int32, off int32, n int) int32 {
+	return d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: ref, Off: off, Size: int32(n), DOff: off, DLen: int32(n), Flags: a.flags()})
+}
+
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// entries decodes a sequence of log entries (v2 batches or legacy
+// messages) at offset base of area a.
+func (d *decoder) entries(data []byte, base int32, a area) {
+	pos, k := 0, 0
+	for pos < len(data) {
+		rest := data[pos:]
+		off := base + int32(pos)
+		path := index(a.path, k)
+		if len(rest) < logOverhead {
+			i := d.raw(a, refPartial, off, len(rest))
+			d.report(a, i, off, path, fmt.Sprintf("partial batch: %d bytes, too short for a batch header", len(rest)), true)
+			return
+		}
+		length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
+		if length < legacyMinV0 {
+			// ByteBufferLogInputStream: a size under the smallest message is
+			// corrupt. A non-negative size still says where the entry ends.
+			msg := fmt.Sprintf("batchLength %d is less than the smallest entry (%d bytes)", length, legacyMinV0)
+			if length < 0 || logOverhead+length > int64(len(rest)) {
+				i := d.raw(a, refInvalid, off, len(rest))
+				d.problem(a, i, off+8, path+".batchLength", msg+": the rest of the records is not decoded")
+				return
+			}
+			i := d.raw(a, refInvalid, off, logOverhead+int(length))
+			d.problem(a, i, off+8, path+".batchLength", msg)
+			pos += logOverhead + int(length)
+			continue
+		}
+		total := logOverhead + length
+		if total > int64(len(rest)) {
+			i := d.raw(a, refPartial, off, len(rest))
+			d.report(a, i, off, path, fmt.Sprintf("partial batch: batchLength %d, %d bytes present", length, len(rest)-logOverhead), true)
+			return
+		}
+		if len(rest) < 17 {
+			// Whole per its length, but too short to hold a magic byte:
+			// cannot happen with length >= 14. Kept for safety.
+			i := d.raw(a, refInvalid, off, int(total))
+			d.problem(a, i, off, path, "entry too short for a magic byte")
+			pos += int(total)
+			continue
+		}
+		entry := rest[:total]
+		magic := int8(rest[16])
+		switch {
+		case magic == 2 && total < batchOverhead:
+			i := d.raw(a, refInvalid, off, int(total))
+			d.problem(a, i, off+8, path+".batchLength", fmt.Sprintf("batchLength %d is less than a RecordBatch v2 header (%d bytes)", length, batchOverhead-logOverhead))
+		case magic == 2:
+			d.batchV2(entry, off, a, path)
+			k++
+		case magic == 0 || magic == 1:
+			if min := map[int8]int64{0: legacyMinV0, 1: legacyMinV1}[magic]; length < min {
+				i := d.raw(a, refInvalid, off, int(total))
+				d.problem(a, i, off+8, path+".messageSize", fmt.Sprintf("messageSize %d is less than a magic %d message (%d bytes)", length, magic, min))
+				break
+			}
+			d.legacy(entry, off, a, path, magic)
+			k++
+		default:
+			i := d.raw(a, refInvalid, off, int(total))
+			d.problem(a, i, off+16, path+".magic", fmt.Sprintf("unknown magic %d (Kafka knows 0, 1 and 2)", magic))
+		}
+		pos += int(total)
+	}
+}
+
+// batchInfo is what records need to know of their batch.
+type batchInfo struct {
+	baseOffset int64
+	control    bool
+}
+
+// batchV2 appends a RecordBatch v2 node. Its crc leaf holds the stored CRC
+// in Num and the computed one in Index; both carry FlagBadCRC when they
+// differ.
+func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
+	b := d.b
+	stored := binary.BigEndian.Uint32(batch[17:])
+	computed := CRC32C(batch[21:])
+	flags := a.flags()
+	if stored != computed {
+		flags |= tree.FlagBadCRC
+	}
+	bi := b.Open(tree.Node{Kind: tree.RecordBatch, Ref: refBatch, Off: off, Num: 2, Flags: flags})
+	p := 0
+	var attrs, count int64
+	var info batchInfo
+	var countLeaf int32
+	for i, f := range v2Header {
+		n := tree.Node{Kind: tree.BatchField, Wire: f.w, Ref: f.ref, Off: off + int32(p), Size: int32(f.size), Num: readFixed(batch[p:], f.w), Flags: a.flags()}
+		switch i {
+		case v2BaseOffset:
+			info.baseOffset = n.Num
+		case v2CRC:
+			n.Index, n.Flags = int32(computed), flags
+		case v2Attributes:
+			attrs = n.Num
+		case v2Count:
+			count = n.Num
+		}
+		li := b.Leaf(n)
+		if i == v2CRC && stored != computed {
+			d.problem(a, li, off+17, path+".crc", fmt.Sprintf("CRC-32C 0x%08x stored, 0x%08x computed: the batch is corrupt", stored, computed))
+		}
+		if i == v2Count {
+			countLeaf = li
+		}
+		p += f.size
+	}
+	info.control = attrs&0x20 != 0
+	if count < 0 {
+		d.problem(a, countLeaf, off+57, path+".recordsCount", fmt.Sprintf("recordsCount %d is negative", count))
+		count = 0
+	}
+	body := batch[batchOverhead:]
+	boff := off + batchOverhead
+	codec := int(attrs & 7)
+	switch {
+	case codec == 0 || len(body) == 0:
+		d.records(body, boff, a, path, int32(count), countLeaf, info)
+	case codec > compressionMax:
+		i := d.raw(a, refPayload, boff, len(body))
+		d.problem(a, i, off+21, path+".attributes", fmt.Sprintf("unknown compression id %d (Kafka knows 0-4): the records are not decoded", codec))
+	default:
+		d.compressedV2(body, boff, a, path, codec, int32(count), countLeaf, info)
+	}
+	b.Close(off + int32(len(batch)))
+	_ = bi
+}
+
+// compressedV2 appends a v2 batch's compressed payload leaf and, when it
+// decompresses, the Decompressed view of its records.
+func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, codec int, count int32, countLeaf int32, info batchInfo) {
+	out, voff, ok := d.decompress(a, codec, body, 2, boff, path+".records", -1)
+	if !ok {
+		return
+	}
+	d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refCompressed, Off: boff, Size: int32(len(body)), DOff: boff, DLen: int32(len(body)), Flags: a.flags()})
+	inner := area{virtual: true, wireOff: boff, path: path + ".decompressed"}
+	if a.virtual {
+		inner.wireOff = a.wireOff
+	}
+	d.b.Open(tree.Node{Kind: tree.Decompressed, Ref: refDecompressed, Off: voff, DOff: voff, DLen: int32(len(out)), Index: int32(codec), Num: info.baseOffset, Flags: tree.FlagVirtual})
+	d.records(out, voff, inner, inner.path, count, countLeaf, info)
+	d.b.Close(voff + int32(len(out)))
+}
+
+// decompress decompresses payload (compression codec, of an entry of the
+// given magic, at offset off of area a) into the tree's Virtual area. On
+// failure it appends the payload as a Raw "records" leaf (or leaves it to
+// the caller when leaf is false), reports the problem and returns ok false.
+func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off int32, path string, leaf int32) (out []byte, voff int32, ok bool) {
+	fail := func(msg string) {
+		i := leaf
+		if i < 0 {
+			i = d.raw(a, refPayload, off, len(payload))
+		}
+		d.problem(a, i, off, path, msg)
+	}
+	if d.o.MaxDecompressed < 0 {
+		if leaf < 0 {
+			d.raw(a, refPayload, off, len(payload))
+		}
+		return nil, 0, false
+	}
+	limit := min(d.o.MaxDecompressed, d.room)
+	t := d.b.T
+	start := len(t.Virtual)
+	v, warn, err := decompress(t.Virtual, codec, payload, magic, limit)
+	if err == errTooLarge {
+		t.Virtual = t.Virtual[:start]
+		if limit < d.o.MaxDecompressed {
+			fail(fmt.Sprintf("%s payload: the decompressed views of these records reach their limit of %d bytes together: not decompressed", codecName(codec), d.o.MaxDecompressedTotal))
+		} else {
+			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes (the limit, --max-decompressed): not followed", codecName(codec), d.o.MaxDecompressed))
+		}
+		return nil, 0, false
+	}
+	if err != nil {
+		t.Virtual = t.Virtual[:start]
+		fail(fmt.Sprintf("%s payload does not decompress: %v", codecName(codec), err))
+		return nil, 0, false
+	}
+	t.Virtual = v
+	d.room -= int64(len(v) - start)
+	if warn != "" {
+		d.problem(a, -1, off, path, warn)
+	}
+	return v[start:], int32(start), true
+}
+
+// records decodes count v2 records from body (at offset base of area a)
+// into the open group; path is the path of that group.
+func (d *decoder) records(body []byte, base int32, a area, path string, count int32, countLeaf int32, info batchInfo) {
+	pos := 0
+	n := int32(0)
+	for ; n < count && pos < len(body); n++ {
+		next, ok := d.record(body, pos, base, a, path, n, info)
+		if !ok {
+			// The record's length cannot be read or is past the end: the
+			// rest is not decoded (reported by record).
+			return
+		}
+		pos = next
+	}
+	if n < count {
+		d.problem(a, countLeaf, base, path, fmt.Sprintf("recordsCount says %d records, the batch holds %d", count, n))
+	}
+	if pos < len(body) {
+		i := d.raw(a, refExtra, base+int32(pos), len(body)-pos)
+		d.problem(a, i, base+int32(pos), path, fmt.Sprintf("%d bytes after the %d records the batch counts (recordsCount does not match)", len(body)-pos, count))
+	}
+}
+
+// record decodes record k starting at body[pos]; it returns where the next
+// record starts, and false when its end cannot be known (then the rest of
+// body is one Raw leaf).
+func (d *decoder) record(body []byte, pos int, base int32, a area, path string, k int32, info batchInfo) (int, bool) {
+	b := d.b
+	fl := a.flags()
+	rpath := path + ".Record[" + strconv.Itoa(int(k)) + "]"
+	r := wire.Reader{Buf: body, Off: pos}
+	length := r.Varint()
+	if r.Failed() || length < 0 || int(length) > r.Remaining() {
+		var msg string
+		switch {
+		case r.Failed():
+			msg = "record length: " + errText(r.FirstError())
+		case length < 0:
+			msg = fmt.Sprintf("record length %d is negative", length)
+		default:
+			msg = fmt.Sprintf("record length %d: only %d bytes remain", length, r.Remaining())
+		}
+		i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
+		d.problem(a, i, base+int32(pos), rpath, msg+": the rest of the records is not decoded")
+		return len(body), false
+	}
+	end := r.Off + int(length)
+	ri := b.Open(tree.Node{Kind: tree.Record, Ref: refRecord, Off: base + int32(pos), Index: k, Flags: fl})
+	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refRecordLength, Off: base + int32(pos), Size: int32(r.Off - pos), Num: int64(length), Flags: fl})
+	rd := recordReader{d: d, a: a, base: base, sub: wire.Reader{Buf: body[:end], Off: r.Off}, path: rpath}
+	rd.fields(info, ri)
+	if rd.failed {
+		// What could not be read is one Raw leaf up to the record's end.
+		if rd.sub.Off < end {
+			d.raw(a, refUndecoded, base+int32(rd.sub.Off), end-rd.sub.Off)
+		}
+	} else if rd.sub.Off != end {
+		i := d.raw(a, refRecordExtra, base+int32(rd.sub.Off), end-rd.sub.Off)
+		d.problem(a, i, base+int32(rd.sub.Off), rpath, fmt.Sprintf("the record's length says %d bytes, its fields use %d", length, rd.sub.Off-(end-int(length))))
+	}
+	b.Close(base + int32(end))
+	return end, true
+}
+
+// recordReader reads the fields of one record.
+type recordReader struct {
+	d      *decoder
+	a      area
+	base   int32
+	sub    wire.Reader
+	path   string
+	failed bool
+}
+
+// fail reports a field that cannot be read; the caller covers what is
+// left of the record with a Raw leaf.
+func (rd *recordReader) fail(at int, field, msg string) {
+	rd.failed = true
+	rd.sub.Off = at
+	rd.d.problem(rd.a, -1, rd.base+int32(at), rd.path+"."+field, msg)
+}
+
+// int reads a fixed or varint field into a leaf.
+func (rd *recordReader) field(ref int32, w tree.Wire, name string) (int64, bool) {
+	if rd.failed {
+		return 0, false
+	}
+	s := rd.sub.Off
+	var v int64
+	switch w {
+	case tree.WireInt8:
+		v = int64(rd.sub.Int8())
+	case tree.WireVarint:
+		v = int64(rd.sub.Varint())
+	case tree.WireVarlong:
+		v = rd.sub.Varlong()
+	}
+	if rd.sub.Failed() {
+		rd.fail(s, name, errText(rd.sub.FirstError()))
+		return 0, false
+	}
+	rd.d.b.Leaf(tree.Node{Kind: tree.BatchField, Wire: w, Ref: ref, Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), Num: v, Flags: rd.a.flags()})
+	return v, true
+}
+
+// contents decodes the contents of a key or value into the open group.
+type contents func(data []byte, off int32)
+
+// varBytes reads a varint-length byte string (a key, value or header);
+// any negative length is null, as Kafka reads it, unless nullOK is false.
+// With show, non-empty contents become a group of a length leaf and what
+// show appends.
+func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, nullOK bool, show func() contents) ([]byte, bool) {
+	if rd.failed {
+		return nil, false
+	}
+	b := rd.d.b
+	s := rd.sub.Off
+	n := rd.sub.Varint()
+	if rd.sub.Failed() {
+		rd.fail(s, name, errText(rd.sub.FirstError()))
+		return nil, false
+	}
+	nd := tree.Node{Kind: tree.BatchField, Wire: tree.WireVarBytes, Ref: ref, Index: idx, Off: rd.base + int32(s), Num: int64(n), Flags: rd.a.flags()}
+	if n < 0 {
+		if !nullOK {
+			rd.fail(s, name, fmt.Sprintf("length %d: a header key must not be null", n))
+			return nil, false
+		}
+		nd.Null = true
+		nd.Size = int32(rd.sub.Off - s)
+		b.Leaf(nd)
+		return nil, true
+	}
+	if int(n) > rd.sub.Remaining() {
+		rd.fail(s, name, fmt.Sprintf("length %d: only %d bytes remain in the record", n, rd.sub.Remaining()))
+		return nil, false
+	}
+	lenEnd := rd.sub.Off
+	data := rd.sub.Bytes(int(n))
+	nd.DOff, nd.DLen = rd.base+int32(lenEnd), n
+	nd.Size = int32(rd.sub.Off - s)
+	var fn contents
+	if show != nil && n > 0 {
+		fn = show()
+	}
+	if fn == nil {
+		b.Leaf(nd)
+		return data, true
+	}
+	b.Open(nd)
+	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: lenRef, Off: rd.base + int32(s), Size: int32(lenEnd - s), Num: int64(n), Flags: rd.a.flags()})
+	fn(data, rd.base+int32(lenEnd))
+	b.Close(rd.base + int32(rd.sub.Off))
+	return data, true
+}
+
+// fields reads a record's fields after its length (DefaultRecord.readFrom).
+func (rd *recordReader) fields(info batchInfo, ri int32) {
+	d := rd.d
+	if _, ok := rd.field(refRecAttrs, tree.WireInt8, "attributes"); !ok {
+		return
+	}
+	if _, ok := rd.field(refTsDelta, tree.WireVarlong, "timestampDelta"); !ok {
+		return
+	}
+	delta, ok := rd.field(refOffDelta, tree.WireVarint, "offsetDelta")
+	if !ok {
+		return
+	}
+	d.b.T.Nodes[ri].Num = info.baseOffset + delta
+	ctype := -1
+	var keyShow, valueShow func() contents
+	if info.control {
+		keyShow = func() contents {
+			return func(data []byte, off int32) { ctype = d.controlKey(data, off, rd.a, rd.path+".key") }
+		}
+		valueShow = func() contents { return d.controlValue(ctype, rd.a, rd.path+".value") }
+	} else if d.o.Metadata && d.o.Decode != nil {
+		valueShow = func() contents {
+			return func(data []byte, off int32) { d.embed(data, off, rd.a, rd.path+".value", nil) }
+		}
+	}
+	key, ok := rd.varBytes(refKey, refKeyLength, 0, "key", true, keyShow)
+	if !ok {
+		return
+	}
+	if info.control && key == nil {
+		d.problem(rd.a, -1, rd.base+int32(rd.sub.Off), rd.path+".key", "a control record's key must hold its version and type")
+	}
+	if _, ok := rd.varBytes(refValue, refValueLength, 0, "value", true, valueShow); !ok {
+		return
+	}
+	s := rd.sub.Off
+	hc := rd.sub.Varint()
+	if rd.sub.Failed() {
+		rd.fail(s, "headersCount", errText(rd.sub.FirstError()))
+		return
+	}
+	if hc < 0 {
+		rd.fail(s, "headersCount", fmt.Sprintf("headersCount %d is negative", hc))
+		return
+	}
+	if int(hc) > rd.sub.Remaining() {
+		// Each header takes at least one byte (its key length).
+		rd.fail(s, "headersCount", fmt.Sprintf("%d headers cannot fit in the %d bytes that remain in the record", hc, rd.sub.Remaining()))
+		return
+	}
+	d.b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refHeadersCount, Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), Num: int64(hc), Flags: rd.a.flags()})
+	for h := int32(0); h < hc; h++ {
+		hp := "headerKey[" + strconv.Itoa(int(h)) + "]"
+		if _, ok := rd.varBytes(refHeaderKey, 0, h, hp, false, nil); !ok {
+			return
+		}
+		hp = "headerValue[" + strconv.Itoa(int(h)) + "]"
+		if _, ok := rd.varBytes(refHeaderValue, 0, h, hp, true, nil); !ok {
+			return
+		}
+	}
+}
+
+// errText is a reader failure without its offset (the problem has it).
+func errText(e *wire.Error) string {
+	if e == nil {
+		return "unreadable"
+	}
+	if e.Msg != "" {
+		return e.Msg
+	}
+	return fmt.Sprintf("need %d bytes, have %d", e.Need, e.Have)
+}
+
+func codecName(c int) string {
+	switch c {
+	case 0:
+		return "uncompressed"
+	case 1:
+		return "gzip"
+	case 2:
+		return "snappy"
+	case 3:
+		return "lz4"
+	case 4:
+		return "zstd"
+	}
+	return "compression " + strconv.Itoa(c)
+}

@@ -205,7 +205,14 @@ func scanDraft(file string, src []byte) *draft {
 		i = end
 	}
 	if n := len(s.d.pieces); n > 1 {
-		s.report(SeverityWarning, second, "several-objects", "", "this file holds %d spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own", n)
+		// A .json file is what Kafka's generator compiles, and it refuses
+		// anything after the first object: an error there. Other files are
+		// drafts (copied from a page): a warning, and each object is read.
+		sev := SeverityWarning
+		if strings.HasSuffix(strings.ToLower(s.file), ".json") {
+			sev = SeverityError
+		}
+		s.report(sev, second, "several-objects", "", "this file holds %d spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own", n)
 	}
 	s.d.errs.Sort()
 	return &s.d

@@ -72,7 +72,7 @@ var lintCases = []struct {
 		"T.json:2:47: error: the spec object has no closing brace [missing-brace]",
 	}},
 	{"several-objects", msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}`) + strings.Replace(msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}`), `"T"`, `"U"`, 1), []string{
-		"T.json:4:1: warning: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own [several-objects]",
+		"T.json:4:1: error: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own [several-objects]",
 	}},
 	// The loader's rules (spec/parse.go).
 	{"unknown-key", msg(`{"name": "A", "type": "int32", "versions": "0+", "ignoreable": true, "about": "a"}`), []string{
@@ -141,7 +141,7 @@ var lintCases = []struct {
 		"T.json:2:1: error: field \"A\" has taggedVersions but no tag [bad-tag]",
 	}},
 	{"bad-tag", msg(`{"name": "A", "type": "int32", "versions": "0+", "tag": 1, "taggedVersions": "0+", "about": "a"}`), []string{
-		"T.json:2:1: error: tags in T must be contiguous from 0: tag 0 is missing [bad-tag]",
+		"T.json:2:1: error: tags in T must be contiguous from 0: tag 0 is missing (field \"A\" has tag 1) [bad-tag]",
 	}},
 	{"bad-tag", strings.Replace(msg(`{"name": "A", "type": "int32", "versions": "0+", "tag": 0, "taggedVersions": "0+", "about": "a"}`), `"flexibleVersions": "0+"`, `"flexibleVersions": "2+"`, 1), []string{
 		"T.json:2:1: error: field \"A\": taggedVersions 0+ are not all flexible versions (flexibleVersions 2+) [bad-tag]",

@@ -616,11 +616,23 @@ func (p *parser) resolve(m *Message) {
 				link(f.Type.Name, f.Fields, false)
 			}
 		}
-		for t := int32(0); t < int32(len(tags)); t++ {
-			if !tags[t] {
-				p.errorf(p.offOf(fsPos(fs)), "bad-tag", "", "tags in %s must be contiguous from 0: tag %d is missing", owner, t)
-				break
+		// Every tag below the highest must be used; report each missing
+		// one at the field that carries the next tag after it.
+		maxTag := int32(-1)
+		for t := range tags {
+			maxTag = max(maxTag, t)
+		}
+		for t := int32(0); t < maxTag; t++ {
+			if tags[t] {
+				continue
 			}
+			var next *Field
+			for _, f := range fs {
+				if f.HasTag && f.Tag > t && (next == nil || f.Tag < next.Tag) {
+					next = f
+				}
+			}
+			p.errorf(p.offOf(next.Pos), "bad-tag", "", "tags in %s must be contiguous from 0: tag %d is missing (field %q has tag %d)", owner, t, next.Name, next.Tag)
 		}
 	}
 	link(m.Name, m.Root.Fields, true)

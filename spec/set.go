@@ -331,9 +331,19 @@ func (s *Set) keyList() string {
 func (s *Set) shortList() string {
 	var names []string
 	for _, m := range s.Messages {
-		if m.Type == Request {
+		switch {
+		case m.Type == Request:
 			names = append(names, m.BaseName())
+		case m.Type == Response && s.req[m.APIKey] != nil:
+			// listed with its request
+		case m.Type == Response:
+			names = append(names, m.BaseName())
+		default:
+			names = append(names, m.Name)
 		}
+	}
+	if len(names) == 0 {
+		return "no message loaded"
 	}
 	if len(names) > 12 {
 		return strings.Join(names[:12], ", ") + ", …"

@@ -17,9 +17,10 @@
 // reflection is used. Decoding never allocates more than the input can
 // hold: lengths and counts are checked against the bytes that remain before
 // anything is built, and errors name the byte offset and field path
-// (*wire.Error). Record batches inside records fields are shown as
-// RecordBatch/Record nodes (RecordBatch v2 header, CRC-32C checked);
-// compressed payloads and legacy message sets are shown as raw bytes here.
+// (*wire.Error). Records fields are decoded by package records (batches,
+// records, legacy messages, decompressed views in the tree's Virtual area,
+// control records with the codec's specs; see Codec.Records): what is
+// wrong in them goes to the tree's Problems and never fails the message.
 //
 // ToJSON and FromJSON speak JSON in the format of Kafka's generated
 // <Name>DataJsonConverter classes (JsonConverterGenerator): lowerCaseFirst

@@ -21,7 +21,9 @@ func sampleRecords(n int) []rec {
 			headers: [][2][]byte{{[]byte("trace"), []byte(fmt.Sprintf("t%d", i))}},
 		}
 	}
-	rs[1].key = nil
+	if n > 1 {
+		rs[1].key = nil
+	}
 	return rs
 }
 

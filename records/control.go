@@ -118,22 +118,15 @@ func (d *decoder) controlKey(data []byte, off int32, a area, path string) int {
 	return typ
 }
 
-// controlValue returns what shows the value of a control record of type
-// typ, or nil when it stays bytes.
-func (d *decoder) controlValue(typ int, a area, path string) contents {
-	switch typ {
-	case ControlAbort, ControlCommit:
-		return func(data []byte, off int32) { d.endTxnMarker(data, off, a, path) }
-	}
+// controlSpec returns the spec of the message a KRaft control record of
+// type typ holds, or nil when it is not one or cannot be decoded (no Set
+// or Decode).
+func (d *decoder) controlSpec(typ int) *spec.Message {
 	name := ControlMessage(typ)
 	if name == "" || d.o.Set == nil || d.o.Decode == nil {
 		return nil
 	}
-	m := d.o.Set.Message(name)
-	if m == nil {
-		return nil
-	}
-	return func(data []byte, off int32) { d.embed(data, off, a, path, m) }
+	return d.o.Set.Message(name)
 }
 
 // endTxnMarker appends a transaction marker's fields: int16 version, int32

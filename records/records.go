@@ -405,25 +405,30 @@ func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 	body := batch[batchOverhead:]
 	boff := off + batchOverhead
 	codec := int(attrs & 7)
+	got := int32(-1)
 	switch {
 	case codec == 0 || len(body) == 0:
-		d.records(body, boff, a, path, int32(count), countLeaf, info)
+		got = d.records(body, boff, a, path, int32(count), info)
 	case codec > compressionMax:
 		i := d.raw(a, refPayload, boff, len(body))
 		d.problem(a, i, off+21, path+".attributes", fmt.Sprintf("unknown compression id %d (Kafka knows 0-4): the records are not decoded", codec))
 	default:
-		d.compressedV2(body, boff, a, path, codec, int32(count), countLeaf, info)
+		got = d.compressedV2(body, boff, a, path, codec, int32(count), info)
+	}
+	if got >= 0 && got < int32(count) {
+		d.problem(a, countLeaf, off+57, path+".recordsCount", fmt.Sprintf("recordsCount says %d records, the batch holds %d", count, got))
 	}
 	b.Close(off + int32(len(batch)))
 	_ = bi
 }
 
 // compressedV2 appends a v2 batch's compressed payload leaf and, when it
-// decompresses, the Decompressed view of its records.
-func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, codec int, count int32, countLeaf int32, info batchInfo) {
+// decompresses, the Decompressed view of its records. It returns the number
+// of records decoded, -1 when the payload does not decompress.
+func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, codec int, count int32, info batchInfo) int32 {
 	out, voff, ok := d.decompress(a, codec, body, 2, boff, path+".records", -1)
 	if !ok {
-		return
+		return -1
 	}
 	d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refCompressed, Off: boff, Size: int32(len(body)), DOff: boff, DLen: int32(len(body)), Flags: a.flags()})
 	inner := area{virtual: true, wireOff: boff, path: path + ".decompressed"}
@@ -431,8 +436,9 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 		inner.wireOff = a.wireOff
 	}
 	d.b.Open(tree.Node{Kind: tree.Decompressed, Ref: refDecompressed, Off: voff, DOff: voff, DLen: int32(len(out)), Index: int32(codec), Num: info.baseOffset, Flags: tree.FlagVirtual})
-	d.records(out, voff, inner, inner.path, count, countLeaf, info)
+	n := d.records(out, voff, inner, inner.path, count, info)
 	d.b.Close(voff + int32(len(out)))
+	return n
 }
 
 // decompress decompresses payload (compression codec, of an entry of the
@@ -480,26 +486,27 @@ func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off 
 }
 
 // records decodes count v2 records from body (at offset base of area a)
-// into the open group; path is the path of that group.
-func (d *decoder) records(body []byte, base int32, a area, path string, count int32, countLeaf int32, info batchInfo) {
+// into the open group; path is the path of that group. It returns how
+// many records it found (the caller reports fewer than count); bytes left
+// after count records are reported here.
+func (d *decoder) records(body []byte, base int32, a area, path string, count int32, info batchInfo) int32 {
 	pos := 0
 	n := int32(0)
 	for ; n < count && pos < len(body); n++ {
 		next, ok := d.record(body, pos, base, a, path, n, info)
 		if !ok {
 			// The record's length cannot be read or is past the end: the
-			// rest is not decoded (reported by record).
-			return
+			// rest is not decoded (reported by record, so the count is
+			// not reported as well).
+			return count
 		}
 		pos = next
-	}
-	if n < count {
-		d.problem(a, countLeaf, base, path, fmt.Sprintf("recordsCount says %d records, the batch holds %d", count, n))
 	}
 	if pos < len(body) {
 		i := d.raw(a, refExtra, base+int32(pos), len(body)-pos)
 		d.problem(a, i, base+int32(pos), path, fmt.Sprintf("%d bytes after the %d records the batch counts (recordsCount does not match)", len(body)-pos, count))
 	}
+	return n
 }
 
 // record decodes record k starting at body[pos]; it returns where the next
@@ -508,7 +515,6 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 func (d *decoder) record(body []byte, pos int, base int32, a area, path string, k int32, info batchInfo) (int, bool) {
 	b := d.b
 	fl := a.flags()
-	rpath := path + ".Record[" + strconv.Itoa(int(k)) + "]"
 	r := wire.Reader{Buf: body, Off: pos}
 	length := r.Varint()
 	if r.Failed() || length < 0 || int(length) > r.Remaining() {
@@ -522,13 +528,13 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 			msg = fmt.Sprintf("record length %d: only %d bytes remain", length, r.Remaining())
 		}
 		i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
-		d.problem(a, i, base+int32(pos), rpath, msg+": the rest of the records is not decoded")
+		d.problem(a, i, base+int32(pos), recordPath(path, k), msg+": the rest of the records is not decoded")
 		return len(body), false
 	}
 	end := r.Off + int(length)
 	ri := b.Open(tree.Node{Kind: tree.Record, Ref: refRecord, Off: base + int32(pos), Index: k, Flags: fl})
 	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refRecordLength, Off: base + int32(pos), Size: int32(r.Off - pos), Num: int64(length), Flags: fl})
-	rd := recordReader{d: d, a: a, base: base, sub: wire.Reader{Buf: body[:end], Off: r.Off}, path: rpath}
+	rd := recordReader{d: d, a: a, base: base, sub: wire.Reader{Buf: body[:end], Off: r.Off}, path: path, k: k}
 	rd.fields(info, ri)
 	if rd.failed {
 		// What could not be read is one Raw leaf up to the record's end.
@@ -537,28 +543,40 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 		}
 	} else if rd.sub.Off != end {
 		i := d.raw(a, refRecordExtra, base+int32(rd.sub.Off), end-rd.sub.Off)
-		d.problem(a, i, base+int32(rd.sub.Off), rpath, fmt.Sprintf("the record's length says %d bytes, its fields use %d", length, rd.sub.Off-(end-int(length))))
+		d.problem(a, i, base+int32(rd.sub.Off), recordPath(path, k), fmt.Sprintf("the record's length says %d bytes, its fields use %d", length, rd.sub.Off-(end-int(length))))
 	}
 	b.Close(base + int32(end))
 	return end, true
 }
 
+// recordPath is the path of record k of the records at path.
+func recordPath(path string, k int32) string {
+	return path + ".Record[" + strconv.Itoa(int(k)) + "]"
+}
+
 // recordReader reads the fields of one record.
 type recordReader struct {
-	d      *decoder
-	a      area
-	base   int32
-	sub    wire.Reader
+	d    *decoder
+	a    area
+	base int32
+	sub  wire.Reader
+	// path is the path of the records, k the record's index: its own path
+	// is only composed for a problem (rpath).
 	path   string
+	k      int32
 	failed bool
+	// ctype is the control record type its key holds, -1 for none.
+	ctype int
 }
+
+func (rd *recordReader) rpath() string { return recordPath(rd.path, rd.k) }
 
 // fail reports a field that cannot be read; the caller covers what is
 // left of the record with a Raw leaf.
 func (rd *recordReader) fail(at int, field, msg string) {
 	rd.failed = true
 	rd.sub.Off = at
-	rd.d.problem(rd.a, -1, rd.base+int32(at), rd.path+"."+field, msg)
+	rd.d.problem(rd.a, -1, rd.base+int32(at), rd.rpath()+"."+field, msg)
 }
 
 // int reads a fixed or varint field into a leaf.
@@ -584,14 +602,51 @@ func (rd *recordReader) field(ref int32, w tree.Wire, name string) (int64, bool)
 	return v, true
 }
 
-// contents decodes the contents of a key or value into the open group.
-type contents func(data []byte, off int32)
+// show says how the contents of a key or value are decoded.
+type show uint8
+
+const (
+	showBytes        show = iota // not: a leaf
+	showControlKey               // a control record's version and type
+	showControlValue             // by the key's control type
+	showMetadata                 // a framed KRaft metadata record
+)
+
+// decodes reports whether contents shown as s get decoded.
+func (rd *recordReader) decodes(s show) bool {
+	switch s {
+	case showControlKey:
+		return true
+	case showControlValue:
+		return rd.d.controlSpec(rd.ctype) != nil || rd.ctype == ControlAbort || rd.ctype == ControlCommit
+	case showMetadata:
+		return rd.d.o.Decode != nil
+	}
+	return false
+}
+
+// decode appends the decoded contents data (at off) as s says.
+func (rd *recordReader) decode(s show, data []byte, off int32) {
+	d := rd.d
+	switch s {
+	case showControlKey:
+		rd.ctype = d.controlKey(data, off, rd.a, rd.rpath()+".key")
+	case showControlValue:
+		if rd.ctype == ControlAbort || rd.ctype == ControlCommit {
+			d.endTxnMarker(data, off, rd.a, rd.rpath()+".value")
+			return
+		}
+		d.embed(data, off, rd.a, rd.rpath()+".value", d.controlSpec(rd.ctype))
+	case showMetadata:
+		d.embed(data, off, rd.a, rd.rpath()+".value", nil)
+	}
+}
 
 // varBytes reads a varint-length byte string (a key, value or header);
 // any negative length is null, as Kafka reads it, unless nullOK is false.
-// With show, non-empty contents become a group of a length leaf and what
-// show appends.
-func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, nullOK bool, show func() contents) ([]byte, bool) {
+// Non-empty contents that s decodes become a group of a length leaf and
+// the decoded contents.
+func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, nullOK bool, how show) ([]byte, bool) {
 	if rd.failed {
 		return nil, false
 	}
@@ -599,13 +654,13 @@ func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, null
 	s := rd.sub.Off
 	n := rd.sub.Varint()
 	if rd.sub.Failed() {
-		rd.fail(s, name, errText(rd.sub.FirstError()))
+		rd.fail(s, fieldName(ref, name, idx), errText(rd.sub.FirstError()))
 		return nil, false
 	}
 	nd := tree.Node{Kind: tree.BatchField, Wire: tree.WireVarBytes, Ref: ref, Index: idx, Off: rd.base + int32(s), Num: int64(n), Flags: rd.a.flags()}
 	if n < 0 {
 		if !nullOK {
-			rd.fail(s, name, fmt.Sprintf("length %d: a header key must not be null", n))
+			rd.fail(s, fieldName(ref, name, idx), fmt.Sprintf("length %d: a header key must not be null", n))
 			return nil, false
 		}
 		nd.Null = true
@@ -614,26 +669,31 @@ func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, null
 		return nil, true
 	}
 	if int(n) > rd.sub.Remaining() {
-		rd.fail(s, name, fmt.Sprintf("length %d: only %d bytes remain in the record", n, rd.sub.Remaining()))
+		rd.fail(s, fieldName(ref, name, idx), fmt.Sprintf("length %d: only %d bytes remain in the record", n, rd.sub.Remaining()))
 		return nil, false
 	}
 	lenEnd := rd.sub.Off
 	data := rd.sub.Bytes(int(n))
 	nd.DOff, nd.DLen = rd.base+int32(lenEnd), n
 	nd.Size = int32(rd.sub.Off - s)
-	var fn contents
-	if show != nil && n > 0 {
-		fn = show()
-	}
-	if fn == nil {
+	if n == 0 || !rd.decodes(how) {
 		b.Leaf(nd)
 		return data, true
 	}
 	b.Open(nd)
 	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: lenRef, Off: rd.base + int32(s), Size: int32(lenEnd - s), Num: int64(n), Flags: rd.a.flags()})
-	fn(data, rd.base+int32(lenEnd))
+	rd.decode(how, data, rd.base+int32(lenEnd))
 	b.Close(rd.base + int32(rd.sub.Off))
 	return data, true
+}
+
+// fieldName is the path name of a key, value or header field: headers
+// are indexed ("headerKey[1]").
+func fieldName(ref int32, name string, idx int32) string {
+	if ref == refHeaderKey || ref == refHeaderValue {
+		return name + "[" + strconv.Itoa(int(idx)) + "]"
+	}
+	return name
 }
 
 // fields reads a record's fields after its length (DefaultRecord.readFrom).
@@ -650,24 +710,19 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 		return
 	}
 	d.b.T.Nodes[ri].Num = info.baseOffset + delta
-	ctype := -1
-	var keyShow, valueShow func() contents
+	rd.ctype = -1
+	keyShow, valueShow := showBytes, showBytes
 	if info.control {
-		keyShow = func() contents {
-			return func(data []byte, off int32) { ctype = d.controlKey(data, off, rd.a, rd.path+".key") }
-		}
-		valueShow = func() contents { return d.controlValue(ctype, rd.a, rd.path+".value") }
-	} else if d.o.Metadata && d.o.Decode != nil {
-		valueShow = func() contents {
-			return func(data []byte, off int32) { d.embed(data, off, rd.a, rd.path+".value", nil) }
-		}
+		keyShow, valueShow = showControlKey, showControlValue
+	} else if d.o.Metadata {
+		valueShow = showMetadata
 	}
 	key, ok := rd.varBytes(refKey, refKeyLength, 0, "key", true, keyShow)
 	if !ok {
 		return
 	}
 	if info.control && key == nil {
-		d.problem(rd.a, -1, rd.base+int32(rd.sub.Off), rd.path+".key", "a control record's key must hold its version and type")
+		d.problem(rd.a, -1, rd.base+int32(rd.sub.Off), rd.rpath()+".key", "a control record's key must hold its version and type")
 	}
 	if _, ok := rd.varBytes(refValue, refValueLength, 0, "value", true, valueShow); !ok {
 		return
@@ -689,12 +744,10 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	}
 	d.b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refHeadersCount, Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), Num: int64(hc), Flags: rd.a.flags()})
 	for h := int32(0); h < hc; h++ {
-		hp := "headerKey[" + strconv.Itoa(int(h)) + "]"
-		if _, ok := rd.varBytes(refHeaderKey, 0, h, hp, false, nil); !ok {
+		if _, ok := rd.varBytes(refHeaderKey, 0, h, "headerKey", false, showBytes); !ok {
 			return
 		}
-		hp = "headerValue[" + strconv.Itoa(int(h)) + "]"
-		if _, ok := rd.varBytes(refHeaderValue, 0, h, hp, true, nil); !ok {
+		if _, ok := rd.varBytes(refHeaderValue, 0, h, "headerValue", true, showBytes); !ok {
 			return
 		}
 	}

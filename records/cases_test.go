@@ -281,3 +281,36 @@ func TestC17LegacyThenV2ThenAPartialTail(t *testing.T) {
 		t.Errorf("partial batch reported as %s", p)
 	}
 }
+
+// A compressed KRaft batch: the messages decoded inside the decompressed
+// view are virtual, and their values read from the virtual bytes.
+func TestKRaftRecordsInsideACompressedBatch(t *testing.T) {
+	head := recordBytes(0, controlRecord(3, unhex(t, "0000 0000000000002710 00")))
+	ctl := batch{attrs: 0x20 | 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(zstdBytes(head))
+	val := recordBytes(0, rec{value: unhex(t, "01 0c 00 0e 6b726166742e76657273696f6e 0001 00")})
+	data := batch{baseOffset: 1, attrs: 1, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(gzipBytes(val))
+	tr := records.Decode(append(ctl, data...), specOptions(t, true))
+	checkTiles(t, tr)
+	if len(tr.Problems) != 0 {
+		t.Fatalf("problems: %s", problems(tr))
+	}
+	sh, fl := find(tr, tree.Embedded, "SnapshotHeaderRecord"), find(tr, tree.Embedded, "FeatureLevelRecord")
+	if len(sh) != 1 || len(fl) != 1 || !tr.IsVirtual(sh[0]) || !tr.IsVirtual(fl[0]) {
+		t.Fatalf("embedded %v %v", sh, fl)
+	}
+	if num(t, tr, sh[0], "LastContainedLogTimestamp") != 10000 {
+		t.Error("SnapshotHeaderRecord inside zstd")
+	}
+	if name := child(tr, fl[0], "Name"); string(tr.Data(name)) != "kraft.version" || !tr.IsVirtual(name) {
+		t.Errorf("FeatureLevelRecord.Name = %q inside gzip", tr.Data(name))
+	}
+	// A bad metadata record value inside the view: reported with its
+	// virtual offset and path, and the tree still tiles.
+	bad := recordBytes(0, rec{value: unhex(t, "01 0c 00 0e 6b72")})
+	data = batch{baseOffset: 1, attrs: 1, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(gzipBytes(bad))
+	tr = records.Decode(data, specOptions(t, true))
+	checkTiles(t, tr)
+	if len(tr.Problems) != 1 || tr.Problems[0].VOff < 0 || tr.Problems[0].Off != 61 || !strings.HasPrefix(tr.Problems[0].Path, "records[0].decompressed.Record[0].value.FeatureLevelRecord.Name") {
+		t.Errorf("problems: %s", problems(tr))
+	}
+}

@@ -80,8 +80,8 @@ var (
 	refCompressed   = tree.NameRef("compressed records", "compressed records payload, decompressed below")
 	refDecompressed = tree.NameRef("decompressed", "the payload decompressed: not wire bytes")
 	refUndecoded    = tree.NameRef("undecoded", "bytes not decoded because of the problem reported here")
-	refExtra        = tree.NameRef("trailing", "bytes after the last record the batch counts")
-	refRecordExtra  = tree.NameRef("trailing", "bytes after the record's fields that its length counts")
+	refExtra        = tree.NameRef("surplus", "bytes after the last record the batch counts")
+	refRecordExtra  = tree.NameRef("surplus", "bytes after the record's fields that its length counts")
 	refRecordLength = tree.NameRef("length", "bytes after this field")
 	refRecAttrs     = tree.NameRef("attributes", "unused")
 	refTsDelta      = tree.NameRef("timestampDelta", "ms after baseTimestamp")
@@ -98,7 +98,7 @@ var (
 	refLegacyKey       = tree.NameRef("key", "message key (int32 length, -1 null)")
 	refLegacyValue     = tree.NameRef("value", "message value (int32 length, -1 null)")
 	refLegacyCompValue = tree.NameRef("value", "the compressed inner message set, decompressed below")
-	refLegacyExtra     = tree.NameRef("trailing", "bytes after the value that the message size counts")
+	refLegacyExtra     = tree.NameRef("surplus", "bytes after the value that the message size counts")
 )
 
 type batchField struct {
@@ -321,15 +321,8 @@ func (d *decoder) entries(data []byte, base int32, a area) {
 			d.report(a, i, off, path, fmt.Sprintf("partial batch: batchLength %d, %d bytes present", length, len(rest)-logOverhead), true)
 			return
 		}
-		if len(rest) < 17 {
-			// Whole per its length, but too short to hold a magic byte:
-			// cannot happen with length >= 14. Kept for safety.
-			i := d.raw(a, refInvalid, off, int(total))
-			d.problem(a, i, off, path, "entry too short for a magic byte")
-			pos += int(total)
-			continue
-		}
-		entry := rest[:total]
+		entry := rest[:total] // at least 26 bytes: the magic is at 16
+
 		magic := int8(rest[16])
 		switch {
 		case magic == 2 && total < batchOverhead:

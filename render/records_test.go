@@ -1,6 +1,8 @@
 package render
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/hex"
 	"hash/crc32"
@@ -130,6 +132,71 @@ func recordsV3(t *testing.T, s *spec.Set) *tree.Tree {
 	records = append(records, batchV2(1|8|16|32|64, 1, []byte("\x1f\x8b\x08\x00garbage"), true)...)
 	records = append(records, make([]byte, 10)...)
 	return decodeRequest(t, s, produceRequest(3, records))
+}
+
+// legacyWrapper is a magic 1 gzip wrapper message at offset (the last
+// inner message's) whose value is compressed.
+func legacyWrapper(offset uint64, compressed []byte) []byte {
+	body := []byte{1, 1} // magic 1, gzip
+	body = binary.BigEndian.AppendUint64(body, 1234)
+	body = binary.BigEndian.AppendUint32(body, 0xffffffff) // null key
+	body = binary.BigEndian.AppendUint32(body, uint32(len(compressed)))
+	body = append(body, compressed...)
+	msg := binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(body))
+	msg = append(msg, body...)
+	b := binary.BigEndian.AppendUint64(nil, offset)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(msg)))
+	return append(b, msg...)
+}
+
+// gzipped is p compressed with gzip.
+func gzipped(p []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(p)
+	w.Close()
+	return buf.Bytes()
+}
+
+// recordsCompressed is a Produce v3 request whose records hold a gzip
+// batch of two records, a KRaft control batch (a SnapshotHeaderRecord,
+// decoded with its spec) whose CRC is bad, a legacy magic 1 gzip wrapper
+// of two messages and a record whose length counts a byte too many.
+func recordsCompressed(t *testing.T, s *spec.Set) *tree.Tree {
+	recs := append(recordV2(0, []byte("k1"), []byte("v1"), header{[]byte("h"), []byte("x")}), recordV2(1, nil, []byte("v2"))...)
+	records := batchV2(1, 2, gzipped(recs), false)
+	snap := recordV2(0, []byte{0, 0, 0, 3}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0x27, 0x10, 0})
+	records = append(records, batchV2(0x20, 1, snap, true)...)
+	first := legacyMessage(1, []byte("a"), []byte("1"))
+	second := legacyMessage(1, nil, []byte("2"))
+	binary.BigEndian.PutUint64(second, 1) // relative offset 1
+	wrapper := legacyWrapper(7, gzipped(append(first, second...)))
+	records = append(records, wrapper...)
+	fat := recordV2(0, []byte("k"), []byte("v"))
+	fat = append([]byte{fat[0] + 2}, fat[1:]...)
+	records = append(records, batchV2(0, 1, append(fat, 0xee), false)...)
+	return decodeRequest(t, s, produceRequest(3, records))
+}
+
+func TestCompressedRecordsAndProblems(t *testing.T) {
+	s := embedded(t, "4.4.0")
+	tr := recordsCompressed(t, s)
+	if len(tr.Problems) != 2 {
+		t.Fatalf("problems %v", tr.Problems)
+	}
+	rows := rowsOf(tr)
+	for name, want := range map[string]string{
+		"decompressed":              "gzip payload decompressed, not wire bytes (v offsets); inner offsets relative to 6",
+		"SnapshotHeaderRecord":      "SnapshotHeaderRecord message v0",
+		"LastContainedLogTimestamp": "= 10000",
+		"compressed records":        "gzip records payload, decompressed below",
+		"LegacyMessage v1":          "message set entry, magic 1, 35 bytes, offset 7",
+	} {
+		if !strings.Contains(rows[name], want) {
+			t.Errorf("%s row = %q, want %q in it", name, rows[name], want)
+		}
+	}
+	golden(t, "produce_v3_compressed.tree.txt", treeText(t, tr))
 }
 
 // rowsOf maps each node's name to its row text (the last one wins).

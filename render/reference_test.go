@@ -468,6 +468,7 @@ func referencePages(t *testing.T, each func(name string, p *Page)) {
 	}
 	s := embedded(t, "4.4.0")
 	each("records", &Page{Set: s, Sides: []Side{{Label: "Request", Tree: recordsV3(t, s)}}})
+	each("compressed records", &Page{Set: s, Sides: []Side{{Label: "Request", Tree: recordsCompressed(t, s)}}})
 	each("tagged", &Page{Set: s, Sides: []Side{{Label: "Response", Tree: taggedVoteResponse(t, s)}}})
 	each("no trees", &Page{Sides: []Side{{Label: "Request", Err: errors.New("no \"bytes\"\n")}, {}}})
 }

@@ -25,7 +25,7 @@ func (a *app) decode(c *decodeCmd) error {
 	if err != nil {
 		return err
 	}
-	p, err := decodePage(set, c.API, c.Version, c.Response, c.Strict, b)
+	p, err := decodePage(set, c.API, c.Version, c.Response, decodeOpts{Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}, b)
 	if p == nil {
 		return a.notLoaded(err)
 	}
@@ -36,9 +36,33 @@ func (a *app) decode(c *decodeCmd) error {
 		return werr
 	}
 	if err == nil {
-		err = badCRC(p)
+		err = a.recordProblems(p)
 	}
 	return err
+}
+
+// recordProblems prints what went wrong inside the records of the page
+// (bad CRCs, counts that do not match, payloads that do not decompress) on
+// standard error, and returns a finding when there is any: the page shows
+// them too, the exit status says them.
+func (a *app) recordProblems(p *render.Page) error {
+	n := 0
+	for _, side := range p.Sides {
+		if side.Tree == nil {
+			continue
+		}
+		for _, pr := range side.Tree.Errors() {
+			fmt.Fprintf(a.stderr, "kwire: %s\n", pr)
+			n++
+		}
+	}
+	if n == 0 {
+		return badCRC(p)
+	}
+	if n == 1 {
+		return fmt.Errorf("1 problem in the records")
+	}
+	return fmt.Errorf("%d problems in the records", n)
 }
 
 // looksLikeText reports whether raw input is printable ASCII text (a hex
@@ -184,7 +208,14 @@ func parseHex(s string) ([]byte, error) {
 //
 // A nil page comes with an error about the command line or the specs. A
 // page with an error holds the partial tree decoded before the error.
-func decodePage(set *spec.Set, api string, version *int16, response, strict bool, b []byte) (*render.Page, error) {
+// decodeOpts are decode's knobs: strict tag checks and the decompression
+// bound of record batches.
+type decodeOpts struct {
+	Strict          bool
+	MaxDecompressed int64
+}
+
+func decodePage(set *spec.Set, api string, version *int16, response bool, o decodeOpts, b []byte) (*render.Page, error) {
 	var req, resp *spec.Message
 	if api != "" {
 		named, _, err := set.Lookup(api)
@@ -197,7 +228,10 @@ func decodePage(set *spec.Set, api string, version *int16, response, strict bool
 		req, resp, _ = resolve(set, api)
 	}
 	cd := codec.New(set)
-	cd.Strict = strict
+	cd.Strict = o.Strict
+	if o.MaxDecompressed != 0 {
+		cd.Records.MaxDecompressed = o.MaxDecompressed
+	}
 	var (
 		label = "Request"
 		t     *tree.Tree

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -657,7 +661,7 @@ func TestDecodeEveryTruncationOfTheSeed(t *testing.T) {
 			// Keep the frame whole, so that the body is what runs short.
 			b[0], b[1], b[2], b[3] = 0, 0, 0, byte(n-4)
 		}
-		p, err := decodePage(set, "", nil, false, false, b)
+		p, err := decodePage(set, "", nil, false, decodeOpts{}, b)
 		if p == nil || err == nil || !strings.Contains(err.Error(), " at 0x") {
 			t.Fatalf("%d bytes: page %v, error %v; want the partial page and an error at an offset", n, p != nil, err)
 		}
@@ -941,7 +945,7 @@ func TestPageJSONIsRendersPagePlusTheKafkaJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	partial, _ := decodePage(set, "", nil, false, false, mustHex(t, voteRequestV2[:100]))
+	partial, _ := decodePage(set, "", nil, false, decodeOpts{}, mustHex(t, voteRequestV2[:100]))
 	for _, c := range []struct {
 		name  string
 		p     *render.Page
@@ -1022,7 +1026,7 @@ func TestDecodeFindingsExitOne(t *testing.T) {
 	crc := 2 * 0x39
 	b[crc], b[crc+1] = '0', '0'
 	r = kwire(t, "decode", "--hex", string(b))
-	if r.code != 1 || !strings.Contains(r.stderr, "CRC-32C that does not match") || !strings.Contains(r.stdout, "INVALID") {
+	if r.code != 1 || !strings.Contains(r.stderr, "Records[0].crc at 0x0039: CRC-32C 0x005fb7dd stored, 0x595fb7dd computed") || !strings.Contains(r.stdout, "INVALID") {
 		t.Errorf("bad CRC: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// A hex dump with a typo is read as raw text: the error says so.
@@ -1283,5 +1287,60 @@ func TestLintEmbeddedReleases(t *testing.T) {
 	}
 	if r := kwire(t, "--kafka", "4.4", "lint"); !strings.Contains(r.stderr, "kwire: lint: 0 errors, 3 warnings") {
 		t.Errorf("lint --kafka 4.4: %s", r.stderr)
+	}
+}
+
+// gzipBatch is a RecordBatch v2 (gzip) holding n records of a 100-byte value.
+func gzipBatch(t *testing.T, n int) []byte {
+	var recs []byte
+	for i := 0; i < n; i++ {
+		var r []byte
+		r = append(r, 0)                     // attributes
+		r = binary.AppendVarint(r, 0)        // timestampDelta
+		r = binary.AppendVarint(r, int64(i)) // offsetDelta
+		r = binary.AppendVarint(r, -1)       // key: null
+		r = binary.AppendVarint(r, 100)      // value length
+		r = append(r, bytes.Repeat([]byte{'a'}, 100)...)
+		r = binary.AppendVarint(r, 0) // headers
+		recs = binary.AppendVarint(recs, int64(len(r)))
+		recs = append(recs, r...)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(recs)
+	w.Close()
+	h := make([]byte, 61)
+	binary.BigEndian.PutUint32(h[8:], uint32(49+z.Len()))
+	h[16] = 2
+	binary.BigEndian.PutUint16(h[21:], 1) // gzip
+	binary.BigEndian.PutUint32(h[23:], uint32(n-1))
+	binary.BigEndian.PutUint32(h[57:], uint32(n))
+	b := append(h, z.Bytes()...)
+	binary.BigEndian.PutUint32(b[17:], codec.CRC32C(b[21:]))
+	return b
+}
+
+func TestDecodeMaxDecompressed(t *testing.T) {
+	// Produce v3 carrying one gzip batch of 50 records (5 KB inflated).
+	r := kwire(t, "show", "Produce", "--version", "3", "--request", "--format", "json")
+	var page struct {
+		Request struct{ Hex string } `json:"request"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &page); err != nil {
+		t.Fatal(err)
+	}
+	frame := mustHex(t, page.Request.Hex)
+	batch := gzipBatch(t, 50)
+	// The smallest Produce v3 ends with its 61-byte batch and its int32 length.
+	frame = append(frame[:len(frame)-65], binary.BigEndian.AppendUint32(nil, uint32(len(batch)))...)
+	frame = append(frame, batch...)
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+	in := hex.EncodeToString(frame)
+	if r := kwire(t, "decode", "--hex", in); r.code != 0 || !strings.Contains(r.stdout, "Record[49]") {
+		t.Fatalf("gzip batch: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = kwire(t, "decode", "--max-decompressed", "1000", "--hex", in)
+	if r.code != 1 || !strings.Contains(r.stderr, "problem in the records") {
+		t.Errorf("--max-decompressed 1000: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

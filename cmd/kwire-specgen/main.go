@@ -31,6 +31,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/kwire/kwire/spec/bundle/format"
 	"io"
 	"net/http"
 	"os"
@@ -115,28 +116,12 @@ func run(ctx context.Context, f *fetcher, out string, check bool) error {
 	return nil
 }
 
-// The JSON layout of a bundle; package bundle decodes it.
-type document struct {
-	GeneratedBy string        `json:"generated_by"`
-	Notice      string        `json:"notice"`
-	Release     string        `json:"release"`
-	Artifacts   []docArtifact `json:"artifacts"`
-	Files       []docFile     `json:"files"`
-}
-
-type docArtifact struct {
-	Coord  string `json:"coord"`
-	URL    string `json:"url"`
-	SHA256 string `json:"sha256"`
-	Files  int    `json:"files"`
-}
-
-type docFile struct {
-	Artifact string `json:"artifact"`
-	Path     string `json:"path"`
-	SHA256   string `json:"sha256"`
-	Text     string `json:"text"`
-}
+// The bundle's layout (package format), named as this file uses it.
+type (
+	document    = format.Document
+	docArtifact = format.Artifact
+	docFile     = format.File
+)
 
 // build returns the bundle of one release.
 func build(ctx context.Context, f *fetcher, release string) ([]byte, error) {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kwire/kwire/spec/bundle/format"
 	"io/fs"
 	"path"
 	"slices"
@@ -68,28 +69,12 @@ func (r *Release) Find(p string) (File, bool) {
 	return File{}, false
 }
 
-// document is the JSON layout of a bundle, as written by kwire-specgen.
-type document struct {
-	GeneratedBy string        `json:"generated_by"`
-	Notice      string        `json:"notice"`
-	Release     string        `json:"release"`
-	Artifacts   []docArtifact `json:"artifacts"`
-	Files       []docFile     `json:"files"`
-}
-
-type docArtifact struct {
-	Coord  string `json:"coord"`
-	URL    string `json:"url"`
-	SHA256 string `json:"sha256"`
-	Files  int    `json:"files"`
-}
-
-type docFile struct {
-	Artifact string `json:"artifact"`
-	Path     string `json:"path"`
-	SHA256   string `json:"sha256"`
-	Text     string `json:"text"`
-}
+// The bundle's layout (package format), named as this file uses it.
+type (
+	document    = format.Document
+	docArtifact = format.Artifact
+	docFile     = format.File
+)
 
 // entry is one embedded release, decoded at most once.
 type entry struct {

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,6 +60,11 @@ func (d *decoder) fail(off int, format string, args ...any) {
 	d.r.SetPath(pathString(d.path))
 }
 
+// failNoPath records a failure whose path the caller sets (with mark).
+func (d *decoder) failNoPath(off int, format string, args ...any) {
+	d.r.Fail(off, fmt.Sprintf(format, args...))
+}
+
 // mark attaches the current path to a failure recorded by the reader.
 func (d *decoder) mark() bool {
 	if d.r.Failed() {
@@ -89,36 +95,94 @@ func pathString(p []pathElem) string {
 func (d *decoder) structFields(p *plan) {
 	if d.depth++; d.depth > maxDepth {
 		d.fail(d.r.Off, "structs nested more than %d deep (a spec whose struct contains itself?)", maxDepth)
+		d.depth--
 		return
 	}
-	defer func() { d.depth-- }()
 	for _, fp := range p.fields {
+		if fp.width > 0 && d.fixed(fp) {
+			continue
+		}
 		d.field(fp, false)
 		if d.failed() {
+			d.depth--
 			return
 		}
 	}
 	if p.flexible {
 		d.tagSection(p)
 	}
+	d.depth--
+}
+
+// fixed decodes fixed-size scalar field fp (fp.width > 0) when its bytes
+// are all there, appending its leaf straight to the arena; it returns
+// false (having read nothing) when they are not, for field to report.
+func (d *decoder) fixed(fp *fplan) bool {
+	off := d.r.Off
+	end := off + int(fp.width)
+	if end > len(d.r.Buf) || d.r.Failed() {
+		return false
+	}
+	n := tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: int32(off), Size: fp.width}
+	n.Num, n.DOff, n.DLen = readFixed(d.r.Buf[off:end], fp.kind, off)
+	d.r.Off = end
+	nodes := d.b.T.Nodes
+	n.End = int32(len(nodes)) + 1
+	d.b.T.Nodes = append(nodes, n)
+	return true
+}
+
+// readFixed decodes the fixed-size value of kind k held in b (exactly its
+// wire width), at wire offset off: its Num, or for a uuid its contents.
+func readFixed(b []byte, k spec.Kind, off int) (num int64, doff, dlen int32) {
+	switch k {
+	case spec.KindBool:
+		if b[0] != 0 {
+			num = 1 // any non-zero byte reads as true, as in Kafka
+		}
+	case spec.KindInt8:
+		num = int64(int8(b[0]))
+	case spec.KindInt16:
+		num = int64(int16(binary.BigEndian.Uint16(b)))
+	case spec.KindUint16:
+		num = int64(binary.BigEndian.Uint16(b))
+	case spec.KindInt32:
+		num = int64(int32(binary.BigEndian.Uint32(b)))
+	case spec.KindUint32:
+		num = int64(binary.BigEndian.Uint32(b))
+	case spec.KindInt64, spec.KindFloat64:
+		num = int64(binary.BigEndian.Uint64(b))
+	case spec.KindUUID:
+		doff, dlen = int32(off), 16
+	}
+	return
 }
 
 // field decodes one field. tagged is true inside a tag entry (a nullable
 // struct's presence marker is then a uvarint).
 func (d *decoder) field(fp *fplan, tagged bool) {
-	d.push(fp.f.Name)
-	defer d.pop()
 	off := d.r.Off
 	switch fp.kind {
 	case spec.KindArray:
+		d.push(fp.f.Name)
 		d.array(fp)
+		d.pop()
 	case spec.KindStruct:
+		d.push(fp.f.Name)
 		d.structField(fp, tagged)
+		d.pop()
 	case spec.KindRecords:
+		d.push(fp.f.Name)
 		d.records(fp)
+		d.pop()
 	default:
+		// A scalar pushes no path step unless it fails: scalar records a
+		// failure without a path, and the field's name is added here.
 		n := d.scalar(fp.kind, fp.wire, fp.nullable)
-		if d.mark() {
+		if d.r.Failed() {
+			d.push(fp.f.Name)
+			d.mark()
+			d.pop()
 			return
 		}
 		n.Kind, n.Ref, n.Off = tree.Field, fp.ref, int32(off)
@@ -127,7 +191,8 @@ func (d *decoder) field(fp *fplan, tagged bool) {
 	}
 }
 
-// scalar reads a fixed-size value, a string or bytes.
+// scalar reads a fixed-size value, a string or bytes. A failure is
+// recorded without a path: the caller adds it (mark).
 func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 	n := tree.Node{Wire: w}
 	off := d.r.Off
@@ -167,18 +232,18 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 		}
 		if ln < 0 { // any negative length is null, as in Kafka
 			if !nullable {
-				d.fail(off, "null value for a non-nullable %s", k)
+				d.failNoPath(off, "null value for a non-nullable %s", k)
 				return n
 			}
 			n.Null = true
 			return n
 		}
 		if k == spec.KindString && ln > maxString {
-			d.fail(off, "string of %d bytes is longer than Kafka's limit of %d", ln, maxString)
+			d.failNoPath(off, "string of %d bytes is longer than Kafka's limit of %d", ln, maxString)
 			return n
 		}
 		if ln > int64(d.r.Remaining()) {
-			d.fail(d.r.Off, "length %d: need %d bytes, have %d", ln, ln, d.r.Remaining())
+			d.failNoPath(d.r.Off, "length %d: need %d bytes, have %d", ln, ln, d.r.Remaining())
 			return n
 		}
 		n.DOff, n.DLen = int32(d.r.Off), int32(ln)
@@ -242,26 +307,56 @@ func (d *decoder) array(fp *fplan) {
 		return
 	}
 	d.b.T.Nodes[ai].Index = int32(count)
+	if w := fp.elemWidth; w > 0 {
+		// Fixed-size elements: the check above guarantees every one is
+		// there, so they are read straight into the arena.
+		d.fixedElems(fp, int32(count), w)
+		d.close()
+		return
+	}
 	for i := int32(0); i < int32(count); i++ {
-		d.pushIdx(i)
 		eoff := d.r.Off
 		if fp.elem == spec.KindStruct {
+			d.pushIdx(i)
 			d.b.Open(tree.Node{Kind: tree.Element, Ref: fp.sub.ref, Index: i, Off: int32(eoff)})
 			d.structFields(fp.sub)
 			d.close()
+			d.pop()
 		} else {
 			n := d.scalar(fp.elem, fp.elemWire, false)
-			if !d.mark() {
+			if d.r.Failed() {
+				d.pushIdx(i)
+				d.mark()
+				d.pop()
+			} else {
 				n.Kind, n.Index, n.Off, n.Size = tree.Element, i, int32(eoff), int32(d.r.Off-eoff)
 				d.b.Leaf(n)
 			}
 		}
-		d.pop()
 		if d.failed() {
 			break
 		}
 	}
 	d.close()
+}
+
+// fixedElems appends the count elements of fixed width w of array fp,
+// all of which the input holds.
+func (d *decoder) fixedElems(fp *fplan, count, w int32) {
+	nodes := d.b.T.Nodes
+	if free := cap(nodes) - len(nodes); free < int(count) {
+		nodes = append(nodes[:cap(nodes)], make([]tree.Node, int(count)-free)...)[:len(nodes)]
+	}
+	buf, off := d.r.Buf, d.r.Off
+	k, wire := fp.elem, fp.elemWire
+	for i := int32(0); i < count; i++ {
+		n := tree.Node{Kind: tree.Element, Wire: wire, Index: i, Off: int32(off), Size: w, End: int32(len(nodes)) + 1}
+		n.Num, n.DOff, n.DLen = readFixed(buf[off:off+int(w)], k, off)
+		nodes = append(nodes, n)
+		off += int(w)
+	}
+	d.r.Off = off
+	d.b.T.Nodes = nodes
 }
 
 func (d *decoder) structField(fp *fplan, tagged bool) {

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -55,9 +56,9 @@ func (e *encoder) node(i int32) *tree.Node {
 func (e *encoder) structFields(p *plan, vi int32) {
 	if e.depth++; e.depth > maxDepth {
 		e.fail("structs nested more than %d deep (a spec whose struct contains itself?)", maxDepth)
+		e.depth--
 		return
 	}
-	defer func() { e.depth-- }()
 	if vi >= 0 && len(p.absent) > 0 {
 		for k, f := range p.absent {
 			n := e.v.LookupRef(vi, p.absentRefs[k])
@@ -65,6 +66,7 @@ func (e *encoder) structFields(p *plan, vi int32) {
 				e.push(f.Name)
 				e.fail("field is not in version %d and is not ignorable, but holds a non-default value", p.version)
 				e.pop()
+				e.depth--
 				return
 			}
 		}
@@ -90,6 +92,7 @@ func (e *encoder) structFields(p *plan, vi int32) {
 		}
 		e.field(fp, n, false)
 		if e.err != nil {
+			e.depth--
 			return
 		}
 	}
@@ -104,25 +107,82 @@ func (e *encoder) structFields(p *plan, vi int32) {
 			return true
 		})
 	}
+	e.depth--
 }
 
 // field writes one field from value node n (nil: the field's default).
 func (e *encoder) field(fp *fplan, n int32, tagged bool) {
-	e.push(fp.f.Name)
-	defer e.pop()
 	switch fp.kind {
 	case spec.KindArray:
+		e.push(fp.f.Name)
 		e.array(fp, n)
+		e.pop()
 	case spec.KindStruct:
+		e.push(fp.f.Name)
 		e.structField(fp, n, tagged)
+		e.pop()
 	case spec.KindRecords:
+		e.push(fp.f.Name)
 		e.records(fp, n)
+		e.pop()
 	default:
 		off := e.off()
+		if n >= 0 && fp.width > 0 {
+			if buf, num, ok := appendNum(e.buf, fp.kind, e.v.Nodes[n].Num); ok {
+				e.buf = buf
+				nodes := e.b.T.Nodes
+				e.b.T.Nodes = append(nodes, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: off, Size: fp.width, End: int32(len(nodes)) + 1, Num: num})
+				return
+			}
+		}
+		// A scalar pushes no path step unless it fails.
+		failed := e.err != nil
 		leaf := e.scalar(fp.f, fp.kind, fp.wire, fp.nullable, n)
+		if !failed && e.err != nil {
+			e.push(fp.f.Name)
+			e.err.(*EncodeError).Path = pathString(e.path)
+			e.pop()
+		}
 		leaf.Kind, leaf.Ref, leaf.Off, leaf.Size = tree.Field, fp.ref, off, e.off()-off
 		e.b.Leaf(leaf)
 	}
+}
+
+// appendNum appends integer (or float64 bits) num of fixed-size kind k;
+// ok is false, with b unchanged, for a value out of k's range or a kind
+// that is not a number (scalar then writes it or says what is wrong). It
+// returns the value as the leaf holds it (a bool as 0 or 1).
+func appendNum(b []byte, k spec.Kind, num int64) (_ []byte, _ int64, ok bool) {
+	switch k {
+	case spec.KindBool:
+		if num != 0 {
+			num = 1
+		}
+		return append(b, byte(num)), num, true
+	case spec.KindInt8:
+		if num == int64(int8(num)) {
+			return append(b, byte(num)), num, true
+		}
+	case spec.KindInt16:
+		if num == int64(int16(num)) {
+			return append(b, byte(num>>8), byte(num)), num, true
+		}
+	case spec.KindUint16:
+		if num == int64(uint16(num)) {
+			return append(b, byte(num>>8), byte(num)), num, true
+		}
+	case spec.KindInt32:
+		if num == int64(int32(num)) {
+			return binary.BigEndian.AppendUint32(b, uint32(num)), num, true
+		}
+	case spec.KindUint32:
+		if num == int64(uint32(num)) {
+			return binary.BigEndian.AppendUint32(b, uint32(num)), num, true
+		}
+	case spec.KindInt64, spec.KindFloat64:
+		return binary.BigEndian.AppendUint64(b, uint64(num)), num, true
+	}
+	return b, num, false
 }
 
 // scalar writes a fixed-size value, string or bytes from value node ni (or
@@ -247,18 +307,35 @@ func (e *encoder) array(fp *fplan, ni int32) {
 	}
 	count := 0
 	if n != nil {
-		e.v.Elements(ni, func(int32) bool { count++; return true })
+		for c := ni + 1; c < n.End; c = e.v.Nodes[c].End {
+			if e.v.Nodes[c].Kind == tree.Element {
+				count++
+			}
+		}
 	}
 	e.length(fp.compact, count)
 	e.b.T.Nodes[ai].Index = int32(count)
 	if count > 0 {
 		i := int32(0)
+		w := fp.elemWidth
+		if fp.elem == spec.KindUUID {
+			w = 0 // written by scalar
+		}
 		for c := ni + 1; c < n.End && e.err == nil; c = e.v.Nodes[c].End {
 			if e.v.Nodes[c].Kind != tree.Element {
 				continue
 			}
-			e.pushIdx(i)
 			eoff := e.off()
+			if w > 0 {
+				if buf, num, ok := appendNum(e.buf, fp.elem, e.v.Nodes[c].Num); ok {
+					e.buf = buf
+					nodes := e.b.T.Nodes
+					e.b.T.Nodes = append(nodes, tree.Node{Kind: tree.Element, Wire: fp.elemWire, Index: i, Off: eoff, Size: w, End: int32(len(nodes)) + 1, Num: num})
+					i++
+					continue
+				}
+			}
+			e.pushIdx(i)
 			if fp.elem == spec.KindStruct {
 				e.b.Open(tree.Node{Kind: tree.Element, Ref: fp.sub.ref, Index: i, Off: eoff})
 				e.structFields(fp.sub, c)
@@ -357,7 +434,9 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 			return true
 		})
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
+	if len(entries) > 1 {
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
+	}
 	for i := 1; i < len(entries); i++ {
 		if entries[i].tag == entries[i-1].tag {
 			e.push("_tagged_fields")
@@ -481,4 +560,66 @@ func (e *encoder) isDefault(f *spec.Field, ni int32) bool {
 		return def
 	}
 	return false
+}
+
+// EncodeInto is Encode into an existing tree, reusing its node arena, with
+// the frame written over buf from its start (buf's capacity is reused; its
+// contents are not kept): a caller encoding many messages allocates
+// nothing per message once both have grown. t is reset first; on success
+// t.Bytes is the frame, which shares buf's storage. t must not be header
+// or body, and buf must not hold their bytes.
+func (c *Codec) EncodeInto(t *tree.Tree, buf []byte, m *spec.Message, version int16, header, body *tree.Tree) error {
+	if m.Type != spec.Request && m.Type != spec.Response {
+		return fmt.Errorf("%s is a %s, not a request or response: use EncodeRecord", m.Name, m.Type)
+	}
+	if err := c.checkVersion(m, version); err != nil {
+		return err
+	}
+	req := m.Type == spec.Request
+	hs, err := c.headerSpec(req)
+	if err != nil {
+		return err
+	}
+	var hv int16
+	if req {
+		hv = RequestHeaderVersion(m, version)
+		if header == nil {
+			header = RequestHeaderValue(hs, m.APIKey, version, 0, "")
+		}
+	} else {
+		hv = ResponseHeaderVersion(m, version)
+	}
+	nodes := t.Nodes[:0]
+	*t = tree.Tree{Nodes: nodes, Message: m, Version: version, HeaderVersion: hv, Sample: body != nil && body.Sample}
+	if cap(nodes) == 0 {
+		// Size the arena and buffer as Encode does.
+		fresh := newEncoder(t, header, body)
+		if cap(buf) < cap(fresh.buf) {
+			buf = fresh.buf
+		}
+	}
+	e := &encoder{b: tree.Builder{T: t}, buf: buf[:0], c: c}
+	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
+	e.b.Open(tree.Node{Kind: tree.Frame})
+	e.buf = append(e.buf, 0, 0, 0, 0)
+	sizeLeaf := e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4})
+	e.b.Close(4)
+	e.v = header
+	e.push(hs.Name)
+	e.b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root), Num: int64(hv), Off: e.off()})
+	e.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)), rootOf(header))
+	e.b.Close(e.off())
+	e.pop()
+	if e.err == nil {
+		e.encodeBody(c, m, version, body)
+	}
+	if e.err != nil {
+		return e.err
+	}
+	size := len(e.buf) - 4
+	binary.BigEndian.PutUint32(e.buf, uint32(size))
+	t.Nodes[sizeLeaf].Num = int64(size)
+	e.b.Close(e.off())
+	t.Bytes = e.buf
+	return nil
 }

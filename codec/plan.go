@@ -37,6 +37,9 @@ type fplan struct {
 	sub      *plan // struct, or struct elements of an array
 	wire     tree.Wire
 	elemWire tree.Wire
+	// width is the wire size of a fixed-size scalar field (0 for any
+	// other), elemWidth that of a fixed-size scalar array element.
+	width, elemWidth int32
 }
 
 type planKey struct {
@@ -102,6 +105,9 @@ func compile(p *plan, c *planCache) {
 		fp.wire = scalarWire(fp.kind, fp.compact)
 		if fp.kind == spec.KindArray {
 			fp.elemWire = scalarWire(fp.elem, fp.compact)
+			fp.elemWidth = int32(fp.elem.FixedSize())
+		} else if fp.kind != spec.KindStruct {
+			fp.width = int32(fp.kind.FixedSize())
 		}
 		if fp.tagged {
 			p.tagged = append(p.tagged, fp)

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -73,6 +74,18 @@ func TestSameBytes(t *testing.T) {
 	if err != nil || !bytes.Equal(again.Bytes, frame) {
 		t.Fatalf("re-encoding differs (err %v)", err)
 	}
+	// EncodeInto, reusing its tree and buffer, gives the same tree.
+	var into tree.Tree
+	var buf []byte
+	for range 2 {
+		if err := c.EncodeInto(&into, buf, m, 13, nil, tr.Sub(tr.Part(tree.Body))); err != nil {
+			t.Fatal(err)
+		}
+		buf = into.Bytes
+		if !bytes.Equal(into.Bytes, frame) || !slices.Equal(into.Nodes, again.Nodes) {
+			t.Fatal("EncodeInto differs from Encode")
+		}
+	}
 }
 
 func BenchmarkDecodeMetadataResponse(b *testing.B) {
@@ -124,6 +137,18 @@ func BenchmarkEncodeMetadataResponse(b *testing.B) {
 			if _, err := c.Encode(m, 13, nil, val); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+	b.Run("kwire-spantree-reused", func(b *testing.B) {
+		var t tree.Tree
+		var buf []byte
+		b.SetBytes(int64(len(frame)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := c.EncodeInto(&t, buf, m, 13, nil, val); err != nil {
+				b.Fatal(err)
+			}
+			buf = t.Bytes
 		}
 	})
 	b.Run("kmsg", func(b *testing.B) {

@@ -119,51 +119,10 @@ func (c *Codec) headerSpec(request bool) (*spec.Message, error) {
 // a nil request header gets m's api key and version, correlation id 0 and
 // client id ""). It returns the span tree, whose Bytes are the frame.
 func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) (*tree.Tree, error) {
-	if m.Type != spec.Request && m.Type != spec.Response {
-		return nil, fmt.Errorf("%s is a %s, not a request or response: use EncodeRecord", m.Name, m.Type)
-	}
-	if err := c.checkVersion(m, version); err != nil {
+	t := &tree.Tree{}
+	if err := c.EncodeInto(t, nil, m, version, header, body); err != nil {
 		return nil, err
 	}
-	req := m.Type == spec.Request
-	hs, err := c.headerSpec(req)
-	if err != nil {
-		return nil, err
-	}
-	var hv int16
-	if req {
-		hv = RequestHeaderVersion(m, version)
-		if header == nil {
-			header = RequestHeaderValue(hs, m.APIKey, version, 0, "")
-		}
-	} else {
-		hv = ResponseHeaderVersion(m, version)
-	}
-	t := &tree.Tree{Message: m, Version: version, HeaderVersion: hv, Sample: body != nil && body.Sample}
-	e := newEncoder(t, header, body)
-	e.c = c
-	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
-	e.b.Open(tree.Node{Kind: tree.Frame})
-	e.buf = append(e.buf, 0, 0, 0, 0)
-	sizeLeaf := e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4})
-	e.b.Close(4)
-	e.v = header
-	e.push(hs.Name)
-	e.b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root), Num: int64(hv), Off: e.off()})
-	e.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)), rootOf(header))
-	e.b.Close(e.off())
-	e.pop()
-	if e.err == nil {
-		e.encodeBody(c, m, version, body)
-	}
-	if e.err != nil {
-		return nil, e.err
-	}
-	size := len(e.buf) - 4
-	binary.BigEndian.PutUint32(e.buf, uint32(size))
-	t.Nodes[sizeLeaf].Num = int64(size)
-	e.b.Close(e.off())
-	t.Bytes = e.buf
 	return t, nil
 }
 
@@ -364,6 +323,11 @@ func (d *decoder) closeTree(ref int32) {
 	t := d.b.T
 	// leafEnd is where the last leaf at or after node i ends (or off).
 	leafEnd := func(i int32, off int32) int32 {
+		if !d.r.Failed() {
+			// Without a failure every byte read is in a leaf, in order:
+			// the last leaf ends where reading stopped (no scan needed).
+			return max(off, int32(d.r.Off))
+		}
 		for k := i; k < int32(len(t.Nodes)); k++ {
 			if n := &t.Nodes[k]; n.End == k+1 && n.Flags&tree.FlagVirtual == 0 {
 				off = max(off, n.Off+n.Size)

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func put(b *tree.Builder, f *spec.Field, v any) {
 		fill(b, f.Type.Struct, v.(obj))
 		b.Close(0)
 	case tree.Array:
-		b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f)})
+		ai := b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f)})
 		switch es := v.(type) {
 		case []obj:
 			for i, e := range es {
@@ -128,12 +129,14 @@ func put(b *tree.Builder, f *spec.Field, v any) {
 				fill(b, f.Type.Struct, e)
 				b.Close(0)
 			}
+			b.T.Nodes[ai].Index = int32(len(es))
 		case []any:
 			for i, e := range es {
 				n, data := scalarNode(e)
 				n.Kind, n.Index = tree.Element, int32(i)
 				b.LeafData(n, data)
 			}
+			b.T.Nodes[ai].Index = int32(len(es))
 		default:
 			panic(fmt.Sprintf("%s: array value %T", f.Name, v))
 		}
@@ -156,6 +159,8 @@ func scalarNode(v any) (tree.Node, []byte) {
 			return tree.Node{Num: 1}, nil
 		}
 		return tree.Node{}, nil
+	case float64:
+		return tree.Node{Num: int64(math.Float64bits(x))}, nil
 	case string:
 		return tree.Node{}, []byte(x)
 	case []byte:

@@ -24,117 +24,14 @@ import (
 
 // ---- helpers (prefixed j to stay out of the other test files' way) ----
 
-// jo describes a struct value by spec field name; "_tags" holds []jtag.
-type jo map[string]any
+// The value builder of cases_test.go, under this file's names.
+type (
+	jo    = obj
+	jtag  = utag
+	jnull = null
+)
 
-// jtag is an unknown tagged field; jnull a null value.
-type jtag struct {
-	tag  int64
-	data []byte
-}
-
-type jnull struct{}
-
-// jbuild builds a value tree of kind (Body or Header) for struct st.
-func jbuild(st *spec.Struct, kind tree.Kind, o jo) *tree.Tree {
-	t := &tree.Tree{}
-	b := tree.Builder{T: t}
-	b.Open(tree.Node{Kind: kind, Ref: tree.StructRef(st)})
-	jfill(&b, st, o)
-	b.Close(0)
-	return t
-}
-
-func jfill(b *tree.Builder, st *spec.Struct, o jo) {
-	used := 0
-	for _, f := range st.Fields {
-		if v, ok := o[f.Name]; ok {
-			used++
-			jput(b, f, v)
-		}
-	}
-	if tags, ok := o["_tags"]; ok {
-		used++
-		for _, u := range tags.([]jtag) {
-			b.LeafData(tree.Node{Kind: tree.UnknownTag, Num: u.tag}, u.data)
-		}
-	}
-	if used != len(o) {
-		panic(fmt.Sprintf("value for %s names a field it does not have: %v", st.Name, o))
-	}
-}
-
-func jput(b *tree.Builder, f *spec.Field, v any) {
-	kind := tree.Field
-	switch f.Type.Kind {
-	case spec.KindStruct:
-		kind = tree.Struct
-	case spec.KindArray:
-		kind = tree.Array
-	case spec.KindRecords:
-		kind = tree.Records
-	}
-	if _, ok := v.(jnull); ok {
-		b.Leaf(tree.Node{Kind: kind, Ref: tree.FieldRef(f), Null: true})
-		return
-	}
-	switch kind {
-	case tree.Struct:
-		b.Open(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f)})
-		jfill(b, f.Type.Struct, v.(jo))
-		b.Close(0)
-	case tree.Array:
-		ai := b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f)})
-		n := 0
-		switch es := v.(type) {
-		case []jo:
-			for i, e := range es {
-				b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct), Index: int32(i)})
-				jfill(b, f.Type.Struct, e)
-				b.Close(0)
-			}
-			n = len(es)
-		case []any:
-			for i, e := range es {
-				nd, data := jscalar(e)
-				nd.Kind, nd.Index = tree.Element, int32(i)
-				b.LeafData(nd, data)
-			}
-			n = len(es)
-		default:
-			panic(fmt.Sprintf("%s: array value %T", f.Name, v))
-		}
-		b.T.Nodes[ai].Index = int32(n)
-		b.Close(0)
-	default:
-		nd, data := jscalar(v)
-		nd.Kind, nd.Ref = kind, tree.FieldRef(f)
-		b.LeafData(nd, data)
-	}
-}
-
-func jscalar(v any) (tree.Node, []byte) {
-	switch x := v.(type) {
-	case int:
-		return tree.Node{Num: int64(x)}, nil
-	case int64:
-		return tree.Node{Num: x}, nil
-	case float64:
-		return tree.Node{Num: int64(math.Float64bits(x))}, nil
-	case bool:
-		if x {
-			return tree.Node{Num: 1}, nil
-		}
-		return tree.Node{}, nil
-	case string:
-		return tree.Node{}, []byte(x)
-	case []byte:
-		return tree.Node{}, x
-	case [16]byte:
-		return tree.Node{}, x[:]
-	}
-	panic(fmt.Sprintf("scalar value %T", v))
-}
+var jbuild = valueOf
 
 func jrelease(t testing.TB, rel string) (*spec.Set, *codec.Codec) {
 	t.Helper()

@@ -38,6 +38,7 @@ type cli struct {
 	Compat  compatCmd  `cmd:"" help:"Compare two sets of specs by Kafka's evolution rules, at the wire level; exit 1 on an incompatible change."`
 	History historyCmd `cmd:"" help:"Show what each version of an API or record type changed, with the spec's own comments."`
 	Diff    diffCmd    `cmd:"" help:"Summarise which APIs, record types and versions differ between two sets of specs."`
+	Log     logCmd     `cmd:"" help:"List the batches and records of Kafka log segments and KRaft snapshots (metadata records decoded)."`
 }
 
 type listCmd struct {
@@ -151,6 +152,8 @@ func run(args []string, e *env) (code int) {
 		err = a.history(&c.History)
 	case "diff":
 		err = a.diff(&c.Diff)
+	case "log":
+		err = a.log(&c.Log)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/spec"
+)
+
+const topicID = "3q2-796tze-XDVRl4oy0qA" // base64url of 16 bytes
+
+// metadataValue encodes a framed metadata record from its converter JSON.
+func metadataValue(t *testing.T, name string, version int16, js string) []byte {
+	t.Helper()
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Message(name)
+	v, err := codec.FromJSON([]byte(js), m, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := codec.New(set).EncodeRecord(m, version, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Bytes
+}
+
+func unhexT(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// logFixtures writes a __cluster_metadata segment (the reference's
+// FeatureLevelRecord batch, then a TopicRecord + PartitionRecord batch)
+// and a snapshot (SnapshotHeader, one data batch, SnapshotFooter).
+func logFixtures(t *testing.T) (segment, snapshot string, topicBatch []byte) {
+	dir := filepath.Join(t.TempDir(), "__cluster_metadata-0")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	feature := records.Batch{LeaderEpoch: 1, Records: []records.KeyValue{{Value: unhexT(t, "010c00116d657461646174612e76657273696f6e001400")}}}.Bytes()
+	if len(feature) != 91 {
+		t.Fatalf("feature batch %d bytes, want 91", len(feature))
+	}
+	topic := metadataValue(t, "TopicRecord", 0, `{"name":"t1","topicId":"`+topicID+`"}`)
+	part := metadataValue(t, "PartitionRecord", 0, `{"partitionId":2,"topicId":"`+topicID+`","replicas":[1,2,3],"isr":[1,2],"removingReplicas":[],"addingReplicas":[],"leader":1,"leaderEpoch":0,"partitionEpoch":0}`)
+	topicBatch = records.Batch{BaseOffset: 1, LeaderEpoch: 1, Timestamp: 1700000000000, Records: []records.KeyValue{{Value: topic}, {Value: part}}}.Bytes()
+	segment = filepath.Join(dir, "00000000000000000000.log")
+	if err := os.WriteFile(segment, append(append([]byte{}, feature...), topicBatch...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := records.Batch{LeaderEpoch: 1, Control: true, Records: []records.KeyValue{{Key: unhexT(t, "00000003"), Value: unhexT(t, "0000000000000000271000")}}}.Bytes()
+	snap = append(snap, records.Batch{BaseOffset: 1, LeaderEpoch: 1, Records: []records.KeyValue{{Value: topic}, {Value: part}}}.Bytes()...)
+	snap = append(snap, records.Batch{BaseOffset: 3, LeaderEpoch: 1, Control: true, Records: []records.KeyValue{{Key: unhexT(t, "00000004"), Value: unhexT(t, "000000")}}}.Bytes()...)
+	snapshot = filepath.Join(t.TempDir(), "00000000000000000010-0000000001.checkpoint")
+	if err := os.WriteFile(snapshot, snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return segment, snapshot, topicBatch
+}
+
+func TestLogSegmentText(t *testing.T) {
+	seg, _, _ := logFixtures(t)
+	out := mustRun(t, "log", seg)
+	t.Log("\n" + out)
+	for _, want := range []string{
+		"batch 0  records 1  attributes 0x0000  epoch 1  magic 2  CRC valid\n",
+		`  offset 0  FeatureLevelRecord v0 {"name":"metadata.version","featureLevel":20}`,
+		"batch 1  records 2  attributes 0x0000  epoch 1  magic 2  CRC valid\n",
+		`  offset 1  TopicRecord v0 {"name":"t1","topicId":"` + topicID + `"}`,
+		`  offset 2  PartitionRecord v0 {"partitionId":2,"topicId":"` + topicID + `","replicas":[1,2,3],"isr":[1,2]`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	// The directory gives the same listing.
+	if dirOut := mustRun(t, "log", filepath.Dir(seg)); dirOut != out {
+		t.Errorf("directory listing differs:\n%s", dirOut)
+	}
+}
+
+func TestLogSnapshotAndFilters(t *testing.T) {
+	_, snap, _ := logFixtures(t)
+	out := mustRun(t, "log", snap)
+	t.Log("\n" + out)
+	for _, want := range []string{
+		"batch 0  records 1  attributes 0x0020  epoch 1  magic 2  CRC valid  control\n",
+		`  offset 0  SnapshotHeaderRecord v0 {"version":0,"lastContainedLogTimestamp":10000}`,
+		`  offset 1  TopicRecord v0 {"name":"t1"`,
+		`  offset 2  PartitionRecord v0 {"partitionId":2`,
+		`  offset 3  SnapshotFooterRecord v0 {"version":0}`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	typed := mustRun(t, "log", snap, "--type", "PartitionRecord")
+	if n := strings.Count(typed, "\n"); n != 1 || !strings.Contains(typed, `"replicas":[1,2,3]`) {
+		t.Errorf("--type PartitionRecord:\n%s", typed)
+	}
+	ranged := mustRun(t, "log", snap, "--offset", "1..2")
+	if strings.Contains(ranged, "offset 0 ") || strings.Contains(ranged, "offset 3 ") || !strings.Contains(ranged, "offset 1  TopicRecord") || !strings.Contains(ranged, "offset 2  PartitionRecord") {
+		t.Errorf("--offset 1..2:\n%s", ranged)
+	}
+	open := mustRun(t, "log", snap, "--offset", "3..")
+	if strings.Contains(open, "offset 2 ") || !strings.Contains(open, "offset 3  SnapshotFooterRecord") {
+		t.Errorf("--offset 3..:\n%s", open)
+	}
+	if r := kwire(t, "log", snap, "--offset", "x"); r.code != 2 {
+		t.Errorf("--offset x: exit %d", r.code)
+	}
+	if r := kwire(t, "log", snap, "--type", "NoSuchRecord"); r.code != 1 {
+		t.Errorf("--type NoSuchRecord: exit %d", r.code)
+	}
+}
+
+func TestLogJSONLines(t *testing.T) {
+	_, snap, _ := logFixtures(t)
+	out := mustRun(t, "log", snap, "--format", "json", "--type", "PartitionRecord")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	var e struct {
+		Offset      int64  `json:"offset"`
+		BatchOffset int64  `json:"batch_offset"`
+		Type        string `json:"type"`
+		Version     int16  `json:"version"`
+		Data        struct {
+			PartitionID int32   `json:"partitionId"`
+			TopicID     string  `json:"topicId"`
+			Replicas    []int32 `json:"replicas"`
+			Leader      int32   `json:"leader"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Offset != 2 || e.BatchOffset != 1 || e.Type != "PartitionRecord" || e.Version != 0 || e.Data.PartitionID != 2 || e.Data.TopicID != topicID || len(e.Data.Replicas) != 3 || e.Data.Leader != 1 {
+		t.Errorf("%s", lines[0])
+	}
+	all := mustRun(t, "log", snap, "--format", "json")
+	if n := strings.Count(all, "\n"); n != 4 {
+		t.Errorf("%d JSON lines, want 4:\n%s", n, all)
+	}
+}
+
+func TestLogDataRecordsAndBadCRC(t *testing.T) {
+	dir := t.TempDir()
+	b := records.Batch{BaseOffset: 7, Records: []records.KeyValue{{Key: []byte("k"), Value: []byte{0xff, 0x00}}}}.Bytes()
+	path := filepath.Join(dir, "00000000000000000007.log")
+	// A partial batch at the end is a notice, not a failure.
+	if err := os.WriteFile(path, append(append([]byte{}, b...), b[:20]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "log", path, "--format", "json")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"file":"`+path+`","offset":7,"batch_offset":7,"key":"k","value_base64":"/wA="}` || !strings.Contains(r.stderr, "notice") {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	b[30] ^= 0xff // baseTimestamp: covered by the CRC
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = kwire(t, "log", path)
+	if r.code != 1 || !strings.Contains(r.stdout, "CRC INVALID") || !strings.Contains(r.stderr, "CRC-32C") {
+		t.Errorf("bad CRC: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := kwire(t, "log", path, "--tree"); r.code != 1 || !strings.Contains(r.stdout, "RecordBatch") {
+		t.Errorf("--tree: exit %d\n%s", r.code, r.stdout)
+	}
+}

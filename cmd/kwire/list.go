@@ -14,8 +14,9 @@ import (
 // listRow is one line of `kwire list`: an API (its request and response as
 // one row) or one header, record or data type.
 type listRow struct {
-	// APIKey is nil for types without one (headers, data messages).
-	APIKey           *int16   `json:"api_key,omitempty"`
+	// APIKey is nil (JSON null) for types without one (headers, data
+	// messages): the key is always present, as in show's JSON.
+	APIKey           *int16   `json:"api_key"`
 	Name             string   `json:"name"`
 	Type             string   `json:"type"`
 	ValidVersions    string   `json:"valid_versions"`

@@ -101,7 +101,7 @@ func TestListJSONHasOneRowPerAPI(t *testing.T) {
 	}
 }
 
-func TestListJSONOmitsMissingAPIKeyAndKeepsEmptyListeners(t *testing.T) {
+func TestListJSONHasNullAPIKeyAndEmptyListeners(t *testing.T) {
 	out := mustRun(t, "list", "--format", "json")
 	var raw []map[string]any
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
@@ -109,8 +109,9 @@ func TestListJSONOmitsMissingAPIKeyAndKeepsEmptyListeners(t *testing.T) {
 	}
 	for _, r := range raw {
 		if r["name"] == "RequestHeader" {
-			if _, ok := r["api_key"]; ok {
-				t.Errorf("RequestHeader has api_key %v, want it omitted", r["api_key"])
+			// Every row has every key: null where a type has no api key.
+			if v, ok := r["api_key"]; !ok || v != nil {
+				t.Errorf("RequestHeader api_key = %v (present %v), want null", v, ok)
 			}
 			if l, ok := r["listeners"].([]any); !ok || len(l) != 0 {
 				t.Errorf("RequestHeader listeners = %#v, want []", r["listeners"])

@@ -14,13 +14,18 @@ import (
 // encodeSmallest encodes the smallest instance of m at v, framed for
 // requests and responses, as a record otherwise.
 func encodeSmallest(c *codec.Codec, m *spec.Message, v int16) (*tree.Tree, error) {
-	val := instance.Smallest(m, v)
-	if m.Type == spec.Request || m.Type == spec.Response {
-		return c.Encode(m, v, nil, val)
-	}
-	return c.EncodeRecord(m, v, val)
+	return encode(c, m, v, instance.Smallest(m, v))
 }
 
+// encode encodes body: framed for requests and responses, else as a record.
+func encode(c *codec.Codec, m *spec.Message, v int16, body *tree.Tree) (*tree.Tree, error) {
+	if m.Type == spec.Request || m.Type == spec.Response {
+		return c.Encode(m, v, nil, body)
+	}
+	return c.EncodeRecord(m, v, body)
+}
+
+// decode decodes what encode wrote.
 func decode(c *codec.Codec, m *spec.Message, v int16, b []byte) (*tree.Tree, error) {
 	switch m.Type {
 	case spec.Request:

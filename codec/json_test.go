@@ -42,34 +42,6 @@ func jrelease(t testing.TB, rel string) (*spec.Set, *codec.Codec) {
 	return s, codec.New(s)
 }
 
-func jmsg(t testing.TB, s *spec.Set, name string) *spec.Message {
-	t.Helper()
-	m := s.Message(name)
-	if m == nil {
-		t.Fatalf("no message %s", name)
-	}
-	return m
-}
-
-// jencode encodes body: framed for requests and responses, else as a record.
-func jencode(c *codec.Codec, m *spec.Message, v int16, body *tree.Tree) (*tree.Tree, error) {
-	if m.Type == spec.Request || m.Type == spec.Response {
-		return c.Encode(m, v, nil, body)
-	}
-	return c.EncodeRecord(m, v, body)
-}
-
-// jdecode decodes what jencode wrote.
-func jdecode(c *codec.Codec, m *spec.Message, v int16, b []byte) (*tree.Tree, error) {
-	switch m.Type {
-	case spec.Request:
-		return c.DecodeRequest(b)
-	case spec.Response:
-		return c.DecodeResponse(b, m, v)
-	}
-	return c.DecodeRecord(b, m, v)
-}
-
 // toJSON renders value tree val (root 0) and fails the test on error.
 func toJSON(t testing.TB, val *tree.Tree, m *spec.Message, v int16, o codec.JSONOptions) string {
 	t.Helper()
@@ -83,11 +55,11 @@ func toJSON(t testing.TB, val *tree.Tree, m *spec.Message, v int16, o codec.JSON
 // viaWire encodes val, decodes the bytes and renders the decoded body.
 func viaWire(t testing.TB, c *codec.Codec, m *spec.Message, v int16, val *tree.Tree, o codec.JSONOptions) string {
 	t.Helper()
-	enc, err := jencode(c, m, v, val)
+	enc, err := encode(c, m, v, val)
 	if err != nil {
 		t.Fatalf("%s v%d: encode: %v", m.Name, v, err)
 	}
-	dec, err := jdecode(c, m, v, enc.Bytes)
+	dec, err := decode(c, m, v, enc.Bytes)
 	if err != nil {
 		t.Fatalf("%s v%d: decode: %v", m.Name, v, err)
 	}
@@ -101,11 +73,11 @@ func viaWire(t testing.TB, c *codec.Codec, m *spec.Message, v int16, val *tree.T
 // sameWire asserts that two value trees encode to the same bytes.
 func sameWire(t testing.TB, c *codec.Codec, m *spec.Message, v int16, a, b *tree.Tree) {
 	t.Helper()
-	ea, err := jencode(c, m, v, a)
+	ea, err := encode(c, m, v, a)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
-	eb, err := jencode(c, m, v, b)
+	eb, err := encode(c, m, v, b)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
@@ -130,7 +102,7 @@ func TestJSONKafkaWorkedExamples(t *testing.T) {
 	s44, c44 := jrelease(t, "4.4.0")
 
 	t.Run("VoteRequest v1 as in the reference (3.9.1 field names)", func(t *testing.T) {
-		m := jmsg(t, s39, "VoteRequest")
+		m := msg(t, s39, "VoteRequest")
 		val := jbuild(m.Root, tree.Body, jo{"ClusterId": "abc", "VoterId": 2, "Topics": []jo{{
 			"TopicName": "__cluster_metadata",
 			"Partitions": []jo{{"PartitionIndex": 0, "CandidateEpoch": 5, "CandidateId": 1,
@@ -151,7 +123,7 @@ func TestJSONKafkaWorkedExamples(t *testing.T) {
 	})
 
 	t.Run("VoteRequest v2 appends preVote to the partition (4.4.0 field names)", func(t *testing.T) {
-		m := jmsg(t, s44, "VoteRequest")
+		m := msg(t, s44, "VoteRequest")
 		val := jbuild(m.Root, tree.Body, jo{"ClusterId": "abc", "VoterId": 2, "Topics": []jo{{
 			"TopicName": "__cluster_metadata",
 			"Partitions": []jo{{"PartitionIndex": 0, "ReplicaEpoch": 5, "ReplicaId": 1,
@@ -169,7 +141,7 @@ func TestJSONKafkaWorkedExamples(t *testing.T) {
 	for _, s := range []*spec.Set{s39, s44} {
 		c := codec.New(s)
 		t.Run("VoteRequest v0 drops the ignorable voterId "+s.Release, func(t *testing.T) {
-			m := jmsg(t, s, "VoteRequest")
+			m := msg(t, s, "VoteRequest")
 			val := jbuild(m.Root, tree.Body, jo{"VoterId": 7, "Topics": []jo{{"TopicName": "t", "Partitions": []jo{}}}})
 			want := `{"clusterId":null,"topics":[{"topicName":"t","partitions":[]}]}`
 			if got := toJSON(t, val, m, 0, codec.JSONOptions{}); got != want {
@@ -180,7 +152,7 @@ func TestJSONKafkaWorkedExamples(t *testing.T) {
 			}
 		})
 		t.Run("ApiVersionsRequest v3 and v2 "+s.Release, func(t *testing.T) {
-			m := jmsg(t, s, "ApiVersionsRequest")
+			m := msg(t, s, "ApiVersionsRequest")
 			val := jbuild(m.Root, tree.Body, jo{"ClientSoftwareName": "apache-kafka-java", "ClientSoftwareVersion": "3.9.0"})
 			if got, want := viaWire(t, c, m, 3, val, codec.JSONOptions{}), `{"clientSoftwareName":"apache-kafka-java","clientSoftwareVersion":"3.9.0"}`; got != want {
 				t.Errorf("v3:\n got %s\nwant %s", got, want)
@@ -201,7 +173,7 @@ func TestJSONKafkaWorkedExamples(t *testing.T) {
 				t.Errorf("value tree:\n got %s\nwant %s", got, want)
 			}
 			// The Header node of a decoded ApiVersionsRequest v3.
-			m := jmsg(t, s, "ApiVersionsRequest")
+			m := msg(t, s, "ApiVersionsRequest")
 			enc, err := c.Encode(m, 3, hdr, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -270,12 +242,12 @@ func TestJSONRoundTripEveryMessage(t *testing.T) {
 					t.Errorf("%s: value -> JSON -> value differs: %s\n%s", name, d, js)
 					continue
 				}
-				enc, err := jencode(c, m, v, back)
+				enc, err := encode(c, m, v, back)
 				if err != nil {
 					t.Errorf("%s: encode: %v", name, err)
 					continue
 				}
-				dec, err := jdecode(c, m, v, enc.Bytes)
+				dec, err := decode(c, m, v, enc.Bytes)
 				if err != nil {
 					t.Errorf("%s: decode: %v", name, err)
 					continue
@@ -482,7 +454,7 @@ func TestJSONFloat64(t *testing.T) {
 
 func TestJSONTaggedFields(t *testing.T) {
 	s, c := jrelease(t, "4.4.0")
-	m := jmsg(t, s, "ApiVersionsResponse")
+	m := msg(t, s, "ApiVersionsResponse")
 	apiKeys := []jo{{"ApiKey": 18, "MinVersion": 0, "MaxVersion": 4}}
 
 	set := jbuild(m.Root, tree.Body, jo{"ErrorCode": 0, "ApiKeys": apiKeys, "ThrottleTimeMs": 0,
@@ -525,7 +497,7 @@ func TestJSONTaggedFields(t *testing.T) {
 	}
 
 	// Nullable tagged fields whose default is null: [] differs from null.
-	pc := jmsg(t, s, "PartitionChangeRecord")
+	pc := msg(t, s, "PartitionChangeRecord")
 	val := jbuild(pc.Root, tree.Body, jo{"PartitionId": 0, "TopicId": [16]byte{}, "Isr": []any{}, "Leader": 3,
 		"Replicas": jnull{}, "AddingReplicas": []any{1, 2}, "LeaderRecoveryState": -1})
 	const pcV0 = `{"partitionId":0,"topicId":"AAAAAAAAAAAAAAAAAAAAAA","isr":[],"leader":3,"addingReplicas":[1,2]}`
@@ -543,7 +515,7 @@ func TestJSONTaggedFields(t *testing.T) {
 
 func TestJSONUnknownTags(t *testing.T) {
 	s, c := jrelease(t, "4.4.0")
-	m := jmsg(t, s, "ApiVersionsResponse")
+	m := msg(t, s, "ApiVersionsResponse")
 	val := jbuild(m.Root, tree.Body, jo{"ErrorCode": 0, "ThrottleTimeMs": 0,
 		"ApiKeys": []jo{{"ApiKey": 18, "MinVersion": 0, "MaxVersion": 4, "_tags": []jtag{{7, []byte{}}}}},
 		"_tags":   []jtag{{9, []byte{0xaa, 0xbb}}, {40, []byte{1}}}})
@@ -586,7 +558,7 @@ func TestJSONUnknownTags(t *testing.T) {
 
 func TestJSONRecords(t *testing.T) {
 	s, c := jrelease(t, "4.4.0")
-	m := jmsg(t, s, "ProduceRequest")
+	m := msg(t, s, "ProduceRequest")
 	batch := instance.EmptyBatch()
 	b64 := base64.StdEncoding.EncodeToString(batch)
 	for _, v := range []int16{3, 9} {
@@ -668,7 +640,7 @@ func TestJSONBadInput(t *testing.T) {
 	kinds, _ := jsonKinds(t)
 	const part = `"partitionIndex":0,"replicaEpoch":5,"replicaId":1,"replicaDirectoryId":"AAAAAAAAAAAAAAAAAAAAAQ","voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","lastOffsetEpoch":4,"lastOffset":100`
 	const vote = `{"clusterId":"abc","voterId":2,"topics":[{"topicName":"t","partitions":[{` + part + `}]}]}`
-	if _, err := codec.FromJSON([]byte(vote), jmsg(t, s, "VoteRequest"), 1); err != nil {
+	if _, err := codec.FromJSON([]byte(vote), msg(t, s, "VoteRequest"), 1); err != nil {
 		t.Fatalf("the good VoteRequest: %v", err)
 	}
 	edit := func(old, new string) string {
@@ -746,17 +718,17 @@ func TestJSONBadInput(t *testing.T) {
 		{"a string of 32768 bytes", nil, 1, edit(`"topicName":"t"`, `"topicName":"`+long+`"`), "$.topics[0].topicName", "string of 32768 UTF-8 bytes is longer than Kafka's limit of 32767"},
 		// Fields of other versions.
 		{"another version's key still has to have the right type", nil, 0, `{"clusterId":null,"voterId":"x","topics":[]}`, "$.voterId", `expected an integer (int32), got the string "x"`},
-		{"a non-ignorable field of other versions with a value", jmsg(t, s, "EndQuorumEpochResponse"), 0, `{"errorCode":0,"topics":[],"nodeEndpoints":[{"nodeId":1,"host":"h","port":9092}]}`, "$.nodeEndpoints", "the field is not in version 0 and is not ignorable, so its non-default value cannot be written at this version (Kafka's reader accepts it, its writer then throws UnsupportedVersionException)"},
+		{"a non-ignorable field of other versions with a value", msg(t, s, "EndQuorumEpochResponse"), 0, `{"errorCode":0,"topics":[],"nodeEndpoints":[{"nodeId":1,"host":"h","port":9092}]}`, "$.nodeEndpoints", "the field is not in version 0 and is not ignorable, so its non-default value cannot be written at this version (Kafka's reader accepts it, its writer then throws UnsupportedVersionException)"},
 		// Unknown tagged fields.
-		{"unknown tags in a non-flexible version", jmsg(t, s, "ApiVersionsRequest"), 2, `{"_unknownTaggedFields":[{"tag":9,"data":"qrs="}]}`, "$._unknownTaggedFields[0]", "unknown tagged fields exist only in flexible versions; version 2 is not flexible"},
-		{"an unknown tag that is a known tag", jmsg(t, s, "ApiVersionsResponse"), 3, `{"errorCode":0,"apiKeys":[],"throttleTimeMs":0,"_unknownTaggedFields":[{"tag":1,"data":""}]}`, "$._unknownTaggedFields[0].tag", "tag 1 is the tag of finalizedFeaturesEpoch, so it is not unknown"},
-		{"an unknown tag given twice", jmsg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":[{"tag":9,"data":""},{"data":"","tag":9}]}`, "$._unknownTaggedFields[1].tag", "tag 9 is given twice"},
-		{"an unknown tag without data", jmsg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":[{"tag":9}]}`, "$._unknownTaggedFields[0].data", `missing: an unknown tagged field needs "data"`},
-		{"an unknown tag with another key", jmsg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":[{"tag":9,"data":"","size":0}]}`, "$._unknownTaggedFields[0].size", `unknown field: an unknown tagged field has only "tag" and "data"`},
-		{"unknown tags that are not an array", jmsg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":{}}`, "$._unknownTaggedFields", `expected an array of {"tag":N,"data":"<base64>"} objects, got an object`},
+		{"unknown tags in a non-flexible version", msg(t, s, "ApiVersionsRequest"), 2, `{"_unknownTaggedFields":[{"tag":9,"data":"qrs="}]}`, "$._unknownTaggedFields[0]", "unknown tagged fields exist only in flexible versions; version 2 is not flexible"},
+		{"an unknown tag that is a known tag", msg(t, s, "ApiVersionsResponse"), 3, `{"errorCode":0,"apiKeys":[],"throttleTimeMs":0,"_unknownTaggedFields":[{"tag":1,"data":""}]}`, "$._unknownTaggedFields[0].tag", "tag 1 is the tag of finalizedFeaturesEpoch, so it is not unknown"},
+		{"an unknown tag given twice", msg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":[{"tag":9,"data":""},{"data":"","tag":9}]}`, "$._unknownTaggedFields[1].tag", "tag 9 is given twice"},
+		{"an unknown tag without data", msg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":[{"tag":9}]}`, "$._unknownTaggedFields[0].data", `missing: an unknown tagged field needs "data"`},
+		{"an unknown tag with another key", msg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":[{"tag":9,"data":"","size":0}]}`, "$._unknownTaggedFields[0].size", `unknown field: an unknown tagged field has only "tag" and "data"`},
+		{"unknown tags that are not an array", msg(t, s, "ApiVersionsRequest"), 3, `{"clientSoftwareName":"","clientSoftwareVersion":"","_unknownTaggedFields":{}}`, "$._unknownTaggedFields", `expected an array of {"tag":N,"data":"<base64>"} objects, got an object`},
 	}
 	// Offset is where the offending value starts.
-	_, err := codec.FromJSON([]byte(edit(`"lastOffset":100`, `"lastOffset":"100"`)), jmsg(t, s, "VoteRequest"), 1)
+	_, err := codec.FromJSON([]byte(edit(`"lastOffset":100`, `"lastOffset":"100"`)), msg(t, s, "VoteRequest"), 1)
 	var je *codec.JSONError
 	if !errors.As(err, &je) || je.Offset != strings.Index(vote, `"lastOffset":100`)+len(`"lastOffset":`) {
 		t.Errorf("offset of a wrong value: %v", err)
@@ -765,7 +737,7 @@ func TestJSONBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.msg
 			if m == nil {
-				m = jmsg(t, s, "VoteRequest")
+				m = msg(t, s, "VoteRequest")
 			}
 			tr, err := codec.FromJSON([]byte(tc.json), m, tc.v)
 			if err == nil {
@@ -780,7 +752,7 @@ func TestJSONBadInput(t *testing.T) {
 // are accepted and left out of the value, as Kafka's reader accepts them.
 func TestJSONOtherVersionKeys(t *testing.T) {
 	s, c := jrelease(t, "4.4.0")
-	m := jmsg(t, s, "VoteRequest")
+	m := msg(t, s, "VoteRequest")
 	got, err := codec.FromJSON([]byte(`{"topics":[],"voterId":7,"clusterId":null}`), m, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -791,7 +763,7 @@ func TestJSONOtherVersionKeys(t *testing.T) {
 	}
 	sameWire(t, c, m, 0, want, got)
 	// A non-ignorable field of other versions at its default is accepted.
-	er := jmsg(t, s, "EndQuorumEpochResponse")
+	er := msg(t, s, "EndQuorumEpochResponse")
 	if _, err := codec.FromJSON([]byte(`{"errorCode":0,"topics":[],"nodeEndpoints":[]}`), er, 0); err != nil {
 		t.Errorf("nodeEndpoints [] at v0: %v", err)
 	}
@@ -799,14 +771,14 @@ func TestJSONOtherVersionKeys(t *testing.T) {
 
 func TestJSONErrorsOfToJSON(t *testing.T) {
 	s, c := jrelease(t, "4.4.0")
-	m := jmsg(t, s, "VoteRequest")
+	m := msg(t, s, "VoteRequest")
 	kinds, _ := jsonKinds(t)
 
 	val := jbuild(m.Root, tree.Body, jo{"Topics": []jo{{"TopicName": jnull{}}}})
 	_, err := codec.ToJSON(nil, val, 0, m, 1, codec.JSONOptions{})
 	wantErr(t, err, "$.topics[0].topicName", "null, but the field is not nullable in version 1")
 
-	er := jmsg(t, s, "EndQuorumEpochResponse")
+	er := msg(t, s, "EndQuorumEpochResponse")
 	val = jbuild(er.Root, tree.Body, jo{"NodeEndpoints": []jo{{"NodeId": 1, "Host": "h", "Port": 9092}}})
 	_, err = codec.ToJSON(nil, val, 0, er, 0, codec.JSONOptions{})
 	wantErr(t, err, "$.nodeEndpoints", "the field is not in version 0 and is not ignorable, but holds a non-default value (Kafka's converter throws UnsupportedVersionException)")
@@ -857,7 +829,7 @@ func TestJSONErrorsOfToJSON(t *testing.T) {
 // whatever the order of the keys.
 func TestJSONKeyOrder(t *testing.T) {
 	s, c := jrelease(t, "3.9.1")
-	m := jmsg(t, s, "VoteRequest")
+	m := msg(t, s, "VoteRequest")
 	a, err := codec.FromJSON([]byte(`{"clusterId":"abc","voterId":2,"topics":[{"topicName":"t","partitions":[]}]}`), m, 1)
 	if err != nil {
 		t.Fatal(err)

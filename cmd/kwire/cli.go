@@ -39,6 +39,7 @@ type cli struct {
 	History historyCmd `cmd:"" help:"Show what each version of an API or record type changed, with the spec's own comments."`
 	Diff    diffCmd    `cmd:"" help:"Summarise which APIs, record types and versions differ between two sets of specs."`
 	Log     logCmd     `cmd:"" help:"List the batches and records of Kafka log segments and KRaft snapshots (metadata records decoded)."`
+	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 }
 
 type listCmd struct {
@@ -154,6 +155,8 @@ func run(args []string, e *env) (code int) {
 		err = a.diff(&c.Diff)
 	case "log":
 		err = a.log(&c.Log)
+	case "call":
+		err = a.call(&c.Call)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}

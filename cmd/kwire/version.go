@@ -12,10 +12,7 @@ import (
 // version prints kwire's module version and the embedded Kafka releases
 // with the Maven Central jars (and their sha256) their specs came from.
 func (a *app) version() error {
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		v = bi.Main.Version
-	}
+	v := kwireVersion()
 	fmt.Fprintf(a.stdout, "kwire %s (%s)\n", v, runtime.Version())
 	fmt.Fprintln(a.stdout, "embedded Apache Kafka releases (the newest is the default):")
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
@@ -30,4 +27,12 @@ func (a *app) version() error {
 		}
 	}
 	return tw.Flush()
+}
+
+// kwireVersion is the module version kwire was built at, or "(devel)".
+func kwireVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }

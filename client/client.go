@@ -1,0 +1,378 @@
+// Package client is kwire's minimal Kafka client: one TCP connection to one
+// broker or controller, the ApiVersions handshake (KIP-35, KIP-511), version
+// negotiation, and request/response calls on span trees of any API of a spec
+// set. It exists so that `kwire call` and kwire's live tests can talk to a
+// real Kafka without a client library: requests are encoded and responses
+// decoded by package codec, so what is sent and received is exactly what
+// kwire shows.
+//
+// A Conn is not a general-purpose client: no SASL, no TLS, no pipelining
+// (one request in flight), no retries; errors are returned as they come.
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// ApiVersions is api key 18; UNSUPPORTED_VERSION is error code 35.
+const (
+	apiVersionsKey     = 18
+	unsupportedVersion = 35
+)
+
+// Range is a closed range of versions [Min, Max] of one api key, as a broker
+// announces it in ApiVersionsResponse.ApiKeys.
+type Range struct{ Min, Max int16 }
+
+// Options configure Dial.
+type Options struct {
+	// ClientID is the request header's client_id ("kwire" when empty).
+	ClientID string
+	// SoftwareName and SoftwareVersion go in ApiVersionsRequest v3+
+	// (ClientSoftwareName/Version, KIP-511); "kwire" and "dev" when empty.
+	SoftwareName, SoftwareVersion string
+	// Timeout bounds the connect and each call when the context has no
+	// earlier deadline (10 s when 0).
+	Timeout time.Duration
+	// MaxFrame is the largest response frame accepted (codec.DefaultMaxFrame
+	// when 0); a larger size prefix fails the call before any allocation.
+	MaxFrame int
+}
+
+// Conn is one connection to a Kafka node after the ApiVersions handshake.
+// Calls are serialised; a Conn is safe for concurrent use.
+type Conn struct {
+	codec *codec.Codec
+	opts  Options
+	addr  string
+
+	mu   sync.Mutex
+	nc   net.Conn
+	br   *bufio.Reader
+	corr int32
+
+	// versions is the broker's ApiVersionsResponse.ApiKeys by api key.
+	versions map[int16]Range
+	// apiVersionsVersion is the ApiVersions version the handshake ended with.
+	apiVersionsVersion int16
+	// handshake is the last ApiVersions exchange of the handshake.
+	handshake *Exchange
+}
+
+// Exchange is one request and its response on a Conn.
+type Exchange struct {
+	// Request is the encoded request frame's span tree (its Bytes are the
+	// frame as sent); Response the decoded response frame (nil when none
+	// arrived).
+	Request, Response *tree.Tree
+	// Sent is when the request was written; Latency how long the response
+	// took to arrive after that.
+	Sent    time.Time
+	Latency time.Duration
+}
+
+// Dial connects to addr (host:port) and performs the ApiVersions handshake:
+// it sends the highest ApiVersionsRequest version of c's specs and, when the
+// node answers UNSUPPORTED_VERSION (with its own ApiVersions range in a v0
+// response, KIP-511), retries once at the highest version both support.
+// Errors: connection failures (net errors), timeouts, a response that does
+// not decode (*wire.Error, with byte offset and field path) or a non-zero
+// ApiVersions error code.
+func Dial(ctx context.Context, addr string, c *codec.Codec, o Options) (*Conn, error) {
+	if o.ClientID == "" {
+		o.ClientID = "kwire"
+	}
+	o.SoftwareName = softwareText(o.SoftwareName, "kwire")
+	o.SoftwareVersion = softwareText(o.SoftwareVersion, "dev")
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = codec.DefaultMaxFrame
+	}
+	ctx, cancel := withTimeout(ctx, o.Timeout)
+	defer cancel()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	cn := &Conn{codec: c, opts: o, addr: addr, nc: nc, br: bufio.NewReaderSize(nc, 64<<10)}
+	if err := cn.handshakeVersions(ctx); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return cn, nil
+}
+
+// softwareText makes s fit what brokers accept as ClientSoftwareName and
+// ClientSoftwareVersion (KIP-511: letters, digits, '-' and '.', beginning and
+// ending with a letter or digit; anything else is INVALID_REQUEST): other
+// characters become '-', and the ends are trimmed; def when nothing is left.
+func softwareText(s, def string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			b[i] = '-'
+		}
+	}
+	t := strings.Trim(string(b), "-.")
+	if t == "" {
+		return def
+	}
+	return t
+}
+
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// apiVersionsBody is the part of ApiVersionsResponse the handshake reads.
+type apiVersionsBody struct {
+	ErrorCode int16 `json:"errorCode"`
+	APIKeys   []struct {
+		APIKey     int16 `json:"apiKey"`
+		MinVersion int16 `json:"minVersion"`
+		MaxVersion int16 `json:"maxVersion"`
+	} `json:"apiKeys"`
+}
+
+func (cn *Conn) handshakeVersions(ctx context.Context) error {
+	set := cn.codec.Set
+	req := set.Request(apiVersionsKey)
+	if req == nil {
+		return errors.New("the specs have no ApiVersionsRequest")
+	}
+	v := req.ValidVersions.Hi
+	for attempt := 0; attempt < 2; attempt++ {
+		body := fmt.Sprintf(`{"clientSoftwareName":%q,"clientSoftwareVersion":%q,"clusterId":null,"nodeId":-1}`, cn.opts.SoftwareName, cn.opts.SoftwareVersion)
+		bt, err := codec.FromJSON([]byte(body), req, v)
+		if err != nil {
+			return fmt.Errorf("ApiVersionsRequest v%d: %w", v, err)
+		}
+		x, err := cn.call(ctx, req, v, bt)
+		if err != nil {
+			return fmt.Errorf("ApiVersions v%d: %w", v, err)
+		}
+		var got apiVersionsBody
+		if err := bodyJSON(x.Response, &got); err != nil {
+			// A node that does not support v answers with a v0 body
+			// (KIP-511); decode it as such.
+			resp := set.Response(apiVersionsKey)
+			t, err0 := cn.codec.DecodeResponse(x.Response.Bytes, resp, 0)
+			if err0 != nil {
+				return fmt.Errorf("ApiVersionsResponse v%d: %w", v, err)
+			}
+			x.Response = t
+			if err := bodyJSON(t, &got); err != nil {
+				return fmt.Errorf("ApiVersionsResponse v0: %w", err)
+			}
+		}
+		cn.handshake = x
+		cn.apiVersionsVersion = v
+		cn.versions = make(map[int16]Range, len(got.APIKeys))
+		for _, k := range got.APIKeys {
+			cn.versions[k.APIKey] = Range{k.MinVersion, k.MaxVersion}
+		}
+		switch got.ErrorCode {
+		case 0:
+			return nil
+		case unsupportedVersion:
+			r, ok := cn.versions[apiVersionsKey]
+			if !ok || attempt == 1 {
+				return fmt.Errorf("ApiVersions v%d: UNSUPPORTED_VERSION and no usable ApiVersions range", v)
+			}
+			nv := min(r.Max, req.ValidVersions.Hi)
+			if nv < r.Min || nv < req.ValidVersions.Lo {
+				return fmt.Errorf("ApiVersions: the node supports v%d-%d, the specs v%d-%d", r.Min, r.Max, req.ValidVersions.Lo, req.ValidVersions.Hi)
+			}
+			v = nv
+		default:
+			return fmt.Errorf("ApiVersions v%d: error code %d", v, got.ErrorCode)
+		}
+	}
+	return errors.New("ApiVersions: no agreement")
+}
+
+// bodyJSON unmarshals the response body of t, in Kafka's converter JSON.
+func bodyJSON(t *tree.Tree, dst any) error {
+	if t == nil {
+		return errors.New("no response")
+	}
+	b := t.Part(tree.Body)
+	if b < 0 {
+		return errors.New("response has no body")
+	}
+	if len(t.Errors()) > 0 {
+		return errors.New(t.Errors()[0].String())
+	}
+	js, err := codec.ToJSON(nil, t, b, t.Message, t.Version, codec.JSONOptions{})
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(js, dst)
+}
+
+// Addr is the address the Conn was dialled at.
+func (cn *Conn) Addr() string { return cn.addr }
+
+// Versions returns the version ranges the node announced, by api key.
+func (cn *Conn) Versions() map[int16]Range { return cn.versions }
+
+// Handshake returns the ApiVersions exchange the connection began with.
+func (cn *Conn) Handshake() *Exchange { return cn.handshake }
+
+// Negotiate returns the version to send request req at: the highest version
+// both the specs (req.Versions) and the node support. Errors: the node does
+// not announce the api key, or the ranges do not meet.
+func (cn *Conn) Negotiate(req *spec.Message) (int16, error) {
+	r, ok := cn.versions[req.APIKey]
+	if !ok {
+		return 0, fmt.Errorf("%s (api key %d): the node at %s does not support it (not in its ApiVersionsResponse)", baseName(req), req.APIKey, cn.addr)
+	}
+	v := min(r.Max, req.ValidVersions.Hi)
+	if v < r.Min || v < req.ValidVersions.Lo {
+		return 0, fmt.Errorf("%s: the node supports v%d-%d, the specs v%d-%d: no common version", baseName(req), r.Min, r.Max, req.ValidVersions.Lo, req.ValidVersions.Hi)
+	}
+	return v, nil
+}
+
+func baseName(m *spec.Message) string {
+	return m.Name
+}
+
+// Call encodes body (a value tree of req at version, e.g. from
+// codec.FromJSON) as a framed request with the next correlation id, sends
+// it, and reads and decodes the response (the response spec of req's api
+// key, at version). The returned Exchange has both trees even when the
+// response does not decode whole (err is then the decode error and the
+// response tree partial). Requests Kafka sends no response to (Produce with
+// acks=0) are not supported. Errors: encode errors, I/O errors and timeouts
+// (the Conn is then closed), a response frame over MaxFrame, a correlation
+// id that does not match.
+func (cn *Conn) Call(ctx context.Context, req *spec.Message, version int16, body *tree.Tree) (*Exchange, error) {
+	ctx, cancel := withTimeout(ctx, cn.opts.Timeout)
+	defer cancel()
+	return cn.call(ctx, req, version, body)
+}
+
+func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body *tree.Tree) (*Exchange, error) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.nc == nil {
+		return nil, errors.New("connection closed")
+	}
+	cn.corr++
+	corr := cn.corr
+	set := cn.codec.Set
+	hdr := codec.RequestHeaderValue(set.RequestHeader(), req.APIKey, version, corr, cn.opts.ClientID)
+	rt, err := cn.codec.Encode(req, version, hdr, body)
+	if err != nil {
+		return nil, err
+	}
+	resp := set.Response(req.APIKey)
+	if resp == nil {
+		return nil, fmt.Errorf("the specs have no response for api key %d", req.APIKey)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		cn.nc.SetDeadline(dl)
+		defer cn.nc.SetDeadline(time.Time{})
+	}
+	stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	x := &Exchange{Request: rt, Sent: time.Now()}
+	if _, err := cn.nc.Write(rt.Bytes); err != nil {
+		cn.closeLocked()
+		return x, cn.ioError(ctx, "sending", err)
+	}
+	frame, err := cn.readFrame()
+	if err != nil {
+		cn.closeLocked()
+		return x, cn.ioError(ctx, "reading the response", err)
+	}
+	x.Latency = time.Since(x.Sent)
+	if len(frame) >= 8 {
+		if got := int32(binary.BigEndian.Uint32(frame[4:8])); got != corr {
+			cn.closeLocked()
+			return x, fmt.Errorf("response correlation id %d, want %d (the connection is out of step and was closed)", got, corr)
+		}
+	}
+	t, err := cn.codec.DecodeResponse(frame, resp, version)
+	x.Response = t
+	return x, err
+}
+
+// readFrame reads one size-prefixed frame whole (prefix included).
+func (cn *Conn) readFrame() ([]byte, error) {
+	var p [4]byte
+	if _, err := io.ReadFull(cn.br, p[:]); err != nil {
+		return nil, err
+	}
+	n := int32(binary.BigEndian.Uint32(p[:]))
+	if n < 0 || int64(n) > int64(cn.opts.MaxFrame) {
+		return nil, &codec.FrameError{Size: int64(n), Limit: cn.opts.MaxFrame, Have: 0}
+	}
+	frame := make([]byte, 4+int(n))
+	copy(frame, p[:])
+	if _, err := io.ReadFull(cn.br, frame[4:]); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("frame of %d bytes: %w", n, err)
+	}
+	return frame, nil
+}
+
+func (cn *Conn) ioError(ctx context.Context, what string, err error) error {
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("%s: timed out (%s)", what, cn.addr)
+		}
+		return fmt.Errorf("%s: %w", what, ctx.Err())
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%s: timed out (%s)", what, cn.addr)
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: the node at %s closed the connection", what, cn.addr)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func (cn *Conn) closeLocked() {
+	if cn.nc != nil {
+		cn.nc.Close()
+		cn.nc = nil
+	}
+}
+
+// Close closes the connection.
+func (cn *Conn) Close() error {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.nc == nil {
+		return nil
+	}
+	err := cn.nc.Close()
+	cn.nc = nil
+	return err
+}

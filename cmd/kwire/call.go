@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+type callCmd struct {
+	Bootstrap string        `help:"The broker or controller to call, HOST:PORT." required:"" placeholder:"HOST:PORT"`
+	Name      string        `arg:"" help:"The API to call (DescribeQuorum, Metadata, 18…)."`
+	Body      string        `arg:"" optional:"" help:"The request body as JSON in the format of Kafka's JsonConverters (see kwire show NAME --format kafka), @FILE, or - for standard input. Default: a useful body for common APIs (DescribeQuorum of __cluster_metadata, Metadata of all topics…), else {}."`
+	Version   *int16        `help:"Send at this version instead of the highest both kwire's specs and the node support (to see how a node answers a version it does not support)." placeholder:"N"`
+	Format    string        `help:"Output: text (a summary line and the response's object tree), page (request and response pages with byte layouts), json (the page as JSON), kafka (the response body in Kafka's converter JSON)." enum:"text,page,json,kafka" default:"text"`
+	Timeout   time.Duration `help:"Bound on connecting and on each request." default:"10s"`
+	ClientID  string        `name:"client-id" help:"The request header's client_id." default:"kwire"`
+}
+
+// defaultBodies are the request bodies `kwire call` sends when none is
+// given, for APIs whose every field is mandatory but which have an obvious
+// question to ask. Keys of fields absent at the negotiated version are
+// accepted and ignored by codec.FromJSON when they hold their default.
+var defaultBodies = map[string]string{
+	"DescribeQuorumRequest":  `{"topics":[{"topicName":"__cluster_metadata","partitions":[{"partitionIndex":0}]}]}`,
+	"MetadataRequest":        `{"topics":null,"allowAutoTopicCreation":true,"includeClusterAuthorizedOperations":false,"includeTopicAuthorizedOperations":false}`,
+	"DescribeClusterRequest": `{"includeClusterAuthorizedOperations":false}`,
+	"ApiVersionsRequest":     `{"clientSoftwareName":"kwire","clientSoftwareVersion":"dev","clusterId":null,"nodeId":-1}`,
+	"ListGroupsRequest":      `{}`,
+	"DescribeConfigsRequest": `{"resources":[],"includeSynonyms":false,"includeDocumentation":false}`,
+	"FindCoordinatorRequest": `{"key":"","keyType":0,"coordinatorKeys":[]}`,
+}
+
+// call connects to --bootstrap, negotiates with ApiVersions, sends one
+// request and prints the decoded response. Exit 1 for connection failures,
+// timeouts, a response that does not decode, or an API the node does not
+// support; 2 for usage (unknown API, bad JSON body is 1).
+func (a *app) call(c *callCmd) error {
+	set, err := a.loadSet()
+	if err != nil {
+		return err
+	}
+	req, _, err := set.Lookup(c.Name)
+	if err != nil {
+		return a.notLoaded(err)
+	}
+	if req == nil || req.Type != spec.Request {
+		return fmt.Errorf("%s is not an API with a request", c.Name)
+	}
+	body, err := a.callBody(c, req)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cd := codec.New(set)
+	conn, err := client.Dial(ctx, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion()})
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Bootstrap, err)
+	}
+	defer conn.Close()
+
+	var v int16
+	if c.Version != nil {
+		v = *c.Version
+		if !req.ValidVersions.Contains(v) {
+			return fmt.Errorf("%s has no version %d in %s (valid: %s)", req.Name, v, describe(set), req.ValidVersions)
+		}
+		if r, ok := conn.Versions()[req.APIKey]; !ok || v < r.Min || v > r.Max {
+			fmt.Fprintf(a.stderr, "kwire: note: the node announces %s, sending v%d anyway\n", rangeText(r, ok), v)
+		}
+	} else if v, err = conn.Negotiate(req); err != nil {
+		return err
+	}
+	bt, err := codec.FromJSON(body, req, v)
+	if err != nil {
+		return fmt.Errorf("%s v%d body: %w", req.Name, v, err)
+	}
+	x, err := conn.Call(ctx, req, v, bt)
+	if x == nil || x.Response == nil {
+		if err == nil {
+			err = errors.New("no response")
+		}
+		return fmt.Errorf("%s v%d to %s: %w", req.BaseName(), v, c.Bootstrap, err)
+	}
+	return a.writeCall(c, set, x, err)
+}
+
+func rangeText(r client.Range, ok bool) string {
+	if !ok {
+		return "no version of it"
+	}
+	return fmt.Sprintf("v%d-%d", r.Min, r.Max)
+}
+
+// callBody reads the request body JSON: the argument, @FILE, - (stdin), or
+// the default body of the API.
+func (a *app) callBody(c *callCmd, req *spec.Message) ([]byte, error) {
+	switch {
+	case c.Body == "-":
+		return io.ReadAll(a.stdin)
+	case strings.HasPrefix(c.Body, "@"):
+		return os.ReadFile(c.Body[1:])
+	case c.Body != "":
+		return []byte(c.Body), nil
+	}
+	if b, ok := defaultBodies[req.Name]; ok {
+		return []byte(b), nil
+	}
+	return []byte("{}"), nil
+}
+
+// writeCall prints the exchange: in text a summary line and the response's
+// object tree; page/json the request and response pages; kafka the response
+// body as converter JSON. A response that did not decode whole is printed as
+// far as it went and decodeErr returned.
+func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr error) error {
+	resp := x.Response
+	p := &render.Page{Set: set, Sides: []render.Side{
+		{Label: "Request", Tree: x.Request},
+		{Label: "Response", Tree: resp, Err: decodeErr},
+	}}
+	var err error
+	switch c.Format {
+	case "page":
+		err = render.WriteText(a.stdout, p, render.Options{Color: a.color()})
+	case "json":
+		err = writePageJSON(a.stdout, p)
+	case "kafka":
+		p.Sides = p.Sides[1:]
+		err = writeKafka(a.stdout, p)
+	default:
+		fmt.Fprintf(a.stdout, "%s v%d  %s  correlation id %d  request %d B  response %d B  %s\n",
+			resp.Message.Name, resp.Version, c.Bootstrap, correlationOf(x), len(x.Request.Bytes), len(resp.Bytes),
+			x.Latency.Round(10*time.Microsecond))
+		if codes := errorCodes(resp); codes != "" {
+			fmt.Fprintf(a.stdout, "error codes: %s\n", codes)
+		}
+		if resp.Message.Name == "DescribeQuorumResponse" && decodeErr == nil {
+			writeQuorum(a.stdout, resp)
+		}
+		err = render.WriteTree(a.stdout, resp, render.Options{Color: a.color()})
+		if decodeErr != nil {
+			fmt.Fprintf(a.stdout, "decode error: %v\n", decodeErr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return decodeErr
+}
+
+func correlationOf(x *client.Exchange) int32 {
+	b := x.Request.Bytes
+	if len(b) < 12 {
+		return -1
+	}
+	return int32(uint32(b[8])<<24 | uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]))
+}
+
+// errorCodes lists the non-zero error codes of a response body ("ErrorCode
+// 35 at $.errorCode"), from its converter JSON, or "" when all are zero.
+func errorCodes(t *tree.Tree) string {
+	b := t.Part(tree.Body)
+	if b < 0 {
+		return ""
+	}
+	js, err := codec.ToJSON(nil, t, b, t.Message, t.Version, codec.JSONOptions{})
+	if err != nil {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(js, &v) != nil {
+		return ""
+	}
+	var out []string
+	walkErrors(v, "$", &out)
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+func walkErrors(v any, path string, out *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if n, ok := e.(float64); ok && n != 0 && strings.HasSuffix(k, "rrorCode") {
+				*out = append(*out, fmt.Sprintf("%d at %s.%s", int(n), path, k))
+				continue
+			}
+			walkErrors(e, path+"."+k, out)
+		}
+	case []any:
+		for i, e := range x {
+			walkErrors(e, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
+
+// quorumBody is the part of DescribeQuorumResponse the quorum summary reads.
+type quorumBody struct {
+	Topics []struct {
+		TopicName  string `json:"topicName"`
+		Partitions []struct {
+			PartitionIndex int32          `json:"partitionIndex"`
+			ErrorCode      int16          `json:"errorCode"`
+			LeaderID       int32          `json:"leaderId"`
+			LeaderEpoch    int32          `json:"leaderEpoch"`
+			HighWatermark  int64          `json:"highWatermark"`
+			CurrentVoters  []quorumMember `json:"currentVoters"`
+			Observers      []quorumMember `json:"observers"`
+		} `json:"partitions"`
+	} `json:"topics"`
+}
+
+type quorumMember struct {
+	ReplicaID             int32 `json:"replicaId"`
+	LogEndOffset          int64 `json:"logEndOffset"`
+	LastFetchTimestamp    int64 `json:"lastFetchTimestamp"`
+	LastCaughtUpTimestamp int64 `json:"lastCaughtUpTimestamp"`
+}
+
+// writeQuorum prints what DescribeQuorum answers (KIP-595, KIP-836), before
+// the tree: per partition the leader, epoch and high watermark, then each
+// voter and observer with its log end offset and its lag (the leader's log
+// end offset minus its own, in records).
+func writeQuorum(w io.Writer, t *tree.Tree) {
+	js, err := codec.ToJSON(nil, t, t.Part(tree.Body), t.Message, t.Version, codec.JSONOptions{})
+	if err != nil {
+		return
+	}
+	var q quorumBody
+	if json.Unmarshal(js, &q) != nil {
+		return
+	}
+	for _, tp := range q.Topics {
+		for _, p := range tp.Partitions {
+			fmt.Fprintf(w, "quorum %s-%d: leader %d, epoch %d, high watermark %d\n", tp.TopicName, p.PartitionIndex, p.LeaderID, p.LeaderEpoch, p.HighWatermark)
+			var leo int64 = -1
+			for _, m := range p.CurrentVoters {
+				if m.ReplicaID == p.LeaderID {
+					leo = m.LogEndOffset
+				}
+			}
+			list := func(role string, ms []quorumMember) {
+				for _, m := range ms {
+					lag := "lag unknown"
+					if leo >= 0 && m.LogEndOffset >= 0 {
+						lag = fmt.Sprintf("lag %d", leo-m.LogEndOffset)
+					}
+					who := role
+					if m.ReplicaID == p.LeaderID {
+						who += " (leader)"
+					}
+					fmt.Fprintf(w, "  %-16s %4d  log end offset %d, %s\n", who, m.ReplicaID, m.LogEndOffset, lag)
+				}
+			}
+			list("voter", p.CurrentVoters)
+			list("observer", p.Observers)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package capture
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+)
+
+// segment is the TCP part of one packet.
+type segment struct {
+	src, dst netip.AddrPort
+	seq, ack uint32
+	syn, fin bool
+	rst      bool
+	ackFlag  bool
+	payload  []byte
+	// cut is the number of payload bytes the snap length cut off.
+	cut int
+}
+
+// decoder turns packets into segments with gopacket's layers, one parser
+// per first layer, reused for every packet.
+type decoder struct {
+	eth     layers.Ethernet
+	dot1q   layers.Dot1Q
+	sll     layers.LinuxSLL
+	loop    layers.Loopback
+	ip4     layers.IPv4
+	ip6     layers.IPv6
+	ip6x    layers.IPv6ExtensionSkipper
+	tcp     layers.TCP
+	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	decoded []gopacket.LayerType
+}
+
+// errNotTCP marks a packet that decoded but carries no TCP segment.
+type errNotTCP struct{ what string }
+
+func (e errNotTCP) Error() string { return e.what }
+
+func (d *decoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+	p := d.parsers[first]
+	if p == nil {
+		if d.parsers == nil {
+			d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
+		}
+		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.loop, &d.ip4, &d.ip6, &d.ip6x, &d.tcp)
+		d.parsers[first] = p
+	}
+	return p
+}
+
+// decode finds the TCP segment of a packet. It returns errNotTCP for a
+// packet that holds something else, another error for one that does not
+// decode.
+func (d *decoder) decode(p *Packet) (s segment, err error) {
+	defer func() {
+		// gopacket's layer decoders are not all hardened against damaged
+		// headers; a panic in one is a packet that does not decode.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("headers do not decode (%v)", r)
+		}
+	}()
+	var first gopacket.LayerType
+	switch p.LinkType {
+	case layers.LinkTypeEthernet:
+		first = layers.LayerTypeEthernet
+	case layers.LinkTypeNull, layers.LinkTypeLoop:
+		first = layers.LayerTypeLoopback
+	case layers.LinkTypeLinuxSLL:
+		first = layers.LayerTypeLinuxSLL
+	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6, 12, 14:
+		if len(p.Data) == 0 {
+			return s, fmt.Errorf("empty raw IP packet")
+		}
+		switch p.Data[0] >> 4 {
+		case 4:
+			first = layers.LayerTypeIPv4
+		case 6:
+			first = layers.LayerTypeIPv6
+		default:
+			return s, fmt.Errorf("raw IP packet of IP version %d", p.Data[0]>>4)
+		}
+	default:
+		return s, fmt.Errorf("link type %d (%s) is not supported", uint32(p.LinkType), p.LinkType)
+	}
+	parser := d.parser(first)
+	derr := parser.DecodeLayers(p.Data, &d.decoded)
+	var ip4, ip6, tcp bool
+	for _, t := range d.decoded {
+		switch t {
+		case layers.LayerTypeIPv4:
+			ip4 = true
+		case layers.LayerTypeIPv6:
+			ip6 = true
+		case layers.LayerTypeTCP:
+			tcp = true
+		}
+	}
+	if !tcp {
+		if derr != nil {
+			if _, ok := derr.(gopacket.UnsupportedLayerType); ok {
+				return s, errNotTCP{"not TCP"}
+			}
+			return s, derr
+		}
+		return s, errNotTCP{"not TCP"}
+	}
+	if ip4 && d.ip4.Flags&layers.IPv4MoreFragments != 0 || ip4 && d.ip4.FragOffset != 0 {
+		return s, errNotTCP{"IPv4 fragment"}
+	}
+	var src, dst netip.Addr
+	missing := 0
+	if ip4 {
+		src, _ = netip.AddrFromSlice(d.ip4.SrcIP)
+		dst, _ = netip.AddrFromSlice(d.ip4.DstIP)
+		missing = int(d.ip4.Length) - len(d.ip4.Contents) - len(d.ip4.Payload)
+	} else if ip6 {
+		src, _ = netip.AddrFromSlice(d.ip6.SrcIP)
+		dst, _ = netip.AddrFromSlice(d.ip6.DstIP)
+		missing = int(d.ip6.Length) - len(d.ip6.Payload)
+		if d.ip6.HopByHop != nil {
+			missing -= len(d.ip6.HopByHop.Contents)
+		}
+	}
+	if !parser.Truncated || missing < 0 {
+		missing = 0
+	}
+	t := &d.tcp
+	s = segment{
+		src: netip.AddrPortFrom(src.Unmap(), uint16(t.SrcPort)), dst: netip.AddrPortFrom(dst.Unmap(), uint16(t.DstPort)),
+		seq: t.Seq, ack: t.Ack, syn: t.SYN, fin: t.FIN, rst: t.RST, ackFlag: t.ACK,
+		payload: t.Payload, cut: missing,
+	}
+	return s, nil
+}

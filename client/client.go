@@ -162,8 +162,11 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 	}
 	v := req.ValidVersions.Hi
 	for attempt := 0; attempt < 2; attempt++ {
-		body := fmt.Sprintf(`{"clientSoftwareName":%q,"clientSoftwareVersion":%q,"clusterId":null,"nodeId":-1}`, cn.opts.SoftwareName, cn.opts.SoftwareVersion)
-		bt, err := codec.FromJSON([]byte(body), req, v)
+		body := fmt.Sprintf(`{"clientSoftwareName":%q,"clientSoftwareVersion":%q`, cn.opts.SoftwareName, cn.opts.SoftwareVersion)
+		if hasField(req, "ClusterId") { // v5+, KIP-1242: null and -1 say "not checked"
+			body += `,"clusterId":null,"nodeId":-1`
+		}
+		bt, err := codec.FromJSON([]byte(body+"}"), req, v)
 		if err != nil {
 			return fmt.Errorf("ApiVersionsRequest v%d: %w", v, err)
 		}
@@ -209,6 +212,16 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 		}
 	}
 	return errors.New("ApiVersions: no agreement")
+}
+
+// hasField reports whether m's top-level struct has a field of that name.
+func hasField(m *spec.Message, name string) bool {
+	for _, f := range m.Root.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // bodyJSON unmarshals the response body of t, in Kafka's converter JSON.

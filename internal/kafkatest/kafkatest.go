@@ -1,0 +1,623 @@
+// Package kafkatest starts real Apache Kafka nodes (KRaft brokers and
+// controllers, from the jars interop/kafka/install.sh fetches from Maven
+// Central) for kwire's live tests, on loopback, each in its own JVM with its
+// own data directory under the test's temporary directory.
+//
+// Tests call Require (or Start, which calls it): when Kafka is not installed
+// the test is skipped with a message saying how to install it, unless the
+// environment sets KWIRE_KAFKA_REQUIRED=1 (CI does), which turns the skip
+// into a failure. The class path comes from the file named by
+// KWIRE_KAFKA_CLASSPATH, else interop/kafka/target/classpath.txt of the
+// module. Java is taken from JAVA_HOME when set, else from PATH.
+//
+// Nodes are configured with static voters (controller.quorum.voters) so that
+// a test may point each voter's endpoint at an address of its choosing (a
+// kwire proxy in front of the real controller): Config.VoterAddr.
+package kafkatest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/spec"
+)
+
+// Required reports whether KWIRE_KAFKA_REQUIRED asks for missing Kafka to
+// fail tests rather than skip them.
+func Required() bool { return os.Getenv("KWIRE_KAFKA_REQUIRED") == "1" }
+
+// ClassPathFile returns the path of the class path file: KWIRE_KAFKA_CLASSPATH,
+// else <module root>/interop/kafka/target/classpath.txt.
+func ClassPathFile() string {
+	if f := os.Getenv("KWIRE_KAFKA_CLASSPATH"); f != "" {
+		return f
+	}
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "interop", "kafka", "target", "classpath.txt")
+}
+
+// Require returns the Kafka class path, or skips the test (fails it when
+// KWIRE_KAFKA_REQUIRED=1) when Kafka or java is not installed.
+func Require(t testing.TB) string {
+	t.Helper()
+	miss := func(why string) string {
+		msg := "real Kafka not available: " + why + " (run interop/kafka/install.sh; KWIRE_KAFKA_REQUIRED=1 makes this a failure)"
+		if Required() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+		return ""
+	}
+	b, err := os.ReadFile(ClassPathFile())
+	if err != nil {
+		return miss(err.Error())
+	}
+	if _, err := exec.LookPath(javaBin()); err != nil {
+		return miss("java: " + err.Error())
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func javaBin() string {
+	if h := os.Getenv("JAVA_HOME"); h != "" {
+		return filepath.Join(h, "bin", "java")
+	}
+	return "java"
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Config describes a cluster to start.
+type Config struct {
+	// Controllers is the number of dedicated KRaft controllers (node ids
+	// 1..Controllers). 0 starts one combined node (process.roles
+	// broker,controller, node id 1) and no separate brokers.
+	Controllers int
+	// Brokers is the number of brokers beside dedicated controllers (node
+	// ids after the controllers); at least 1 when Controllers > 0.
+	Brokers int
+	// ControllerPorts, when set, are the real controller listener ports
+	// (one per controller; else free ports are chosen). Tests that put
+	// proxies in front of controllers choose them first.
+	ControllerPorts []int
+	// VoterAddr returns the address the others reach controller id at, given
+	// its real listener address; nil means the real address.
+	VoterAddr func(id int, real string) string
+	// Props are extra server properties for every node.
+	Props map[string]string
+	// Heap is the JVM heap of each node (-Xmx, default "384m").
+	Heap string
+}
+
+// Node is one Kafka JVM.
+type Node struct {
+	ID int
+	// Roles is process.roles: "broker", "controller" or "broker,controller".
+	Roles string
+	// Dir holds server.properties, the log directory data/ and the node's
+	// output in node.log.
+	Dir string
+	// BrokerAddr is the broker listener (empty for a controller);
+	// ControllerAddr the real controller listener (empty for a broker).
+	BrokerAddr, ControllerAddr string
+
+	cp   string
+	heap string
+	t    testing.TB
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// Cluster is a started set of nodes.
+type Cluster struct {
+	ClusterID string
+	Nodes     []*Node
+	// Bootstrap is the first broker's address.
+	Bootstrap string
+	// Voters is the controller.quorum.voters value the nodes were given.
+	Voters string
+}
+
+// Start formats and starts the nodes of cfg and waits until every broker
+// answers Metadata with itself registered and every controller answers
+// ApiVersions. Nodes are stopped (SIGKILL) when the test ends; their logs
+// are kept in KWIRE_ARTIFACTS/<test>/ when that variable is set, and the
+// tail of each log is printed when the test failed.
+func Start(t testing.TB, cfg Config) *Cluster {
+	t.Helper()
+	cp := Require(t)
+	if cfg.Heap == "" {
+		cfg.Heap = "384m"
+	}
+	root := t.TempDir()
+	var idb [16]byte
+	rand.Read(idb[:])
+	c := &Cluster{ClusterID: base64.RawURLEncoding.EncodeToString(idb[:])}
+
+	type spec struct {
+		id    int
+		roles string
+	}
+	var specs []spec
+	if cfg.Controllers == 0 {
+		specs = []spec{{1, "broker,controller"}}
+	} else {
+		for i := 1; i <= cfg.Controllers; i++ {
+			specs = append(specs, spec{i, "controller"})
+		}
+		nb := max(cfg.Brokers, 1)
+		for i := 0; i < nb; i++ {
+			specs = append(specs, spec{cfg.Controllers + 1 + i, "broker"})
+		}
+	}
+	var voters []string
+	ci := 0
+	for _, s := range specs {
+		n := &Node{ID: s.id, Roles: s.roles, Dir: filepath.Join(root, fmt.Sprintf("node-%d", s.id)), cp: cp, heap: cfg.Heap, t: t}
+		if strings.Contains(s.roles, "controller") {
+			port := 0
+			if ci < len(cfg.ControllerPorts) {
+				port = cfg.ControllerPorts[ci]
+			} else {
+				port = FreePort(t)
+			}
+			ci++
+			n.ControllerAddr = fmt.Sprintf("127.0.0.1:%d", port)
+			addr := n.ControllerAddr
+			if cfg.VoterAddr != nil {
+				addr = cfg.VoterAddr(s.id, n.ControllerAddr)
+			}
+			voters = append(voters, fmt.Sprintf("%d@%s", s.id, addr))
+		}
+		if strings.Contains(s.roles, "broker") {
+			n.BrokerAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	c.Voters = strings.Join(voters, ",")
+	for _, n := range c.Nodes {
+		if err := n.configure(c, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if c.Bootstrap == "" && n.BrokerAddr != "" {
+			c.Bootstrap = n.BrokerAddr
+		}
+	}
+	t.Cleanup(func() { c.cleanup(t) })
+	var wg sync.WaitGroup
+	errs := make([]error, len(c.Nodes))
+	for i, n := range c.Nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = n.format(c.ClusterID); errs[i] == nil {
+				errs[i] = n.start()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, n := range c.Nodes {
+		if err := n.WaitReady(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func (n *Node) configure(c *Cluster, cfg Config) error {
+	if err := os.MkdirAll(n.Dir, 0o755); err != nil {
+		return err
+	}
+	props := map[string]string{
+		"process.roles":                            n.Roles,
+		"node.id":                                  fmt.Sprint(n.ID),
+		"controller.quorum.voters":                 c.Voters,
+		"controller.listener.names":                "CONTROLLER",
+		"listener.security.protocol.map":           "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"log.dirs":                                 filepath.Join(n.Dir, "data"),
+		"offsets.topic.replication.factor":         "1",
+		"transaction.state.log.replication.factor": "1",
+		"transaction.state.log.min.isr":            "1",
+		"share.coordinator.state.topic.replication.factor": "1",
+		"share.coordinator.state.topic.min.isr":            "1",
+		"group.initial.rebalance.delay.ms":                 "0",
+		"num.partitions":                                   "1",
+		"auto.create.topics.enable":                        "false",
+	}
+	var listeners []string
+	if n.BrokerAddr != "" {
+		listeners = append(listeners, "PLAINTEXT://"+n.BrokerAddr)
+		props["advertised.listeners"] = "PLAINTEXT://" + n.BrokerAddr
+		props["inter.broker.listener.name"] = "PLAINTEXT"
+	}
+	if n.ControllerAddr != "" {
+		listeners = append(listeners, "CONTROLLER://"+n.ControllerAddr)
+	}
+	props["listeners"] = strings.Join(listeners, ",")
+	for k, v := range cfg.Props {
+		props[k] = v
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
+	}
+	return os.WriteFile(filepath.Join(n.Dir, "server.properties"), b.Bytes(), 0o644)
+}
+
+// format runs kafka-storage format (kafka.tools.StorageTool) on the node's
+// log directory.
+func (n *Node) format(clusterID string) error {
+	cmd := exec.Command(javaBin(), "-Xmx256m", "-cp", n.cp, "kafka.tools.StorageTool",
+		"format", "-t", clusterID, "-c", filepath.Join(n.Dir, "server.properties"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("node %d: kafka-storage format: %v\n%s", n.ID, err, out)
+	}
+	return nil
+}
+
+// start launches the node's JVM (kafka.Kafka server.properties), output
+// appended to Dir/node.log.
+func (n *Node) start() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil {
+		return fmt.Errorf("node %d is running", n.ID)
+	}
+	logf, err := os.OpenFile(filepath.Join(n.Dir, "node.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(javaBin(), "-Xmx"+n.heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+		"-Dorg.slf4j.simpleLogger.showDateTime=true",
+		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+		"-cp", n.cp, "kafka.Kafka", filepath.Join(n.Dir, "server.properties"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("node %d: %v", n.ID, err)
+	}
+	n.cmd, n.done = cmd, make(chan struct{})
+	done := n.done
+	go func() {
+		err := cmd.Wait()
+		logf.Close()
+		n.mu.Lock()
+		n.err = err
+		n.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// Running reports whether the node's JVM is running.
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd == nil {
+		return false
+	}
+	select {
+	case <-n.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Addr is the address kwire talks to the node at: the broker listener, else
+// the controller listener.
+func (n *Node) Addr() string {
+	if n.BrokerAddr != "" {
+		return n.BrokerAddr
+	}
+	return n.ControllerAddr
+}
+
+// WaitReady waits until the node answers: ApiVersions on its controller
+// listener for a controller, and Metadata listing itself for a broker.
+// Errors: the JVM exited, or ctx ended (with the tail of the node's log).
+func (n *Node) WaitReady(ctx context.Context) error {
+	set, err := spec.Embedded("")
+	if err != nil {
+		return err
+	}
+	cd := codec.New(set)
+	for {
+		if !n.Running() {
+			return fmt.Errorf("node %d exited: %v\n%s", n.ID, n.err, n.LogTail(40))
+		}
+		if n.probe(ctx, cd) == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("node %d not ready: %v\n%s", n.ID, n.probe(context.Background(), cd), n.LogTail(40))
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func (n *Node) probe(ctx context.Context, cd *codec.Codec) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := client.Dial(ctx, n.Addr(), cd, client.Options{ClientID: "kafkatest"})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if n.BrokerAddr == "" {
+		return nil
+	}
+	req := cd.Set.Request(3)
+	v, err := conn.Negotiate(req)
+	if err != nil {
+		return err
+	}
+	body, err := codec.FromJSON([]byte(`{"topics":[],"allowAutoTopicCreation":false,"includeClusterAuthorizedOperations":false,"includeTopicAuthorizedOperations":false}`), req, v)
+	if err != nil {
+		return err
+	}
+	x, err := conn.Call(ctx, req, v, body)
+	if err != nil {
+		return err
+	}
+	js, err := codec.ToJSON(nil, x.Response, x.Response.Part(4), x.Response.Message, x.Response.Version, codec.JSONOptions{})
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(js, []byte(fmt.Sprintf(`"nodeId":%d,`, n.ID))) {
+		return fmt.Errorf("node %d not yet in its own Metadata", n.ID)
+	}
+	return nil
+}
+
+// Stop stops the node gracefully (SIGTERM, as kafka-server-stop does) and
+// waits up to timeout for it to exit, then kills it.
+func (n *Node) Stop(timeout time.Duration) {
+	n.signal(syscall.SIGTERM)
+	n.wait(timeout)
+}
+
+// Kill kills the node's JVM (SIGKILL: no resignation, no clean shutdown)
+// and waits for it to exit.
+func (n *Node) Kill() {
+	n.signal(syscall.SIGKILL)
+	n.wait(30 * time.Second)
+}
+
+// Restart starts a stopped node again on the same data directory and
+// configuration.
+func (n *Node) Restart() error {
+	return n.start()
+}
+
+func (n *Node) signal(sig syscall.Signal) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil && n.cmd.Process != nil {
+		syscall.Kill(-n.cmd.Process.Pid, sig)
+	}
+}
+
+func (n *Node) wait(timeout time.Duration) {
+	n.mu.Lock()
+	done := n.done
+	n.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		n.signal(syscall.SIGKILL)
+		<-done
+	}
+	n.mu.Lock()
+	n.cmd = nil
+	n.mu.Unlock()
+}
+
+// LogTail returns the last lines of the node's log.
+func (n *Node) LogTail(lines int) string {
+	b, _ := os.ReadFile(filepath.Join(n.Dir, "node.log"))
+	s := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(s) > lines {
+		s = s[len(s)-lines:]
+	}
+	return strings.Join(s, "\n")
+}
+
+// LogDir is the node's Kafka log directory (log.dirs): topic partition
+// directories and __cluster_metadata-0 live there.
+func (n *Node) LogDir() string { return filepath.Join(n.Dir, "data") }
+
+// Leader returns the node of the given id, or nil.
+func (c *Cluster) Node(id int) *Node {
+	for _, n := range c.Nodes {
+		if n.ID == id {
+			return n
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) cleanup(t testing.TB) {
+	for _, n := range c.Nodes {
+		n.Kill()
+	}
+	if art := ArtifactDir(t); art != "" {
+		for _, n := range c.Nodes {
+			copyFile(filepath.Join(n.Dir, "node.log"), filepath.Join(art, fmt.Sprintf("node-%d.log", n.ID)))
+		}
+	}
+	if t.Failed() {
+		for _, n := range c.Nodes {
+			t.Logf("node %d (%s) log tail:\n%s", n.ID, n.Roles, n.LogTail(30))
+		}
+	}
+}
+
+// ArtifactDir returns KWIRE_ARTIFACTS/<test name>, created, or "" when
+// KWIRE_ARTIFACTS is not set: where tests keep what a reader of a CI run
+// wants to see (decoded exchanges, node logs).
+func ArtifactDir(t testing.TB) string {
+	root := os.Getenv("KWIRE_ARTIFACTS")
+	if root == "" {
+		return ""
+	}
+	d := filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Logf("artifacts: %v", err)
+		return ""
+	}
+	return d
+}
+
+func copyFile(src, dst string) {
+	in, err := os.Open(src)
+	if err != nil {
+		return
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return
+	}
+	defer out.Close()
+	io.Copy(out, in)
+}
+
+// shared is the one combined node a test binary shares (Shared).
+var shared struct {
+	sync.Mutex
+	c   *Cluster
+	err string
+	t   *sharedT
+}
+
+// Shared returns a single combined KRaft node (broker and controller, node
+// id 1) started once per test binary and shared by its tests; the package's
+// TestMain must call Main so that it is stopped at the end. Tests must not
+// stop it, and should create topics of their own names.
+func Shared(t testing.TB) *Cluster {
+	t.Helper()
+	Require(t)
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.err != "" {
+		t.Fatal(shared.err)
+	}
+	if shared.c == nil {
+		st := &sharedT{TB: t, name: "shared"}
+		shared.t = st
+		func() {
+			defer func() {
+				if st.fatal != "" || recover() != nil {
+					shared.err = "starting the shared Kafka node: " + st.fatal
+				}
+			}()
+			shared.c = startShared(st)
+		}()
+		if shared.err != "" {
+			t.Fatal(shared.err)
+		}
+	}
+	return shared.c
+}
+
+// startShared runs Start with a testing.TB whose Fatal does not end the
+// calling test's goroutine mid-way through (it panics, caught by Shared).
+func startShared(st *sharedT) *Cluster { return Start(st, Config{}) }
+
+// sharedT adapts the first caller's testing.TB for a cluster that outlives
+// it: cleanups run at Main's end, temporary directories are its own, and
+// Fatal records the message and unwinds.
+type sharedT struct {
+	testing.TB
+	name     string
+	fatal    string
+	cleanups []func()
+	dirs     []string
+}
+
+func (s *sharedT) Helper()      {}
+func (s *sharedT) Name() string { return s.name }
+func (s *sharedT) Failed() bool { return s.fatal != "" }
+func (s *sharedT) Cleanup(f func()) {
+	s.cleanups = append(s.cleanups, f)
+}
+func (s *sharedT) TempDir() string {
+	d, err := os.MkdirTemp("", "kwire-kafka-")
+	if err != nil {
+		s.Fatal(err)
+	}
+	s.dirs = append(s.dirs, d)
+	return d
+}
+func (s *sharedT) Fatal(args ...any) {
+	s.fatal = fmt.Sprint(args...)
+	panic(s.fatal)
+}
+func (s *sharedT) Fatalf(format string, args ...any) { s.Fatal(fmt.Sprintf(format, args...)) }
+func (s *sharedT) Logf(format string, args ...any)   { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+func (s *sharedT) Skip(args ...any)                  { s.Fatal(args...) }
+
+// Main runs a package's tests (m.Run) and then stops the shared node, if
+// one was started: func TestMain(m *testing.M) { os.Exit(kafkatest.Main(m)) }.
+func Main(m *testing.M) int {
+	code := m.Run()
+	shared.Lock()
+	defer shared.Unlock()
+	if st := shared.t; st != nil {
+		for i := len(st.cleanups) - 1; i >= 0; i-- {
+			st.cleanups[i]()
+		}
+		for _, d := range st.dirs {
+			os.RemoveAll(d)
+		}
+	}
+	return code
+}

@@ -1,0 +1,225 @@
+package flow
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kwire/kwire/tree"
+)
+
+// Dir is a direction of a TCP connection: the stream of requests from the
+// client to the broker, or the stream of responses back.
+type Dir uint8
+
+const (
+	// ClientToServer is the request stream (client to broker).
+	ClientToServer Dir = 0
+	// ServerToClient is the response stream (broker to client).
+	ServerToClient Dir = 1
+)
+
+// String is "c2s" or "s2c".
+func (d Dir) String() string {
+	if d == ClientToServer {
+		return "c2s"
+	}
+	return "s2c"
+}
+
+// Event is what a Conn reports: an *Exchange or a *Problem. Each event is
+// a fresh value that the receiver owns.
+type Event interface{ event() }
+
+func (*Exchange) event() {}
+func (*Problem) event()  {}
+
+// Frame is one framed request or response as seen on its stream.
+type Frame struct {
+	// Offset is the stream offset of the frame's int32 size prefix: the
+	// number of bytes of its direction before it (gaps included).
+	Offset int64
+	// Size is the whole frame in bytes: 4 (the size prefix) plus the size
+	// the prefix gives.
+	Size int
+	// Start and End are the times of the data that held the frame's first
+	// and last bytes.
+	Start, End time.Time
+	// HeaderVersion is the request header (0-2) or response header (0-1)
+	// version the frame was decoded with, or -1 when not decoded.
+	HeaderVersion int16
+	// Tree is the decoded span tree (possibly partial when Err is set);
+	// kept only with Options.KeepTrees, else nil. Its Bytes are a private
+	// copy of the frame.
+	Tree *tree.Tree
+	// Err is why the frame did not decode: the codec's error (*wire.Error,
+	// *codec.FrameError, *codec.VersionError, offsets relative to the
+	// frame's first byte), or a description when there is no spec to
+	// decode it with (a response to an unknown api key) or the frame was
+	// lost in a gap. nil when it decoded.
+	Err error
+}
+
+// Exchange is one request and its response, matched by correlation id on
+// one connection. Either may be missing: Response is nil for a request
+// still unanswered when the connection ended (or passed over: Kafka answers
+// the requests of a connection in order, so when the response to a later
+// request arrives the earlier ones will never be answered), and for a
+// Produce request with acks=0 (NoResponse); Request is nil for a response
+// whose correlation id matches no request seen.
+type Exchange struct {
+	// APIKey, API and Version name the request: api key 3, "Metadata",
+	// version 12. APIKey and Version are -1 and API "" when the request was
+	// not seen; API is "" for an api key the specs do not know.
+	APIKey  int16
+	API     string
+	Version int16
+	// CorrelationID is the correlation id of the request header, echoed
+	// by the response header.
+	CorrelationID int32
+	// ClientID is the request header's client id ("" when null or not
+	// seen).
+	ClientID string
+	// Request and Response are the frames; either may be nil (see above).
+	Request, Response *Frame
+	// NoResponse marks a Produce request with acks=0, which the broker
+	// never answers.
+	NoResponse bool
+	// Errors are the non-zero error codes of the response, in tree order.
+	Errors []ErrorCode
+}
+
+// Latency is the time from the end of the request to the end of the
+// response (both frames seen whole), or 0 when either is missing.
+func (x *Exchange) Latency() time.Duration {
+	if x.Request == nil || x.Response == nil {
+		return 0
+	}
+	return max(0, x.Response.End.Sub(x.Request.End))
+}
+
+// Kind says what a Problem is.
+type Kind uint8
+
+const (
+	// FrameTooLarge is a size prefix over Options.MaxFrame: the frame's
+	// bytes are skipped (counted, never buffered) and the stream stays in
+	// step with the size prefix.
+	FrameTooLarge Kind = iota + 1
+	// NegativeSize is a negative size prefix: no frame can follow, so the
+	// stream is searched for the next plausible frame (see Resync).
+	NegativeSize
+	// NotKafka is a size prefix that cannot be a frame and whose bytes look
+	// like another protocol (Protocol: "TLS", "HTTP"); the direction is no
+	// longer decoded, its bytes only counted.
+	NotKafka
+	// Truncated is the end of a stream inside a frame: Size is the size
+	// the prefix gave, Have the bytes of the frame that arrived.
+	Truncated
+	// DecodeFailed is a well-framed request or response that did not
+	// decode; Err is the codec's error and Path its field path. Decoding
+	// goes on with the next frame.
+	DecodeFailed
+	// Gap is Missing bytes of the stream that never arrived (a capture
+	// that lost packets, a proxy whose decoder fell behind). When a gap
+	// falls inside a frame whose size is known the stream stays in step
+	// (the frame is lost, Lost says so); else it is searched for the next
+	// plausible frame.
+	Gap
+	// Resync is a plausible frame found after Skipped bytes that could not
+	// be decoded (after a gap, a negative size, or at the start of a stream
+	// joined mid-way).
+	Resync
+	// Garbage is Skipped bytes at the end of a stream in which no plausible
+	// frame was found.
+	Garbage
+)
+
+var kindNames = [...]string{"", "frame-too-large", "negative-size", "not-kafka", "truncated", "decode-failed", "gap", "resync", "garbage"}
+
+// String is the kind's name as JSON output shows it ("frame-too-large").
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Problem is something in a stream that is not a well-formed Kafka frame,
+// or a frame that does not decode.
+type Problem struct {
+	Kind Kind
+	Dir  Dir
+	// Offset is the stream offset where it is: the size prefix of the
+	// frame concerned, the first byte missing or skipped, or (DecodeFailed)
+	// the byte where decoding failed.
+	Offset int64
+	// Time is the time of the data that showed the problem.
+	Time time.Time
+	// Size is the size prefix read (FrameTooLarge, NegativeSize, NotKafka,
+	// Truncated, DecodeFailed: the whole frame then).
+	Size int64
+	// Limit is the MaxFrame in force (FrameTooLarge, NotKafka).
+	Limit int
+	// Have is the number of bytes of a Truncated frame that arrived.
+	Have int64
+	// Skipped is the number of bytes passed over (Resync, Garbage); Missing
+	// the number of bytes that never arrived (Gap).
+	Skipped, Missing int64
+	// Lost is set on a Gap that fell inside a frame: that frame (at
+	// FrameOffset) is lost, the stream stays in step.
+	Lost        bool
+	FrameOffset int64
+	// Protocol names what the bytes look like (NotKafka): "TLS" or "HTTP".
+	Protocol string
+	// APIKey, Version and CorrelationID describe the frame concerned when
+	// known (DecodeFailed), else -1, -1, 0.
+	APIKey, Version int16
+	CorrelationID   int32
+	// Path is the field path where decoding failed (DecodeFailed).
+	Path string
+	// Err is the codec's error (DecodeFailed): offsets in it are relative
+	// to the frame's first byte, at stream offset FrameOffset.
+	Err error
+}
+
+// String describes the problem in one line, naming the direction and the
+// stream offset.
+func (p *Problem) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at stream offset %d: ", p.Dir, p.Offset)
+	switch p.Kind {
+	case FrameTooLarge:
+		fmt.Fprintf(&b, "frame size %d is over the limit of %d bytes; its bytes are forwarded but not decoded", p.Size, p.Limit)
+	case NegativeSize:
+		fmt.Fprintf(&b, "frame size %d is negative; searching for the next frame", p.Size)
+	case NotKafka:
+		fmt.Fprintf(&b, "frame size %d is not a Kafka frame (limit %d): these bytes look like %s, not Kafka; this direction is no longer decoded", p.Size, p.Limit, p.Protocol)
+	case Truncated:
+		fmt.Fprintf(&b, "end of stream inside a frame: its size prefix says %d bytes follow, %d arrived", p.Size, p.Have)
+	case DecodeFailed:
+		side := "request"
+		if p.Dir == ServerToClient {
+			side = "response"
+		}
+		fmt.Fprintf(&b, "%s", side)
+		if p.APIKey >= 0 {
+			fmt.Fprintf(&b, " (api key %d v%d, correlation id %d)", p.APIKey, p.Version, p.CorrelationID)
+		}
+		fmt.Fprintf(&b, " in the frame at stream offset %d does not decode: %v", p.FrameOffset, p.Err)
+	case Gap:
+		fmt.Fprintf(&b, "%d bytes missing", p.Missing)
+		if p.Lost {
+			fmt.Fprintf(&b, "; the frame at stream offset %d is lost, the stream stays in step", p.FrameOffset)
+		} else {
+			b.WriteString("; searching for the next frame")
+		}
+	case Resync:
+		fmt.Fprintf(&b, "skipped %d bytes to a plausible frame at stream offset %d", p.Skipped, p.Offset+p.Skipped)
+	case Garbage:
+		fmt.Fprintf(&b, "%d bytes skipped: no plausible frame before the end of the stream", p.Skipped)
+	default:
+		b.WriteString(p.Kind.String())
+	}
+	return b.String()
+}

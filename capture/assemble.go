@@ -36,9 +36,10 @@ type Conn struct {
 	ID int
 	// Client and Server are the two ends.
 	Client, Server netip.AddrPort
-	// SawSYN says the client's SYN was captured: the client's stream starts
-	// at its first byte. Without it the connection was already open when the
-	// capture started and both streams start mid-way.
+	// SawSYN says the handshake (the client's SYN or the server's SYN-ACK)
+	// was captured: both streams start at their first byte. Without it the
+	// connection was already open when the capture started and both streams
+	// start mid-way (at their first captured segments).
 	SawSYN bool
 	// ByPort says the client and server were told apart by Options.Ports,
 	// not by a captured SYN or SYN-ACK.
@@ -183,7 +184,7 @@ type half struct {
 type conn struct {
 	c      Conn
 	halves [2]half
-	isn    uint32 // client's SYN sequence number, when SawSYN
+	isn    uint32 // client's initial sequence number, when SawSYN
 }
 
 type connKey struct{ a, b netip.AddrPort }
@@ -262,7 +263,7 @@ func (a *Assembler) Add(p *Packet) {
 		case s.syn && !s.ackFlag:
 			c.c.Client, c.c.Server, c.c.SawSYN, c.isn = s.src, s.dst, true, s.seq
 		case s.syn:
-			c.c.Client, c.c.Server = s.dst, s.src
+			c.c.Client, c.c.Server, c.c.SawSYN, c.isn = s.dst, s.src, true, s.ack-1
 		case a.isPort(s.dst.Port()) || len(a.opts.Ports) == 0:
 			c.c.Client, c.c.Server, c.c.ByPort = s.src, s.dst, true
 		default:
@@ -287,6 +288,9 @@ func (a *Assembler) Add(p *Packet) {
 			}
 		}
 		s.seq++
+	}
+	if s.ackFlag {
+		a.acked(c, 1-d, s.ack, p)
 	}
 	a.segment(c, d, h, &s, p)
 	if s.rst {
@@ -349,11 +353,38 @@ func (a *Assembler) segment(c *conn, d Dir, h *half, s *segment, p *Packet) {
 				a.hold(h, pend{seq: seq, data: append([]byte(nil), data...), cut: cut, time: p.Time, pkt: p.Num})
 				for (h.held > a.opts.MaxBuffered || len(h.pending) > max(a.opts.MaxBuffered/64, 64)) && len(h.pending) > 0 {
 					a.stats.Forced++
-					a.skipTo(c, d, h, h.pending[0].seq, p.Time, p.Num, fmt.Sprintf("segments missing; gave up waiting with %d bytes buffered", h.held))
+					a.skipTo(c, d, h, h.pending[0].seq, h.pending[0].time, h.pending[0].pkt, fmt.Sprintf("segments missing; gave up waiting with %d bytes buffered", h.held))
 					a.drain(c, d, h)
 				}
 			}
 		}
+	}
+	a.checkEnd(c, d, h, p.Time, p.Num)
+}
+
+// acked takes the peer's acknowledgement of half d up to (not including)
+// sequence number ack: bytes the peer received that the capture lacks will
+// not be sent again, so the hole is declared at once rather than waited for.
+func (a *Assembler) acked(c *conn, d Dir, ack uint32, p *Packet) {
+	h := &c.halves[d]
+	if !h.started || h.ended {
+		return
+	}
+	if h.fin && int32(ack-h.finSeq) > 0 {
+		ack = h.finSeq // the FIN's own sequence number is no data
+	}
+	for int32(ack-h.next) > 0 {
+		end, t, num := ack, p.Time, p.Num
+		if len(h.pending) > 0 && int32(h.pending[0].seq-ack) < 0 {
+			// the hole ends where the held data starts, which came then
+			end, t, num = h.pending[0].seq, h.pending[0].time, h.pending[0].pkt
+		}
+		if end == h.next {
+			a.drain(c, d, h)
+			continue
+		}
+		a.gap(c, d, h, int64(int32(end-h.next)), t, num, "segments missing (acknowledged by the peer, not captured)")
+		a.drain(c, d, h)
 	}
 	a.checkEnd(c, d, h, p.Time, p.Num)
 }
@@ -449,7 +480,7 @@ func (a *Assembler) checkEnd(c *conn, d Dir, h *half, t time.Time, pkt int) {
 // up to its FIN when one came.
 func (a *Assembler) flush(c *conn, d Dir, h *half, t time.Time, pkt int, reason string) {
 	for len(h.pending) > 0 {
-		a.skipTo(c, d, h, h.pending[0].seq, t, pkt, reason)
+		a.skipTo(c, d, h, h.pending[0].seq, h.pending[0].time, h.pending[0].pkt, reason)
 		a.drain(c, d, h)
 	}
 	if h.fin && !h.ended {

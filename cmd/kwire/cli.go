@@ -40,6 +40,7 @@ type cli struct {
 	Diff    diffCmd    `cmd:"" help:"Summarise which APIs, record types and versions differ between two sets of specs."`
 	Log     logCmd     `cmd:"" help:"List the batches and records of Kafka log segments and KRaft snapshots (metadata records decoded)."`
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
+	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
 }
 
 type listCmd struct {
@@ -157,6 +158,8 @@ func run(args []string, e *env) (code int) {
 		err = a.log(&c.Log)
 	case "call":
 		err = a.call(&c.Call)
+	case "pcap":
+		err = a.pcap(&c.Pcap)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}

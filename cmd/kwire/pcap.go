@@ -1,0 +1,470 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kwire/kwire/capture"
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+)
+
+type pcapCmd struct {
+	File     string   `arg:"" help:"The capture: a pcap or pcapng file, gzip-compressed or not; - reads standard input."`
+	Port     []uint16 `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
+	Tree     bool     `help:"Print the object tree of each request and response under its line (text), or their bodies and headers in Kafka's converter JSON (json)."`
+	Format   string   `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
+	MaxFrame int      `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
+}
+
+// pcapRun is one run of kwire pcap.
+type pcapRun struct {
+	a     *app
+	c     *pcapCmd
+	set   *spec.Set
+	codec *codec.Codec
+	w     *bufio.Writer
+	conns map[*capture.Conn]*pcapConn
+	err   error // the first write error
+
+	// totals over closed connections
+	exchanges, problems int64
+	bytes, skipped      int64
+	missing             int64
+	notKafka            map[string]int
+}
+
+// pcapConn is a followed connection and its decoder.
+type pcapConn struct {
+	c    *capture.Conn
+	name string
+	fc   *flow.Conn
+	run  *pcapRun
+}
+
+// pcap reads a capture, reassembles its TCP connections on the Kafka
+// ports and prints their exchanges and problems. Exit 1 when the file is
+// not a capture or is damaged (after printing what came before).
+func (a *app) pcap(c *pcapCmd) error {
+	if c.MaxFrame <= 0 {
+		return usagef("--max-frame must be positive")
+	}
+	set, err := a.loadSet()
+	if err != nil {
+		return err
+	}
+	var in io.Reader
+	name := c.File
+	if c.File == "-" {
+		in, name = a.stdin, "standard input"
+	} else {
+		f, err := os.Open(c.File)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	cr, err := capture.Open(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	cd := codec.New(set)
+	cd.MaxFrame = c.MaxFrame
+	r := &pcapRun{a: a, c: c, set: set, codec: cd, w: bufio.NewWriterSize(a.stdout, 64<<10),
+		conns: map[*capture.Conn]*pcapConn{}, notKafka: map[string]int{}}
+	asm := capture.NewAssembler(capture.Options{Ports: c.Port}, r.event)
+	var readErr error
+	for {
+		p, err := cr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		asm.Add(&p)
+	}
+	asm.Flush()
+	r.summary(asm.Stats(), cr.Format(), readErr)
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = err
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if readErr != nil {
+		var fe *capture.FormatError
+		if errors.As(readErr, &fe) && fe.Truncated {
+			return fmt.Errorf("%s is truncated: %w (the output above covers the packets before it)", name, readErr)
+		}
+		return fmt.Errorf("%s: %w (the output above covers the packets before it)", name, readErr)
+	}
+	return nil
+}
+
+// event handles what the assembler reports.
+func (r *pcapRun) event(e *capture.Event) {
+	switch e.Kind {
+	case capture.EventOpen:
+		pc := &pcapConn{c: e.Conn, name: fmt.Sprintf("#%d %s", e.Conn.ID, e.Conn), run: r}
+		pc.fc = flow.New(flow.Options{Codec: r.codec, MaxFrame: r.c.MaxFrame, KeepTrees: r.c.Tree, Unsynced: !e.Conn.SawSYN}, pc.flowEvent)
+		r.conns[e.Conn] = pc
+		if !e.Conn.SawSYN {
+			r.notice(e.Time, pc, "mid-stream", fmt.Sprintf("the capture starts inside this connection (no handshake captured); server by its port %d; searching both directions for the first plausible frame", e.Conn.Server.Port()))
+		}
+	case capture.EventData:
+		if pc := r.conns[e.Conn]; pc != nil {
+			pc.fc.Data(flow.Dir(e.Dir), e.Data, e.Time)
+		}
+	case capture.EventGap:
+		if pc := r.conns[e.Conn]; pc != nil {
+			pc.fc.Gap(flow.Dir(e.Dir), e.Gap, e.Time)
+		}
+	case capture.EventEnd:
+		if pc := r.conns[e.Conn]; pc != nil {
+			pc.fc.End(flow.Dir(e.Dir), e.Time)
+		}
+	case capture.EventClose:
+		if pc := r.conns[e.Conn]; pc != nil {
+			pc.fc.Close(e.Time)
+			st := pc.fc.Stats()
+			r.exchanges += st.Exchanges
+			r.problems += st.Problems
+			for d := range 2 {
+				r.bytes += st.Bytes[d]
+				r.skipped += st.Skipped[d]
+				r.missing += st.Missing[d]
+				if st.NotKafka[d] != "" {
+					r.notKafka[st.NotKafka[d]]++
+				}
+			}
+			delete(r.conns, e.Conn)
+		}
+	}
+}
+
+// flowEvent prints an exchange or a problem of the connection.
+func (pc *pcapConn) flowEvent(ev flow.Event) {
+	r := pc.run
+	switch x := ev.(type) {
+	case *flow.Exchange:
+		r.exchange(pc, x)
+	case *flow.Problem:
+		r.problem(pc, x)
+	}
+}
+
+// pcapTime formats a packet timestamp.
+func pcapTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05.000000")
+}
+
+func (r *pcapRun) write(s string) {
+	if r.err != nil {
+		return
+	}
+	if _, err := r.w.WriteString(s); err != nil {
+		r.err = err
+	}
+}
+
+func (r *pcapRun) writeJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		if r.err == nil {
+			r.err = err
+		}
+		return
+	}
+	r.write(string(b) + "\n")
+}
+
+// pcapFrameJSON is a request or response in the JSON lines.
+type pcapFrameJSON struct {
+	Time   string          `json:"time"`
+	Offset int64           `json:"stream_offset"`
+	Size   int             `json:"size"`
+	Error  *string         `json:"error"`
+	Header json.RawMessage `json:"header_json,omitempty"`
+	Body   json.RawMessage `json:"json,omitempty"`
+}
+
+type pcapErrorJSON struct {
+	Code int16  `json:"code"`
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// pcapExchangeJSON is one exchange as a JSON line.
+type pcapExchangeJSON struct {
+	Type          string          `json:"type"`
+	Time          string          `json:"time"`
+	Conn          int             `json:"conn"`
+	Client        string          `json:"client"`
+	Server        string          `json:"server"`
+	API           *string         `json:"api"`
+	APIKey        int16           `json:"api_key"`
+	Version       int16           `json:"version"`
+	CorrelationID int32           `json:"correlation_id"`
+	ClientID      string          `json:"client_id"`
+	Request       *pcapFrameJSON  `json:"request"`
+	Response      *pcapFrameJSON  `json:"response"`
+	NoResponse    bool            `json:"no_response"`
+	LatencyNs     *int64          `json:"latency_ns"`
+	Errors        []pcapErrorJSON `json:"errors"`
+}
+
+func (r *pcapRun) frameJSON(f *flow.Frame) *pcapFrameJSON {
+	if f == nil {
+		return nil
+	}
+	j := &pcapFrameJSON{Time: f.Start.UTC().Format(time.RFC3339Nano), Offset: f.Offset, Size: f.Size}
+	if f.Err != nil {
+		s := f.Err.Error()
+		j.Error = &s
+	}
+	if r.c.Tree && f.Tree != nil {
+		body, header, err := sideJSON(r.set, &render.Side{Tree: f.Tree, Err: f.Err})
+		if err == nil {
+			j.Body, j.Header = body, header
+		}
+	}
+	return j
+}
+
+// exchangeTime is when an exchange began: its request's first byte, or its
+// response's when the request was not seen.
+func exchangeTime(x *flow.Exchange) time.Time {
+	if x.Request != nil {
+		return x.Request.Start
+	}
+	if x.Response != nil {
+		return x.Response.Start
+	}
+	return time.Time{}
+}
+
+func (r *pcapRun) exchange(pc *pcapConn, x *flow.Exchange) {
+	if r.c.Format == "json" {
+		j := pcapExchangeJSON{Type: "exchange", Time: exchangeTime(x).UTC().Format(time.RFC3339Nano), Conn: pc.c.ID,
+			Client: pc.c.Client.String(), Server: pc.c.Server.String(), APIKey: x.APIKey, Version: x.Version,
+			CorrelationID: x.CorrelationID, ClientID: x.ClientID, Request: r.frameJSON(x.Request),
+			Response: r.frameJSON(x.Response), NoResponse: x.NoResponse, Errors: []pcapErrorJSON{}}
+		if x.API != "" {
+			j.API = &x.API
+		}
+		if x.Request != nil && x.Response != nil {
+			ns := x.Latency().Nanoseconds()
+			j.LatencyNs = &ns
+		}
+		for _, e := range x.Errors {
+			j.Errors = append(j.Errors, pcapErrorJSON{Code: e.Code, Name: e.Name, Path: e.Path})
+		}
+		r.writeJSON(j)
+		return
+	}
+	r.write(pcapTime(exchangeTime(x)) + "  " + flowExchangeLine(pc.name, x) + "\n")
+	if r.c.Tree {
+		for _, f := range []*flow.Frame{x.Request, x.Response} {
+			if f == nil || f.Tree == nil {
+				continue
+			}
+			r.w.WriteByte('\n')
+			if err := render.WriteTree(r.w, f.Tree, render.Options{Color: r.a.color()}); err != nil && r.err == nil {
+				r.err = err
+			}
+			if f.Err != nil {
+				r.write(fmt.Sprintf("error: %v\n", f.Err))
+			}
+			r.w.WriteByte('\n')
+		}
+	}
+}
+
+// flowExchangeLine renders an exchange on one line, after the connection's
+// name: api name(key) vN, correlation id, client id, request and response
+// sizes, latency, the response's error codes (at most five, with their
+// field paths) and which side did not decode. kwire pcap prints it after
+// the exchange's time; it is meant for every view of flow exchanges.
+func flowExchangeLine(conn string, x *flow.Exchange) string {
+	var b strings.Builder
+	b.WriteString(conn)
+	b.WriteString("  ")
+	switch {
+	case x.APIKey < 0:
+		b.WriteString("? (request not seen)")
+	case x.API == "":
+		fmt.Fprintf(&b, "api key %d v%d", x.APIKey, x.Version)
+	default:
+		fmt.Fprintf(&b, "%s(%d) v%d", x.API, x.APIKey, x.Version)
+	}
+	fmt.Fprintf(&b, "  corr %d", x.CorrelationID)
+	if x.ClientID != "" {
+		fmt.Fprintf(&b, "  client %q", x.ClientID)
+	}
+	if x.Request != nil {
+		fmt.Fprintf(&b, "  req %d B", x.Request.Size)
+	}
+	switch {
+	case x.Response != nil:
+		fmt.Fprintf(&b, "  resp %d B", x.Response.Size)
+	case x.NoResponse:
+		b.WriteString("  no response (acks=0)")
+	default:
+		b.WriteString("  no response")
+	}
+	if x.Request != nil && x.Response != nil {
+		fmt.Fprintf(&b, "  %s", pcapLatency(x.Latency()))
+	}
+	if len(x.Errors) > 0 {
+		b.WriteString("  errors")
+		for i, e := range x.Errors {
+			if i == 5 {
+				fmt.Fprintf(&b, " …%d more", len(x.Errors)-5)
+				break
+			}
+			fmt.Fprintf(&b, " %s at %s", e, e.Path)
+		}
+	}
+	if x.Request != nil && x.Request.Err != nil {
+		b.WriteString("  (request did not decode)")
+	}
+	if x.Response != nil && x.Response.Err != nil {
+		b.WriteString("  (response did not decode)")
+	}
+	return b.String()
+}
+
+// pcapLatency formats a latency in milliseconds with microsecond precision.
+func pcapLatency(d time.Duration) string {
+	return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000)
+}
+
+// pcapProblemJSON is a problem or notice as a JSON line.
+type pcapProblemJSON struct {
+	Type     string `json:"type"`
+	Kind     string `json:"kind"`
+	Time     string `json:"time"`
+	Conn     int    `json:"conn"`
+	Client   string `json:"client"`
+	Server   string `json:"server"`
+	Dir      string `json:"dir,omitempty"`
+	Offset   *int64 `json:"stream_offset,omitempty"`
+	Size     *int64 `json:"size,omitempty"`
+	Skipped  *int64 `json:"skipped,omitempty"`
+	Missing  *int64 `json:"missing,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+	Message  string `json:"message"`
+}
+
+func (r *pcapRun) problem(pc *pcapConn, p *flow.Problem) {
+	if r.c.Format == "json" {
+		j := pcapProblemJSON{Type: "problem", Kind: p.Kind.String(), Time: p.Time.UTC().Format(time.RFC3339Nano),
+			Conn: pc.c.ID, Client: pc.c.Client.String(), Server: pc.c.Server.String(), Dir: p.Dir.String(),
+			Offset: &p.Offset, Protocol: p.Protocol, Message: p.String()}
+		switch p.Kind {
+		case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed:
+			j.Size = &p.Size
+		case flow.Resync, flow.Garbage:
+			j.Skipped = &p.Skipped
+		case flow.Gap:
+			j.Missing = &p.Missing
+		}
+		if p.Kind == flow.Resync {
+			j.Type = "notice"
+		}
+		r.writeJSON(j)
+		return
+	}
+	r.write(fmt.Sprintf("%s  %s  %s: %s\n", pcapTime(p.Time), pc.name, p.Kind, p.String()))
+}
+
+// notice prints a line about a connection that is not the decoder's.
+func (r *pcapRun) notice(t time.Time, pc *pcapConn, kind, msg string) {
+	if r.c.Format == "json" {
+		r.writeJSON(pcapProblemJSON{Type: "notice", Kind: kind, Time: t.UTC().Format(time.RFC3339Nano),
+			Conn: pc.c.ID, Client: pc.c.Client.String(), Server: pc.c.Server.String(), Message: msg})
+		return
+	}
+	r.write(fmt.Sprintf("%s  %s  %s: %s\n", pcapTime(t), pc.name, kind, msg))
+}
+
+// pcapSummaryJSON is the last JSON line.
+type pcapSummaryJSON struct {
+	Type          string         `json:"type"`
+	Format        string         `json:"format"`
+	Packets       int            `json:"packets"`
+	NotTCP        int            `json:"not_tcp"`
+	Undecodable   int            `json:"undecodable"`
+	OtherPorts    int            `json:"other_ports"`
+	Connections   int            `json:"connections"`
+	Exchanges     int64          `json:"exchanges"`
+	Problems      int64          `json:"problems"`
+	Bytes         int64          `json:"bytes"`
+	NotDecoded    int64          `json:"bytes_not_decoded"`
+	Missing       int64          `json:"bytes_missing"`
+	Retransmitted int64          `json:"bytes_retransmitted"`
+	OutOfOrder    int            `json:"segments_out_of_order"`
+	NotKafka      map[string]int `json:"not_kafka"`
+	Error         *string        `json:"error"`
+}
+
+func (r *pcapRun) summary(st capture.Stats, f capture.Format, readErr error) {
+	if r.c.Format == "json" {
+		j := pcapSummaryJSON{Type: "summary", Format: f.String(), Packets: st.Packets, NotTCP: st.NotTCP,
+			Undecodable: st.Undecodable, OtherPorts: st.OtherPorts, Connections: st.Connections,
+			Exchanges: r.exchanges, Problems: r.problems, Bytes: r.bytes, NotDecoded: r.skipped, Missing: r.missing,
+			Retransmitted: st.Retransmitted, OutOfOrder: st.OutOfOrder, NotKafka: r.notKafka}
+		if readErr != nil {
+			s := readErr.Error()
+			j.Error = &s
+		}
+		r.writeJSON(j)
+		return
+	}
+	var b strings.Builder
+	ports := make([]string, len(r.c.Port))
+	for i, p := range r.c.Port {
+		ports[i] = fmt.Sprint(p)
+	}
+	fmt.Fprintf(&b, "\n%s: %s; %s on port %s, %s, %s\n", f, pcapCount(int64(st.Packets), "packet"),
+		pcapCount(int64(st.Connections), "connection"), strings.Join(ports, ","),
+		pcapCount(r.exchanges, "exchange"), pcapCount(r.problems, "problem"))
+	fmt.Fprintf(&b, "bytes: %d reassembled, %d not decoded, %d missing from the capture, %d retransmitted; %s out of order\n",
+		r.bytes, r.skipped, r.missing, st.Retransmitted, pcapCount(int64(st.OutOfOrder), "segment"))
+	if len(r.notKafka) > 0 {
+		for _, proto := range []string{"TLS", "HTTP"} {
+			if n := r.notKafka[proto]; n > 0 {
+				fmt.Fprintf(&b, "not Kafka: %s like %s\n", pcapCount(int64(n), "stream")+" "+plural(n, "looks", "look"), proto)
+			}
+		}
+		for proto, n := range r.notKafka { // flow names only TLS and HTTP today
+			if proto != "TLS" && proto != "HTTP" {
+				fmt.Fprintf(&b, "not Kafka: %s like %s\n", pcapCount(int64(n), "stream")+" "+plural(n, "looks", "look"), proto)
+			}
+		}
+	}
+	if st.OtherPorts+st.NotTCP+st.Undecodable > 0 {
+		fmt.Fprintf(&b, "ignored: %s on other ports, %d not TCP, %d that do not decode", pcapCount(int64(st.OtherPorts), "TCP packet"), st.NotTCP, st.Undecodable)
+		if st.FirstUndecodable != "" {
+			fmt.Fprintf(&b, " (first: %s)", st.FirstUndecodable)
+		}
+		b.WriteByte('\n')
+	}
+	r.write(b.String())
+}
+
+// pcapCount renders "1 packet", "2 packets".
+func pcapCount(n int64, what string) string {
+	return fmt.Sprintf("%d %s", n, plural(int(min(n, 2)), what, what+"s"))
+}

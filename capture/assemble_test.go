@@ -2,8 +2,10 @@ package capture
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +235,32 @@ func TestAssembleNotTCP(t *testing.T) {
 	rc, st := assemble(t, fileBytes(t, f), kafka)
 	if len(rc.lines) != 0 || st.Packets != 2 || st.Undecodable+st.NotTCP != 2 {
 		t.Errorf("lines %v stats %+v", rc.lines, st)
+	}
+}
+
+func TestAssembleRawIPAndLinuxSLL2(t *testing.T) {
+	seg := capturetest.Segment{Src: netip.MustParseAddrPort("10.0.0.1:50000"), Dst: netip.MustParseAddrPort("10.0.0.2:9092"),
+		Seq: 1, Ack: 1, ACK: true, Payload: []byte("kafka bytes")}
+	eth, err := capturetest.Packet(layers.LinkTypeEthernet, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := eth[14:]
+	for _, tc := range []struct {
+		name string
+		link uint32
+		data []byte
+	}{
+		{"raw", 101, ip},
+		{"sll2", 276, append([]byte{0x08, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6, 2, 0, 0, 0, 0, 0, 1, 0}, ip...)},
+	} {
+		f := capturetest.NewPcap(layers.LinkTypeRaw)
+		f.Raw(t0, tc.data)
+		b := fileBytes(t, f)
+		binary.LittleEndian.PutUint32(b[20:], tc.link) // pcapgo writes a byte-sized link type
+		rc, st := assemble(t, b, kafka)
+		if got := string(rc.streams["1/client→server"]); got != "kafka bytes" || st.Undecodable != 0 {
+			t.Errorf("%s: stream %q, stats %+v", tc.name, got, st)
+		}
 	}
 }

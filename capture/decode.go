@@ -1,12 +1,16 @@
 package capture
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 )
+
+// linkTypeLinuxSLL2 is LINKTYPE_LINUX_SLL2.
+const linkTypeLinuxSLL2 = 276
 
 // segment is the TCP part of one packet.
 type segment struct {
@@ -64,14 +68,30 @@ func (d *decoder) decode(p *Packet) (s segment, err error) {
 		}
 	}()
 	var first gopacket.LayerType
+	data := p.Data
 	switch p.LinkType {
-	case layers.LinkTypeEthernet:
+	case uint32(layers.LinkTypeEthernet):
 		first = layers.LayerTypeEthernet
-	case layers.LinkTypeNull, layers.LinkTypeLoop:
+	case uint32(layers.LinkTypeNull), uint32(layers.LinkTypeLoop):
 		first = layers.LayerTypeLoopback
-	case layers.LinkTypeLinuxSLL:
+	case uint32(layers.LinkTypeLinuxSLL):
 		first = layers.LayerTypeLinuxSLL
-	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6, 12, 14:
+	case linkTypeLinuxSLL2:
+		// tcpdump -i any since 4.99: a 20-byte header starting with the
+		// EtherType (gopacket v1.1.19 has no layer for it).
+		if len(p.Data) < 20 {
+			return s, fmt.Errorf("Linux SLL2 header of %d bytes, want 20", len(p.Data))
+		}
+		switch layers.EthernetType(binary.BigEndian.Uint16(p.Data)) {
+		case layers.EthernetTypeIPv4:
+			first = layers.LayerTypeIPv4
+		case layers.EthernetTypeIPv6:
+			first = layers.LayerTypeIPv6
+		default:
+			return s, errNotTCP{"not IP"}
+		}
+		data = p.Data[20:]
+	case uint32(layers.LinkTypeRaw), uint32(layers.LinkTypeIPv4), uint32(layers.LinkTypeIPv6), 12, 14:
 		if len(p.Data) == 0 {
 			return s, fmt.Errorf("empty raw IP packet")
 		}
@@ -84,10 +104,10 @@ func (d *decoder) decode(p *Packet) (s segment, err error) {
 			return s, fmt.Errorf("raw IP packet of IP version %d", p.Data[0]>>4)
 		}
 	default:
-		return s, fmt.Errorf("link type %d (%s) is not supported", uint32(p.LinkType), p.LinkType)
+		return s, fmt.Errorf("link type %d is not supported", p.LinkType)
 	}
 	parser := d.parser(first)
-	derr := parser.DecodeLayers(p.Data, &d.decoded)
+	derr := parser.DecodeLayers(data, &d.decoded)
 	var ip4, ip6, tcp bool
 	for _, t := range d.decoded {
 		switch t {

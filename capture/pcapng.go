@@ -6,8 +6,6 @@ import (
 	"io"
 	"math"
 	"time"
-
-	"github.com/google/gopacket/layers"
 )
 
 // pcapng block types (https://www.ietf.org/archive/id/draft-ietf-opsawg-pcapng).
@@ -30,7 +28,7 @@ const (
 
 // ngIface is what an interface description block says.
 type ngIface struct {
-	link    layers.LinkType
+	link    uint32
 	snaplen uint32
 	// units per second of timestamps, and the offset in seconds
 	units  uint64
@@ -165,7 +163,7 @@ func (ng *ngReader) iface(num int, off int64, body []byte) error {
 	if len(body) < 8 {
 		return ng.fail(num, off, false, "interface description block of %d bytes", len(body)+12)
 	}
-	ifc := ngIface{link: layers.LinkType(ng.order.Uint16(body[0:2])), snaplen: ng.order.Uint32(body[4:8]), units: 1e6}
+	ifc := ngIface{link: uint32(ng.order.Uint16(body[0:2])), snaplen: ng.order.Uint32(body[4:8]), units: 1e6}
 	opts := body[8:]
 	for len(opts) >= 4 {
 		code, n := ng.order.Uint16(opts[0:2]), int(ng.order.Uint16(opts[2:4]))

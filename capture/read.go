@@ -8,7 +8,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 )
 
@@ -49,9 +48,11 @@ type Packet struct {
 	Offset int64
 	// Time is the capture timestamp, in UTC.
 	Time time.Time
-	// LinkType is the link layer of Data (of the packet's interface in
-	// pcapng).
-	LinkType layers.LinkType
+	// LinkType is the LINKTYPE_ number of the link layer of Data (of the
+	// packet's interface in pcapng): 1 Ethernet, 0 BSD loopback, 113 and
+	// 276 Linux cooked capture v1 and v2, 101 raw IP… (a uint32, as the
+	// file has it: gopacket's layers.LinkType is a byte).
+	LinkType uint32
 	// Data holds the captured bytes, starting with the link header. It is
 	// valid until the next call of Reader.Next.
 	Data []byte
@@ -88,8 +89,9 @@ type Reader struct {
 	format Format
 	num    int
 	// pcap
-	pr  *pcapgo.Reader
-	off int64
+	pr   *pcapgo.Reader
+	link uint32 // from the file header, not truncated to a byte
+	off  int64
 	// pcapng
 	ng *ngReader
 }
@@ -124,6 +126,11 @@ func Open(r io.Reader) (*Reader, error) {
 		if len(hdr) < 24 {
 			return nil, &FormatError{Truncated: true, Msg: fmt.Sprintf("pcap file header needs 24 bytes, the file has %d", len(hdr))}
 		}
+		var order binary.ByteOrder = binary.LittleEndian
+		if le == 0xd4c3b2a1 || le == 0x4d3cb2a1 {
+			order = binary.BigEndian
+		}
+		link := order.Uint32(hdr[20:24])
 		pr, err := pcapgo.NewReader(br)
 		if err != nil {
 			return nil, &FormatError{Msg: "pcap file header: " + err.Error()}
@@ -131,7 +138,7 @@ func Open(r io.Reader) (*Reader, error) {
 		// Tools ignore the header's snap length (writers do not always
 		// honour it); bounding it bounds pcapgo's packet buffer.
 		pr.SetSnaplen(MaxPacket)
-		return &Reader{format: FormatPcap, pr: pr, off: 24}, nil
+		return &Reader{format: FormatPcap, pr: pr, link: link, off: 24}, nil
 	case 0x0a0d0d0a:
 		ng, err := newNgReader(br)
 		if err != nil {
@@ -175,7 +182,7 @@ func (r *Reader) Next() (Packet, error) {
 		r.ng = &ngReader{err: err} // sticky
 		return Packet{}, err
 	}
-	p := Packet{Num: num, Offset: r.off, Time: ci.Timestamp, LinkType: r.pr.LinkType(), Data: data, Length: ci.Length}
+	p := Packet{Num: num, Offset: r.off, Time: ci.Timestamp, LinkType: r.link, Data: data, Length: ci.Length}
 	if p.Length < len(data) {
 		p.Length = len(data)
 	}

@@ -70,7 +70,7 @@ func TestReadFormats(t *testing.T) {
 			times := []time.Time{t0, t0.Add(1500 * time.Microsecond), t0.Add(2*time.Second + 3*time.Microsecond)}
 			sizes := []int{60, 61, 100}
 			for i, p := range ps {
-				if p.Num != i+1 || !p.Time.Equal(times[i]) || len(p.Data) != sizes[i] || p.Data[0] != byte(i+1) || p.Length != sizes[i] || p.LinkType != layers.LinkTypeEthernet {
+				if p.Num != i+1 || !p.Time.Equal(times[i]) || len(p.Data) != sizes[i] || p.Data[0] != byte(i+1) || p.Length != sizes[i] || p.LinkType != 1 {
 					t.Errorf("packet %d: num %d time %v len %d/%d link %v", i, p.Num, p.Time, len(p.Data), p.Length, p.LinkType)
 				}
 				if tc.offs != nil && p.Offset != tc.offs[i] {

@@ -89,7 +89,10 @@ func (k EventKind) String() string {
 
 // Event is what an Assembler reports, in the order the capture shows it.
 type Event struct {
+	// Kind says what happened.
 	Kind EventKind
+	// Conn is the connection; the pointer stays the same for all its
+	// events, so it can key a map until its Close.
 	Conn *Conn
 	// Dir is the direction of Data, Gap and End events.
 	Dir Dir

@@ -64,6 +64,9 @@ func (f *File) RawCut(t time.Time, data []byte, n int) {
 
 // Segment is one TCP segment to serialize.
 type Segment struct {
+	// Src and Dst are the ends (IPv4 or IPv6, both the same family); Seq
+	// and Ack the sequence and acknowledgement numbers; the flags are
+	// TCP's; Payload the data.
 	Src, Dst                netip.AddrPort
 	Seq, Ack                uint32
 	SYN, ACK, FIN, RST, PSH bool
@@ -135,6 +138,7 @@ func Packet(link layers.LinkType, s Segment) ([]byte, error) {
 // Conv is a TCP conversation between a client and a server that keeps both
 // sequence numbers and a clock.
 type Conv struct {
+	// F is the file the packets go to; Client and Server the ends.
 	F              *File
 	Client, Server netip.AddrPort
 	// CSeq and SSeq are the next sequence numbers of client and server.

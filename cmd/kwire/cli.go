@@ -39,6 +39,8 @@ type cli struct {
 	History historyCmd `cmd:"" help:"Show what each version of an API or record type changed, with the spec's own comments."`
 	Diff    diffCmd    `cmd:"" help:"Summarise which APIs, record types and versions differ between two sets of specs."`
 	Log     logCmd     `cmd:"" help:"List the batches and records of Kafka log segments and KRaft snapshots (metadata records decoded)."`
+	Site    siteCmd    `cmd:"" help:"Write the Kafka protocol atlas, a self-contained static HTML site of every API, header and record type (every embedded release unless --kafka or --specs)."`
+	Serve   serveCmd   `cmd:"" help:"Serve the Kafka protocol atlas over HTTP, with a page that decodes pasted hex."`
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
 }
@@ -156,6 +158,10 @@ func run(args []string, e *env) (code int) {
 		err = a.diff(&c.Diff)
 	case "log":
 		err = a.log(&c.Log)
+	case "site":
+		err = a.site(&c.Site)
+	case "serve":
+		err = a.serve(&c.Serve)
 	case "call":
 		err = a.call(&c.Call)
 	case "pcap":

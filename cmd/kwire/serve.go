@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/site"
+	"github.com/kwire/kwire/spec"
+)
+
+// serveCmd is `kwire serve`: the atlas over HTTP, pages rendered on demand
+// (or the files of a site written by `kwire site`), plus a decode page.
+type serveCmd struct {
+	Addr string `help:"Address to listen on." default:"127.0.0.1:8080" placeholder:"HOST:PORT"`
+	Dir  string `help:"Serve the files of a site written by kwire site instead of rendering pages on demand." placeholder:"DIR" type:"existingdir"`
+}
+
+func (a *app) serve(c *serveCmd) error {
+	sets, err := a.siteSets()
+	if err != nil {
+		return err
+	}
+	h := siteHandler(sets, c.Dir)
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(a.stdout, "serving the Kafka protocol atlas on http://%s/ (decode page: http://%s/decode); Ctrl-C stops\n", ln.Addr(), ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// siteHandler is the handler of kwire serve: the site of sets (the files
+// under dir when dir is not empty) and its decode page.
+func siteHandler(sets []*spec.Set, dir string) http.Handler {
+	s := site.New(sets...)
+	var fsys = os.DirFS(dir)
+	if dir == "" {
+		fsys = nil
+	}
+	return s.Handler(fsys, serveDecode)
+}
+
+// serveDecode decodes the decode page's hex as `kwire decode` does.
+func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
+	b, err := parseHex(q.Hex)
+	if err != nil {
+		return nil, fmt.Errorf("hex: %v", err)
+	}
+	p, err := decodePage(set, q.API, q.Version, q.Response, decodeOpts{}, b)
+	if p == nil && err != nil {
+		var u usageError
+		if errors.As(err, &u) {
+			return nil, u.error
+		}
+	}
+	return p, err
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/spec"
+)
+
+func TestServeDecodesPastedHex(t *testing.T) {
+	set, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(siteHandler([]*spec.Set{set}, ""))
+	defer srv.Close()
+	get := func(p string) (int, string) {
+		t.Helper()
+		resp, err := srv.Client().Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// The seed's hex, with spaces, as one would paste it.
+	code, body := get("/decode?hex=" + url.QueryEscape(strings.Join(chunks(voteRequestV2, 8), " ")))
+	if code != 200 {
+		t.Fatalf("decode of the Vote v2 seed: %d\n%s", code, body)
+	}
+	for _, want := range []string{
+		`<tr id="Topics.0.Partitions.0.PreVote" class="q l" data-o="79" data-s="1">`,
+		"VoteRequest v2, request header v2, 83 bytes on the wire",
+		`href="4.4.0/Vote/v2/request.html"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("decode page lacks %q", want)
+		}
+	}
+	code, body = get("/decode?api=Vote&version=2&response=1&hex=" + voteResponseV2)
+	if code != 200 || !strings.Contains(body, `VoteResponse v2, response header v1, 32 bytes on the wire`) {
+		t.Errorf("decode of the VoteResponse v2 seed: %d", code)
+	}
+	// A truncated frame: the partial tree and the error.
+	code, body = get("/decode?hex=" + voteRequestV2[:84])
+	if code != 200 || !strings.Contains(body, "ReplicaDirectoryId at 0x0023: need 16 bytes, have 7") || !strings.Contains(body, `<tr id="undecoded"`) {
+		t.Errorf("decode of a truncated frame: %d\n%s", code, body)
+	}
+	code, body = get("/decode?hex=zz")
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "hex: ") {
+		t.Errorf("decode of bad hex: %d", code)
+	}
+	code, body = get("/decode?response=1&hex=00")
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "needs --api NAME and --version N") {
+		t.Errorf("decode of a response without an API: %d\n%s", code, body)
+	}
+	if code, _ := get("/4.4.0/Vote/v2/request"); code != 200 {
+		t.Errorf("GET /4.4.0/Vote/v2/request: %d", code)
+	}
+}

@@ -1,0 +1,585 @@
+// Package proxy is a pass-through TCP proxy for Kafka connections that
+// decodes the traffic beside the forwarding, with package flow.
+//
+// Every byte read from one side is written to the other at once and
+// unchanged: the proxy never waits for a whole frame, and decoding never
+// slows forwarding. Each connection has a decoder goroutine fed through a
+// bounded queue of read buffers; when the decoder falls behind and holds
+// every buffer, the bytes read are forwarded but not decoded, counted in
+// ConnStats.Undecoded and reported to the decoder as a gap (a flow.Gap
+// problem), after which it resynchronises. The only exception to "bytes
+// unchanged" is Options.RewriteAdvertised, which rewrites the broker
+// addresses of Metadata, FindCoordinator and DescribeCluster responses (and
+// holds those responses, only those, until they are whole).
+//
+// A client's half-close is passed on (CloseWrite) so that each side sees the
+// other's end of stream; a connection ends when both directions have ended
+// or either side fails.
+package proxy
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
+)
+
+// Options configure a Proxy.
+type Options struct {
+	// Listen is the address to listen on ("127.0.0.1:19092"; port 0 picks
+	// a free one, see Proxy.Addr).
+	Listen string
+	// Upstream is the broker's address ("127.0.0.1:9092").
+	Upstream string
+	// Codec decodes the traffic (package flow). nil forwards without
+	// decoding.
+	Codec *codec.Codec
+	// MaxFrame is the largest frame size prefix decoded (see
+	// flow.Options.MaxFrame; 0: the codec's). Larger frames are forwarded
+	// and reported, not decoded. It also bounds the responses held for
+	// RewriteAdvertised.
+	MaxFrame int
+	// KeepTrees keeps the decoded span trees in the exchanges reported
+	// (flow.Options.KeepTrees).
+	KeepTrees bool
+	// RewriteAdvertised rewrites the host and port of every broker in
+	// Metadata, FindCoordinator (v0-3 and each coordinator of v4+) and
+	// DescribeCluster responses to Advertise, re-encoding the response and
+	// its size prefix, so that clients keep talking through the proxy.
+	RewriteAdvertised bool
+	// Advertise is the "host:port" written by RewriteAdvertised; "" means
+	// the listen address (with an unspecified IP replaced by 127.0.0.1).
+	Advertise string
+	// OnEvent receives the proxy's events. It is called from the
+	// connections' decoder goroutines (and, for Opened and Failed, their
+	// forwarding goroutines), concurrently for different connections, and
+	// must be safe for that; a slow OnEvent slows decoding, never
+	// forwarding.
+	OnEvent func(Event)
+	// Hash computes the SHA-256 of the bytes read from and written to each
+	// side (ConnStats). It costs CPU on the forwarding path.
+	Hash bool
+	// BufferSize is the most one read takes (64 KiB when 0). Reads fill
+	// buffers of 4 times that, shared with the decoder.
+	BufferSize int
+	// QueueBuffers is the number of buffers per direction that the decoder
+	// may hold before bytes go undecoded (8 when 0): with the defaults, 2
+	// MiB per direction.
+	QueueBuffers int
+	// Grace is how long Serve lets open connections run after its context
+	// is cancelled before closing them (5s when 0; negative: close at
+	// once).
+	Grace time.Duration
+	// DialTimeout bounds connecting upstream (10s when 0).
+	DialTimeout time.Duration
+}
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// Opened: a client connected and the upstream connection is made.
+	Opened EventKind = iota + 1
+	// Flow: an exchange or problem decoded from the connection (Event.Flow).
+	Flow
+	// Closed: the connection ended; Event.Stats has its counts and Err
+	// the error that ended it, if any.
+	Closed
+	// Failed: a client connected but the upstream could not be reached
+	// (Err); the client connection is closed.
+	Failed
+)
+
+// String names the kind ("opened", "flow", "closed", "failed").
+func (k EventKind) String() string {
+	switch k {
+	case Opened:
+		return "opened"
+	case Flow:
+		return "flow"
+	case Closed:
+		return "closed"
+	case Failed:
+		return "failed"
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Event is what a Proxy reports about one connection.
+type Event struct {
+	Kind EventKind
+	// Conn numbers the connection (from 1, in accept order).
+	Conn uint64
+	// Client is the client's address, Upstream the broker's.
+	Client, Upstream string
+	// Time is when the event happened (for Flow, when the proxy saw the
+	// data).
+	Time time.Time
+	// Flow is the *flow.Exchange or *flow.Problem (Kind Flow).
+	Flow flow.Event
+	// Stats are the connection's counts (Kind Closed).
+	Stats *ConnStats
+	// Err is why the upstream could not be reached (Failed), or what ended
+	// the connection other than an end of stream (Closed).
+	Err error
+}
+
+// ConnStats count one connection's traffic, per direction (indexed by
+// flow.Dir: ClientToServer is read from the client and written upstream).
+type ConnStats struct {
+	Conn             uint64
+	Client, Upstream string
+	Opened, Closed   time.Time
+	// Read and Written are the bytes read from the source side and written
+	// to the destination side of each direction. They differ only where
+	// RewriteAdvertised changed responses, or when a side failed.
+	Read, Written [2]int64
+	// ReadSHA256 and WrittenSHA256 are the SHA-256 of those bytes (with
+	// Options.Hash; else zero).
+	ReadSHA256, WrittenSHA256 [2][sha256.Size]byte
+	// Undecoded is the number of bytes forwarded but not decoded because
+	// the decoder was behind.
+	Undecoded [2]int64
+	// Rewritten is the number of responses RewriteAdvertised changed.
+	Rewritten int
+	// Flow is the decoder's count (zero without a Codec).
+	Flow flow.Stats
+}
+
+// Proxy forwards connections from its listener to the upstream broker.
+type Proxy struct {
+	o         Options
+	ln        net.Listener
+	advHost   string
+	advPort   int32
+	nextID    atomic.Uint64
+	mu        sync.Mutex
+	conns     map[*conn]struct{}
+	wg        sync.WaitGroup
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+// New listens on o.Listen and returns the proxy; Serve starts accepting.
+func New(o Options) (*Proxy, error) {
+	if o.Upstream == "" {
+		return nil, errors.New("proxy: no upstream address")
+	}
+	if o.BufferSize <= 0 {
+		o.BufferSize = 64 << 10
+	}
+	if o.QueueBuffers <= 0 {
+		o.QueueBuffers = 8
+	}
+	if o.Grace == 0 {
+		o.Grace = 5 * time.Second
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = codec.DefaultMaxFrame
+		if o.Codec != nil && o.Codec.MaxFrame > 0 {
+			o.MaxFrame = o.Codec.MaxFrame
+		}
+	}
+	if o.RewriteAdvertised && o.Codec == nil {
+		return nil, errors.New("proxy: RewriteAdvertised needs a Codec")
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{o: o, ln: ln, conns: map[*conn]struct{}{}, closed: make(chan struct{})}
+	if o.RewriteAdvertised {
+		adv := o.Advertise
+		if adv == "" {
+			adv = ln.Addr().String()
+		}
+		host, port, err := splitHostPort(adv)
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("proxy: advertised address %q: %v", adv, err)
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			host = "127.0.0.1"
+		}
+		p.advHost, p.advPort = host, port
+	}
+	return p, nil
+}
+
+func splitHostPort(s string) (string, int32, error) {
+	host, ps, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", 0, err
+	}
+	var port int32
+	if _, err := fmt.Sscanf(ps, "%d", &port); err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("bad port %q", ps)
+	}
+	return host, port, nil
+}
+
+// Addr is the address the proxy listens on.
+func (p *Proxy) Addr() net.Addr { return p.ln.Addr() }
+
+// Serve accepts connections until ctx is cancelled or Close is called.
+// On cancellation it stops accepting, lets open connections run for
+// Options.Grace, then closes them; it returns once every connection has
+// ended and its Closed event has been reported. It returns nil after a
+// cancellation or Close, else the listener's error.
+func (p *Proxy) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { p.ln.Close() })
+	defer stop()
+	var err error
+	for {
+		c, aerr := p.ln.Accept()
+		if aerr != nil {
+			select {
+			case <-p.closed:
+			default:
+				if ctx.Err() == nil {
+					err = aerr
+				}
+			}
+			break
+		}
+		p.wg.Add(1)
+		go p.handle(ctx, c, p.nextID.Add(1))
+	}
+	p.ln.Close()
+	if ctx.Err() != nil && p.o.Grace > 0 {
+		done := make(chan struct{})
+		go func() { p.wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(p.o.Grace):
+		case <-p.closed:
+		}
+	}
+	p.closeConns()
+	p.wg.Wait()
+	return err
+}
+
+// Close stops the proxy at once: the listener and every open connection
+// are closed (their Closed events are still reported, from Serve).
+func (p *Proxy) Close() error {
+	p.closeOnce.Do(func() { close(p.closed) })
+	err := p.ln.Close()
+	p.closeConns()
+	return err
+}
+
+// Active is the number of connections open now.
+func (p *Proxy) Active() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.conns)
+}
+
+func (p *Proxy) closeConns() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.abort()
+	}
+}
+
+func (p *Proxy) emit(e Event) {
+	if p.o.OnEvent != nil {
+		p.o.OnEvent(e)
+	}
+}
+
+// chunk is a piece of one direction's stream handed to the decoder, or
+// (release) a read buffer to put back in the free list once the pieces
+// before it are decoded.
+type chunk struct {
+	d       flow.Dir
+	b       []byte
+	at      time.Time
+	gap     int64
+	end     bool
+	release []byte
+}
+
+// queueItems bounds the chunks waiting for a connection's decoder.
+const queueItems = 4096
+
+// conn is one proxied connection.
+type conn struct {
+	p            *Proxy
+	id           uint64
+	client, up   net.Conn
+	stats        ConnStats
+	queue        chan chunk
+	free         [2]chan []byte
+	alloc        [2]int
+	rw           *rewriter
+	track        *tracker
+	abortOnce    sync.Once
+	errMu        sync.Mutex
+	err          error
+	rh, wh       [2]hash.Hash
+	upstreamAddr string
+}
+
+func (p *Proxy) handle(ctx context.Context, client net.Conn, id uint64) {
+	defer p.wg.Done()
+	d := net.Dialer{Timeout: p.o.DialTimeout}
+	up, err := d.DialContext(ctx, "tcp", p.o.Upstream)
+	if err != nil {
+		client.Close()
+		p.emit(Event{Kind: Failed, Conn: id, Client: client.RemoteAddr().String(), Upstream: p.o.Upstream, Time: time.Now(), Err: err})
+		return
+	}
+	c := &conn{p: p, id: id, client: client, up: up}
+	c.stats = ConnStats{Conn: id, Client: client.RemoteAddr().String(), Upstream: up.RemoteAddr().String(), Opened: time.Now()}
+	p.mu.Lock()
+	select {
+	case <-p.closed:
+		p.mu.Unlock()
+		client.Close()
+		up.Close()
+		return
+	default:
+	}
+	p.conns[c] = struct{}{}
+	p.mu.Unlock()
+	p.emit(Event{Kind: Opened, Conn: id, Client: c.stats.Client, Upstream: c.stats.Upstream, Time: c.stats.Opened})
+	if p.o.Hash {
+		for i := range 2 {
+			c.rh[i], c.wh[i] = sha256.New(), sha256.New()
+		}
+	}
+	if p.o.RewriteAdvertised {
+		c.track = &tracker{maxFrame: int64(p.o.MaxFrame), pending: map[int32]reqKey{}}
+		c.rw = &rewriter{p: p, track: c.track}
+	}
+	decoded := make(chan flow.Stats, 1)
+	if p.o.Codec != nil {
+		n := p.o.QueueBuffers
+		c.queue = make(chan chunk, queueItems)
+		c.free[0], c.free[1] = make(chan []byte, n), make(chan []byte, n)
+		go c.decode(decoded)
+	} else {
+		decoded <- flow.Stats{}
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); c.pipe(flow.ClientToServer, client, up) }()
+	go func() { defer wg.Done(); c.pipe(flow.ServerToClient, up, client) }()
+	wg.Wait()
+	client.Close()
+	up.Close()
+	if c.queue != nil {
+		close(c.queue)
+	}
+	c.stats.Flow = <-decoded
+	p.mu.Lock()
+	delete(p.conns, c)
+	p.mu.Unlock()
+	c.stats.Closed = time.Now()
+	if p.o.Hash {
+		for i := range 2 {
+			c.rh[i].Sum(c.stats.ReadSHA256[i][:0])
+			c.wh[i].Sum(c.stats.WrittenSHA256[i][:0])
+		}
+	}
+	if c.rw != nil {
+		c.stats.Rewritten = c.rw.count
+	}
+	st := c.stats
+	p.emit(Event{Kind: Closed, Conn: id, Client: st.Client, Upstream: st.Upstream, Time: st.Closed, Stats: &st, Err: c.err})
+}
+
+// abort closes both sides, ending both directions.
+func (c *conn) abort() {
+	c.abortOnce.Do(func() {
+		c.client.Close()
+		c.up.Close()
+	})
+}
+
+func (c *conn) fail(err error) {
+	c.errMu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.errMu.Unlock()
+	c.abort()
+}
+
+// decode runs the flow decoder over the queue until it is closed.
+func (c *conn) decode(done chan<- flow.Stats) {
+	p := c.p
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees}, func(e flow.Event) {
+		at := time.Now()
+		switch e := e.(type) {
+		case *flow.Exchange:
+			if e.Response != nil {
+				at = e.Response.End
+			} else if e.Request != nil {
+				at = e.Request.End
+			}
+		case *flow.Problem:
+			at = e.Time
+		}
+		p.emit(Event{Kind: Flow, Conn: c.id, Client: c.stats.Client, Upstream: c.stats.Upstream, Time: at, Flow: e})
+	})
+	for ch := range c.queue {
+		if ch.gap > 0 {
+			fc.Gap(ch.d, ch.gap, ch.at)
+		}
+		if len(ch.b) > 0 {
+			fc.Data(ch.d, ch.b, ch.at)
+		}
+		if ch.release != nil {
+			c.free[ch.d] <- ch.release
+		}
+		if ch.end {
+			fc.End(ch.d, ch.at)
+		}
+	}
+	fc.Close(time.Now())
+	done <- fc.Stats()
+}
+
+// buffer returns a read buffer (of 4 reads) for direction d that the
+// decoder does not hold, or nil when it holds them all.
+func (c *conn) buffer(d flow.Dir) []byte {
+	select {
+	case b := <-c.free[d]:
+		return b
+	default:
+	}
+	if c.alloc[d] < c.p.o.QueueBuffers {
+		c.alloc[d]++
+		return make([]byte, 4*c.p.o.BufferSize)
+	}
+	return nil
+}
+
+// send queues ch for the decoder without blocking; false when the queue
+// is full.
+func (c *conn) send(ch chunk) bool {
+	select {
+	case c.queue <- ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// pipe forwards direction d from src to dst until src ends or either
+// fails.
+//
+// Reads go into a buffer shared with the decoder: each read fills the next
+// part of it, is queued for the decoder (which only reads it) and is
+// written to dst. When less than a read's worth is left, the buffer is
+// queued for release and the next one taken. When the decoder holds every
+// buffer (or its queue is full), reads go to a spare buffer and are
+// counted undecoded; the decoder is told of them as a gap.
+func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
+	decoding := c.queue != nil
+	rs := c.p.o.BufferSize
+	var buf, spare []byte
+	off := 0
+	if decoding {
+		buf = c.buffer(d)
+	}
+	var undecoded int64
+	write := func(b []byte) error {
+		n, err := dst.Write(b)
+		c.stats.Written[d] += int64(n)
+		if c.wh[d] != nil {
+			c.wh[d].Write(b[:n])
+		}
+		return err
+	}
+	for {
+		if decoding && buf != nil && len(buf)-off < rs {
+			if !c.send(chunk{d: d, release: buf, gap: undecoded}) {
+				c.alloc[d]-- // dropped: the collector takes it
+			} else {
+				undecoded = 0
+			}
+			buf, off = nil, 0
+		}
+		if decoding && buf == nil {
+			buf = c.buffer(d)
+		}
+		var rb []byte
+		if buf != nil {
+			rb = buf[off : off+rs]
+		} else {
+			if spare == nil {
+				spare = make([]byte, rs)
+			}
+			rb = spare
+		}
+		n, rerr := src.Read(rb)
+		if n > 0 {
+			at := time.Now()
+			data := rb[:n]
+			c.stats.Read[d] += int64(n)
+			if c.rh[d] != nil {
+				c.rh[d].Write(data)
+			}
+			if decoding {
+				// Queue before writing, so that a request is queued
+				// before its response can be.
+				if buf != nil && c.send(chunk{d: d, b: data, at: at, gap: undecoded}) {
+					undecoded = 0
+					off += n
+				} else {
+					undecoded += int64(n)
+					c.stats.Undecoded[d] += int64(n)
+				}
+			}
+			var werr error
+			switch {
+			case c.track != nil && d == flow.ClientToServer:
+				c.track.feed(data)
+				werr = write(data)
+			case c.rw != nil && d == flow.ServerToClient:
+				werr = c.rw.process(data, write)
+			default:
+				werr = write(data)
+			}
+			if werr != nil {
+				c.fail(fmt.Errorf("%s: write: %w", d, werr))
+				break
+			}
+		}
+		if rerr != nil {
+			if errors.Is(rerr, io.EOF) {
+				// Pass the half-close on.
+				if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+					cw.CloseWrite()
+				}
+			} else if !errors.Is(rerr, net.ErrClosed) {
+				c.fail(fmt.Errorf("%s: read: %w", d, rerr))
+			} else {
+				c.abort()
+			}
+			break
+		}
+	}
+	if decoding {
+		// The end must reach the decoder: wait for room if need be (this
+		// direction forwards nothing more).
+		c.queue <- chunk{d: d, at: time.Now(), gap: undecoded, end: true}
+	}
+}

@@ -58,7 +58,20 @@ type Member struct {
 // a value that is not JSON, part of the page has been written: the error
 // says the rest is missing.
 func WriteJSONMembers(w io.Writer, p *Page, members func(k int, s *Side) ([]Member, error)) error {
-	j := jsonWriter{sink: newSink(w, jsonSize(p))}
+	return WriteJSONWith(w, p, Options{}, members)
+}
+
+// WriteJSONWith is WriteJSONMembers with options: o.Values chooses how the
+// "value" and "text" of record keys, values and header values are written
+// (o.Color is not used). With a Values other than ValuesAuto, such a node
+// (when not null) has one more key after "value": "value_encoding", the
+// form its value is in: "utf8" (a string), "hex" (a string of hex
+// digits), "base64" (a string) or "json" (the value itself, any JSON). With
+// ValuesJSON, bytes that are not JSON are written as ValuesAuto's text
+// shows them, printable text as "utf8" and the rest as "hex", and their
+// "text" ends in ", not JSON)". With ValuesAuto the output is WriteJSON's.
+func WriteJSONWith(w io.Writer, p *Page, o Options, members func(k int, s *Side) ([]Member, error)) error {
+	j := jsonWriter{sink: newSink(w, jsonSize(p)), values: o.Values}
 	in := pageInfo(p)
 	j.b = append(j.b, "{\n  \"api_key\": "...)
 	j.b = appendIntOrNull(j.b, int64(in.key), in.key >= 0)
@@ -113,6 +126,8 @@ type jsonWriter struct {
 	path []byte
 	// indented holds a Member's value, indented.
 	indented bytes.Buffer
+	// values is how record keys, values and header values are written.
+	values Values
 }
 
 // jsonSize guesses the size of p's JSON, for the size of the buffer: a
@@ -286,10 +301,16 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 	j.cell = appendType(j.cell[:0], t, i, c)
 	j.b = appendJSONBytes(j.b, j.cell)
 	j.key(depth, "value")
-	j.value(i)
+	if j.values != ValuesAuto && recordBytes(t, i) {
+		enc := j.recordValue(t.Data(i), depth)
+		j.key(depth, "value_encoding")
+		j.b = appendJSONString(j.b, enc)
+	} else {
+		j.value(i)
+	}
 	j.spill()
 	j.key(depth, "text")
-	j.cell = appendValueText(j.cell[:0], t, i, c)
+	j.cell = appendValueText(j.cell[:0], t, i, c, j.values)
 	j.b = appendJSONBytes(j.b, j.cell)
 	j.key(depth, "offset")
 	j.b = strconv.AppendInt(j.b, int64(n.Off), 10)

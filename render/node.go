@@ -155,9 +155,11 @@ func NodeRegion(t *tree.Tree, i int32) string {
 // nodeValue and nodeAbout are their string forms, for the Node* functions
 // and the Index.
 
-func nodeName(t *tree.Tree, i int32, c ctx) string  { return string(appendName(nil, t, i, c)) }
-func nodeType(t *tree.Tree, i int32, c ctx) string  { return string(appendType(nil, t, i, c)) }
-func nodeValue(t *tree.Tree, i int32, c ctx) string { return string(appendValueText(nil, t, i, c)) }
+func nodeName(t *tree.Tree, i int32, c ctx) string { return string(appendName(nil, t, i, c)) }
+func nodeType(t *tree.Tree, i int32, c ctx) string { return string(appendType(nil, t, i, c)) }
+func nodeValue(t *tree.Tree, i int32, c ctx) string {
+	return string(appendValueText(nil, t, i, c, ValuesAuto))
+}
 func nodeAbout(t *tree.Tree, i int32, c ctx) string { return string(appendAbout(nil, t, i, c)) }
 
 // appendName appends the name shown for node i (see NodeName).
@@ -355,8 +357,9 @@ func appendHeaderType(b []byte, t *tree.Tree, n *tree.Node, f *spec.Field) []byt
 }
 
 // appendValueText appends the text after "= " on node i's row (see
-// NodeValue); nothing when the row has no value.
-func appendValueText(b []byte, t *tree.Tree, i int32, c ctx) []byte {
+// NodeValue), with record keys, values and header values in the form v
+// chooses; nothing when the row has no value.
+func appendValueText(b []byte, t *tree.Tree, i int32, c ctx, v Values) []byte {
 	n := &t.Nodes[i]
 	switch n.Kind {
 	case tree.Field:
@@ -409,6 +412,13 @@ func appendValueText(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.BatchField:
 		if n.Wire == tree.WireUint32 && t.Name(i) == "crc" {
 			return appendHex8(append(b, "0x"...), uint32(n.Num))
+		}
+		if v != ValuesAuto && recordBytes(t, i) {
+			d := t.Data(i)
+			if n.Wire == tree.WireBytes {
+				return appendRecordValueText(b, d, v, " (int32 len=", len(d))
+			}
+			return appendRecordValueText(b, d, v, " (varint len=", len(d))
 		}
 		if n.Wire == tree.WireBytes && !n.Null {
 			// A legacy message's key or value: text when printable, as

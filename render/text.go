@@ -30,11 +30,15 @@ type Side struct {
 	Err error
 }
 
-// Options control the text views.
+// Options control the views.
 type Options struct {
 	// Color adds ANSI colours by region (frame, header, body, RecordBatch,
 	// Record, tagged_fields); false writes plain text.
 	Color bool
+	// Values is how record keys, values and header values are shown, in
+	// the text views and in WriteJSONWith's "value" and "text" keys; the
+	// zero value, ValuesAuto, is text when printable and hex otherwise.
+	Values Values
 }
 
 // WriteText writes the page: a summary block, then for each side its
@@ -158,8 +162,9 @@ func sideTitle(t *tree.Tree) string {
 // kept: a tree's rows are some hundred times the size of its nodes.
 type treeWriter struct {
 	*sink
-	t     *tree.Tree
-	color bool
+	t      *tree.Tree
+	color  bool
+	values Values
 	// widths are the widest cells of the columns name (with the tree
 	// drawing before it), type, value, range and about.
 	widths [5]int
@@ -171,7 +176,7 @@ type treeWriter struct {
 }
 
 func writeTree(s *sink, t *tree.Tree, o Options) {
-	tw := treeWriter{sink: s, t: t, color: o.Color}
+	tw := treeWriter{sink: s, t: t, color: o.Color, values: o.Values}
 	root := childCtx(t, -1, ctx{}, 0)
 	tw.measure(0, root, 0)
 	tw.row(0, root, 0, true)
@@ -186,7 +191,7 @@ func (tw *treeWriter) measure(i int32, c ctx, depth int) {
 	tw.widths[0] = max(tw.widths[0], 4*depth+utf8.RuneCount(tw.cell))
 	tw.cell = appendType(tw.cell[:0], t, i, c)
 	tw.widths[1] = max(tw.widths[1], utf8.RuneCount(tw.cell))
-	tw.cell = appendValueText(tw.cell[:0], t, i, c)
+	tw.cell = appendValueText(tw.cell[:0], t, i, c, tw.values)
 	if len(tw.cell) > 0 {
 		tw.widths[2] = max(tw.widths[2], len("= ")+utf8.RuneCount(tw.cell))
 	}
@@ -228,7 +233,7 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		case 2:
 			tw.b = append(tw.b, "= "...)
 			v := len(tw.b)
-			if tw.b = appendValueText(tw.b, t, i, c); len(tw.b) == v {
+			if tw.b = appendValueText(tw.b, t, i, c, tw.values); len(tw.b) == v {
 				tw.b = tw.b[:at] // no value, no "= "
 			}
 		case 3:

@@ -45,6 +45,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -313,6 +314,7 @@ func (c *Conn) frame(s *stream, p []byte, at time.Time) []byte {
 	}
 	need := 4 + int(s.size) - len(s.buf)
 	k := min(need, len(p))
+	s.buf = grow(s.buf, k, 4+int(s.size))
 	s.buf = append(s.buf, p[:k]...)
 	s.off += int64(k)
 	p = p[k:]
@@ -323,10 +325,42 @@ func (c *Conn) frame(s *stream, p []byte, at time.Time) []byte {
 	return p
 }
 
-// release empties the frame buffer, dropping it when a large frame made
-// it grow, so that an idle connection does not keep megabytes.
+// bigFrame is the frame buffer capacity past which a buffer goes back to
+// bigBufs between frames rather than staying with its connection.
+const bigFrame = 1 << 20
+
+// bigBufs holds frame buffers of large frames between uses, shared by all
+// Conns (and emptied by the garbage collector when unused).
+var bigBufs sync.Pool
+
+// grow makes room in b for k more bytes of a frame of frameLen bytes: the
+// capacity at least doubles (so copying stays linear) but never exceeds
+// the frame, and is only ever twice the bytes that arrived, whatever the
+// size prefix claims.
+func grow(b []byte, k, frameLen int) []byte {
+	if len(b)+k <= cap(b) {
+		return b
+	}
+	n := min(frameLen, max(2*cap(b), len(b)+k, 4096))
+	if n > bigFrame {
+		if v, ok := bigBufs.Get().(*[]byte); ok {
+			if cap(*v) >= len(b)+k {
+				return append((*v)[:0], b...)
+			}
+			bigBufs.Put(v)
+		}
+	}
+	nb := make([]byte, len(b), n)
+	copy(nb, b)
+	return nb
+}
+
+// release empties the frame buffer; one that a large frame made grow goes
+// to bigBufs, so that an idle connection does not keep megabytes.
 func (c *Conn) release(s *stream) {
-	if cap(s.buf) > 1<<20 {
+	if cap(s.buf) > bigFrame {
+		b := s.buf[:0]
+		bigBufs.Put(&b)
 		s.buf = nil
 	} else {
 		s.buf = s.buf[:0]
@@ -812,6 +846,42 @@ func (c *Conn) Gap(d Dir, n int64, at time.Time) {
 	c.report(pr)
 	s.off += n
 	c.startScan(s, s.off)
+}
+
+// GapToFrame is Gap for a feeder that knows where frames start (a proxy
+// that follows the size prefixes as it forwards): n bytes of direction d
+// are missing, and the next byte fed begins a frame. A frame the stream was
+// inside is reported lost (a lost request whose header arrived still waits
+// for its response), and decoding goes on in step, with no search.
+func (c *Conn) GapToFrame(d Dir, n int64, at time.Time) {
+	if n < 0 {
+		return
+	}
+	s := &c.s[d&1]
+	c.stats.Missing[s.dir] += n
+	if s.state == dead || s.state == ended {
+		s.off += n
+		return
+	}
+	pr := c.problem(s, Gap, s.off, at)
+	pr.Missing = n
+	switch {
+	case s.state == inFrame && len(s.buf) > 0:
+		pr.Lost, pr.FrameOffset = true, s.bufOff
+		if len(s.buf) >= 4 {
+			c.lost(s, at)
+		}
+	case s.state == skipping:
+		pr.Lost, pr.FrameOffset = true, s.frameOff
+	case s.state == scanning:
+		c.stats.Skipped[s.dir] += int64(len(s.buf))
+	}
+	c.release(s)
+	s.state, s.skip = inFrame, 0
+	s.off += n
+	if n > 0 || pr.Lost {
+		c.report(pr)
+	}
 }
 
 // lost records a request frame lost in a gap whose header arrived, so that

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
 )
@@ -448,5 +450,26 @@ func BenchmarkConnMetadata(b *testing.B) {
 	for b.Loop() {
 		cn.Data(ClientToServer, req, t0)
 		cn.Data(ServerToClient, resp, t0)
+	}
+}
+
+func BenchmarkConnProduce1MiB(b *testing.B) {
+	c := codec.New(testSet)
+	var kvs []records.KeyValue
+	for i := range 100 {
+		kvs = append(kvs, records.KeyValue{Key: []byte("k"), Value: make([]byte, 10<<10)})
+		_ = i
+	}
+	batch := records.Batch{Records: kvs}.Bytes()
+	req := reqFrame(b, c, "Produce", 9, 1, "bench", `{"transactionalId":null,"acks":0,"timeoutMs":30000,"topicData":[{"name":"bench","partitionData":[{"index":0,"records":"`+base64.StdEncoding.EncodeToString(batch)+`"}]}]}`)
+	cn := New(Options{Codec: c}, func(Event) {})
+	b.SetBytes(int64(len(req)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for p := req; len(p) > 0; {
+			n := min(len(p), 64<<10)
+			cn.Data(ClientToServer, p[:n], t0)
+			p = p[n:]
+		}
 	}
 }

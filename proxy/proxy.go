@@ -20,6 +20,7 @@ package proxy
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
@@ -68,11 +69,13 @@ type Options struct {
 	// Hash computes the SHA-256 of the bytes read from and written to each
 	// side (ConnStats). It costs CPU on the forwarding path.
 	Hash bool
-	// BufferSize is the most one read takes (64 KiB when 0). Reads fill
-	// buffers of 4 times that, shared with the decoder.
+	// BufferSize is the most one read takes (128 KiB when 0). Reads fill
+	// buffers of 4 times that, shared with the decoder; a connection
+	// holds one per direction, more (up to QueueBuffers) while its
+	// decoder is behind.
 	BufferSize int
 	// QueueBuffers is the number of buffers per direction that the decoder
-	// may hold before bytes go undecoded (8 when 0): with the defaults, 2
+	// may hold before bytes go undecoded (8 when 0): with the defaults, 4
 	// MiB per direction.
 	QueueBuffers int
 	// Grace is how long Serve lets open connections run after its context
@@ -175,7 +178,7 @@ func New(o Options) (*Proxy, error) {
 		return nil, errors.New("proxy: no upstream address")
 	}
 	if o.BufferSize <= 0 {
-		o.BufferSize = 64 << 10
+		o.BufferSize = 128 << 10
 	}
 	if o.QueueBuffers <= 0 {
 		o.QueueBuffers = 8
@@ -306,12 +309,57 @@ func (p *Proxy) emit(e Event) {
 // (release) a read buffer to put back in the free list once the pieces
 // before it are decoded.
 type chunk struct {
-	d       flow.Dir
-	b       []byte
-	at      time.Time
+	d  flow.Dir
+	b  []byte
+	at time.Time
+	// gap bytes before b were not handed over; toFrame says b begins a
+	// frame (flow.Conn.GapToFrame).
 	gap     int64
+	toFrame bool
 	end     bool
 	release []byte
+}
+
+// framer follows the size prefixes of one direction on the forwarding
+// path, so that decoding dropped while the decoder is behind resumes at a
+// frame boundary.
+type framer struct {
+	hdr [4]byte
+	nh  int
+	rem int64
+	// lost is set after a negative size: frames can no longer be found.
+	lost bool
+}
+
+// feed follows b and returns the offset in b of the first frame that
+// starts in it, or -1.
+func (f *framer) feed(b []byte) int {
+	first := -1
+	for i := 0; i < len(b) && !f.lost; {
+		if f.rem > 0 {
+			k := int(min(f.rem, int64(len(b)-i)))
+			i += k
+			f.rem -= int64(k)
+			continue
+		}
+		if f.nh == 0 && first < 0 {
+			first = i
+		}
+		k := copy(f.hdr[f.nh:], b[i:])
+		f.nh += k
+		i += k
+		if f.nh < 4 {
+			break
+		}
+		f.nh = 0
+		size := int32(binary.BigEndian.Uint32(f.hdr[:]))
+		if size < 0 {
+			f.lost = true
+			return -1
+		}
+		f.rem = int64(size)
+	}
+	return first
 }
 
 // queueItems bounds the chunks waiting for a connection's decoder.
@@ -439,7 +487,9 @@ func (c *conn) decode(done chan<- flow.Stats) {
 		p.emit(Event{Kind: Flow, Conn: c.id, Client: c.stats.Client, Upstream: c.stats.Upstream, Time: at, Flow: e})
 	})
 	for ch := range c.queue {
-		if ch.gap > 0 {
+		if ch.toFrame {
+			fc.GapToFrame(ch.d, ch.gap, ch.at)
+		} else if ch.gap > 0 {
 			fc.Gap(ch.d, ch.gap, ch.at)
 		}
 		if len(ch.b) > 0 {
@@ -500,6 +550,7 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 		buf = c.buffer(d)
 	}
 	var undecoded int64
+	var fr framer
 	write := func(b []byte) error {
 		n, err := dst.Write(b)
 		c.stats.Written[d] += int64(n)
@@ -510,10 +561,8 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 	}
 	for {
 		if decoding && buf != nil && len(buf)-off < rs {
-			if !c.send(chunk{d: d, release: buf, gap: undecoded}) {
-				c.alloc[d]-- // dropped: the collector takes it
-			} else {
-				undecoded = 0
+			if !c.send(chunk{d: d, release: buf}) {
+				c.alloc[d]-- // dropped: the garbage collector takes it
 			}
 			buf, off = nil, 0
 		}
@@ -539,13 +588,19 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 			}
 			if decoding {
 				// Queue before writing, so that a request is queued
-				// before its response can be.
-				if buf != nil && c.send(chunk{d: d, b: data, at: at, gap: undecoded}) {
+				// before its response can be. Once behind, resume at the
+				// first frame that starts in a read.
+				first := fr.feed(data)
+				ch := chunk{d: d, b: data, at: at, gap: undecoded}
+				if undecoded > 0 && first >= 0 {
+					ch.b, ch.gap, ch.toFrame = data[first:], undecoded+int64(first), true
+				}
+				if buf != nil && (undecoded == 0 || first >= 0 || fr.lost) && c.send(ch) {
 					undecoded = 0
 					off += n
+					c.stats.Undecoded[d] += ch.gap
 				} else {
 					undecoded += int64(n)
-					c.stats.Undecoded[d] += int64(n)
 				}
 			}
 			var werr error
@@ -580,6 +635,7 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 	if decoding {
 		// The end must reach the decoder: wait for room if need be (this
 		// direction forwards nothing more).
+		c.stats.Undecoded[d] += undecoded
 		c.queue <- chunk{d: d, at: time.Now(), gap: undecoded, end: true}
 	}
 }

@@ -121,6 +121,11 @@ func serveBytes(w http.ResponseWriter, r *http.Request, name string, b []byte) {
 	h.Set("Content-Type", ct)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	if strings.HasPrefix(name, "assets/") {
+		// The style sheet and script are shared by every page: let the
+		// browser keep them while one browses.
+		h.Set("Cache-Control", "public, max-age=600")
+	}
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	if r.Method == http.MethodHead {
 		return

@@ -570,7 +570,12 @@ func Shared(t testing.TB) *Cluster {
 
 // startShared runs Start with a testing.TB whose Fatal does not end the
 // calling test's goroutine mid-way through (it panics, caught by Shared).
-func startShared(st *sharedT) *Cluster { return Start(st, Config{}) }
+// Its controller writes a KRaft snapshot after every 4 KiB of new metadata
+// records, so that tests find snapshots (*.checkpoint) in
+// __cluster_metadata-0 beside the one kafka-storage format writes.
+func startShared(st *sharedT) *Cluster {
+	return Start(st, Config{Props: map[string]string{"metadata.log.max.record.bytes.between.snapshots": "4096"}})
+}
 
 // sharedT adapts the first caller's testing.TB for a cluster that outlives
 // it: cleanups run at Main's end, temporary directories are its own, and

@@ -29,6 +29,9 @@ type cli struct {
 	Specs string `help:"Load the specs from a directory, a .jar/.zip or one spec file instead of an embedded release." placeholder:"PATH"`
 	Color string `help:"Colour the output: auto (only on a terminal, and never when NO_COLOR is set), always, never." enum:"auto,always,never" default:"auto"`
 
+	// Values is how the views show record bytes (render.Options.Values).
+	Values string `help:"Show record keys, values and header values as: auto (text when printable, else hex), utf8, hex, base64, or json (values that parse as JSON as JSON, others as auto, marked)." enum:"auto,utf8,hex,base64,json" default:"auto"`
+
 	List    listCmd    `cmd:"" help:"List every API and record type of the release."`
 	Show    showCmd    `cmd:"" help:"Show the smallest legal instance of an API's request and response, or of a record type."`
 	Decode  decodeCmd  `cmd:"" help:"Decode the bytes of a framed request, a response or a record."`
@@ -250,11 +253,11 @@ func describe(s *spec.Set) string {
 func (a *app) writePage(p *render.Page, format string) error {
 	switch format {
 	case "json":
-		return writePageJSON(a.stdout, p)
+		return writePageJSONWith(a.stdout, p, a.renderOptions())
 	case "kafka":
 		return writeKafka(a.stdout, p)
 	}
-	return render.WriteText(a.stdout, p, render.Options{Color: a.color()})
+	return render.WriteText(a.stdout, p, a.renderOptions())
 }
 
 // writePageJSON streams the page JSON of p, each side with two more keys:
@@ -262,7 +265,13 @@ func (a *app) writePage(p *render.Page, format string) error {
 // (what `kwire encode` reads), null when the side has no such part or did
 // not decode whole.
 func writePageJSON(w io.Writer, p *render.Page) error {
-	return render.WriteJSONMembers(w, p, func(k int, s *render.Side) ([]render.Member, error) {
+	return writePageJSONWith(w, p, render.Options{})
+}
+
+// writePageJSONWith is writePageJSON with the record bytes shown as
+// o.Values chooses.
+func writePageJSONWith(w io.Writer, p *render.Page, o render.Options) error {
+	return render.WriteJSONWith(w, p, o, func(k int, s *render.Side) ([]render.Member, error) {
 		body, header, err := sideJSON(p.Set, s)
 		if err != nil {
 			return nil, err

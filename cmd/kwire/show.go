@@ -174,3 +174,12 @@ func releaseFlag(r string) string {
 	}
 	return r
 }
+
+// renderOptions are the render options of --color and --values.
+func (a *app) renderOptions() render.Options {
+	v, err := render.ParseValues(a.cli.Values)
+	if err != nil {
+		v = render.ValuesAuto // kong's enum has checked it
+	}
+	return render.Options{Color: a.color(), Values: v}
+}

@@ -45,6 +45,7 @@ var tmpl = template.Must(template.New("site").Parse(`
 <title>{{.Title}} · kwire</title>
 {{- with .Desc}}
 <meta name="description" content="{{.}}">{{end}}
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="{{.Root}}assets/site.css">
 </head>
 <body>

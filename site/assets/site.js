@@ -23,15 +23,22 @@
     this.cells.forEach(function (c, i) {
       c.tabIndex = i === 0 ? 0 : -1;
       c.addEventListener("mouseenter", function () { self.byte(i, false); });
-      c.addEventListener("focus", function () { self.byte(i, true); });
+      c.addEventListener("focus", function () { self.rove(i); self.byte(i, true); });
       c.addEventListener("click", function () { c.focus(); });
       c.addEventListener("keydown", function (ev) { self.gridKey(ev, i); });
     });
+    // The tree is one tab stop too: the arrows move between its rows.
+    this.links = this.rows.map(function (r) { return r.querySelector("a"); });
     this.rows.forEach(function (r, i) {
-      var a = r.querySelector("a");
+      var a = self.links[i];
       r.addEventListener("mouseenter", function () { self.row(r, false); });
       if (!a) return;
-      a.addEventListener("focus", function () { self.row(r, true); });
+      a.tabIndex = i === 0 ? 0 : -1;
+      a.addEventListener("focus", function () {
+        self.links.forEach(function (l) { if (l && l !== a) l.tabIndex = -1; });
+        a.tabIndex = 0;
+        self.row(r, true);
+      });
       a.addEventListener("keydown", function (ev) { self.treeKey(ev, i); });
     });
   }
@@ -96,10 +103,16 @@
     }
   };
 
+  // rove makes byte i the grid's one tab stop.
+  Side.prototype.rove = function (i) {
+    var old = this.cells[this.cur || 0];
+    if (old) old.tabIndex = -1;
+    this.cells[i].tabIndex = 0;
+    this.cur = i;
+  };
+
   Side.prototype.focusCell = function (i) {
     if (i < 0 || i >= this.cells.length) return;
-    this.cells.forEach(function (c) { c.tabIndex = -1; });
-    this.cells[i].tabIndex = 0;
     this.cells[i].focus();
   };
 
@@ -128,6 +141,8 @@
     switch (ev.key) {
       case "ArrowDown": to = i + 1; break;
       case "ArrowUp": to = i - 1; break;
+      case "PageDown": to = Math.min(this.rows.length - 1, i + 16); break;
+      case "PageUp": to = Math.max(0, i - 16); break;
       case "Home": to = 0; break;
       case "End": to = this.rows.length - 1; break;
       case "ArrowLeft":
@@ -137,7 +152,7 @@
       case "Escape": this.clear(); return;
       default: return;
     }
-    var row = this.rows[to], a = row && row.querySelector("a");
+    var a = this.links[to];
     if (a) { ev.preventDefault(); a.focus(); }
   };
 

@@ -128,6 +128,14 @@ test("Vote v2: 83 request bytes, PreVote at 0x4f, hover and keys link grid and t
   assert.equal(await page.evaluate(() => document.activeElement.closest("tr").id), "Topics.0.Partitions.0.LastOffsetEpoch");
   assert.equal(await page.locator("#request .grid span.on").count(), 4);
 
+  // The grid and the tree are one tab stop each: Tab from the focused
+  // byte goes to the tree, Shift+Tab back.
+  await cell(page, "b-0x4f").focus();
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.closest("tr") && document.activeElement.closest("tr").id), "Topics.0.Partitions.0.LastOffsetEpoch");
+  await page.keyboard.press("Shift+Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "b-0x4f");
+
   // Focusing a response row lights the response's bytes only.
   await row(page, "response.Topics.0.Partitions.0.VoteGranted").locator("a").focus();
   assert.match(await cell(page, "response.b-0x1c").getAttribute("class"), /\bon\b/);

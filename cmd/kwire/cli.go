@@ -46,6 +46,7 @@ type cli struct {
 	Serve   serveCmd   `cmd:"" help:"Serve the Kafka protocol atlas over HTTP, with a page that decodes pasted hex."`
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
+	Proxy   proxyCmd   `cmd:"" help:"Forward Kafka connections to a broker unchanged and print each request and response as it goes through, with problems (TLS, frames over --max-frame, cut frames)."`
 }
 
 type listCmd struct {
@@ -169,6 +170,8 @@ func run(args []string, e *env) (code int) {
 		err = a.call(&c.Call)
 	case "pcap":
 		err = a.pcap(&c.Pcap)
+	case "proxy":
+		err = a.proxy(&c.Proxy)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/proxy"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+)
+
+type proxyCmd struct {
+	Listen            string        `help:"Address to listen on for Kafka clients." default:"127.0.0.1:19092" placeholder:"HOST:PORT"`
+	Upstream          string        `help:"The broker to forward connections to." required:"" placeholder:"HOST:PORT"`
+	Tree              bool          `help:"Print the object tree of each request and response under its line (text), or their page JSON, body and header (json)."`
+	Format            string        `help:"Output format: text (one line per exchange, problem and connection) or json (one object per line)." enum:"text,json" default:"text"`
+	MaxFrame          int           `name:"max-frame" help:"Largest frame size prefix decoded (bytes); larger frames are forwarded and reported, not decoded." default:"104857600" placeholder:"BYTES"`
+	RewriteAdvertised bool          `name:"rewrite-advertised" help:"Rewrite the broker addresses in Metadata, FindCoordinator and DescribeCluster responses to the proxy's, so that clients stay on the proxy."`
+	Advertise         string        `help:"The address --rewrite-advertised writes (default: the listen address)." placeholder:"HOST:PORT"`
+	Grace             time.Duration `help:"On SIGINT or SIGTERM, how long open connections may go on before they are closed." default:"5s"`
+}
+
+// proxyContext is the context kwire proxy runs under: cancelled by SIGINT
+// or SIGTERM. Tests replace it.
+var proxyContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// proxyRun prints the events of one kwire proxy run; events come from
+// every connection's goroutines at once.
+type proxyRun struct {
+	a   *app
+	c   *proxyCmd
+	set *spec.Set
+	mu  sync.Mutex
+	buf bytes.Buffer
+	err error
+}
+
+// proxy forwards connections to the upstream broker and prints what goes
+// through them until SIGINT or SIGTERM; exit 0 then. The listen address is
+// printed on standard error first.
+func (a *app) proxy(c *proxyCmd) error {
+	if c.MaxFrame <= 0 {
+		return usagef("--max-frame must be positive")
+	}
+	set, err := a.loadSet()
+	if err != nil {
+		return err
+	}
+	cd := codec.New(set)
+	cd.MaxFrame = c.MaxFrame
+	r := &proxyRun{a: a, c: c, set: set}
+	grace := c.Grace
+	if grace <= 0 {
+		grace = -1 // close at once
+	}
+	p, err := proxy.New(proxy.Options{
+		Listen: c.Listen, Upstream: c.Upstream, Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree,
+		RewriteAdvertised: c.RewriteAdvertised, Advertise: c.Advertise, Grace: grace, OnEvent: r.event,
+	})
+	if err != nil {
+		return err
+	}
+	// Catch SIGINT before saying where the proxy listens.
+	ctx, stop := proxyContext()
+	defer stop()
+	fmt.Fprintf(a.stderr, "kwire: proxying %s to %s (%s)\n", p.Addr(), c.Upstream, describe(set))
+	err = p.Serve(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		err = r.err
+	}
+	return err
+}
+
+// event prints one event, whole, under the lock.
+func (r *proxyRun) event(e proxy.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buf.Reset()
+	if r.c.Format == "json" {
+		r.json(e)
+	} else {
+		r.text(e)
+	}
+	if r.err == nil && r.buf.Len() > 0 {
+		_, r.err = r.a.stdout.Write(r.buf.Bytes())
+	}
+}
+
+func connName(e proxy.Event) string { return fmt.Sprintf("#%d %s", e.Conn, e.Client) }
+
+func (r *proxyRun) text(e proxy.Event) {
+	w := &r.buf
+	name := connName(e)
+	switch e.Kind {
+	case proxy.Opened:
+		fmt.Fprintf(w, "%s  %s  opened to %s\n", pcapTime(e.Time), name, e.Upstream)
+	case proxy.Failed:
+		fmt.Fprintf(w, "%s  %s  failed: %v\n", pcapTime(e.Time), name, e.Err)
+	case proxy.Closed:
+		st := e.Stats
+		fmt.Fprintf(w, "%s  %s  closed: %d B from the client, %d B from the broker", pcapTime(e.Time), name, st.Read[flow.ClientToServer], st.Read[flow.ServerToClient])
+		if u := st.Undecoded[0] + st.Undecoded[1]; u > 0 {
+			fmt.Fprintf(w, ", %d B not decoded (decoder behind)", u)
+		}
+		if st.Rewritten > 0 {
+			fmt.Fprintf(w, ", %d responses rewritten", st.Rewritten)
+		}
+		if e.Err != nil {
+			fmt.Fprintf(w, " (%v)", e.Err)
+		}
+		w.WriteByte('\n')
+	case proxy.Flow:
+		switch x := e.Flow.(type) {
+		case *flow.Exchange:
+			fmt.Fprintf(w, "%s  %s\n", pcapTime(exchangeTime(x)), flowExchangeLine(name, x))
+			if r.c.Tree {
+				for _, f := range []*flow.Frame{x.Request, x.Response} {
+					if f == nil || f.Tree == nil {
+						continue
+					}
+					w.WriteByte('\n')
+					render.WriteTree(w, f.Tree, render.Options{Color: r.a.color()})
+					if f.Err != nil {
+						fmt.Fprintf(w, "error: %v\n", f.Err)
+					}
+					w.WriteByte('\n')
+				}
+			}
+		case *flow.Problem:
+			fmt.Fprintf(w, "%s  %s  %s: %s\n", pcapTime(x.Time), name, x.Kind, x.String())
+		}
+	}
+}
+
+// proxyFrameJSON is a request or response in the JSON lines: as kwire
+// pcap writes it, with the page JSON of its tree under "tree" (--tree).
+type proxyFrameJSON struct {
+	pcapFrameJSON
+	Tree json.RawMessage `json:"tree,omitempty"`
+}
+
+// proxyExchangeJSON is an exchange as a JSON line (the keys of kwire
+// pcap's).
+type proxyExchangeJSON struct {
+	Type          string          `json:"type"`
+	Time          string          `json:"time"`
+	Conn          uint64          `json:"conn"`
+	Client        string          `json:"client"`
+	Server        string          `json:"server"`
+	API           *string         `json:"api"`
+	APIKey        int16           `json:"api_key"`
+	Version       int16           `json:"version"`
+	CorrelationID int32           `json:"correlation_id"`
+	ClientID      string          `json:"client_id"`
+	Request       *proxyFrameJSON `json:"request"`
+	Response      *proxyFrameJSON `json:"response"`
+	NoResponse    bool            `json:"no_response"`
+	LatencyNs     *int64          `json:"latency_ns"`
+	Errors        []pcapErrorJSON `json:"errors"`
+}
+
+// proxyConnJSON is a connection's opening, failure or end as a JSON line.
+type proxyConnJSON struct {
+	Type      string    `json:"type"`
+	Event     string    `json:"event"`
+	Time      string    `json:"time"`
+	Conn      uint64    `json:"conn"`
+	Client    string    `json:"client"`
+	Server    string    `json:"server"`
+	Read      *[2]int64 `json:"bytes_read,omitempty"`
+	Written   *[2]int64 `json:"bytes_written,omitempty"`
+	Undecoded *[2]int64 `json:"bytes_not_decoded,omitempty"`
+	Rewritten int       `json:"responses_rewritten,omitempty"`
+	Error     *string   `json:"error"`
+}
+
+func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func (r *proxyRun) frameJSON(f *flow.Frame) *proxyFrameJSON {
+	if f == nil {
+		return nil
+	}
+	j := &proxyFrameJSON{pcapFrameJSON: pcapFrameJSON{Time: jsonTime(f.Start), Offset: f.Offset, Size: f.Size}}
+	if f.Err != nil {
+		s := f.Err.Error()
+		j.Error = &s
+	}
+	if r.c.Tree && f.Tree != nil {
+		side := render.Side{Label: "Frame", Tree: f.Tree, Err: f.Err}
+		if body, header, err := sideJSON(r.set, &side); err == nil {
+			j.Body, j.Header = body, header
+		}
+		var page, compact bytes.Buffer
+		if render.WriteJSON(&page, &render.Page{Set: r.set, Sides: []render.Side{side}}) == nil && json.Compact(&compact, page.Bytes()) == nil {
+			j.Tree = compact.Bytes()
+		}
+	}
+	return j
+}
+
+func (r *proxyRun) json(e proxy.Event) {
+	var v any
+	switch e.Kind {
+	case proxy.Opened, proxy.Failed, proxy.Closed:
+		j := proxyConnJSON{Type: "connection", Event: e.Kind.String(), Time: jsonTime(e.Time), Conn: e.Conn, Client: e.Client, Server: e.Upstream}
+		if st := e.Stats; st != nil {
+			j.Read, j.Written, j.Undecoded, j.Rewritten = &st.Read, &st.Written, &st.Undecoded, st.Rewritten
+		}
+		if e.Err != nil {
+			s := e.Err.Error()
+			j.Error = &s
+		}
+		v = j
+	case proxy.Flow:
+		switch x := e.Flow.(type) {
+		case *flow.Exchange:
+			j := proxyExchangeJSON{Type: "exchange", Time: jsonTime(exchangeTime(x)), Conn: e.Conn, Client: e.Client, Server: e.Upstream,
+				APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
+				Request: r.frameJSON(x.Request), Response: r.frameJSON(x.Response), NoResponse: x.NoResponse, Errors: []pcapErrorJSON{}}
+			if x.API != "" {
+				j.API = &x.API
+			}
+			if x.Request != nil && x.Response != nil {
+				ns := x.Latency().Nanoseconds()
+				j.LatencyNs = &ns
+			}
+			for _, c := range x.Errors {
+				j.Errors = append(j.Errors, pcapErrorJSON{Code: c.Code, Name: c.Name, Path: c.Path})
+			}
+			v = j
+		case *flow.Problem:
+			j := pcapProblemJSON{Type: "problem", Kind: x.Kind.String(), Time: jsonTime(x.Time), Client: e.Client, Server: e.Upstream,
+				Dir: x.Dir.String(), Offset: &x.Offset, Protocol: x.Protocol, Message: x.String()}
+			switch x.Kind {
+			case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed:
+				j.Size = &x.Size
+			case flow.Resync, flow.Garbage:
+				j.Skipped = &x.Skipped
+			case flow.Gap:
+				j.Missing = &x.Missing
+			}
+			// pcapProblemJSON numbers connections with an int.
+			j.Conn = int(e.Conn)
+			v = j
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		if r.err == nil {
+			r.err = err
+		}
+		return
+	}
+	r.buf.Write(b)
+	r.buf.WriteByte('\n')
+}

@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// syncBuffer is a bytes.Buffer safe for the proxy's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+const proxyMetadataV12 = `{"throttleTimeMs":0,"brokers":[{"nodeId":1,"host":"broker-a.internal","port":9092,"rack":null}],"clusterId":"abc","controllerId":1,"topics":[{"errorCode":3,"name":"missing","topicId":"AAAAAAAAAAAAAAAAAAAAAA","isInternal":false,"partitions":[],"topicAuthorizedOperations":-2147483648}]}`
+
+// frameOf encodes a framed request (request) or response of api at ver.
+func frameOf(t *testing.T, c *codec.Codec, api string, request bool, ver int16, corr int32, body string) []byte {
+	t.Helper()
+	rq, rs, err := c.Set.Lookup(api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, h := rs, codec.ResponseHeaderValue(c.Set.ResponseHeader(), corr)
+	if request {
+		m, h = rq, codec.RequestHeaderValue(c.Set.RequestHeader(), rq.APIKey, ver, corr, "cmd-test")
+	}
+	var b *tree.Tree
+	if body != "" {
+		if b, err = codec.FromJSON([]byte(body), m, ver); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := c.Encode(m, ver, h, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Bytes
+}
+
+// fakeKafka answers ApiVersions and Metadata v12 requests with responses
+// encoded by kwire's codec, and echoes what is not a Kafka frame.
+func fakeKafka(t *testing.T) string {
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(set)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				var h [4]byte
+				for {
+					if _, err := io.ReadFull(conn, h[:]); err != nil {
+						return
+					}
+					size := int32(binary.BigEndian.Uint32(h[:]))
+					if size < 0 || size > 1<<20 {
+						conn.Write(h[:]) // not Kafka: echo it all
+						io.Copy(conn, conn)
+						return
+					}
+					fr := make([]byte, 4+size)
+					copy(fr, h[:])
+					if _, err := io.ReadFull(conn, fr[4:]); err != nil {
+						return
+					}
+					tr, err := c.DecodeRequest(fr)
+					if err != nil {
+						continue
+					}
+					body := ""
+					if tr.Message.APIKey == 3 {
+						body = proxyMetadataV12
+					}
+					conn.Write(frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body))
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().String()
+}
+
+// proxyCommand runs `kwire proxy --listen 127.0.0.1:0 args…` in-process
+// and returns its address and a function that stops it (as SIGINT would)
+// and returns its exit code and output.
+func proxyCommand(t *testing.T, args ...string) (string, func() result) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	old := proxyContext
+	proxyContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	t.Cleanup(func() { cancel(); proxyContext = old })
+	return startProxyCommand(t, cancel, args...)
+}
+
+var proxyingRE = regexp.MustCompile(`proxying (\S+) to`)
+
+// startProxyCommand starts the command; stop calls interrupt and waits for
+// the command to end.
+func startProxyCommand(t *testing.T, interrupt func(), args ...string) (string, func() result) {
+	t.Helper()
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	e := &env{stdin: strings.NewReader(""), stdout: out, stderr: errb, getenv: func(string) string { return "" }}
+	done := make(chan int, 1)
+	go func() { done <- run(append([]string{"proxy", "--listen", "127.0.0.1:0"}, args...), e) }()
+	for {
+		if m := proxyingRE.FindStringSubmatch(errb.String()); m != nil {
+			return m[1], func() result {
+				interrupt()
+				code := <-done
+				return result{code, out.String(), errb.String()}
+			}
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("kwire proxy exited %d: %s", code, errb.String())
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// talk sends frames on a new connection to addr, reads one response per
+// frame, then closes the connection; it returns the bytes read.
+func talk(t *testing.T, addr string, frames ...[]byte) []byte {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var got []byte
+	for _, f := range frames {
+		if _, err := conn.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		var h [4]byte
+		if _, err := io.ReadFull(conn, h[:]); err != nil {
+			t.Fatal(err)
+		}
+		fr := make([]byte, 4+binary.BigEndian.Uint32(h[:]))
+		copy(fr, h[:])
+		if _, err := io.ReadFull(conn, fr[4:]); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fr...)
+	}
+	conn.(*net.TCPConn).CloseWrite()
+	io.Copy(io.Discard, conn)
+	return got
+}
+
+func proxyCodec(t *testing.T) *codec.Codec {
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return codec.New(set)
+}
+
+func TestProxyTextLines(t *testing.T) {
+	up := fakeKafka(t)
+	c := proxyCodec(t)
+	addr, stop := proxyCommand(t, "--upstream", up)
+	req1, req2 := frameOf(t, c, "ApiVersions", true, 3, 7, ""), frameOf(t, c, "Metadata", true, 12, 8, "")
+	got := talk(t, addr, req1, req2)
+	resp2 := frameOf(t, c, "Metadata", false, 12, 8, proxyMetadataV12)
+	resp1 := got[:len(got)-len(resp2)]
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	t.Log("\n" + r.stdout)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i, want := range []*regexp.Regexp{
+		regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}  #1 127\.0\.0\.1:\d+  opened to ` + regexp.QuoteMeta(up) + `$`),
+		regexp.MustCompile(`  #1 127\.0\.0\.1:\d+  ApiVersions\(18\) v3  corr 7  client "cmd-test"  req ` + strconv.Itoa(len(req1)) + ` B  resp ` + strconv.Itoa(len(resp1)) + ` B  \d+\.\d{3} ms$`),
+		regexp.MustCompile(`  #1 127\.0\.0\.1:\d+  Metadata\(3\) v12  corr 8  client "cmd-test"  req ` + strconv.Itoa(len(req2)) + ` B  resp ` + strconv.Itoa(len(resp2)) + ` B  \d+\.\d{3} ms  errors UNKNOWN_TOPIC_OR_PARTITION\(3\) at MetadataResponse\.Topics\[0\]\.ErrorCode$`),
+		regexp.MustCompile(`  #1 127\.0\.0\.1:\d+  closed: ` + strconv.Itoa(len(req1)+len(req2)) + ` B from the client, ` + strconv.Itoa(len(got)) + ` B from the broker$`),
+	} {
+		if !want.MatchString(lines[i]) {
+			t.Errorf("line %d: %q does not match %s", i, lines[i], want)
+		}
+	}
+}
+
+func TestProxyJSONWithTrees(t *testing.T) {
+	up := fakeKafka(t)
+	c := proxyCodec(t)
+	addr, stop := proxyCommand(t, "--upstream", up, "--format", "json", "--tree")
+	req := frameOf(t, c, "Metadata", true, 12, 5, "")
+	resp := talk(t, addr, req)
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var types []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		types = append(types, m["type"].(string)+"/"+strOf(m["event"]))
+		if m["type"] != "exchange" {
+			continue
+		}
+		if m["api"] != "Metadata" || m["api_key"] != 3.0 || m["version"] != 12.0 || m["correlation_id"] != 5.0 || m["client_id"] != "cmd-test" {
+			t.Errorf("exchange %v", m)
+		}
+		if lat, ok := m["latency_ns"].(float64); !ok || lat <= 0 {
+			t.Errorf("latency %v", m["latency_ns"])
+		}
+		rq, rs := m["request"].(map[string]any), m["response"].(map[string]any)
+		if rq["size"] != float64(len(req)) || rs["size"] != float64(len(resp)) || rq["stream_offset"] != 0.0 {
+			t.Errorf("frames %v %v", rq["size"], rs["size"])
+		}
+		errs := m["errors"].([]any)
+		if len(errs) != 1 || errs[0].(map[string]any)["name"] != "UNKNOWN_TOPIC_OR_PARTITION" {
+			t.Errorf("errors %v", errs)
+		}
+		tr, ok := rs["tree"].(map[string]any)
+		if !ok || !strings.Contains(string(mustJSON(t, tr)), `"broker-a.internal"`) {
+			t.Errorf("response tree missing")
+		}
+		if js, ok := rs["json"].(map[string]any); !ok || js["clusterId"] != "abc" {
+			t.Errorf("response json %v", rs["json"])
+		}
+	}
+	if strings.Join(types, " ") != "connection/opened exchange/ connection/closed" {
+		t.Errorf("lines %v", types)
+	}
+}
+
+func strOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// C19 through the command: reported with the exact size, forwarded
+// unchanged, and other connections are served.
+func TestProxyTLSClient(t *testing.T) {
+	up := fakeKafka(t)
+	c := proxyCodec(t)
+	addr, stop := proxyCommand(t, "--upstream", up)
+	tls := []byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write(tls)
+	back := make([]byte, len(tls))
+	if _, err := io.ReadFull(conn, back); err != nil || !bytes.Equal(back, tls) {
+		t.Fatalf("%v %x", err, back)
+	}
+	talk(t, addr, frameOf(t, c, "ApiVersions", true, 3, 1, ""))
+	conn.Close()
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	t.Log("\n" + r.stdout)
+	for _, want := range []string{
+		"  #1 127.0.0.1:",
+		"not-kafka: c2s at stream offset 0: frame size 352518912 is not a Kafka frame (limit 104857600): these bytes look like TLS, not Kafka; this direction is no longer decoded",
+		"not-kafka: s2c at stream offset 0: frame size 352518912",
+		"  #2 127.0.0.1:",
+		"ApiVersions(18) v3  corr 1",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q", want)
+		}
+	}
+}
+
+func TestProxyFrameOverMaxFrameAndRewrite(t *testing.T) {
+	up := fakeKafka(t)
+	c := proxyCodec(t)
+	addr, stop := proxyCommand(t, "--upstream", up, "--max-frame", "1000", "--rewrite-advertised")
+	big := make([]byte, 4+2000)
+	binary.BigEndian.PutUint32(big, 2000)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write(big)
+	conn.Close()
+	resp := talk(t, addr, frameOf(t, c, "Metadata", true, 12, 3, ""))
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	t.Log("\n" + r.stdout)
+	if !strings.Contains(r.stdout, "frame-too-large: c2s at stream offset 0: frame size 2000 is over the limit of 1000 bytes") {
+		t.Error("no frame-too-large line")
+	}
+	if !strings.Contains(r.stdout, "1 responses rewritten") {
+		t.Error("no rewrite")
+	}
+	m := c.Set.Message("MetadataResponse")
+	tr, err := c.DecodeResponse(resp, m, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	found := false
+	for i := range tr.Nodes {
+		if f := tr.Field(int32(i)); f != nil && f.Name == "Host" {
+			found = string(tr.Data(int32(i))) == host
+		}
+	}
+	if !found {
+		t.Error("host not rewritten")
+	}
+}
+
+// A real SIGINT ends the command cleanly (exit 0).
+func TestProxySIGINT(t *testing.T) {
+	up := fakeKafka(t)
+	addr, stop := startProxyCommand(t, func() { syscall.Kill(os.Getpid(), syscall.SIGINT) }, "--upstream", up, "--grace", "0s")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A TLS record header, echoed: the connection is through the proxy.
+	conn.Write([]byte{0x16, 3, 1, 0})
+	if _, err := io.ReadFull(conn, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "not-kafka: c2s at stream offset 0") || !strings.Contains(r.stdout, "#1 127.0.0.1:") || !strings.Contains(r.stdout, "closed: 4 B from the client, 4 B from the broker") {
+		t.Errorf("output:\n%s", r.stdout)
+	}
+}
+

@@ -388,4 +388,3 @@ func TestProxySIGINT(t *testing.T) {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 }
-

@@ -550,20 +550,28 @@ func Shared(t testing.TB) *Cluster {
 	if shared.err != "" {
 		t.Fatal(shared.err)
 	}
-	if shared.c == nil {
+	// A second attempt when the first fails: the node's ports are chosen
+	// free a moment before the JVM binds them, and another process may
+	// take one in between. The first failure is printed, not hidden.
+	for attempt := 1; shared.c == nil && attempt <= 2; attempt++ {
 		st := &sharedT{TB: t, name: "shared"}
 		shared.t = st
+		shared.err = ""
 		func() {
 			defer func() {
-				if st.fatal != "" || recover() != nil {
-					shared.err = "starting the shared Kafka node: " + st.fatal
+				if r := recover(); st.fatal != "" || r != nil {
+					shared.err = fmt.Sprintf("starting the shared Kafka node (attempt %d): %s", attempt, st.fatal)
 				}
 			}()
 			shared.c = startShared(st)
 		}()
-		if shared.err != "" {
-			t.Fatal(shared.err)
+		if shared.err != "" && attempt == 1 {
+			fmt.Fprintln(os.Stderr, shared.err+"; trying again")
+			st.runCleanups()
 		}
+	}
+	if shared.err != "" {
+		t.Fatal(shared.err)
 	}
 	return shared.c
 }
@@ -586,6 +594,19 @@ type sharedT struct {
 	fatal    string
 	cleanups []func()
 	dirs     []string
+}
+
+// runCleanups runs the registered cleanups, last first, and removes the
+// temporary directories.
+func (s *sharedT) runCleanups() {
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		s.cleanups[i]()
+	}
+	s.cleanups = nil
+	for _, d := range s.dirs {
+		os.RemoveAll(d)
+	}
+	s.dirs = nil
 }
 
 func (s *sharedT) Helper()      {}
@@ -617,12 +638,7 @@ func Main(m *testing.M) int {
 	shared.Lock()
 	defer shared.Unlock()
 	if st := shared.t; st != nil {
-		for i := len(st.cleanups) - 1; i >= 0; i-- {
-			st.cleanups[i]()
-		}
-		for _, d := range st.dirs {
-			os.RemoveAll(d)
-		}
+		st.runCleanups()
 	}
 	return code
 }

@@ -13,6 +13,12 @@
 //	                                    format of Kafka's JsonConverters, as hex
 //	kwire decode --format kafka -       the body back as that JSON
 //	kwire version                       kwire and its embedded Kafka releases
+//	kwire log DIR                       log segments and KRaft snapshots, metadata decoded
+//	kwire call --bootstrap H:P DescribeQuorum
+//	                                    one request to a live node, response decoded
+//	kwire proxy --listen A --upstream B a pass-through proxy printing each exchange
+//	kwire pcap FILE                     the Kafka conversations of a capture
+//	kwire site --out DIR; kwire serve   the protocol atlas as a static site, or served
 //
 // Global flags: --kafka R picks an embedded release ("4.4", "3.9.1"; the
 // newest by default), --specs PATH loads specs from a directory, a .jar/.zip

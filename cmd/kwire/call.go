@@ -29,6 +29,16 @@ type callCmd struct {
 	ClientID  string        `name:"client-id" help:"The request header's client_id." default:"kwire"`
 }
 
+// hasRootField reports whether m's top-level struct has a field of that name.
+func hasRootField(m *spec.Message, name string) bool {
+	for _, f := range m.Root.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // defaultBodies are the request bodies `kwire call` sends when none is
 // given, for APIs whose every field is mandatory but which have an obvious
 // question to ask. Keys of fields absent at the negotiated version are
@@ -37,7 +47,6 @@ var defaultBodies = map[string]string{
 	"DescribeQuorumRequest":  `{"topics":[{"topicName":"__cluster_metadata","partitions":[{"partitionIndex":0}]}]}`,
 	"MetadataRequest":        `{"topics":null,"allowAutoTopicCreation":true,"includeClusterAuthorizedOperations":false,"includeTopicAuthorizedOperations":false}`,
 	"DescribeClusterRequest": `{"includeClusterAuthorizedOperations":false}`,
-	"ApiVersionsRequest":     `{"clientSoftwareName":"kwire","clientSoftwareVersion":"dev","clusterId":null,"nodeId":-1}`,
 	"ListGroupsRequest":      `{}`,
 	"DescribeConfigsRequest": `{"resources":[],"includeSynonyms":false,"includeDocumentation":false}`,
 	"FindCoordinatorRequest": `{"key":"","keyType":0,"coordinatorKeys":[]}`,
@@ -45,8 +54,8 @@ var defaultBodies = map[string]string{
 
 // call connects to --bootstrap, negotiates with ApiVersions, sends one
 // request and prints the decoded response. Exit 1 for connection failures,
-// timeouts, a response that does not decode, or an API the node does not
-// support; 2 for usage (unknown API, bad JSON body is 1).
+// timeouts, a response that does not decode, an API the node does not
+// support, an unknown API or a body that does not fit; 2 for usage.
 func (a *app) call(c *callCmd) error {
 	set, err := a.loadSet()
 	if err != nil {
@@ -64,6 +73,9 @@ func (a *app) call(c *callCmd) error {
 		return err
 	}
 
+	if c.Timeout <= 0 {
+		return usagef("--timeout %v: give a positive duration", c.Timeout)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cd := codec.New(set)
@@ -120,6 +132,13 @@ func (a *app) callBody(c *callCmd, req *spec.Message) ([]byte, error) {
 	if b, ok := defaultBodies[req.Name]; ok {
 		return []byte(b), nil
 	}
+	if req.Name == "ApiVersionsRequest" {
+		b := `{"clientSoftwareName":"kwire","clientSoftwareVersion":"dev"`
+		if hasRootField(req, "ClusterId") { // v5+ (KIP-1242), not in older releases' specs
+			b += `,"clusterId":null,"nodeId":-1`
+		}
+		return []byte(b + "}"), nil
+	}
 	return []byte("{}"), nil
 }
 
@@ -136,9 +155,9 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 	var err error
 	switch c.Format {
 	case "page":
-		err = render.WriteText(a.stdout, p, render.Options{Color: a.color()})
+		err = render.WriteText(a.stdout, p, a.renderOptions())
 	case "json":
-		err = writePageJSON(a.stdout, p)
+		err = writePageJSONWith(a.stdout, p, a.renderOptions())
 	case "kafka":
 		p.Sides = p.Sides[1:]
 		err = writeKafka(a.stdout, p)
@@ -152,7 +171,7 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 		if resp.Message.Name == "DescribeQuorumResponse" && decodeErr == nil {
 			writeQuorum(a.stdout, resp)
 		}
-		err = render.WriteTree(a.stdout, resp, render.Options{Color: a.color()})
+		err = render.WriteTree(a.stdout, resp, a.renderOptions())
 		if decodeErr != nil {
 			fmt.Fprintf(a.stdout, "decode error: %v\n", decodeErr)
 		}

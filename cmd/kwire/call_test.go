@@ -121,6 +121,12 @@ func TestCallPinnedVersionLive(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "MetadataResponse v1  ") || !strings.Contains(r.stdout, "ControllerId") {
 		t.Fatalf("exit %d: %s\n%.300s", r.code, r.stderr, r.stdout)
 	}
+	// The 3.9 specs' ApiVersionsRequest has no ClusterId (KIP-1242): the
+	// default body must not name it; 3.9's highest version is 4.
+	r = kwire(t, "--kafka", "3.9", "call", "--bootstrap", c.Bootstrap, "ApiVersions")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "ApiVersionsResponse v4  ") {
+		t.Fatalf("3.9 ApiVersions: exit %d: %s\n%.200s", r.code, r.stderr, r.stdout)
+	}
 	r = kwire(t, "--kafka", "3.9", "call", "--bootstrap", c.Bootstrap, "Fetch", "--version", "3", `{"replicaId":-1,"maxWaitMs":0,"minBytes":0,"maxBytes":1024,"topics":[]}`)
 	if r.code != 1 || !strings.Contains(r.stderr, "sending v3 anyway") || !strings.Contains(r.stderr, "closed the connection") {
 		t.Fatalf("exit %d: %q", r.code, r.stderr)
@@ -189,6 +195,9 @@ func TestCallErrors(t *testing.T) {
 	// Usage and body errors name what is wrong.
 	if r := kwire(t, "call", "--bootstrap", addr, "NoSuchApi"); r.code != 1 || !strings.Contains(r.stderr, "NoSuchApi") {
 		t.Fatalf("unknown api: exit %d %q", r.code, r.stderr)
+	}
+	if r := kwire(t, "call", "--timeout", "0s", "--bootstrap", addr, "ApiVersions"); r.code != 2 || !strings.Contains(r.stderr, "--timeout") {
+		t.Fatalf("--timeout 0s: exit %d %q", r.code, r.stderr)
 	}
 	if r := kwire(t, "call", "ApiVersions"); r.code != 2 {
 		t.Fatalf("missing --bootstrap: exit %d %q", r.code, r.stderr)

@@ -184,6 +184,11 @@ func (a *app) log(c *logCmd) error {
 	defer prog.done()
 	failed := 0
 	for _, f := range files {
+		// Several files in text: a line naming each, since offsets start
+		// again in each segment and snapshot (JSON lines carry "file").
+		if len(files) > 1 && c.Format != "json" {
+			fmt.Fprintf(prog.output(a.stdout), "== %s\n", f)
+		}
 		o := cd.RecordsOptions()
 		o.MaxDecompressed = c.MaxDecompressed
 		o.Metadata = c.Metadata || isMetadataLog(f)

@@ -183,3 +183,17 @@ func TestLogDataRecordsAndBadCRC(t *testing.T) {
 		t.Errorf("--tree: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// Several files in text: each is named on a line before its batches, since
+// offsets start again in each; one file has no such line.
+func TestLogNamesEachFileOfSeveral(t *testing.T) {
+	seg, snap, _ := logFixtures(t)
+	out := mustRun(t, "log", seg, snap)
+	i, j := strings.Index(out, "== "+seg+"\n"), strings.Index(out, "== "+snap+"\n")
+	if i != 0 || j < 0 || !strings.Contains(out[:j], "batch 1  records 2") || !strings.Contains(out[j:], "batch 0  records 1") {
+		t.Fatalf("headers at %d and %d:\n%s", i, j, out)
+	}
+	if one := mustRun(t, "log", seg); strings.Contains(one, "== ") {
+		t.Fatalf("one file named:\n%s", one)
+	}
+}

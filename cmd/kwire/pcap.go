@@ -280,7 +280,7 @@ func (r *pcapRun) exchange(pc *pcapConn, x *flow.Exchange) {
 				continue
 			}
 			r.w.WriteByte('\n')
-			if err := render.WriteTree(r.w, f.Tree, render.Options{Color: r.a.color()}); err != nil && r.err == nil {
+			if err := render.WriteTree(r.w, f.Tree, r.a.renderOptions()); err != nil && r.err == nil {
 				r.err = err
 			}
 			if f.Err != nil {

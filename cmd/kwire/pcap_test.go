@@ -354,3 +354,22 @@ func TestPcapBadFiles(t *testing.T) {
 		t.Errorf("--max-frame 0: exit %d", r.code)
 	}
 }
+
+// --values reaches the trees of `kwire pcap --tree`: the Produce record's
+// value "hello" as hex.
+func TestPcapTreeHonoursValues(t *testing.T) {
+	cv := newConversation(t)
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 900000, pcapT0)
+	c.Handshake()
+	cv.exchanges(c, 1400)
+	c.Close()
+	p := writeCapture(t, f)
+	if out := mustRun(t, "pcap", "--tree", p); !strings.Contains(out, `"hello"`) {
+		t.Fatalf("auto: no \"hello\":\n%s", out)
+	}
+	out := mustRun(t, "--values", "hex", "pcap", "--tree", p)
+	if !strings.Contains(out, "0x68656c6c6f") || strings.Contains(out, `"hello"`) {
+		t.Fatalf("--values hex:\n%s", out)
+	}
+}

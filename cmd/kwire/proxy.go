@@ -132,7 +132,7 @@ func (r *proxyRun) text(e proxy.Event) {
 						continue
 					}
 					w.WriteByte('\n')
-					render.WriteTree(w, f.Tree, render.Options{Color: r.a.color()})
+					render.WriteTree(w, f.Tree, r.a.renderOptions())
 					if f.Err != nil {
 						fmt.Fprintf(w, "error: %v\n", f.Err)
 					}
@@ -204,7 +204,7 @@ func (r *proxyRun) frameJSON(f *flow.Frame) *proxyFrameJSON {
 			j.Body, j.Header = body, header
 		}
 		var page, compact bytes.Buffer
-		if render.WriteJSON(&page, &render.Page{Set: r.set, Sides: []render.Side{side}}) == nil && json.Compact(&compact, page.Bytes()) == nil {
+		if render.WriteJSONWith(&page, &render.Page{Set: r.set, Sides: []render.Side{side}}, r.a.renderOptions(), nil) == nil && json.Compact(&compact, page.Bytes()) == nil {
 			j.Tree = compact.Bytes()
 		}
 	}

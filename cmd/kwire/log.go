@@ -62,6 +62,9 @@ func parseOffsetRange(s string) (offsetRange, error) {
 			return r, usagef("--offset %q: %q is not an offset", s, b)
 		}
 	}
+	if r.lo > r.hi {
+		return r, usagef("--offset %q: the range is empty (%d > %d)", s, r.lo, r.hi)
+	}
 	return r, nil
 }
 

@@ -197,3 +197,15 @@ func TestLogNamesEachFileOfSeveral(t *testing.T) {
 		t.Fatalf("one file named:\n%s", one)
 	}
 }
+
+// An inverted --offset range selects nothing: a usage error, not an empty
+// listing.
+func TestLogInvertedOffsetRange(t *testing.T) {
+	seg, _, _ := logFixtures(t)
+	if r := kwire(t, "log", "--offset", "5..2", seg); r.code != 2 || !strings.Contains(r.stderr, "empty") {
+		t.Fatalf("exit %d %q", r.code, r.stderr)
+	}
+	if r := kwire(t, "log", "--offset", "1..1", seg); r.code != 0 || !strings.Contains(r.stdout, "offset 1  TopicRecord") || strings.Contains(r.stdout, "offset 2 ") {
+		t.Fatalf("1..1: exit %d\n%s", r.code, r.stdout)
+	}
+}

@@ -205,11 +205,12 @@ type pcapErrorJSON struct {
 	Path string `json:"path"`
 }
 
-// pcapExchangeJSON is one exchange as a JSON line.
-type pcapExchangeJSON struct {
+// exchangeJSON is one exchange as a JSON line, the same keys for kwire
+// pcap and kwire proxy; F is each command's frame object.
+type exchangeJSON[F any] struct {
 	Type          string          `json:"type"`
 	Time          string          `json:"time"`
-	Conn          int             `json:"conn"`
+	Conn          uint64          `json:"conn"`
 	Client        string          `json:"client"`
 	Server        string          `json:"server"`
 	API           *string         `json:"api"`
@@ -217,11 +218,29 @@ type pcapExchangeJSON struct {
 	Version       int16           `json:"version"`
 	CorrelationID int32           `json:"correlation_id"`
 	ClientID      string          `json:"client_id"`
-	Request       *pcapFrameJSON  `json:"request"`
-	Response      *pcapFrameJSON  `json:"response"`
+	Request       *F              `json:"request"`
+	Response      *F              `json:"response"`
 	NoResponse    bool            `json:"no_response"`
 	LatencyNs     *int64          `json:"latency_ns"`
 	Errors        []pcapErrorJSON `json:"errors"`
+}
+
+// newExchangeJSON fills an exchangeJSON from x; frame renders each frame.
+func newExchangeJSON[F any](x *flow.Exchange, at string, conn uint64, client, server string, frame func(*flow.Frame) *F) exchangeJSON[F] {
+	j := exchangeJSON[F]{Type: "exchange", Time: at, Conn: conn, Client: client, Server: server,
+		APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
+		Request: frame(x.Request), Response: frame(x.Response), NoResponse: x.NoResponse, Errors: []pcapErrorJSON{}}
+	if x.API != "" {
+		j.API = &x.API
+	}
+	if x.Request != nil && x.Response != nil {
+		ns := x.Latency().Nanoseconds()
+		j.LatencyNs = &ns
+	}
+	for _, e := range x.Errors {
+		j.Errors = append(j.Errors, pcapErrorJSON{Code: e.Code, Name: e.Name, Path: e.Path})
+	}
+	return j
 }
 
 func (r *pcapRun) frameJSON(f *flow.Frame) *pcapFrameJSON {
@@ -256,20 +275,8 @@ func exchangeTime(x *flow.Exchange) time.Time {
 
 func (r *pcapRun) exchange(pc *pcapConn, x *flow.Exchange) {
 	if r.c.Format == "json" {
-		j := pcapExchangeJSON{Type: "exchange", Time: exchangeTime(x).UTC().Format(time.RFC3339Nano), Conn: pc.c.ID,
-			Client: pc.c.Client.String(), Server: pc.c.Server.String(), APIKey: x.APIKey, Version: x.Version,
-			CorrelationID: x.CorrelationID, ClientID: x.ClientID, Request: r.frameJSON(x.Request),
-			Response: r.frameJSON(x.Response), NoResponse: x.NoResponse, Errors: []pcapErrorJSON{}}
-		if x.API != "" {
-			j.API = &x.API
-		}
-		if x.Request != nil && x.Response != nil {
-			ns := x.Latency().Nanoseconds()
-			j.LatencyNs = &ns
-		}
-		for _, e := range x.Errors {
-			j.Errors = append(j.Errors, pcapErrorJSON{Code: e.Code, Name: e.Name, Path: e.Path})
-		}
+		j := newExchangeJSON(x, exchangeTime(x).UTC().Format(time.RFC3339Nano), uint64(pc.c.ID),
+			pc.c.Client.String(), pc.c.Server.String(), r.frameJSON)
 		r.writeJSON(j)
 		return
 	}

@@ -152,26 +152,6 @@ type proxyFrameJSON struct {
 	Tree json.RawMessage `json:"tree,omitempty"`
 }
 
-// proxyExchangeJSON is an exchange as a JSON line (the keys of kwire
-// pcap's).
-type proxyExchangeJSON struct {
-	Type          string          `json:"type"`
-	Time          string          `json:"time"`
-	Conn          uint64          `json:"conn"`
-	Client        string          `json:"client"`
-	Server        string          `json:"server"`
-	API           *string         `json:"api"`
-	APIKey        int16           `json:"api_key"`
-	Version       int16           `json:"version"`
-	CorrelationID int32           `json:"correlation_id"`
-	ClientID      string          `json:"client_id"`
-	Request       *proxyFrameJSON `json:"request"`
-	Response      *proxyFrameJSON `json:"response"`
-	NoResponse    bool            `json:"no_response"`
-	LatencyNs     *int64          `json:"latency_ns"`
-	Errors        []pcapErrorJSON `json:"errors"`
-}
-
 // proxyConnJSON is a connection's opening, failure or end as a JSON line.
 type proxyConnJSON struct {
 	Type      string    `json:"type"`
@@ -227,19 +207,7 @@ func (r *proxyRun) json(e proxy.Event) {
 	case proxy.Flow:
 		switch x := e.Flow.(type) {
 		case *flow.Exchange:
-			j := proxyExchangeJSON{Type: "exchange", Time: jsonTime(exchangeTime(x)), Conn: e.Conn, Client: e.Client, Server: e.Upstream,
-				APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
-				Request: r.frameJSON(x.Request), Response: r.frameJSON(x.Response), NoResponse: x.NoResponse, Errors: []pcapErrorJSON{}}
-			if x.API != "" {
-				j.API = &x.API
-			}
-			if x.Request != nil && x.Response != nil {
-				ns := x.Latency().Nanoseconds()
-				j.LatencyNs = &ns
-			}
-			for _, c := range x.Errors {
-				j.Errors = append(j.Errors, pcapErrorJSON{Code: c.Code, Name: c.Name, Path: c.Path})
-			}
+			j := newExchangeJSON(x, jsonTime(exchangeTime(x)), e.Conn, e.Client, e.Upstream, r.frameJSON)
 			v = j
 		case *flow.Problem:
 			j := pcapProblemJSON{Type: "problem", Kind: x.Kind.String(), Time: jsonTime(x.Time), Client: e.Client, Server: e.Upstream,

@@ -660,24 +660,7 @@ func writeHistory(o *out, e *entry, h *spec.MessageHistory, v int16) {
 		} else {
 			o.s(`<li><a href="../v`, vs, "/", e.pageFile(), `">v`, vs, "</a>")
 		}
-		var marks []string
-		if vh.Lowest {
-			marks = append(marks, "lowest valid version")
-		}
-		if vh.FirstFlexible {
-			marks = append(marks, "first flexible version")
-		} else if vh.Lowest && vh.Flexible {
-			marks = append(marks, "flexible")
-		}
-		if vh.Deprecated {
-			marks = append(marks, "deprecated")
-		}
-		if vh.Unstable {
-			marks = append(marks, "unstable")
-		}
-		if !vh.Lowest && len(vh.Changes) == 0 {
-			marks = append(marks, "no field changes")
-		}
+		marks := vh.Marks("unstable")
 		if len(marks) > 0 {
 			o.s(` <span class="dim">`, strings.Join(marks, "; "), "</span>")
 		}

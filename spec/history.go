@@ -47,6 +47,32 @@ type VersionHistory struct {
 	Notes []Note
 }
 
+// Marks names what is notable about the version, in the order history views
+// list them: "lowest valid version", "first flexible version" (or
+// "flexible" for a lowest version that is), "deprecated", unstable (the
+// caller's label for latestVersionUnstable), "no field changes".
+func (vh *VersionHistory) Marks(unstable string) []string {
+	var marks []string
+	if vh.Lowest {
+		marks = append(marks, "lowest valid version")
+	}
+	if vh.FirstFlexible {
+		marks = append(marks, "first flexible version")
+	} else if vh.Lowest && vh.Flexible {
+		marks = append(marks, "flexible")
+	}
+	if vh.Deprecated {
+		marks = append(marks, "deprecated")
+	}
+	if vh.Unstable {
+		marks = append(marks, unstable)
+	}
+	if !vh.Lowest && len(vh.Changes) == 0 {
+		marks = append(marks, "no field changes")
+	}
+	return marks
+}
+
 // MessageHistory is the history of one message, version by version.
 type MessageHistory struct {
 	Message  *Message

@@ -562,24 +562,7 @@ func writeHistoryText(w io.Writer, set *spec.Set, hs []*spec.MessageHistory) err
 			fmt.Fprintln(w, "  no valid versions")
 		}
 		for _, v := range h.Versions {
-			var marks []string
-			if v.Lowest {
-				marks = append(marks, "lowest valid version")
-			}
-			if v.FirstFlexible {
-				marks = append(marks, "first flexible version")
-			} else if v.Lowest && v.Flexible {
-				marks = append(marks, "flexible")
-			}
-			if v.Deprecated {
-				marks = append(marks, "deprecated")
-			}
-			if v.Unstable {
-				marks = append(marks, "unstable (latestVersionUnstable)")
-			}
-			if !v.Lowest && len(v.Changes) == 0 {
-				marks = append(marks, "no field changes")
-			}
+			marks := v.Marks("unstable (latestVersionUnstable)")
 			fmt.Fprintf(w, "  v%d", v.Version)
 			if len(marks) > 0 {
 				fmt.Fprintf(w, "  %s", strings.Join(marks, "; "))

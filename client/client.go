@@ -163,7 +163,7 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 	v := req.ValidVersions.Hi
 	for attempt := 0; attempt < 2; attempt++ {
 		body := fmt.Sprintf(`{"clientSoftwareName":%q,"clientSoftwareVersion":%q`, cn.opts.SoftwareName, cn.opts.SoftwareVersion)
-		if hasField(req, "ClusterId") { // v5+, KIP-1242: null and -1 say "not checked"
+		if HasField(req, "ClusterId") { // v5+, KIP-1242: null and -1 say "not checked"
 			body += `,"clusterId":null,"nodeId":-1`
 		}
 		bt, err := codec.FromJSON([]byte(body+"}"), req, v)
@@ -214,8 +214,10 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 	return errors.New("ApiVersions: no agreement")
 }
 
-// hasField reports whether m's top-level struct has a field of that name.
-func hasField(m *spec.Message, name string) bool {
+// HasField reports whether m's top-level struct has a field of that name in
+// any version (ClusterId of ApiVersionsRequest exists from Kafka 4.x specs
+// on, KIP-1242).
+func HasField(m *spec.Message, name string) bool {
 	for _, f := range m.Root.Fields {
 		if f.Name == name {
 			return true

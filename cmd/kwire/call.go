@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -27,16 +27,6 @@ type callCmd struct {
 	Format    string        `help:"Output: text (a summary line and the response's object tree), page (request and response pages with byte layouts), json (the page as JSON), kafka (the response body in Kafka's converter JSON)." enum:"text,page,json,kafka" default:"text"`
 	Timeout   time.Duration `help:"Bound on connecting and on each request." default:"10s"`
 	ClientID  string        `name:"client-id" help:"The request header's client_id." default:"kwire"`
-}
-
-// hasRootField reports whether m's top-level struct has a field of that name.
-func hasRootField(m *spec.Message, name string) bool {
-	for _, f := range m.Root.Fields {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // defaultBodies are the request bodies `kwire call` sends when none is
@@ -134,7 +124,7 @@ func (a *app) callBody(c *callCmd, req *spec.Message) ([]byte, error) {
 	}
 	if req.Name == "ApiVersionsRequest" {
 		b := `{"clientSoftwareName":"kwire","clientSoftwareVersion":"dev"`
-		if hasRootField(req, "ClusterId") { // v5+ (KIP-1242), not in older releases' specs
+		if client.HasField(req, "ClusterId") { // v5+ (KIP-1242), not in older releases' specs
 			b += `,"clusterId":null,"nodeId":-1`
 		}
 		return []byte(b + "}"), nil
@@ -165,8 +155,15 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 		fmt.Fprintf(a.stdout, "%s v%d  %s  correlation id %d  request %d B  response %d B  %s\n",
 			resp.Message.Name, resp.Version, c.Bootstrap, correlationOf(x), len(x.Request.Bytes), len(resp.Bytes),
 			x.Latency.Round(10*time.Microsecond))
-		if codes := errorCodes(resp); codes != "" {
-			fmt.Fprintf(a.stdout, "error codes: %s\n", codes)
+		if codes := flow.ErrorCodes(resp); len(codes) > 0 {
+			var b strings.Builder
+			for i, e := range codes {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%s at %s", e, e.Path)
+			}
+			fmt.Fprintf(a.stdout, "error codes: %s\n", b.String())
 		}
 		if resp.Message.Name == "DescribeQuorumResponse" && decodeErr == nil {
 			writeQuorum(a.stdout, resp)
@@ -188,44 +185,6 @@ func correlationOf(x *client.Exchange) int32 {
 		return -1
 	}
 	return int32(uint32(b[8])<<24 | uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]))
-}
-
-// errorCodes lists the non-zero error codes of a response body ("ErrorCode
-// 35 at $.errorCode"), from its converter JSON, or "" when all are zero.
-func errorCodes(t *tree.Tree) string {
-	b := t.Part(tree.Body)
-	if b < 0 {
-		return ""
-	}
-	js, err := codec.ToJSON(nil, t, b, t.Message, t.Version, codec.JSONOptions{})
-	if err != nil {
-		return ""
-	}
-	var v any
-	if json.Unmarshal(js, &v) != nil {
-		return ""
-	}
-	var out []string
-	walkErrors(v, "$", &out)
-	sort.Strings(out)
-	return strings.Join(out, ", ")
-}
-
-func walkErrors(v any, path string, out *[]string) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if n, ok := e.(float64); ok && n != 0 && strings.HasSuffix(k, "rrorCode") {
-				*out = append(*out, fmt.Sprintf("%d at %s.%s", int(n), path, k))
-				continue
-			}
-			walkErrors(e, path+"."+k, out)
-		}
-	case []any:
-		for i, e := range x {
-			walkErrors(e, fmt.Sprintf("%s[%d]", path, i), out)
-		}
-	}
 }
 
 // quorumBody is the part of DescribeQuorumResponse the quorum summary reads.

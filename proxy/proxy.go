@@ -84,6 +84,10 @@ type Options struct {
 	Grace time.Duration
 	// DialTimeout bounds connecting upstream (10s when 0).
 	DialTimeout time.Duration
+	// Dial connects to the upstream (a net.Dialer's DialContext when nil).
+	// Its context ends after DialTimeout, or when the proxy closes its
+	// connections; cancelling Serve's context alone does not end it.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // EventKind says what an Event reports.
@@ -170,6 +174,13 @@ type Proxy struct {
 	wg        sync.WaitGroup
 	closed    chan struct{}
 	closeOnce sync.Once
+	// dialCtx bounds the upstream dials: it ends when the open connections
+	// are closed (Close, or Serve after the grace period), not when Serve's
+	// context is cancelled, so that a connection accepted before a graceful
+	// stop is still served. hard is set (under mu) at the same moment.
+	dialCtx    context.Context
+	dialCancel context.CancelFunc
+	hard       bool
 }
 
 // New listens on o.Listen and returns the proxy; Serve starts accepting.
@@ -189,6 +200,9 @@ func New(o Options) (*Proxy, error) {
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = 10 * time.Second
 	}
+	if o.Dial == nil {
+		o.Dial = (&net.Dialer{}).DialContext
+	}
 	if o.MaxFrame <= 0 {
 		o.MaxFrame = codec.DefaultMaxFrame
 		if o.Codec != nil && o.Codec.MaxFrame > 0 {
@@ -203,6 +217,7 @@ func New(o Options) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{o: o, ln: ln, conns: map[*conn]struct{}{}, closed: make(chan struct{})}
+	p.dialCtx, p.dialCancel = context.WithCancel(context.Background())
 	if o.RewriteAdvertised {
 		adv := o.Advertise
 		if adv == "" {
@@ -258,7 +273,7 @@ func (p *Proxy) Serve(ctx context.Context) error {
 			break
 		}
 		p.wg.Add(1)
-		go p.handle(ctx, c, p.nextID.Add(1))
+		go p.handle(c, p.nextID.Add(1))
 	}
 	p.ln.Close()
 	if ctx.Err() != nil && p.o.Grace > 0 {
@@ -294,6 +309,8 @@ func (p *Proxy) Active() int {
 func (p *Proxy) closeConns() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.hard = true
+	p.dialCancel()
 	for c := range p.conns {
 		c.abort()
 	}
@@ -383,10 +400,11 @@ type conn struct {
 	upstreamAddr string
 }
 
-func (p *Proxy) handle(ctx context.Context, client net.Conn, id uint64) {
+func (p *Proxy) handle(client net.Conn, id uint64) {
 	defer p.wg.Done()
-	d := net.Dialer{Timeout: p.o.DialTimeout}
-	up, err := d.DialContext(ctx, "tcp", p.o.Upstream)
+	dctx, cancel := context.WithTimeout(p.dialCtx, p.o.DialTimeout)
+	up, err := p.o.Dial(dctx, "tcp", p.o.Upstream)
+	cancel()
 	if err != nil {
 		client.Close()
 		p.emit(Event{Kind: Failed, Conn: id, Client: client.RemoteAddr().String(), Upstream: p.o.Upstream, Time: time.Now(), Err: err})
@@ -395,13 +413,11 @@ func (p *Proxy) handle(ctx context.Context, client net.Conn, id uint64) {
 	c := &conn{p: p, id: id, client: client, up: up}
 	c.stats = ConnStats{Conn: id, Client: client.RemoteAddr().String(), Upstream: up.RemoteAddr().String(), Opened: time.Now()}
 	p.mu.Lock()
-	select {
-	case <-p.closed:
+	if p.hard {
 		p.mu.Unlock()
 		client.Close()
 		up.Close()
 		return
-	default:
 	}
 	p.conns[c] = struct{}{}
 	p.mu.Unlock()

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,6 +37,24 @@ var proxyContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// proxyLookup resolves the hosts of --listen and --upstream at start
+// (nil: the system's resolver). Tests replace it.
+var proxyLookup func(ctx context.Context, host string) ([]string, error)
+
+// checkProxyAddrs refuses, as a usage error naming the flag, an address
+// that is not host:port, has a port out of range or (--listen,
+// --upstream) a host that does not resolve.
+func checkProxyAddrs(o proxy.Options) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := proxy.CheckAddrs(ctx, o, proxyLookup)
+	var ae *proxy.AddrError
+	if errors.As(err, &ae) {
+		return usagef("--%s %q: %v", strings.ToLower(ae.Option), ae.Addr, ae.Err)
+	}
+	return err
+}
+
 // proxyRun prints the events of one kwire proxy run; events come from
 // every connection's goroutines at once.
 type proxyRun struct {
@@ -52,6 +72,10 @@ type proxyRun struct {
 func (a *app) proxy(c *proxyCmd) error {
 	if c.MaxFrame <= 0 {
 		return usagef("--max-frame must be positive")
+	}
+	addrs := proxy.Options{Listen: c.Listen, Upstream: c.Upstream, Advertise: c.Advertise}
+	if err := checkProxyAddrs(addrs); err != nil {
+		return err
 	}
 	set, err := a.loadSet()
 	if err != nil {

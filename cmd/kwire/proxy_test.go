@@ -388,3 +388,32 @@ func TestProxySIGINT(t *testing.T) {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 }
+
+// An address that cannot work is refused at start (exit 2, one line
+// naming the flag), not on every connection.
+func TestProxyRefusesBadAddressesAtStart(t *testing.T) {
+	old := proxyLookup
+	proxyLookup = func(_ context.Context, host string) ([]string, error) {
+		if host == "broker-a.internal" {
+			return []string{"10.0.0.7"}, nil
+		}
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	t.Cleanup(func() { proxyLookup = old })
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--upstream", "nohost"}, `kwire: --upstream "nohost": missing port in address (want host:port)`},
+		{[]string{"--upstream", "nohost:9092"}, `kwire: --upstream "nohost:9092": host "nohost" does not resolve (no such host)`},
+		{[]string{"--upstream", "broker-a.internal:99999"}, `kwire: --upstream "broker-a.internal:99999": port 99999 is out of range (1-65535)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "nohost:19092"}, `kwire: --listen "nohost:19092": host "nohost" does not resolve (no such host)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "127.0.0.1"}, `kwire: --listen "127.0.0.1": missing port in address (want host:port)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--advertise", "proxy:x"}, `kwire: --advertise "proxy:x": port "x" is not a number`},
+	} {
+		r := kwire(t, append([]string{"proxy"}, c.args...)...)
+		if r.code != 2 || r.stderr != c.want+"\n" || r.stdout != "" {
+			t.Errorf("kwire proxy %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+)
+
+// AddrError is an address of Options that cannot work: not "host:port", a
+// port out of range, or a host that does not resolve.
+type AddrError struct {
+	// Option is the Options field: "Listen", "Upstream" or "Advertise".
+	Option string
+	// Addr is the address as given.
+	Addr string
+	// Err says what is wrong with it.
+	Err error
+}
+
+// Error reads `proxy: Upstream address "nohost": missing port (want host:port)`.
+func (e *AddrError) Error() string {
+	return fmt.Sprintf("proxy: %s address %q: %v", e.Option, e.Addr, e.Err)
+}
+
+// Unwrap returns what is wrong with the address.
+func (e *AddrError) Unwrap() error { return e.Err }
+
+// CheckAddrs checks the addresses of o before a proxy starts, so that a
+// mistake is one error at start instead of a failure on every connection:
+//
+//   - Listen (when not empty) is "host:port" with a port in 0-65535 (0
+//     picks a free one) and a host that is empty (every interface) or
+//     resolves;
+//   - Upstream is "host:port" with a host and a port in 1-65535, and the
+//     host resolves;
+//   - Advertise (when not empty) is "host:port" with a host and a port in
+//     1-65535. Its host is not resolved: clients resolve it, and their
+//     view of names may differ from the proxy's.
+//
+// Each host is resolved once, with lookup (net.DefaultResolver.LookupHost
+// when nil); a host given as an IP address is not looked up. The proxy
+// still dials Upstream by name, so that a broker whose address changes is
+// followed. The error is an *AddrError.
+func CheckAddrs(ctx context.Context, o Options, lookup func(ctx context.Context, host string) ([]string, error)) error {
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupHost
+	}
+	check := func(option, addr string, listen, resolve bool) error {
+		if err := checkAddr(ctx, addr, listen, resolve, lookup); err != nil {
+			return &AddrError{Option: option, Addr: addr, Err: err}
+		}
+		return nil
+	}
+	if o.Listen != "" {
+		if err := check("Listen", o.Listen, true, true); err != nil {
+			return err
+		}
+	}
+	if err := check("Upstream", o.Upstream, false, true); err != nil {
+		return err
+	}
+	if o.Advertise != "" {
+		if err := check("Advertise", o.Advertise, false, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAddr checks one "host:port": listen allows an empty host and port
+// 0; resolve looks the host up.
+func checkAddr(ctx context.Context, addr string, listen, resolve bool, lookup func(context.Context, string) ([]string, error)) error {
+	if addr == "" {
+		return errors.New("empty (want host:port)")
+	}
+	host, ps, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			return fmt.Errorf("%s (want host:port)", ae.Err)
+		}
+		return err
+	}
+	lo := 1
+	if listen {
+		lo = 0
+	}
+	port, err := strconv.Atoi(ps)
+	switch {
+	case ps == "":
+		return errors.New("no port (want host:port)")
+	case err != nil:
+		return fmt.Errorf("port %q is not a number", ps)
+	case port < lo || port > 65535:
+		return fmt.Errorf("port %d is out of range (%d-65535)", port, lo)
+	}
+	if host == "" {
+		if listen {
+			return nil
+		}
+		return errors.New("no host (want host:port)")
+	}
+	if !resolve || net.ParseIP(host) != nil {
+		return nil
+	}
+	addrs, err := lookup(ctx, host)
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("no addresses")
+	}
+	if err != nil {
+		var de *net.DNSError
+		if errors.As(err, &de) && de.IsNotFound {
+			return fmt.Errorf("host %q does not resolve (no such host)", host)
+		}
+		return fmt.Errorf("host %q does not resolve: %w", host, err)
+	}
+	return nil
+}

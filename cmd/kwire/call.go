@@ -14,6 +14,7 @@ import (
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -22,7 +23,7 @@ import (
 type callCmd struct {
 	Bootstrap string        `help:"The broker or controller to call, HOST:PORT." required:"" placeholder:"HOST:PORT"`
 	Name      string        `arg:"" help:"The API to call (DescribeQuorum, Metadata, 18…)."`
-	Body      string        `arg:"" optional:"" help:"The request body as JSON in the format of Kafka's JsonConverters (see kwire show NAME --format kafka), @FILE, or - for standard input. Default: a useful body for common APIs (DescribeQuorum of __cluster_metadata, Metadata of all topics…), else {}."`
+	Body      string        `arg:"" optional:"" help:"The request body as JSON in the format of Kafka's JsonConverters (see kwire show NAME --format kafka), @FILE, or - for standard input. Default: a useful body for common APIs (DescribeQuorum of __cluster_metadata, Metadata of all topics, Produce with acks -1 and no topics…), else the smallest instance of the request (kwire show NAME --request)."`
 	Version   *int16        `help:"Send at this version instead of the highest both kwire's specs and the node support (to see how a node answers a version it does not support)." placeholder:"N"`
 	Format    string        `help:"Output: text (a summary line and the response's object tree), page (request and response pages with byte layouts), json (the page as JSON), kafka (the response body in Kafka's converter JSON)." enum:"text,page,json,kafka" default:"text"`
 	Timeout   time.Duration `help:"Bound on connecting and on each request." default:"10s"`
@@ -30,14 +31,16 @@ type callCmd struct {
 }
 
 // defaultBodies are the request bodies `kwire call` sends when none is
-// given, for APIs whose every field is mandatory but which have an obvious
-// question to ask. Keys of fields absent at the negotiated version are
-// accepted and ignored by codec.FromJSON when they hold their default.
+// given, for APIs that have an obvious question to ask, or whose smallest
+// instance would not be answered (Produce: acks 0 asks for no response).
+// Keys of fields absent at the negotiated version are accepted and ignored
+// by codec.FromJSON when they hold their default.
 var defaultBodies = map[string]string{
+	"ProduceRequest":         `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[]}`,
 	"DescribeQuorumRequest":  `{"topics":[{"topicName":"__cluster_metadata","partitions":[{"partitionIndex":0}]}]}`,
 	"MetadataRequest":        `{"topics":null,"allowAutoTopicCreation":true,"includeClusterAuthorizedOperations":false,"includeTopicAuthorizedOperations":false}`,
 	"DescribeClusterRequest": `{"includeClusterAuthorizedOperations":false}`,
-	"ListGroupsRequest":      `{}`,
+	"ListGroupsRequest":      `{"statesFilter":[],"typesFilter":[]}`,
 	"DescribeConfigsRequest": `{"resources":[],"includeSynonyms":false,"includeDocumentation":false}`,
 	"FindCoordinatorRequest": `{"key":"","keyType":0,"coordinatorKeys":[]}`,
 }
@@ -57,6 +60,9 @@ func (a *app) call(c *callCmd) error {
 	}
 	if req == nil || req.Type != spec.Request {
 		return fmt.Errorf("%s is not an API with a request", c.Name)
+	}
+	if why, ok := needsBody[req.Name]; ok && c.Body == "" {
+		return usagef("%s needs a body: its smallest instance %s (kwire show %s --request --format kafka prints a template)", req.Name, why, req.BaseName())
 	}
 	body, err := a.callBody(c, req)
 	if err != nil {
@@ -87,8 +93,11 @@ func (a *app) call(c *callCmd) error {
 	} else if v, err = conn.Negotiate(req); err != nil {
 		return err
 	}
-	bt, err := codec.FromJSON(body, req, v)
-	if err != nil {
+	var bt *tree.Tree
+	if body == nil {
+		fmt.Fprintf(a.stderr, "kwire: note: no body given: sending the smallest %s v%d (kwire show %s --version %d --request --format kafka)\n", req.Name, v, req.BaseName(), v)
+		bt = instance.Smallest(req, v)
+	} else if bt, err = codec.FromJSON(body, req, v); err != nil {
 		return fmt.Errorf("%s v%d body: %w", req.Name, v, err)
 	}
 	x, err := conn.Call(ctx, req, v, bt)
@@ -108,8 +117,17 @@ func rangeText(r client.Range, ok bool) string {
 	return fmt.Sprintf("v%d-%d", r.Min, r.Max)
 }
 
+// needsBody are the APIs whose smallest instance would act on a real node:
+// it names node 0 by an id that Kafka does not check against the sender.
+var needsBody = map[string]string{
+	"UnregisterBrokerRequest": "(brokerId 0) asks to unregister broker 0",
+	"RemoveRaftVoterRequest":  "(voterId 0) asks to remove voter 0 from the KRaft quorum",
+	"UpdateRaftVoterRequest":  "(voterId 0) asks to change voter 0's endpoints",
+}
+
 // callBody reads the request body JSON: the argument, @FILE, - (stdin), or
-// the default body of the API.
+// the default body of the API; nil (no error) means the smallest instance
+// of the request at the negotiated version.
 func (a *app) callBody(c *callCmd, req *spec.Message) ([]byte, error) {
 	switch {
 	case c.Body == "-":
@@ -129,7 +147,7 @@ func (a *app) callBody(c *callCmd, req *spec.Message) ([]byte, error) {
 		}
 		return []byte(b + "}"), nil
 	}
-	return []byte("{}"), nil
+	return nil, nil
 }
 
 // writeCall prints the exchange: in text a summary line and the response's

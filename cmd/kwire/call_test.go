@@ -1,17 +1,24 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/kafkatest"
+	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
 )
 
 func TestMain(m *testing.M) { os.Exit(kafkatest.Main(m)) }
@@ -201,5 +208,112 @@ func TestCallErrors(t *testing.T) {
 	}
 	if r := kwire(t, "call", "ApiVersions"); r.code != 2 {
 		t.Fatalf("missing --bootstrap: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// fullBroker answers ApiVersions with every api key of the embedded
+// release at its valid versions, and any other request with the smallest
+// response at the request's version; it sends each request it decoded
+// (ApiVersions aside) on the channel.
+func fullBroker(t *testing.T) (string, <-chan *tree.Tree) {
+	t.Helper()
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(set)
+	var keys []string
+	for _, k := range set.APIKeys() {
+		if vv := set.Request(k).ValidVersions; !vv.Empty() {
+			keys = append(keys, fmt.Sprintf(`{"apiKey":%d,"minVersion":%d,"maxVersion":%d}`, k, vv.Lo, vv.Hi))
+		}
+	}
+	versions := `{"errorCode":0,"apiKeys":[` + strings.Join(keys, ",") + `],"throttleTimeMs":0}`
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *tree.Tree, 8)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				for {
+					var h [4]byte
+					if _, err := io.ReadFull(conn, h[:]); err != nil {
+						return
+					}
+					fr := make([]byte, 4+binary.BigEndian.Uint32(h[:]))
+					copy(fr, h[:])
+					if _, err := io.ReadFull(conn, fr[4:]); err != nil {
+						return
+					}
+					tr, err := c.DecodeRequest(fr)
+					if err != nil {
+						return
+					}
+					body := ""
+					if tr.Message.APIKey == 18 {
+						body = versions
+					} else {
+						got <- tr
+					}
+					conn.Write(frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body))
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().String(), got
+}
+
+// Without a body, call sends the smallest instance of the request at the
+// negotiated version (and says so), except where that would not be
+// answered (Produce: acks 0) or would act on node 0 (refused, exit 2).
+func TestCallWithoutABodySendsTheSmallestInstance(t *testing.T) {
+	addr, got := fullBroker(t)
+	r := kwire(t, "call", "--bootstrap", addr, "DescribeGroups")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "DescribeGroupsResponse v6  "+addr) {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%.300s", r.code, r.stderr, r.stdout)
+	}
+	if want := "kwire: note: no body given: sending the smallest DescribeGroupsRequest v6 (kwire show DescribeGroups --version 6 --request --format kafka)\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	sent := <-got
+	body, _, err := sideJSON(nil, &render.Side{Tree: sent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mustRun(t, "show", "DescribeGroups", "--version", "6", "--request", "--format", "kafka"); string(body)+"\n" != want {
+		t.Errorf("sent %s, want the smallest instance %s", body, want)
+	}
+
+	r = kwire(t, "call", "--bootstrap", addr, "Produce")
+	if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "ProduceResponse v13  ") {
+		t.Fatalf("Produce: exit %d, stderr %q, stdout:\n%.300s", r.code, r.stderr, r.stdout)
+	}
+	sent = <-got
+	body, _, _ = sideJSON(nil, &render.Side{Tree: sent})
+	if want := `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[]}`; string(body) != want {
+		t.Errorf("Produce sent %s, want %s", body, want)
+	}
+
+	r = kwire(t, "call", "--bootstrap", addr, "UnregisterBroker")
+	if want := "kwire: UnregisterBrokerRequest needs a body: its smallest instance (brokerId 0) asks to unregister broker 0 (kwire show UnregisterBroker --request --format kafka prints a template)\n"; r.code != 2 || r.stderr != want {
+		t.Errorf("UnregisterBroker: exit %d, stderr %q, want 2 and %q", r.code, r.stderr, want)
+	}
+	select {
+	case tr := <-got:
+		t.Errorf("%s sent", tr.Message.Name)
+	default:
 	}
 }

@@ -164,6 +164,23 @@ func (a *app) loadSource(s source) (set *spec.Set, single bool, err error) {
 	return set, single, nil
 }
 
+// loadSide loads one side and refuses one without messages: it would
+// compare as every message added or removed. That is a finding about the
+// specs (exit 1), as when --specs files keep list's or show's messages from
+// loading.
+func (a *app) loadSide(side string, s source) (*spec.Set, bool, error) {
+	before := len(a.problems.Errors())
+	set, single, err := a.loadSource(s)
+	if err != nil || len(set.Messages) > 0 {
+		return set, single, err
+	}
+	why := "no spec loaded"
+	if n := len(a.problems.Errors()) - before; n > 0 {
+		why = fmt.Sprintf("%d spec %s above", n, plural(n, "error", "errors"))
+	}
+	return nil, false, fmt.Errorf("the %s specs, %s, hold no message (%s): nothing to compare", side, s, why)
+}
+
 // comparison is both sides, their labels ("Kafka 3.9.1" or the path as
 // given) and spec.Compat's findings.
 type comparison struct {
@@ -185,11 +202,11 @@ func (a *app) compare(scanned bool, flags []source, oldArg, newArg string, commo
 	if err != nil {
 		return nil, err
 	}
-	old, single1, err := a.loadSource(oldSrc)
+	old, single1, err := a.loadSide("old", oldSrc)
 	if err != nil {
 		return nil, err
 	}
-	nw, single2, err := a.loadSource(newSrc)
+	nw, single2, err := a.loadSide("new", newSrc)
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +576,7 @@ func writeHistoryText(w io.Writer, set *spec.Set, hs []*spec.MessageHistory) err
 		}
 		fmt.Fprintln(w)
 		if len(h.Versions) == 0 {
-			fmt.Fprintln(w, "  no valid versions")
+			fmt.Fprintln(w, "  no valid versions "+removedHint(set, m))
 		}
 		for _, v := range h.Versions {
 			marks := v.Marks("unstable (latestVersionUnstable)")

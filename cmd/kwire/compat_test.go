@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -173,5 +174,44 @@ func TestHistoryCommand(t *testing.T) {
 	}
 	if r := kwire(t, "history", "NoSuchApi"); r.code != 1 {
 		t.Errorf("unknown name: exit %d, want 1", r.code)
+	}
+}
+
+// A side whose specs all failed to load is refused, naming the side and the
+// path, instead of comparing as every message added (exit 1: a finding
+// about the specs, as for list and show).
+func TestCompatRefusesASideWithoutMessages(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Broken.json"), []byte("{bad"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compat", dir, "4.4"}, "kwire: the old specs, " + dir + ", hold no message (1 spec error above): nothing to compare\n"},
+		{[]string{"compat", "--kafka", "4.4", "--specs", dir}, "kwire: the new specs, --specs " + dir + ", hold no message (1 spec error above): nothing to compare\n"},
+		{[]string{"diff", "4.4", dir}, "kwire: the new specs, " + dir + ", hold no message (1 spec error above): nothing to compare\n"},
+	} {
+		r := kwire(t, c.args...)
+		lines := strings.SplitAfter(r.stderr, "\n")
+		if r.code != 1 || r.stdout != "" || len(lines) != 3 || !strings.Contains(lines[0], "Broken.json:1:1: error") || lines[1] != c.want {
+			t.Errorf("kwire %v: exit %d, stdout %q, stderr %q; want exit 1 and %q", c.args, r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+}
+
+// history of an API removed in the default release gives the same hint as
+// show: the embedded release that has it.
+func TestHistoryOfARemovedAPINamesTheReleaseThatHasIt(t *testing.T) {
+	hint := `  no valid versions (its spec says validVersions "none": the API was removed); Kafka 3.9.1 has versions 0-7: try --kafka 3.9` + "\n"
+	want := "LeaderAndIsrRequest (request, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint +
+		"\nLeaderAndIsrResponse (response, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint
+	if got := mustRun(t, "history", "LeaderAndIsr"); got != want {
+		t.Errorf("history LeaderAndIsr =\n%s\nwant\n%s", got, want)
+	}
+	r := kwire(t, "show", "LeaderAndIsr")
+	if !strings.HasSuffix(r.stderr, strings.TrimPrefix(hint, "  no valid versions")) {
+		t.Errorf("show LeaderAndIsr: %q does not end with history's hint", r.stderr)
 	}
 }

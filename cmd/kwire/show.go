@@ -128,13 +128,21 @@ func pickVersion(set *spec.Set, m *spec.Message, want *int16) (int16, error) {
 	vv := m.ValidVersions
 	switch {
 	case want == nil && vv.Empty():
-		return 0, fmt.Errorf("%s has no valid versions in %s (its spec says validVersions \"none\": the API was removed)%s", m.Name, describe(set), elsewhere(set, m.Name, nil))
+		return 0, fmt.Errorf("%s has no valid versions in %s %s", m.Name, describe(set), removedHint(set, m))
 	case want == nil:
 		return vv.Hi, nil
 	case !vv.Contains(*want):
 		return 0, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", m.Name, *want, describe(set), vv, elsewhere(set, m.Name, want))
 	}
 	return *want, nil
+}
+
+// removedHint explains a message without valid versions and names the
+// embedded releases that have some: `(its spec says validVersions "none":
+// the API was removed); Kafka 3.9.1 has versions 0-7: try --kafka 3.9`.
+// show's error and history's text both end with it.
+func removedHint(set *spec.Set, m *spec.Message) string {
+	return `(its spec says validVersions "none": the API was removed)` + elsewhere(set, m.Name, nil)
 }
 
 // elsewhere names the other embedded releases where message name has

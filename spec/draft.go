@@ -128,8 +128,10 @@ func (pc *piece) toBuf(off int) int {
 // draft is the result of scanning a file for its spec objects.
 type draft struct {
 	pieces []*piece
-	errs   ErrorList
-	fixes  []*Fix
+	// dropped are the offsets of the objects whose JSON is beyond repair.
+	dropped []int
+	errs    ErrorList
+	fixes   []*Fix
 }
 
 // scanner finds the spec objects of one file.
@@ -174,7 +176,10 @@ func (s *scanner) fix(e *Error, desc string, edits ...Edit) {
 // scanDraft finds the spec objects of src. A file that is one object, with
 // only whitespace and comments around it, gives one piece whose buffer is
 // src itself.
-func scanDraft(file string, src []byte) *draft {
+//
+// inSet says that the file is one of a set of spec files (a directory's, an
+// archive's, a release's) rather than a file read on its own.
+func scanDraft(file string, src []byte, inSet bool) *draft {
 	s := &scanner{file: file, src: src, lines: lineStarts(src)}
 	i := 0
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) { // a UTF-8 byte order mark
@@ -188,31 +193,39 @@ func scanDraft(file string, src []byte) *draft {
 		}
 		var pc *piece
 		var end int
+		obj := true
 		switch {
 		case t.kind == '{' && s.startsObject(t):
 			pc, end = s.object(t.start, false)
 		case t.isString() && s.token(t.end, false).kind == ':':
 			pc, end = s.object(t.start, true)
 		default:
+			obj = false
 			end = s.text(t.start)
 		}
-		if pc != nil {
+		switch {
+		case pc != nil:
 			s.d.pieces = append(s.d.pieces, pc)
-			if len(s.d.pieces) == 2 {
-				second = pc.start
-			}
+		case obj:
+			// An object whose JSON is beyond repair: it does not load.
+			s.d.dropped = append(s.d.dropped, t.start)
+		}
+		if pc != nil && len(s.d.pieces) == 2 {
+			second = pc.start
 		}
 		i = end
 	}
 	if n := len(s.d.pieces); n > 1 {
-		// A .json file is what Kafka's generator compiles, and it refuses
-		// anything after the first object: an error there. Other files are
-		// drafts (copied from a page): a warning, and each object is read.
-		sev := SeverityWarning
-		if strings.HasSuffix(strings.ToLower(s.file), ".json") {
-			sev = SeverityError
+		// A file of a directory or an archive is one of a set of spec
+		// files, as Kafka's generator compiles them, and the generator
+		// refuses anything after the first object: an error there. A file
+		// read on its own, whatever its name, is read as a draft (each
+		// object a spec, as the fixed copy of a draft is): a warning.
+		sev, hint := SeverityWarning, "split the file before putting the specs into Kafka"
+		if inSet {
+			sev, hint = SeverityError, ""
 		}
-		s.report(sev, second, "several-objects", "", "this file holds %d spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own", n)
+		s.report(sev, second, "several-objects", hint, "this file holds %d spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own", n)
 	}
 	s.d.errs.Sort()
 	return &s.d
@@ -830,15 +843,22 @@ type parsedFile struct {
 	units []*unit
 	errs  ErrorList
 	fixes []*Fix
+	// dropped are the positions of the objects whose JSON is beyond
+	// repair (they have no unit).
+	dropped []Pos
 }
 
 // parseFile reads every spec object of a file (see scanDraft) with the
 // loader. The file's own problems do not keep its objects from loading;
-// an object's problems keep that object from loading.
-func parseFile(name string, src []byte) *parsedFile {
-	d := scanDraft(name, src)
+// an object's problems keep that object from loading. inSet says that the
+// file is one of a set of spec files (see scanDraft).
+func parseFile(name string, src []byte, inSet bool) *parsedFile {
+	d := scanDraft(name, src, inSet)
 	pf := &parsedFile{name: name, src: src, errs: d.errs, fixes: d.fixes}
 	lines := lineStarts(src)
+	for _, off := range d.dropped {
+		pf.dropped = append(pf.dropped, posIn(name, lines, off))
+	}
 	for _, pc := range d.pieces {
 		p := newParser(name, pc.buf)
 		p.src, p.lines = src, lines

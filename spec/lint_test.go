@@ -72,7 +72,7 @@ var lintCases = []struct {
 		"T.json:2:47: error: the spec object has no closing brace [missing-brace]",
 	}},
 	{"several-objects", msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}`) + strings.Replace(msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}`), `"T"`, `"U"`, 1), []string{
-		"T.json:4:1: error: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own [several-objects]",
+		"T.json:4:1: warning: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own; split the file before putting the specs into Kafka [several-objects]",
 	}},
 	// The loader's rules (spec/parse.go).
 	{"unknown-key", msg(`{"name": "A", "type": "int32", "versions": "0+", "ignoreable": true, "about": "a"}`), []string{

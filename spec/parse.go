@@ -95,7 +95,7 @@ func uniqueSuggest(s string, candidates []string) string {
 // without braces, or several objects: ParseMessage reports all of that,
 // returns the first object's message, and the problems of every object.
 func ParseMessage(file string, text []byte) (*Message, ErrorList) {
-	pf := parseFile(file, text)
+	pf := parseFile(file, text, false)
 	var m *Message
 	all := append(ErrorList(nil), pf.errs...)
 	for _, u := range pf.units {

@@ -26,6 +26,12 @@ type Set struct {
 	// Messages in a stable order: requests/responses by api key, then
 	// headers, metadata records by api key, then data messages by name.
 	Messages []*Message
+	// Unloaded are the positions of the spec objects of the files that are
+	// not in Messages: objects with errors of their own, JSON beyond
+	// repair, or a name or api key that another message has. It is empty
+	// when every object loaded, even if the files had problems of their
+	// own (text around the objects, several objects in one file).
+	Unloaded []Pos
 
 	byName map[string]*Message
 	req    map[int16]*Message
@@ -116,6 +122,24 @@ func fileName(f bundle.File) string {
 	return filepath.Join(f.Source, filepath.FromSlash(f.Path))
 }
 
+// inSet reports whether f is one of a set of spec files (a directory's,
+// an archive's, a release's), not a file read on its own.
+func inSet(f bundle.File) bool {
+	return f.Source != "" && !strings.HasPrefix(f.Path, "/") && path.Base(filepath.ToSlash(f.Source)) != f.Path
+}
+
+// unitPos is where an object of pf starts: its message's position, or
+// the first problem's when its JSON did not parse.
+func unitPos(pf *parsedFile, u *unit) Pos {
+	switch {
+	case u.msg != nil:
+		return u.msg.Pos
+	case len(u.errs) > 0:
+		return u.errs[0].Pos
+	}
+	return Pos{File: pf.name, Line: 1, Col: 1}
+}
+
 func hasArchiveExt(name string) bool {
 	l := strings.ToLower(name)
 	return strings.HasSuffix(l, ".jar") || strings.HasSuffix(l, ".zip")
@@ -128,16 +152,20 @@ func buildSet(files []bundle.File) (*Set, ErrorList, []*parsedFile) {
 	var all ErrorList
 	var parsed []*parsedFile
 	for _, f := range files {
-		pf := parseFile(fileName(f), f.Data)
+		pf := parseFile(fileName(f), f.Data, inSet(f))
 		parsed = append(parsed, pf)
 		all = append(all, pf.errs...)
+		s.Unloaded = append(s.Unloaded, pf.dropped...)
 		for _, u := range pf.units {
 			all = append(all, u.errs...)
-			if u.msg != nil && !u.errs.HasErrors() {
-				u.msg.File = f.Path
-				if e := s.add(u.msg); e != nil {
-					all = append(all, e)
-				}
+			if u.msg == nil || u.errs.HasErrors() {
+				s.Unloaded = append(s.Unloaded, unitPos(pf, u))
+				continue
+			}
+			u.msg.File = f.Path
+			if e := s.add(u.msg); e != nil {
+				all = append(all, e)
+				s.Unloaded = append(s.Unloaded, u.msg.Pos)
 			}
 		}
 	}

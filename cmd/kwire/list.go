@@ -108,8 +108,15 @@ func (a *app) list(c *listCmd) error {
 	if err != nil {
 		return err
 	}
-	if n := len(a.problems.Errors()); n > 0 {
-		return fmt.Errorf("%d spec errors above: the list lacks the messages of the files that did not load", n)
+	// The files' own problems (text around the objects, several objects
+	// in one file) are printed above but keep nothing from loading: only
+	// objects that did not load make the list incomplete.
+	if n := len(set.Unloaded); n > 0 {
+		what := "spec objects"
+		if n == 1 {
+			what = "spec object"
+		}
+		return fmt.Errorf("%d %s did not load (errors above): the list lacks their messages", n, what)
 	}
 	return nil
 }

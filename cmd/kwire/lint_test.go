@@ -1,0 +1,79 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestLintReadmeWalkthrough: the README's lint walkthrough on the draft it
+// uses (docs/examples/leaderandisr-draft.txt, two objects with text
+// around them): lint reports the problems at their line:col, --fix writes
+// a copy that lints as the "wrote" line says, and the copy loads whole with
+// --specs: list and show exit 0, the several-objects warning printed.
+func TestLintReadmeWalkthrough(t *testing.T) {
+	dir := t.TempDir()
+	f := copyTo(t, filepath.Join("..", "..", "docs", "examples", "leaderandisr-draft.txt"), dir)
+	problems := []string{
+		f + `:1:1: error: text outside the spec objects: "Page History" (Kafka's generator accepts only one JSON object in a file) [text-outside]`,
+		f + `:79:47: error: field "IsLeaderRecovering": unknown type "booleanbool"; did you mean "bool"? [bad-type]`,
+		f + `:85:1: error: text outside the spec objects: "AlterIsrRequest, with the same field:" (Kafka's generator accepts only one JSON object in a file) [text-outside]`,
+		f + `:87:3: warning: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own; split the file before putting the specs into Kafka [several-objects]`,
+		f + `:99:7: warning: field "Topics" has no "about": Kafka's protocol documentation shows it [missing-about]`,
+		f + `:102:9: warning: field "Partitions" has no "about": Kafka's protocol documentation shows it [missing-about]`,
+		f + `:110:51: error: field "IsLeaderRecovering": unknown type "booleanbool"; did you mean "bool"? [bad-type]`,
+		f + `:110:104: error: unknown key "ignoreable" in field; did you mean "ignorable"? [unknown-key]`,
+		f + `:112:3: error: 4 non-breaking spaces (U+00A0, as web pages have): JSON allows only plain spaces, tabs and line breaks [json-syntax]`,
+		f + `:120:1: error: text outside the spec objects: "Powered by a wiki" (Kafka's generator accepts only one JSON object in a file) [text-outside]`,
+	}
+	r := kwire(t, "lint", f)
+	if want := strings.Join(problems, "\n") + "\n"; r.code != 1 || r.stdout != want || r.stderr != "kwire: lint: 7 errors, 3 warnings\n" {
+		t.Fatalf("lint: exit %d\n%s%s\nwant:\n%s", r.code, r.stdout, r.stderr, want)
+	}
+	out := filepath.Join(dir, "leaderandisr.json")
+	r = kwire(t, "lint", "--fix", "--out", out, f)
+	fixes := []string{
+		f + `:1:1: fixed: commented out the text outside the spec objects [text-outside]`,
+		f + `:79:47: fixed: type "booleanbool" → "bool" [bad-type]`,
+		f + `:85:1: fixed: commented out the text outside the spec objects [text-outside]`,
+		f + `:110:51: fixed: type "booleanbool" → "bool" [bad-type]`,
+		f + `:110:104: fixed: key "ignoreable" → "ignorable" [unknown-key]`,
+		f + `:112:3: fixed: 4 non-breaking spaces (U+00A0, as web pages have) → plain spaces [json-syntax]`,
+		f + `:120:1: fixed: commented out the text outside the spec objects [text-outside]`,
+		"wrote " + out + ": 7 fixes; it has 0 errors and 3 warnings",
+	}
+	// The exit status is the original's.
+	if want := strings.Join(append(problems, fixes...), "\n") + "\n"; r.code != 1 || r.stdout != want {
+		t.Fatalf("lint --fix: exit %d\n%s\nwant:\n%s", r.code, r.stdout, want)
+	}
+	// The copy lints as the "wrote" line says: 0 errors, 3 warnings.
+	warnings := []string{
+		out + `:87:3: warning: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own; split the file before putting the specs into Kafka [several-objects]`,
+		out + `:99:7: warning: field "Topics" has no "about": Kafka's protocol documentation shows it [missing-about]`,
+		out + `:102:9: warning: field "Partitions" has no "about": Kafka's protocol documentation shows it [missing-about]`,
+	}
+	r = kwire(t, "lint", out)
+	if want := strings.Join(warnings, "\n") + "\n"; r.code != 0 || r.stdout != want || r.stderr != "kwire: lint: 0 errors, 3 warnings\n" {
+		t.Errorf("lint of the copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Every object of the copy loads: list exits 0 with both APIs.
+	r = kwire(t, "--specs", out, "list")
+	wantList := "KEY  NAME            TYPE    VALID  FLEXIBLE  LISTENERS\n" +
+		"4    LeaderAndIsr    api     0-6    4+        zkBroker\n" +
+		"56   AlterIsr        api     0-1    0+        zkBroker,controller\n" +
+		"     RequestHeader   header  1-2    2+        -\n" +
+		"     ResponseHeader  header  0-1    1+        -\n"
+	if r.code != 0 || r.stdout != wantList || r.stderr != warnings[0]+"\n" {
+		t.Errorf("list --specs of the copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = kwire(t, "--specs", out, "show", "LeaderAndIsr", "--version", "6")
+	if r.code != 0 || !strings.Contains(r.stdout, "LeaderAndIsrRequest v6, request header v2, 107 bytes on the wire") || !regexp.MustCompile(`IsLeaderRecovering +bool +=`).MatchString(r.stdout) {
+		t.Errorf("show LeaderAndIsr v6 from the copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The draft itself: nothing loads until fixed, and list says so.
+	r = kwire(t, "--specs", f, "list")
+	if r.code != 1 || !strings.Contains(r.stderr, "kwire: 2 spec objects did not load (errors above): the list lacks their messages\n") {
+		t.Errorf("list --specs of the draft: exit %d\n%s", r.code, r.stderr)
+	}
+}

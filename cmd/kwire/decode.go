@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -97,16 +98,19 @@ func badCRC(p *render.Page) error {
 }
 
 // readInput returns the bytes to decode: --hex, or the file (raw, or hex
-// text when it holds nothing but hex digits, separators and 0x prefixes),
-// or standard input for "-".
+// text or a hex dump when it looks like one), or standard input for "-".
+// No bytes at all is a finding.
 func readInput(hexFlag *string, file string, stdin io.Reader) ([]byte, error) {
 	switch {
 	case hexFlag != nil && file != "":
 		return nil, usagef("give the bytes once: --hex or a file, not both")
 	case hexFlag != nil:
-		b, err := parseHex(*hexFlag)
+		b, err := hexdump.Parse([]byte(*hexFlag))
 		if err != nil {
 			return nil, usagef("--hex: %v", err)
+		}
+		if len(b) == 0 {
+			return nil, errors.New("no bytes to decode: --hex holds no hex digits")
 		}
 		return b, nil
 	case file == "":
@@ -123,75 +127,15 @@ func readInput(hexFlag *string, file string, stdin io.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if looksLikeHex(raw) {
-		b, err := parseHex(string(raw))
-		if err != nil {
-			return nil, fmt.Errorf("%s looks like hex text, but %v", file, err)
-		}
-		return b, nil
-	}
-	return raw, nil
-}
-
-// isHexSep reports whether c separates hex digits: white space, ':' or ','.
-func isHexSep(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\v', '\f', ':', ',':
-		return true
-	}
-	return false
-}
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// looksLikeHex reports whether file contents are hex text rather than raw
-// bytes: at least one hex digit, and nothing but hex digits, separators
-// and the x of 0x prefixes.
-func looksLikeHex(b []byte) bool {
-	digits := 0
-	for _, c := range b {
-		switch {
-		case isHexDigit(c):
-			digits++
-		case isHexSep(c), c == 'x', c == 'X':
-		default:
-			return false
-		}
-	}
-	return digits > 0
-}
-
-// parseHex reads hex text: pairs of hex digits, with white space, ':' and
-// ',' anywhere between pairs and an optional 0x prefix on each run of
-// digits ("0000004f 0034", "00:00:00:4f", "0x00 0x34").
-func parseHex(s string) ([]byte, error) {
-	digits := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case isHexSep(c):
-			i++
-			continue
-		case c == '0' && i+1 < len(s) && (s[i+1] == 'x' || s[i+1] == 'X') && (i == 0 || isHexSep(s[i-1])):
-			i += 2
-			continue
-		case !isHexDigit(c):
-			return nil, fmt.Errorf("%q at character %d is not a hex digit", s[i:i+1], i+1)
-		}
-		if len(digits)%2 == 1 && i > 0 && !isHexDigit(s[i-1]) {
-			return nil, fmt.Errorf("a lone hex digit before character %d: write each byte as two digits", i+1)
-		}
-		digits = append(digits, c)
-		i++
-	}
-	if len(digits)%2 == 1 {
-		return nil, fmt.Errorf("odd number of hex digits (%d): write each byte as two digits", len(digits))
-	}
-	b := make([]byte, len(digits)/2)
-	if _, err := hex.Decode(b, digits); err != nil {
-		return nil, err
+	b, text, err := hexdump.Contents(raw)
+	var se *hexdump.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return nil, fmt.Errorf("%s:%d:%d: %s (read as hex text: it looks like hex)", file, se.Line, se.Col, se.Msg)
+	case len(raw) == 0:
+		return nil, fmt.Errorf("no bytes to decode: %s is empty", file)
+	case len(b) == 0 || !text && len(bytes.TrimSpace(raw)) == 0:
+		return nil, fmt.Errorf("no bytes to decode: %s holds no hex digits", file)
 	}
 	return b, nil
 }

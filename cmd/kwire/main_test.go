@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -364,6 +365,29 @@ func TestDecodeTruncatedFrameNamesOffsetAndPath(t *testing.T) {
 	}
 }
 
+func TestDecodeNoBytes(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	mustWrite(t, empty, nil)
+	blank := filepath.Join(dir, "blank.hex")
+	mustWrite(t, blank, []byte(" \n\n"))
+	for _, c := range []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"-"}, "", "kwire: no bytes to decode: standard input is empty\n"},
+		{[]string{empty}, "", "kwire: no bytes to decode: " + empty + " is empty\n"},
+		{[]string{blank}, "", "kwire: no bytes to decode: " + blank + " holds no hex digits\n"},
+		{[]string{"--hex", ""}, "", "kwire: no bytes to decode: --hex holds no hex digits\n"},
+	} {
+		r := kwireIn(t, c.stdin, append([]string{"decode"}, c.args...)...)
+		if r.code != 1 || r.stderr != c.want || r.stdout != "" {
+			t.Errorf("decode %v: exit %d, stderr %q, stdout %q; want 1, %q", c.args, r.code, r.stderr, r.stdout, c.want)
+		}
+	}
+}
+
 func TestDecodeChecksAPIAndVersion(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -401,6 +425,14 @@ func TestDecodeInputs(t *testing.T) {
 		{"hex file", []string{hexFile}, nil},
 		{"raw stdin", []string{"-"}, mustHex(t, voteRequestV2)},
 		{"hex stdin", []string{"-"}, []byte("0x" + voteRequestV2 + "\n")},
+		// hexdump -C of the frame, as the tool prints it (squeezed).
+		{"hexdump -C", []string{"-"}, []byte(`00000000  00 00 00 4f 00 34 00 02  00 00 00 00 00 00 00 01  |...O.4..........|
+00000010  00 00 00 00 02 01 02 00  00 00 00 00 00 00 00 00  |................|
+00000020  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|
+*
+00000050  00 00 00                                          |...|
+00000053
+`)},
 	} {
 		r := kwireEnv(t, &env{stdin: bytes.NewReader(c.stdin)}, append([]string{"decode", "--format", "json"}, c.args...)...)
 		if r.code != 0 || r.stdout != want {
@@ -416,47 +448,10 @@ func TestDecodeInputs(t *testing.T) {
 		{[]string{"decode", "--hex", "000"}, 2},
 		{[]string{"decode", "--hex", "00", raw}, 2},
 		{[]string{"decode", filepath.Join(dir, "missing")}, 1},
+		{[]string{"decode", "--hex", " "}, 1},
 	} {
 		if r := kwire(t, c.args...); r.code != c.code || r.stderr == "" {
 			t.Errorf("kwire %s: exit %d (stderr %q), want %d", strings.Join(c.args, " "), r.code, r.stderr, c.code)
-		}
-	}
-}
-
-func TestParseHex(t *testing.T) {
-	for _, c := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"0034", "0034", true},
-		{"00 34\n\t0a", "00340a", true},
-		{"00:34:0A", "00340a", true},
-		{"0x0034 0X0a", "00340a", true},
-		{"0x00,0x34", "0034", true},
-		{"", "", true},
-		{"003", "", false},
-		{"0 034", "", false},
-		{"00 3g", "", false},
-		{"100x34", "", false},
-	} {
-		b, err := parseHex(c.in)
-		if (err == nil) != c.ok || c.ok && string(hexOf(b)) != c.want {
-			t.Errorf("parseHex(%q) = %x, %v; want %s, ok %v", c.in, b, err, c.want, c.ok)
-		}
-	}
-}
-
-func TestLooksLikeHex(t *testing.T) {
-	for in, want := range map[string]bool{
-		"0000004f 0034\n":       true,
-		"0x00:0x34":             true,
-		"\x00\x00\x00\x4f\x00":  false,
-		"":                      false,
-		" \n":                   false,
-		"ProduceRequest 0034\n": false,
-	} {
-		if got := looksLikeHex([]byte(in)); got != want {
-			t.Errorf("looksLikeHex(%q) = %v", in, got)
 		}
 	}
 }
@@ -593,7 +588,7 @@ func chunks(s string, n int) []string {
 
 func mustHex(t *testing.T, s string) []byte {
 	t.Helper()
-	b, err := parseHex(s)
+	b, err := hexdump.Parse([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1030,15 +1025,23 @@ func TestDecodeFindingsExitOne(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "Records[0].crc at 0x0039: CRC-32C 0x005fb7dd stored, 0x595fb7dd computed") || !strings.Contains(r.stdout, "INVALID") {
 		t.Errorf("bad CRC: exit %d, stderr %q", r.code, r.stderr)
 	}
-	// A hex dump with a typo is read as raw text: the error says so.
+	// Hex text with a typo: the error names the character and where.
 	dir := t.TempDir()
 	file := filepath.Join(dir, "typo.txt")
-	if err := os.WriteFile(file, []byte("0000 001c zz"), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte("0000 001c\n00 zz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = kwire(t, "decode", file)
+	if want := "kwire: " + file + `:2:4: "z" is not a hex digit (read as hex text: it looks like hex)` + "\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("typo: exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+	// Text that is not hex is read as raw bytes: the error says so.
+	if err := os.WriteFile(file, []byte("ProduceRequest v3"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r = kwire(t, "decode", file)
 	if r.code != 1 || !strings.Contains(r.stderr, "the input is text but not hex") {
-		t.Errorf("typo: exit %d, stderr %q", r.code, r.stderr)
+		t.Errorf("text: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Response bytes decoded as a request of the API --api names.
 	r = kwire(t, "decode", "--api", "Vote", "--version", "2", "--hex", "0000001c00000000000000020102000000000000000000000000000000000000")

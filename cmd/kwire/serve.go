@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
@@ -61,7 +62,7 @@ func siteHandler(sets []*spec.Set, dir string) http.Handler {
 
 // serveDecode decodes the decode page's hex as `kwire decode` does.
 func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
-	b, err := parseHex(q.Hex)
+	b, err := hexdump.Parse([]byte(q.Hex))
 	if err != nil {
 		return nil, fmt.Errorf("hex: %v", err)
 	}

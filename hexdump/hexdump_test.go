@@ -1,0 +1,159 @@
+package hexdump
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The dumps in testdata are the output of the tools themselves, run on the
+// .bin file of the same name (vote.bin: a VoteRequest v2 frame of 110
+// bytes; zeros.bin: the smallest VoteRequest v2, 83 bytes, mostly zeros;
+// digits.bin: 36 bytes of ASCII hex digits, so that the ASCII column looks
+// like hex):
+//
+//	xxd F > F.xxd; xxd -a F > F.xxd-a; xxd -p F > F.xxd-p
+//	xxd -g1 -c8 F > F.xxd-g1c8; hexdump -C F > F.hexdump-C
+//	od -Ax -tx1 F > F.od-Ax; od -tx1 F > F.od-octal; od -Ad -tx1 F > F.od-Ad
+//	od -An -tx1 -v F > F.od-An-v; od -An -tx1 F > F.od-An (squeezed)
+//	kwire decode F | sed -n '/^       0  1/,/^$/p' > F.kwire (the byte grid)
+//
+// F.wireshark is Wireshark's "Copy as Hex Dump" layout written out: a
+// 4-digit offset, three spaces, 16 bytes padded to 47 columns, three
+// spaces, the ASCII column.
+func TestParseDumps(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".bin") || strings.HasSuffix(f, ".od-An") {
+			continue
+		}
+		want, err := os.ReadFile(strings.SplitN(f, ".", 2)[0] + ".bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(text)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: got %x, %v\nwant %x", f, got, err, want)
+		}
+		if !LooksLikeHex(text) {
+			t.Errorf("%s: LooksLikeHex is false", f)
+		}
+		n++
+	}
+	if n != 17 {
+		t.Errorf("%d dumps read, want 17", n)
+	}
+}
+
+func TestParseSqueezedWithoutOffsets(t *testing.T) {
+	text, err := os.ReadFile("testdata/vote.od-An")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Parse(text)
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 6 || se.Col != 1 || !strings.Contains(se.Msg, "od -v") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestParsePlain(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"0034", "0034"},
+		{"00 34\n\t0a", "00340a"},
+		{"00:34:0A", "00340a"},
+		{"0x0034 0X0a", "00340a"},
+		{"0x00,0x34", "0034"},
+		{"0000004f 0034\r\n0002", "0000004f00340002"},
+		{"00\u00a034", "0034"}, // a no-break space from a web page
+		{"", ""},
+		{" \n", ""},
+		// One line that starts like an offset but has no ASCII column or
+		// colon: plain hex.
+		{"0000 004f 0034", "0000004f0034"},
+		// Lines that start like offsets which do not add up: plain hex.
+		{"0000 004f 0034 0002\n0000 0000 0000 0001", "0000004f003400020000000000000001"},
+	} {
+		got, err := Parse([]byte(c.in))
+		if err != nil || hex.EncodeToString(got) != c.want || got == nil {
+			t.Errorf("Parse(%q) = %x, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct {
+		in        string
+		line, col int
+		msg       string
+	}{
+		{"003", 1, 3, "a lone hex digit: write each byte as two digits (the text has an odd number of hex digits)"},
+		{"0 034", 1, 1, "a lone hex digit: write each byte as two digits"},
+		{"00 3g", 1, 5, `"g" is not a hex digit`},
+		{"100x34", 1, 4, `"x" is not a hex digit`},
+		{"0000 001c zz", 1, 11, `"z" is not a hex digit`},
+		{"0000004f\n0034 0002\n00é0", 3, 3, `"é" is not a hex digit`},
+		// A typo in a dump's hex columns, found by its offsets.
+		{"00000000: 0000 004f 0034 0002 0000 0000 0000 0001  ...O.4..........\n" +
+			"00000010: 0000 0g00 0201 0200 0000 0000 0000 0000  ................\n" +
+			"00000020: 0000 00                                  ...\n", 2, 17, `"g" is not a hex digit`},
+		{"00000000: 0000 004f 0034 0002 0000 0000 0000 0001  ...O.4..........\n" +
+			"00000010: 0000 000 0201 0200 0000 0000 0000 0000  ................\n" +
+			"00000020: 0000 00                                  ...\n", 2, 16, `"000" has an odd number of hex digits: write each byte as two digits`},
+		// A dump whose offsets do not add up (a line deleted).
+		{"00000000: 0000 004f 0034 0002 0000 0000 0000 0001  ...O.4..........\n" +
+			"00000020: 0000 00                                  ...\n", 2, 1, "offset 00000020 is not offset 00000000 plus the bytes of line 1"},
+		{"0000  00 00  ..\n*\n", 2, 1, `a "*" line needs an offset line after it`},
+	} {
+		_, err := Parse([]byte(c.in))
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Line != c.line || se.Col != c.col || se.Msg != c.msg {
+			t.Errorf("Parse(%q): %v; want line %d, column %d: %s", c.in, err, c.line, c.col, c.msg)
+		}
+	}
+}
+
+func TestParseSqueezeBounded(t *testing.T) {
+	// A "*" may describe more bytes than the text holds, but not more
+	// than MaxBytes.
+	_, err := Parse([]byte("00000000  00 00  |..|\n*\nffffffff\n"))
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 3 || !strings.Contains(se.Msg, "more than 104857600 bytes") {
+		t.Errorf("got %v", err)
+	}
+	got, err := Parse([]byte("00000000  01 02  |..|\n*\n00000008\n"))
+	if err != nil || hex.EncodeToString(got) != "0102010201020102" {
+		t.Errorf("got %x, %v", got, err)
+	}
+}
+
+func TestLooksLikeHex(t *testing.T) {
+	for in, want := range map[string]bool{
+		"0000004f 0034\n":           true,
+		"0x00:0x34":                 true,
+		"0000 001c zz":              true, // hex with a typo
+		"\x00\x00\x00\x4f\x00":      false,
+		"":                          false,
+		" \n":                       false,
+		"ProduceRequest 0034\n":     false,
+		"{\"clusterId\": null}":     false,
+		"00 01\x1b[0m":              false,
+		"00000000: 6865 6c6c  hell": true,
+	} {
+		if got := LooksLikeHex([]byte(in)); got != want {
+			t.Errorf("LooksLikeHex(%q) = %v", in, got)
+		}
+	}
+}

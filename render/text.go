@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -39,7 +40,17 @@ type Options struct {
 	// the text views and in WriteJSONWith's "value" and "text" keys; the
 	// zero value, ValuesAuto, is text when printable and hex otherwise.
 	Values Values
+	// Width is the width of the output in columns (a terminal's); 0 means
+	// no limit. When the object tree's rows are wider, its about column is
+	// wrapped at spaces onto lines of their own below the row, or dropped
+	// when fewer than MinAboutWidth columns would be left for it. The other
+	// columns and views are as without a limit.
+	Width int
 }
+
+// MinAboutWidth is the narrowest about column Options.Width wraps to; with
+// less room the column is dropped.
+const MinAboutWidth = 20
 
 // WriteText writes the page: a summary block, then for each side its
 // label, a title line ("EndQuorumEpochRequest v1, request header v2, 62
@@ -103,7 +114,7 @@ func WriteText(w io.Writer, p *Page, o Options) error {
 
 // WriteTree writes only the object tree of t: one row per node with the
 // columns name, type, value, range and about, each padded to its widest
-// cell in t plus two spaces.
+// cell in t plus two spaces (the about column fitted to o.Width).
 func WriteTree(w io.Writer, t *tree.Tree, o Options) error {
 	if t == nil || len(t.Nodes) == 0 {
 		return nil
@@ -173,13 +184,90 @@ type treeWriter struct {
 	// lead holds the tree drawing of the rows being written: 4 bytes per
 	// level, "|   " below a node with more siblings to come, else "    ".
 	lead []byte
+	// wrap, when not 0, is the most runes of about text on one line, and
+	// aboutAt the column where the about column starts (Options.Width);
+	// more holds the about text still to write below the row.
+	wrap, aboutAt int
+	more          []byte
 }
 
 func writeTree(s *sink, t *tree.Tree, o Options) {
 	tw := treeWriter{sink: s, t: t, color: o.Color, values: o.Values}
 	root := childCtx(t, -1, ctx{}, 0)
 	tw.measure(0, root, 0)
+	for col := range 4 {
+		if tw.widths[col] > 0 {
+			tw.aboutAt += tw.widths[col] + 2
+		}
+	}
+	if o.Width > 0 && tw.widths[4] > 0 && tw.aboutAt+tw.widths[4] > o.Width {
+		if o.Width-tw.aboutAt < MinAboutWidth {
+			tw.widths[4] = 0
+		} else {
+			tw.wrap = o.Width - tw.aboutAt
+		}
+	}
 	tw.row(0, root, 0, true)
+}
+
+// cutAbout keeps on the row the first line of the about text that starts
+// at tw.b[at:] (at most tw.wrap runes, broken after the last space that
+// fits, or inside a word longer than a line) and moves the rest to
+// tw.more.
+func (tw *treeWriter) cutAbout(at int) {
+	cut := aboutLine(tw.b[at:], tw.wrap)
+	tw.more = append(tw.more[:0], bytes.TrimLeft(tw.b[at+cut:], " ")...)
+	tw.b = tw.b[:at+cut]
+}
+
+// aboutLine is the length in bytes of the first line of s when a line
+// holds at most n runes.
+func aboutLine(s []byte, n int) int {
+	if utf8.RuneCount(s) <= n {
+		return len(s)
+	}
+	end, space := 0, -1
+	for k := 0; k < n; k++ {
+		if s[end] == ' ' {
+			space = end
+		}
+		_, w := utf8.DecodeRune(s[end:])
+		end += w
+	}
+	if s[end] == ' ' {
+		return end
+	}
+	if space > 0 {
+		return space
+	}
+	return end
+}
+
+// moreAbout writes the about text in tw.more on lines of its own, under
+// the about column, continuing the tree drawing of node i at depth (whose
+// lead is already set for its children).
+func (tw *treeWriter) moreAbout(i int32, depth int, region region) {
+	n := &tw.t.Nodes[i]
+	kids := i+1 < n.End && tw.t.Nodes[i+1].End > i+1
+	for len(tw.more) > 0 && tw.err == nil {
+		cut := aboutLine(tw.more, tw.wrap)
+		tw.spill()
+		if tw.color {
+			tw.b = append(tw.b, colorOf(region)...)
+		}
+		start := len(tw.b)
+		tw.b = append(tw.b, tw.lead[:4*depth]...)
+		if kids {
+			tw.b = append(tw.b, '|')
+		}
+		tw.pad(tw.aboutAt - (len(tw.b) - start))
+		tw.b = append(tw.b, tw.more[:cut]...)
+		if tw.color {
+			tw.b = append(tw.b, colorReset...)
+		}
+		tw.b = append(tw.b, '\n')
+		tw.more = bytes.TrimLeft(tw.more[cut:], " ")
+	}
 }
 
 // measure widens the columns to fit node i (whose ctx is c, at depth
@@ -239,7 +327,9 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		case 3:
 			tw.b = appendNodeRange(tw.b, n)
 		case 4:
-			tw.b = appendAbout(tw.b, t, i, c)
+			if tw.b = appendAbout(tw.b, t, i, c); tw.wrap > 0 {
+				tw.cutAbout(at)
+			}
 		}
 		tw.pad(tw.widths[col] + 2 - used - utf8.RuneCount(tw.b[at:]))
 		used = 0
@@ -259,6 +349,9 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		} else {
 			tw.lead = append(tw.lead[:4*(depth-1)], "|   "...)
 		}
+	}
+	if len(tw.more) > 0 {
+		tw.moreAbout(i, depth, c.region)
 	}
 	for k := i + 1; k < n.End && t.Nodes[k].End > k && tw.err == nil; k = t.Nodes[k].End {
 		tw.row(k, childCtx(t, i, c, k), depth+1, t.Nodes[k].End >= n.End)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	kongcompletion "github.com/jotaen/kong-completion"
 
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
@@ -19,8 +20,10 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	// terminal says whether stdout is a terminal (for --color auto).
+	// terminal says whether stdout is a terminal (for --color auto);
+	// width is its width in columns (render.Options.Width), 0 if not one.
 	terminal bool
+	width    int
 }
 
 // cli is the command line, as kong parses it.
@@ -36,7 +39,7 @@ type cli struct {
 	Show    showCmd    `cmd:"" help:"Show the smallest legal instance of an API's request and response, or of a record type."`
 	Decode  decodeCmd  `cmd:"" help:"Decode the bytes of a framed request, a response or a record."`
 	Encode  encodeCmd  `cmd:"" help:"Encode a message given as JSON in the format of Kafka's JsonConverters."`
-	Version versionCmd `cmd:"" help:"Print kwire's version and its embedded Kafka releases."`
+	Version versionCmd `cmd:"" help:"Print kwire's version and its embedded Kafka releases (also kwire --version)."`
 	Lint    lintCmd    `cmd:"" help:"Check spec files (drafts too) as Kafka's generator would, and for likely mistakes; --fix writes corrected copies."`
 	Compat  compatCmd  `cmd:"" help:"Compare two sets of specs by Kafka's evolution rules, at the wire level; exit 1 on an incompatible change."`
 	History historyCmd `cmd:"" help:"Show what each version of an API or record type changed, with the spec's own comments."`
@@ -47,6 +50,13 @@ type cli struct {
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
 	Proxy   proxyCmd   `cmd:"" help:"Forward Kafka connections to a broker unchanged and print each request and response as it goes through, with problems (TLS, frames over --max-frame, cut frames)."`
+
+	Help       helpCmd                   `cmd:"" help:"Show the help of a command, as kwire COMMAND --help does."`
+	Completion kongcompletion.Completion `cmd:"" help:"Tab completion of kwire's commands and flags in bash, zsh or fish: says how to turn it on; -c prints the shell code."`
+}
+
+type helpCmd struct {
+	Command []string `arg:"" optional:"" help:"The command (none: kwire's own help)."`
 }
 
 type listCmd struct {
@@ -121,6 +131,7 @@ func run(args []string, e *env) (code int) {
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.ValueFormatter(helpWithDefault),
 	)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v\n", err)
@@ -135,6 +146,10 @@ func run(args []string, e *env) (code int) {
 			code = int(x)
 		}
 	}()
+	kongcompletion.Register(parser)
+	if len(args) > 0 && args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v (see kwire --help)\n", err)
@@ -172,6 +187,10 @@ func run(args []string, e *env) (code int) {
 		err = a.pcap(&c.Pcap)
 	case "proxy":
 		err = a.proxy(&c.Proxy)
+	case "help":
+		return run(append(c.Help.Command, "--help"), e)
+	case "completion":
+		err = c.Completion.Run(ctx)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}
@@ -179,6 +198,16 @@ func run(args []string, e *env) (code int) {
 		fmt.Fprintf(e.stderr, "kwire: %v\n", err)
 	}
 	return exitCode(err)
+}
+
+// helpWithDefault is a flag's help with its default, when it has one:
+// "… frames are reported and skipped (default: 104857600)."
+func helpWithDefault(v *kong.Value) string {
+	h := kong.DefaultHelpValueFormatter(v)
+	if !v.HasDefault || v.Default == "" {
+		return h
+	}
+	return strings.TrimSuffix(h, ".") + " (default: " + v.Default + ")."
 }
 
 // app is one run of a command: the parsed flags and the environment.

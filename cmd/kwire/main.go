@@ -12,13 +12,14 @@
 //	                                    a framed VoteRequest v2 from JSON in the
 //	                                    format of Kafka's JsonConverters, as hex
 //	kwire decode --format kafka -       the body back as that JSON
-//	kwire version                       kwire and its embedded Kafka releases
+//	kwire version                       kwire and its embedded Kafka releases (also --version)
 //	kwire log DIR                       log segments and KRaft snapshots, metadata decoded
 //	kwire call --bootstrap H:P DescribeQuorum
 //	                                    one request to a live node, response decoded
 //	kwire proxy --listen A --upstream B a pass-through proxy printing each exchange
 //	kwire pcap FILE                     the Kafka conversations of a capture
 //	kwire site --out DIR; kwire serve   the protocol atlas as a static site, or served
+//	kwire help CMD; kwire completion SH kwire CMD --help; tab completion for bash, zsh, fish
 //
 // Global flags: --kafka R picks an embedded release ("4.4", "3.9.1"; the
 // newest by default), --specs PATH loads specs from a directory, a .jar/.zip
@@ -34,7 +35,7 @@
 //	   the message (malformed, an unknown field, a wrong type, a value out
 //	   of range; the error names the JSON path), the spec files have
 //	   errors that keep the named message (or, for list, any message) from
-//	   loading, or a file cannot be read
+//	   loading, a capture with problems, or a file cannot be read
 //	2  usage: unknown command or flag, a malformed flag value (--hex that is
 //	   not hex, --header-json that is not JSON, an unknown --kafka
 //	   release), flags that contradict each other or miss a companion
@@ -51,11 +52,13 @@ import (
 )
 
 func main() {
+	width, _, _ := term.GetSize(int(os.Stdout.Fd()))
 	os.Exit(run(os.Args[1:], &env{
 		stdin:    os.Stdin,
 		stdout:   os.Stdout,
 		stderr:   os.Stderr,
 		getenv:   os.Getenv,
 		terminal: term.IsTerminal(int(os.Stdout.Fd())),
+		width:    width,
 	}))
 }

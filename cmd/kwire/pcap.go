@@ -52,7 +52,8 @@ type pcapConn struct {
 
 // pcap reads a capture, reassembles its TCP connections on the Kafka
 // ports and prints their exchanges and problems. Exit 1 when the file is
-// not a capture or is damaged (after printing what came before).
+// not a capture or is damaged (after printing what came before), or when
+// there were problems (bytes that do not decode, as for decode).
 func (a *app) pcap(c *pcapCmd) error {
 	if c.MaxFrame <= 0 {
 		return usagef("--max-frame must be positive")
@@ -108,6 +109,9 @@ func (a *app) pcap(c *pcapCmd) error {
 			return fmt.Errorf("%s is truncated: %w (the output above covers the packets before it)", name, readErr)
 		}
 		return fmt.Errorf("%s: %w (the output above covers the packets before it)", name, readErr)
+	}
+	if r.problems > 0 {
+		return fmt.Errorf("%s: %s (above)", name, pcapCount(r.problems, "problem"))
 	}
 	return nil
 }

@@ -228,7 +228,7 @@ func TestPcapMidStreamResync(t *testing.T) {
 	// earlier request, then whole exchanges.
 	c.Send(true, []byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"), 0)
 	cv.exchanges(c, 0)
-	out := mustRun(t, "pcap", writeCapture(t, f))
+	out := mustExit(t, 1, "pcap", writeCapture(t, f))
 	conn := "#1 10.0.0.1:50000→10.0.0.2:9092"
 	wantOutput(t, out,
 		conn+"  mid-stream: the capture starts inside this connection (no handshake captured); server by its port 9092; searching both directions for the first plausible frame",
@@ -251,7 +251,7 @@ func TestPcapGapInTheMiddle(t *testing.T) {
 	c.Send(false, cv.mdResp, 0) // acknowledges the whole request
 	c.Send(true, cv.prReq, 0)
 	c.Send(false, cv.prResp, 0)
-	out := mustRun(t, "pcap", writeCapture(t, f))
+	out := mustExit(t, 1, "pcap", writeCapture(t, f))
 	conn := "#1 10.0.0.1:50000→10.0.0.2:9092"
 	off := itoa(len(cv.apiReq))
 	wantOutput(t, out,
@@ -277,7 +277,7 @@ func TestPcapTLS(t *testing.T) {
 	runtime.ReadMemStats(&ms0)
 	r := kwire(t, "pcap", p)
 	runtime.ReadMemStats(&ms1)
-	if r.code != 0 {
+	if r.code != 1 || r.stderr != "kwire: "+p+": 1 problem (above)\n" {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if n := ms1.TotalAlloc - ms0.TotalAlloc; n > 64<<20 {
@@ -289,7 +289,7 @@ func TestPcapTLS(t *testing.T) {
 	if !strings.Contains(r.stdout, "not Kafka: 1 stream looks like TLS") {
 		t.Errorf("summary:\n%s", r.stdout)
 	}
-	out := mustRun(t, "pcap", "--format", "json", p)
+	out := mustExit(t, 1, "pcap", "--format", "json", p)
 	if !strings.Contains(out, `"kind":"not-kafka"`) || !strings.Contains(out, `"size":352518912`) || !strings.Contains(out, `"protocol":"TLS"`) {
 		t.Errorf("JSON:\n%s", out)
 	}

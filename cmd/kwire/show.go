@@ -183,11 +183,12 @@ func releaseFlag(r string) string {
 	return r
 }
 
-// renderOptions are the render options of --color and --values.
+// renderOptions are the render options of --color and --values, fitted
+// to the terminal's width.
 func (a *app) renderOptions() render.Options {
 	v, err := render.ParseValues(a.cli.Values)
 	if err != nil {
 		v = render.ValuesAuto // kong's enum has checked it
 	}
-	return render.Options{Color: a.color(), Values: v}
+	return render.Options{Color: a.color(), Values: v, Width: a.width}
 }

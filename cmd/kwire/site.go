@@ -13,7 +13,7 @@ import (
 // self-contained static site (see package site for its layout).
 type siteCmd struct {
 	Out     string `help:"Directory to write the site to (created when missing; files of the site are overwritten)." required:"" placeholder:"DIR" type:"path"`
-	Workers int    `help:"Pages rendered at once (default: one per CPU)." default:"0" placeholder:"N"`
+	Workers int    `help:"Pages rendered at once (default: one per CPU)." placeholder:"N"`
 	Quiet   bool   `help:"Do not print what was written."`
 }
 

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+	"github.com/google/gopacket/layers"
+
+	"github.com/kwire/kwire/capture/capturetest"
+)
+
+// mustExit runs kwire and fails unless it exits with code; it returns
+// stdout.
+func mustExit(t *testing.T, code int, args ...string) string {
+	t.Helper()
+	r := kwire(t, args...)
+	if r.code != code {
+		t.Fatalf("kwire %s: exit %d, want %d; stderr:\n%s", strings.Join(args, " "), r.code, code, r.stderr)
+	}
+	return r.stdout
+}
+
+func TestVersionFlagIsTheVersionCommand(t *testing.T) {
+	want := mustRun(t, "version")
+	if got := mustRun(t, "--version"); got != want {
+		t.Errorf("kwire --version:\n%s\nkwire version:\n%s", got, want)
+	}
+	if !strings.HasPrefix(want, "kwire (devel) (go") || !strings.Contains(want, "\n  4.4.0  --kafka 4.4, ") {
+		t.Errorf("kwire version:\n%s", want)
+	}
+	// show --version N is still show's flag.
+	if r := kwire(t, "show", "Vote", "--version", "2", "--request", "--format", "kafka"); r.code != 0 || !strings.HasPrefix(r.stdout, "{") {
+		t.Errorf("show --version 2: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+// commands are kwire's commands, as kong sees them.
+func commands(t *testing.T) []*kong.Node {
+	t.Helper()
+	p, err := kong.New(&cli{}, kong.Name("kwire"), kong.ValueFormatter(helpWithDefault))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Model.Children
+}
+
+func TestHelpCommandIsHelpFlag(t *testing.T) {
+	if got, want := mustRun(t, "help"), mustRun(t, "--help"); got != want || !strings.HasPrefix(got, "Usage: kwire <command> [flags]\n") {
+		t.Errorf("kwire help:\n%s\nkwire --help:\n%s", got, want)
+	}
+	cmds := commands(t)
+	if len(cmds) != 17 {
+		t.Errorf("%d commands", len(cmds))
+	}
+	for _, c := range cmds {
+		got, want := mustRun(t, "help", c.Name), mustRun(t, c.Name, "--help")
+		if got != want || !strings.HasPrefix(got, "Usage: kwire "+c.Name) {
+			t.Errorf("kwire help %s:\n%s\nkwire %s --help:\n%s", c.Name, got, c.Name, want)
+		}
+	}
+	if r := kwire(t, "help", "nosuch"); r.code != 2 || r.stdout != "" {
+		t.Errorf("help nosuch: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestHelpShowsEveryDefault(t *testing.T) {
+	collapse := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	shown := 0
+	for _, c := range commands(t) {
+		help := collapse(mustRun(t, c.Name, "--help"))
+		if c.Name == "version" { // and the global flags
+			c.Flags = append(c.Flags, c.Parent.Flags...)
+		}
+		for _, f := range c.Flags {
+			if !f.HasDefault || f.Default == "" {
+				continue
+			}
+			want := collapse(strings.TrimSuffix(f.Help, ".") + " (default: " + f.Default + ").")
+			if !strings.Contains(help, want) {
+				t.Errorf("kwire %s --help lacks %q", c.Name, want)
+			}
+			shown++
+		}
+	}
+	if shown != 25 {
+		t.Errorf("%d defaults shown, want 25", shown)
+	}
+	for cmd, want := range map[string]string{
+		"serve":  "--addr=HOST:PORT Address to listen on (default: 127.0.0.1:8080).",
+		"proxy":  "--listen=HOST:PORT Address to listen on for Kafka clients (default: 127.0.0.1:19092).",
+		"pcap":   "Connections on other ports are ignored; without a captured handshake the end on this port is the server (default: 9092).",
+		"decode": "larger payloads (decompression bombs) are reported, not followed (default: 268435456).",
+		"log":    "Most bytes one compressed record batch may expand to (default: 268435456).",
+		"site":   "--workers=N Pages rendered at once (default: one per CPU). --quiet",
+	} {
+		if help := collapse(mustRun(t, "help", cmd)); !strings.Contains(help, want) {
+			t.Errorf("kwire help %s lacks %q:\n%s", cmd, want, help)
+		}
+	}
+	if help := collapse(mustRun(t, "help", "pcap")); !strings.Contains(help, "--max-frame=BYTES Largest frame size prefix accepted (bytes); larger frames are reported and skipped (default: 104857600).") {
+		t.Errorf("pcap --max-frame:\n%s", help)
+	}
+	if help := collapse(mustRun(t, "help", "proxy")); !strings.Contains(help, "not decoded (default: 104857600).") ||
+		!strings.Contains(help, "--grace=5s On SIGINT or SIGTERM, how long open connections may go on before they are closed (default: 5s).") {
+		t.Errorf("proxy --max-frame, --grace:\n%s", help)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ = filepath.Abs(exe)
+	for shell, want := range map[string]string{
+		"bash": "complete -o default -o bashdefault -C " + exe + " kwire\n",
+		"zsh":  "autoload -U +X bashcompinit && bashcompinit\ncomplete -o default -o bashdefault -C " + exe + " kwire\n",
+		"fish": "function __complete_kwire\n    set -lx COMP_LINE (commandline -cp)\n    test -z (commandline -ct)\n" +
+			"    and set COMP_LINE \"$COMP_LINE \"\n    " + exe + "\nend\ncomplete -f -c kwire -a \"(__complete_kwire)\"\n",
+	} {
+		if got := mustRun(t, "completion", "-c", shell); got != want {
+			t.Errorf("completion -c %s:\n%s\nwant:\n%s", shell, got, want)
+		}
+		if got := mustRun(t, "completion", shell); !strings.Contains(got, "\n    source <(kwire completion -c "+shell+")\n") && !strings.Contains(got, "\n    kwire completion -c fish | source\n") {
+			t.Errorf("completion %s:\n%s", shell, got)
+		}
+	}
+	if r := kwire(t, "completion", "tcsh"); r.code != 2 {
+		t.Errorf("completion tcsh: exit %d", r.code)
+	}
+	// The scripts ask kwire itself, with the command line in COMP_LINE:
+	// its answers name the commands, flags and enum values.
+	for line, want := range map[string][]string{
+		"kwire ":                 {"call", "compat", "completion", "decode", "diff", "encode", "help", "history", "lint", "list", "log", "pcap", "proxy", "serve", "show", "site", "version"},
+		"kwire de":               {"decode"},
+		"kwire decode --ma":      {"--max-decompressed"},
+		"kwire proxy --li":       {"--listen"},
+		"kwire pcap --format ":   {"json", "text"},
+		"kwire --color a":        {"always", "auto"},
+		"kwire show Vote --vers": {"--version"},
+		"kwire serve --addr=1 -": {"--addr", "--color", "--dir", "--help", "--kafka", "--specs", "--values", "-h"},
+		"kwire completion -c fi": {"fish"},
+	} {
+		t.Setenv("COMP_LINE", line)
+		r := kwire(t)
+		got := strings.Fields(r.stdout)
+		slices.Sort(got)
+		if r.code != 0 || !slices.Equal(got, want) {
+			t.Errorf("COMP_LINE %q: exit %d, %q, want %q", line, r.code, got, want)
+		}
+	}
+}
+
+// The object tree fits the terminal: on one 100 columns wide the about
+// column (at column 97 of this tree) is dropped; not on a terminal, the
+// page is as it always was.
+func TestOutputFitsTheTerminal(t *testing.T) {
+	args := []string{"--color", "never", "show", "Vote", "--version", "2", "--response"}
+	plain := mustRun(t, args...)
+	narrow := kwireEnv(t, &env{terminal: true, width: 100}, args...)
+	if narrow.code != 0 {
+		t.Fatal(narrow.stderr)
+	}
+	const row = "    |       |       +-- LeaderId        int32            = 0                      [0x0014, 4B]"
+	if !strings.Contains(plain, "\n"+row+"   The ID of the current leader or -1 if the leader is unknown.\n") ||
+		!strings.Contains(narrow.stdout, "\n"+row+"\n") {
+		t.Errorf("plain:\n%s\nnarrow:\n%s", plain, narrow.stdout)
+	}
+	for _, l := range strings.Split(narrow.stdout, "\n") {
+		if len(l) > 100 {
+			t.Errorf("a line of %d columns: %q", len(l), l)
+		}
+	}
+	wide := kwireEnv(t, &env{terminal: true, width: 200}, args...)
+	if wide.stdout != plain {
+		t.Error("on a terminal wide enough, the page differs")
+	}
+}
+
+// A frame that does not decode is a finding for pcap as for decode: both
+// exit 1.
+func TestPcapAndDecodeAgreeOnBytesThatDoNotDecode(t *testing.T) {
+	cv := newConversation(t)
+	bad := slices.Clone(cv.apiReq)
+	// The body's clientSoftwareName: compact length 6 ("kwire"+1) becomes
+	// 0x7f, beyond the frame.
+	if bad[25] != 6 {
+		t.Fatalf("byte 25 is %#x", bad[25])
+	}
+	bad[25] = 0x7f
+	r := kwire(t, "decode", "--hex", hex.EncodeToString(bad))
+	if r.code != 1 || !strings.Contains(r.stderr, "ApiVersionsRequest") {
+		t.Errorf("decode: exit %d, stderr %s", r.code, r.stderr)
+	}
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1, 1, pcapT0)
+	c.Handshake()
+	c.Send(true, bad, 0)
+	c.Send(false, cv.apiResp, 0)
+	c.Close()
+	p := writeCapture(t, f)
+	r = kwire(t, "pcap", p)
+	if r.code != 1 || r.stderr != "kwire: "+p+": 1 problem (above)\n" || !strings.Contains(r.stdout, "1 exchange, 1 problem") {
+		t.Errorf("pcap: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	// A capture without problems exits 0.
+	f = capturetest.NewPcap(layers.LinkTypeEthernet)
+	c = capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1, 1, pcapT0)
+	c.Handshake()
+	c.Send(true, cv.apiReq, 0)
+	c.Send(false, cv.apiResp, 0)
+	c.Close()
+	mustExit(t, 0, "pcap", writeCapture(t, f))
+}

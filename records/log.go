@@ -9,17 +9,62 @@ import (
 	"github.com/kwire/kwire/tree"
 )
 
+// TimestampType says what a record's timestamp is, as Kafka's
+// TimestampType names it: bit 3 of the attributes of a RecordBatch v2 or
+// a magic 1 message.
+type TimestampType int8
+
+// The timestamp types. NoTimestampType is magic 0's: its messages have no
+// timestamp.
+const (
+	NoTimestampType TimestampType = -1
+	CreateTime      TimestampType = 0
+	LogAppendTime   TimestampType = 1
+)
+
+// String is Kafka's name of the type: "NoTimestampType", "CreateTime",
+// "LogAppendTime".
+func (t TimestampType) String() string {
+	switch t {
+	case CreateTime:
+		return "CreateTime"
+	case LogAppendTime:
+		return "LogAppendTime"
+	}
+	return "NoTimestampType"
+}
+
+// timestampTypeOf is the type bit 3 of attributes says.
+func timestampTypeOf(attributes int64) TimestampType {
+	if attributes&0x08 != 0 {
+		return LogAppendTime
+	}
+	return CreateTime
+}
+
 // LogBatch summarises one entry of a decoded records tree (a log segment,
-// a snapshot file): what a log listing shows of a batch.
+// a snapshot file): what a log listing shows of a batch. An entry is a
+// RecordBatch v2 or a legacy message (magic 0 or 1): an uncompressed one
+// is one record, a compressed wrapper holds the records of its inner
+// message set.
 type LogBatch struct {
 	// Node is the RecordBatch node in the tree.
-	Node       int32
-	Magic      int8
+	Node  int32
+	Magic int8
+	// BaseOffset is a v2 batch's baseOffset, a legacy message's offset
+	// field (a compressed wrapper's is the offset of its last inner
+	// message).
 	BaseOffset int64
-	// Count is the batch's recordsCount (v2), 1 for a legacy message.
-	Count       int32
+	// Count is the batch's recordsCount (v2); for a legacy message the
+	// number of its records (1, or the inner messages of a wrapper).
+	Count int32
+	// Attributes are the batch's (int16) or the legacy message's (int8)
+	// attributes.
 	Attributes  int16
 	LeaderEpoch int32
+	// TimestampType is the batch's (bit 3 of the attributes),
+	// NoTimestampType for magic 0.
+	TimestampType TimestampType
 	// CRCValid is false when the stored CRC does not match the bytes.
 	CRCValid bool
 	Control  bool
@@ -28,15 +73,35 @@ type LogBatch struct {
 
 // LogRecord is one record of a LogBatch.
 type LogRecord struct {
-	// Node is the Record node in the tree.
+	// Node is the Record node in the tree, or a legacy message's
+	// RecordBatch node.
 	Node   int32
 	Offset int64
+	// Timestamp is the record's timestamp in ms since the epoch, as Kafka's
+	// readers give it: for v2, baseTimestamp + timestampDelta, or the
+	// batch's maxTimestamp when the batch's type is LogAppendTime; for
+	// magic 1, the message's timestamp, or its wrapper's when the wrapper's
+	// type is LogAppendTime. -1 (Kafka's NO_TIMESTAMP) for magic 0.
+	Timestamp int64
+	// TimestampType is the batch's, or the wrapper's for an inner legacy
+	// message; NoTimestampType for magic 0.
+	TimestampType TimestampType
 	// Key and Value are the contents; KeyNull and ValueNull mark null ones.
 	Key, Value         []byte
 	KeyNull, ValueNull bool
+	// Headers are a v2 record's headers, in order; nil for none.
+	Headers []Header
 	// Embedded is the node of the message decoded from the value (a control
 	// record's message, a framed metadata record), -1 when none.
 	Embedded int32
+}
+
+// Header is one record header: a string key and a value; ValueNull marks
+// a null value.
+type Header struct {
+	Key       string
+	Value     []byte
+	ValueNull bool
 }
 
 // ControlType is the control record type its key holds (ControlCommit…),
@@ -68,17 +133,13 @@ func LogBatches(t *tree.Tree) []LogBatch {
 
 func logBatch(t *tree.Tree, bi int32) LogBatch {
 	n := &t.Nodes[bi]
-	lb := LogBatch{Node: bi, Magic: int8(n.Num), CRCValid: n.Flags&tree.FlagBadCRC == 0, Count: 1}
+	lb := LogBatch{Node: bi, Magic: int8(n.Num), CRCValid: n.Flags&tree.FlagBadCRC == 0, Count: 1, TimestampType: NoTimestampType}
 	if lb.Magic != 2 {
-		// A legacy message: its offset leaf is the first field.
-		t.Children(bi, func(c int32) bool {
-			if t.Name(c) == "offset" {
-				lb.BaseOffset = t.Nodes[c].Num
-			}
-			return false
-		})
+		legacyBatch(t, bi, &lb)
 		return lb
 	}
+	// The header fields come before the records in the tree.
+	var baseTs, maxTs int64
 	for c := bi + 1; c < n.End; c = t.Nodes[c].End {
 		cn := &t.Nodes[c]
 		switch cn.Kind {
@@ -91,15 +152,20 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 			case "attributes":
 				lb.Attributes = int16(cn.Num)
 				lb.Control = cn.Num&0x20 != 0
+				lb.TimestampType = timestampTypeOf(cn.Num)
+			case "baseTimestamp":
+				baseTs = cn.Num
+			case "maxTimestamp":
+				maxTs = cn.Num
 			case "recordsCount":
 				lb.Count = int32(cn.Num)
 			}
 		case tree.Record:
-			lb.Records = append(lb.Records, logRecord(t, c))
+			lb.Records = append(lb.Records, logRecord(t, c, lb.TimestampType, baseTs, maxTs))
 		case tree.Decompressed:
 			t.Children(c, func(r int32) bool {
 				if t.Nodes[r].Kind == tree.Record {
-					lb.Records = append(lb.Records, logRecord(t, r))
+					lb.Records = append(lb.Records, logRecord(t, r, lb.TimestampType, baseTs, maxTs))
 				}
 				return true
 			})
@@ -108,23 +174,32 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 	return lb
 }
 
-func logRecord(t *tree.Tree, ri int32) LogRecord {
-	lr := LogRecord{Node: ri, Offset: t.Nodes[ri].Num, Embedded: -1}
+// logRecord reads record ri of a v2 batch whose timestamp type and
+// baseTimestamp and maxTimestamp are given
+// (DefaultRecordBatch.uncompressedIterator).
+func logRecord(t *tree.Tree, ri int32, tt TimestampType, baseTs, maxTs int64) LogRecord {
+	lr := LogRecord{Node: ri, Offset: t.Nodes[ri].Num, Embedded: -1, TimestampType: tt, Timestamp: maxTs}
 	t.Children(ri, func(c int32) bool {
 		cn := &t.Nodes[c]
 		switch cn.Ref {
+		case refTsDelta:
+			if tt != LogAppendTime {
+				lr.Timestamp = baseTs + cn.Num
+			}
 		case refKey:
-			lr.Key, lr.KeyNull = t.Data(c), cn.Null
-			if lr.Key == nil && !cn.Null {
-				lr.Key = []byte{}
-			}
+			lr.Key, lr.KeyNull = contents(t, c)
 		case refValue:
-			lr.Value, lr.ValueNull = t.Data(c), cn.Null
-			if lr.Value == nil && !cn.Null {
-				lr.Value = []byte{}
-			}
+			lr.Value, lr.ValueNull = contents(t, c)
 			if e := t.Find(c, tree.Embedded); e >= 0 {
 				lr.Embedded = e
+			}
+		case refHeaderKey:
+			k, _ := contents(t, c)
+			lr.Headers = append(lr.Headers, Header{Key: string(k)})
+		case refHeaderValue:
+			if len(lr.Headers) > 0 {
+				h := &lr.Headers[len(lr.Headers)-1]
+				h.Value, h.ValueNull = contents(t, c)
 			}
 		}
 		return true
@@ -132,32 +207,137 @@ func logRecord(t *tree.Tree, ri int32) LogRecord {
 	return lr
 }
 
+// contents are the bytes of a key, value or header node: empty, not nil,
+// when there are none, nil when null.
+func contents(t *tree.Tree, i int32) ([]byte, bool) {
+	if t.Nodes[i].Null {
+		return nil, true
+	}
+	if b := t.Data(i); b != nil {
+		return b, false
+	}
+	return []byte{}, false
+}
+
+// legacyMessage is what a listing reads of one legacy message node.
+type legacyMessage struct {
+	offset, attributes, timestamp int64
+	magic                         int8
+	key, value                    []byte
+	keyNull, valueNull            bool
+	// inner is the Decompressed group of a compressed wrapper, -1 for
+	// none.
+	inner int32
+}
+
+func readLegacy(t *tree.Tree, mi int32) legacyMessage {
+	m := legacyMessage{magic: int8(t.Nodes[mi].Num), timestamp: -1, inner: -1}
+	t.Children(mi, func(c int32) bool {
+		cn := &t.Nodes[c]
+		switch {
+		case cn.Kind == tree.Decompressed:
+			m.inner = c
+		case cn.Ref == refLegacyKey:
+			m.key, m.keyNull = contents(t, c)
+		case cn.Ref == refLegacyValue:
+			m.value, m.valueNull = contents(t, c)
+		case cn.Kind != tree.BatchField:
+		case t.Name(c) == "offset":
+			m.offset = cn.Num
+		case t.Name(c) == "attributes":
+			m.attributes = cn.Num
+		case cn.Ref == refLegacyTimestamp:
+			m.timestamp = cn.Num
+		}
+		return true
+	})
+	return m
+}
+
+// legacyBatch fills lb from a legacy message: one record, or the inner
+// messages of a compressed wrapper with their absolute offsets and, under
+// a magic 1 wrapper, its timestamp type (AbstractLegacyRecordBatch).
+func legacyBatch(t *tree.Tree, bi int32, lb *LogBatch) {
+	m := readLegacy(t, bi)
+	lb.BaseOffset, lb.Attributes = m.offset, int16(m.attributes)
+	if m.magic == 1 {
+		lb.TimestampType = timestampTypeOf(m.attributes)
+	}
+	record := func(node int32, im legacyMessage, offset int64) LogRecord {
+		r := LogRecord{Node: node, Offset: offset, Timestamp: -1, TimestampType: NoTimestampType, Embedded: -1,
+			Key: im.key, KeyNull: im.keyNull, Value: im.value, ValueNull: im.valueNull}
+		if im.magic == 1 {
+			r.Timestamp, r.TimestampType = im.timestamp, lb.TimestampType
+			if lb.TimestampType == LogAppendTime {
+				r.Timestamp = m.timestamp
+			}
+		}
+		return r
+	}
+	switch {
+	case m.inner >= 0:
+		// A magic 1 wrapper's inner offsets are relative: the group's Num
+		// is what makes them absolute (0 for magic 0).
+		base := t.Nodes[m.inner].Num
+		t.Children(m.inner, func(c int32) bool {
+			if t.Nodes[c].Kind == tree.RecordBatch {
+				im := readLegacy(t, c)
+				lb.Records = append(lb.Records, record(c, im, base+im.offset))
+			}
+			return true
+		})
+	case m.attributes&7 == 0:
+		lb.Records = []LogRecord{record(bi, m, m.offset)}
+	}
+	// A compressed wrapper that did not decompress has no records (the
+	// tree's Problems say why).
+	lb.Count = int32(len(lb.Records))
+}
+
 // Batch is a RecordBatch v2 to build: an uncompressed batch as Kafka's
 // writers lay it out (producer id, epoch and sequence -1, CreateTime,
-// every record with attributes 0, timestampDelta 0 and no headers).
+// every record with attributes 0).
 type Batch struct {
 	BaseOffset  int64
 	LeaderEpoch int32
-	Timestamp   int64
-	Control     bool
-	// Records are the records' keys and values; nil is null.
+	// Timestamp is the baseTimestamp (ms); maxTimestamp is it plus the
+	// largest TimestampDelta of the records.
+	Timestamp int64
+	Control   bool
+	// Records are the records' keys, values and headers.
 	Records []KeyValue
 }
 
-// KeyValue is the key and value of one record to build; nil is null.
-type KeyValue struct{ Key, Value []byte }
+// KeyValue is one record to build: its key and value (nil is null), its
+// headers and its timestampDelta (ms after the batch's Timestamp).
+type KeyValue struct {
+	Key, Value     []byte
+	Headers        []Header
+	TimestampDelta int64
+}
 
-// Bytes encodes the batch, with its CRC-32C.
+// Bytes encodes the batch, with its CRC-32C. A header with ValueNull has
+// a null value.
 func (b Batch) Bytes() []byte {
 	var body []byte
+	var maxDelta int64
 	for i, r := range b.Records {
+		maxDelta = max(maxDelta, r.TimestampDelta)
 		var rec []byte
-		rec = append(rec, 0)                              // attributes
-		rec = binary.AppendVarint(rec, 0)                 // timestampDelta
-		rec = binary.AppendVarint(rec, int64(i))          // offsetDelta
-		rec = appendNullableBytes(rec, r.Key)             // key
-		rec = appendNullableBytes(rec, r.Value)           // value
-		rec = binary.AppendVarint(rec, 0)                 // headers
+		rec = append(rec, 0)                                  // attributes
+		rec = binary.AppendVarint(rec, r.TimestampDelta)      // timestampDelta
+		rec = binary.AppendVarint(rec, int64(i))              // offsetDelta
+		rec = appendNullableBytes(rec, r.Key)                 // key
+		rec = appendNullableBytes(rec, r.Value)               // value
+		rec = binary.AppendVarint(rec, int64(len(r.Headers))) // headers
+		for _, h := range r.Headers {
+			rec = appendNullableBytes(rec, []byte(h.Key))
+			if h.ValueNull {
+				rec = appendNullableBytes(rec, nil)
+			} else {
+				rec = appendNullableBytes(rec, append([]byte{}, h.Value...))
+			}
+		}
 		body = binary.AppendVarint(body, int64(len(rec))) // length
 		body = append(body, rec...)
 	}
@@ -174,7 +354,7 @@ func (b Batch) Bytes() []byte {
 	out = binary.BigEndian.AppendUint16(out, attrs)
 	out = binary.BigEndian.AppendUint32(out, uint32(max(len(b.Records)-1, 0)))
 	out = binary.BigEndian.AppendUint64(out, uint64(b.Timestamp))
-	out = binary.BigEndian.AppendUint64(out, uint64(b.Timestamp))
+	out = binary.BigEndian.AppendUint64(out, uint64(b.Timestamp+maxDelta))
 	out = binary.BigEndian.AppendUint64(out, ^uint64(0)) // producerId -1
 	out = binary.BigEndian.AppendUint16(out, 0xffff)     // producerEpoch -1
 	out = binary.BigEndian.AppendUint32(out, 0xffffffff) // baseSequence -1

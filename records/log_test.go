@@ -2,7 +2,10 @@ package records_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
+	"hash/crc32"
+	"reflect"
 	"testing"
 
 	"github.com/kwire/kwire/records"
@@ -76,5 +79,89 @@ func TestParseSnapshotName(t *testing.T) {
 		if _, _, err := records.ParseSnapshotName(bad); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// Timestamps as Kafka's readers give them: baseTimestamp + timestampDelta
+// under CreateTime, the batch's maxTimestamp under LogAppendTime; headers
+// with their keys and values, a null value kept null.
+func TestLogBatchesTimestampsAndHeaders(t *testing.T) {
+	b := records.Batch{BaseOffset: 10, Timestamp: 1700000000000, Records: []records.KeyValue{
+		{Key: []byte("k"), Value: []byte("abc"), Headers: []records.Header{{Key: "h1", Value: []byte("x")}, {Key: "h2", ValueNull: true}, {Key: "h3"}}},
+		{Value: []byte("d"), TimestampDelta: 250},
+	}}.Bytes()
+	bs := records.LogBatches(records.Decode(b, records.Options{}))
+	if len(bs) != 1 || bs[0].TimestampType != records.CreateTime || len(bs[0].Records) != 2 {
+		t.Fatalf("batches %+v", bs)
+	}
+	r0, r1 := bs[0].Records[0], bs[0].Records[1]
+	if r0.Timestamp != 1700000000000 || r0.TimestampType != records.CreateTime || r1.Timestamp != 1700000000250 || r1.Offset != 11 {
+		t.Errorf("timestamps %d %d (%s), offset %d", r0.Timestamp, r1.Timestamp, r0.TimestampType, r1.Offset)
+	}
+	want := []records.Header{{Key: "h1", Value: []byte("x")}, {Key: "h2", ValueNull: true}, {Key: "h3", Value: []byte{}}}
+	if !reflect.DeepEqual(r0.Headers, want) || r1.Headers != nil {
+		t.Errorf("headers %+v and %+v, want %+v and none", r0.Headers, r1.Headers, want)
+	}
+	// The same batch under LogAppendTime (attributes bit 3, the CRC
+	// recomputed): every record has the maxTimestamp, 1700000000250.
+	b[22] |= 0x08
+	binary.BigEndian.PutUint32(b[17:], records.CRC32C(b[21:]))
+	bs = records.LogBatches(records.Decode(b, records.Options{}))
+	if bs[0].TimestampType != records.LogAppendTime || bs[0].Attributes != 0x0008 || !bs[0].CRCValid {
+		t.Fatalf("batch %+v", bs[0])
+	}
+	for _, r := range bs[0].Records {
+		if r.Timestamp != 1700000000250 || r.TimestampType != records.LogAppendTime || r.TimestampType.String() != "LogAppendTime" {
+			t.Errorf("offset %d: %d %s", r.Offset, r.Timestamp, r.TimestampType)
+		}
+	}
+}
+
+// Legacy messages are records too: magic 0 without a timestamp, magic 1
+// with its own; the inner messages of a magic 1 wrapper get absolute
+// offsets and, under LogAppendTime, the wrapper's timestamp.
+func TestLogBatchesLegacyRecords(t *testing.T) {
+	blob := legacyMessage(3, 1, 0, []byte("key"), []byte("value"))
+	blob = append(blob, legacyMessage(4, 0, 0, nil, []byte("v0"))...)
+	inner := append(legacyMessage(0, 1, 0, []byte("a"), []byte("x")), legacyMessage(1, 1, 0, []byte("b"), nil)...)
+	wrapper := legacyMessage(6, 1, 0x08|1, nil, gzipBytes(inner)) // gzip, LogAppendTime
+	binary.BigEndian.PutUint64(wrapper[18:], 5000)                // the wrapper's timestamp (the inner ones are 1234)
+	binary.BigEndian.PutUint32(wrapper[12:], crc32.ChecksumIEEE(wrapper[16:]))
+	blob = append(blob, wrapper...)
+	tr := records.Decode(blob, records.Options{})
+	if len(tr.Problems) != 0 {
+		t.Fatalf("problems: %s", problems(tr))
+	}
+	bs := records.LogBatches(tr)
+	if len(bs) != 3 {
+		t.Fatalf("%d batches", len(bs))
+	}
+	type rec struct {
+		off, ts   int64
+		tt        records.TimestampType
+		key, val  string
+		knul, vnl bool
+	}
+	var got [][]rec
+	for _, b := range bs {
+		var rs []rec
+		for _, r := range b.Records {
+			rs = append(rs, rec{r.Offset, r.Timestamp, r.TimestampType, string(r.Key), string(r.Value), r.KeyNull, r.ValueNull})
+		}
+		got = append(got, rs)
+	}
+	want := [][]rec{
+		{{3, 1234, records.CreateTime, "key", "value", false, false}},
+		{{4, -1, records.NoTimestampType, "", "v0", true, false}},
+		{{5, 5000, records.LogAppendTime, "a", "x", false, false}, {6, 5000, records.LogAppendTime, "b", "", false, true}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records\n got %+v\nwant %+v", got, want)
+	}
+	if b := bs[2]; b.BaseOffset != 6 || b.Count != 2 || b.Attributes != 0x09 || b.Magic != 1 || b.TimestampType != records.LogAppendTime {
+		t.Errorf("wrapper %+v", b)
+	}
+	if b := bs[1]; b.Count != 1 || b.TimestampType != records.NoTimestampType || b.TimestampType.String() != "NoTimestampType" {
+		t.Errorf("magic 0 %+v", b)
 	}
 }

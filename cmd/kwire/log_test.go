@@ -78,10 +78,10 @@ func TestLogSegmentText(t *testing.T) {
 	t.Log("\n" + out)
 	for _, want := range []string{
 		"batch 0  records 1  attributes 0x0000  epoch 1  magic 2  CRC valid\n",
-		`  offset 0  FeatureLevelRecord v0 {"name":"metadata.version","featureLevel":20}`,
+		`  offset 0  CreateTime 0  FeatureLevelRecord v0 {"name":"metadata.version","featureLevel":20}`,
 		"batch 1  records 2  attributes 0x0000  epoch 1  magic 2  CRC valid\n",
-		`  offset 1  TopicRecord v0 {"name":"t1","topicId":"` + topicID + `"}`,
-		`  offset 2  PartitionRecord v0 {"partitionId":2,"topicId":"` + topicID + `","replicas":[1,2,3],"isr":[1,2]`,
+		`  offset 1  CreateTime 1700000000000  TopicRecord v0 {"name":"t1","topicId":"` + topicID + `"}`,
+		`  offset 2  CreateTime 1700000000000  PartitionRecord v0 {"partitionId":2,"topicId":"` + topicID + `","replicas":[1,2,3],"isr":[1,2]`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q", want)
@@ -99,10 +99,10 @@ func TestLogSnapshotAndFilters(t *testing.T) {
 	t.Log("\n" + out)
 	for _, want := range []string{
 		"batch 0  records 1  attributes 0x0020  epoch 1  magic 2  CRC valid  control\n",
-		`  offset 0  SnapshotHeaderRecord v0 {"version":0,"lastContainedLogTimestamp":10000}`,
-		`  offset 1  TopicRecord v0 {"name":"t1"`,
-		`  offset 2  PartitionRecord v0 {"partitionId":2`,
-		`  offset 3  SnapshotFooterRecord v0 {"version":0}`,
+		`  offset 0  CreateTime 0  SnapshotHeaderRecord v0 {"version":0,"lastContainedLogTimestamp":10000}`,
+		`  offset 1  CreateTime 0  TopicRecord v0 {"name":"t1"`,
+		`  offset 2  CreateTime 0  PartitionRecord v0 {"partitionId":2`,
+		`  offset 3  CreateTime 0  SnapshotFooterRecord v0 {"version":0}`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q", want)
@@ -113,11 +113,11 @@ func TestLogSnapshotAndFilters(t *testing.T) {
 		t.Errorf("--type PartitionRecord:\n%s", typed)
 	}
 	ranged := mustRun(t, "log", snap, "--offset", "1..2")
-	if strings.Contains(ranged, "offset 0 ") || strings.Contains(ranged, "offset 3 ") || !strings.Contains(ranged, "offset 1  TopicRecord") || !strings.Contains(ranged, "offset 2  PartitionRecord") {
+	if strings.Contains(ranged, "offset 0 ") || strings.Contains(ranged, "offset 3 ") || !strings.Contains(ranged, "offset 1  CreateTime 0  TopicRecord") || !strings.Contains(ranged, "offset 2  CreateTime 0  PartitionRecord") {
 		t.Errorf("--offset 1..2:\n%s", ranged)
 	}
 	open := mustRun(t, "log", snap, "--offset", "3..")
-	if strings.Contains(open, "offset 2 ") || !strings.Contains(open, "offset 3  SnapshotFooterRecord") {
+	if strings.Contains(open, "offset 2 ") || !strings.Contains(open, "offset 3  CreateTime 0  SnapshotFooterRecord") {
 		t.Errorf("--offset 3..:\n%s", open)
 	}
 	if r := kwire(t, "log", snap, "--offset", "x"); r.code != 2 {
@@ -168,7 +168,7 @@ func TestLogDataRecordsAndBadCRC(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := kwire(t, "log", path, "--format", "json")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"file":"`+path+`","offset":7,"batch_offset":7,"key":"k","value_base64":"/wA="}` || !strings.Contains(r.stderr, "notice") {
+	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"file":"`+path+`","offset":7,"batch_offset":7,"timestamp_type":"CreateTime","timestamp":0,"key":"k","value_base64":"/wA="}` || !strings.Contains(r.stderr, "notice") {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	b[30] ^= 0xff // baseTimestamp: covered by the CRC
@@ -205,7 +205,7 @@ func TestLogInvertedOffsetRange(t *testing.T) {
 	if r := kwire(t, "log", "--offset", "5..2", seg); r.code != 2 || !strings.Contains(r.stderr, "empty") {
 		t.Fatalf("exit %d %q", r.code, r.stderr)
 	}
-	if r := kwire(t, "log", "--offset", "1..1", seg); r.code != 0 || !strings.Contains(r.stdout, "offset 1  TopicRecord") || strings.Contains(r.stdout, "offset 2 ") {
+	if r := kwire(t, "log", "--offset", "1..1", seg); r.code != 0 || !strings.Contains(r.stdout, "offset 1  CreateTime 1700000000000  TopicRecord") || strings.Contains(r.stdout, "offset 2 ") {
 		t.Fatalf("1..1: exit %d\n%s", r.code, r.stdout)
 	}
 }

@@ -49,7 +49,7 @@ func TestLogValuesText(t *testing.T) {
 			args = append(args, "--values", c.values)
 		}
 		want := "batch 5  records 3  attributes 0x0000  epoch 0  magic 2  CRC valid\n" +
-			"  offset 5  " + c.want[0] + "\n  offset 6  " + c.want[1] + "\n  offset 7  " + c.want[2] + "\n"
+			"  offset 5  CreateTime 0  " + c.want[0] + "\n  offset 6  CreateTime 0  " + c.want[1] + "\n  offset 7  CreateTime 0  " + c.want[2] + "\n"
 		if got := mustRun(t, args...); got != want {
 			t.Errorf("--values %s:\n got %q\nwant %q", c.values, got, want)
 		}
@@ -62,7 +62,7 @@ func TestLogValuesText(t *testing.T) {
 func TestLogValuesJSON(t *testing.T) {
 	path := dataLog(t)
 	head := func(off int) string {
-		return `{"file":` + string(must(json.Marshal(path))) + `,"offset":` + strconv.Itoa(off) + `,"batch_offset":5,`
+		return `{"file":` + string(must(json.Marshal(path))) + `,"offset":` + strconv.Itoa(off) + `,"batch_offset":5,"timestamp_type":"CreateTime","timestamp":0,`
 	}
 	for _, c := range []struct {
 		values string

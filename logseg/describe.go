@@ -1,0 +1,295 @@
+package logseg
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// Record is one record of a listing, described: the record, where it is,
+// and what its value holds.
+type Record struct {
+	// File is the file's path.
+	File string
+	// BatchOffset is the offset of its batch (LogBatch.BaseOffset).
+	BatchOffset int64
+	// Control is set for a record of a control batch.
+	Control bool
+	records.LogRecord
+	// Type names what the value holds: a control record's type
+	// ("SnapshotHeader", "COMMIT"…) or a metadata record's message
+	// ("TopicRecord"); "" for another data record.
+	Type string
+	// Version is the version the message was decoded at.
+	Version int16
+	// Data is the decoded message as Kafka's converter JSON, nil when
+	// none.
+	Data []byte
+	// Err says why the value did not decode as what it should hold.
+	Err error
+}
+
+// Describe describes record r of batch b of the window: a control
+// record's message, or in a metadata file a data record's metadata
+// record, decoded with the window's codec as type, version and Kafka
+// converter JSON.
+func (w *Window) Describe(b *records.LogBatch, r records.LogRecord) Record {
+	d := Record{File: w.File, BatchOffset: b.BaseOffset, Control: b.Control, LogRecord: r}
+	d.Type, d.Version, d.Data, d.Err = describeValue(w.codec, r, b.Control, w.Metadata)
+	return d
+}
+
+// IsType reports whether the record is a data record whose value holds
+// the metadata record of that name (any case).
+func (d *Record) IsType(name string) bool {
+	return !d.Control && strings.EqualFold(d.Type, name)
+}
+
+// describeValue decodes a record's value: a control record's message or a
+// framed metadata record, as type, version and Kafka converter JSON. name
+// is "" for a data record of another log.
+func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata bool) (name string, version int16, data []byte, err error) {
+	var m *spec.Message
+	switch {
+	case control:
+		ct := r.ControlType()
+		name = records.ControlTypeName(ct)
+		if mn := records.ControlMessage(ct); mn != "" && cd != nil {
+			m = cd.Set.Message(mn)
+		}
+		if m == nil || r.ValueNull {
+			return name, 0, nil, nil
+		}
+	case metadata && cd != nil:
+		if r.ValueNull {
+			return "", 0, nil, errors.New("null value: not a metadata record")
+		}
+	default:
+		return "", 0, nil, nil
+	}
+	vt, err := cd.DecodeRecord(r.Value, m, 0)
+	if vt.Message != nil {
+		name, version = vt.Message.Name, vt.Version
+	}
+	if err != nil {
+		return name, version, nil, err
+	}
+	body := vt.Part(tree.Body)
+	if body < 0 {
+		body = 0
+	}
+	data, err = codec.ToJSON(nil, vt, body, vt.Message, vt.Version, codec.JSONOptions{})
+	return name, version, data, err
+}
+
+// BatchText is a batch's line of a text listing (without a line end):
+// "batch 5  records 3  attributes 0x0000  epoch 0  magic 2  CRC valid",
+// with "  control" after it for a control batch.
+func BatchText(b *records.LogBatch) string {
+	crc := "valid"
+	if !b.CRCValid {
+		crc = "INVALID"
+	}
+	kind := ""
+	if b.Control {
+		kind = "  control"
+	}
+	return fmt.Sprintf("batch %d  records %d  attributes 0x%04x  epoch %d  magic %d  CRC %s%s", b.BaseOffset, b.Count, uint16(b.Attributes), b.LeaderEpoch, b.Magic, crc, kind)
+}
+
+// AppendText appends the record's line of a text listing, with its line
+// end: "  offset 5  CreateTime 1700000000000  " (no timestamp for magic 0),
+// then the decoded record ("TopicRecord v0 {…}", a control record's type,
+// or "Type: error") or the key and value as v shows them ("key \"k\"
+// value 0x00ff"), then its headers when it has any ("  headers
+// \"h1\"=\"x\" \"h2\"=null": keys quoted, values as v shows them).
+func (d *Record) AppendText(dst []byte, v render.Values) []byte {
+	dst = fmt.Appendf(dst, "  offset %d  ", d.Offset)
+	if d.TimestampType != records.NoTimestampType {
+		dst = fmt.Appendf(dst, "%s %d  ", d.TimestampType, d.Timestamp)
+	}
+	switch {
+	case d.Err != nil:
+		dst = fmt.Appendf(dst, "%s: %v", d.Type, d.Err)
+	case d.Type != "" && d.Data != nil:
+		dst = fmt.Appendf(dst, "%s v%d %s", d.Type, d.Version, d.Data)
+	case d.Type != "":
+		dst = append(dst, d.Type...)
+	default:
+		dst = fmt.Appendf(dst, "key %s  value %s", bytesText(d.Key, d.KeyNull, v), bytesText(d.Value, d.ValueNull, v))
+	}
+	if len(d.Headers) > 0 {
+		dst = append(dst, "  headers"...)
+		for _, h := range d.Headers {
+			dst = append(dst, ' ')
+			dst = strconv.AppendQuote(dst, h.Key)
+			dst = append(dst, '=')
+			dst = append(dst, bytesText(h.Value, h.ValueNull, v)...)
+		}
+	}
+	return append(dst, '\n')
+}
+
+// jsonLine is one JSON line of a listing.
+type jsonLine struct {
+	File          string          `json:"file"`
+	Offset        int64           `json:"offset"`
+	BatchOffset   int64           `json:"batch_offset"`
+	Control       bool            `json:"control,omitempty"`
+	TimestampType string          `json:"timestamp_type,omitempty"`
+	Timestamp     *int64          `json:"timestamp,omitempty"`
+	Type          string          `json:"type,omitempty"`
+	Version       *int16          `json:"version,omitempty"`
+	Data          json.RawMessage `json:"data,omitempty"`
+	Key           *string         `json:"key,omitempty"`
+	KeyBase64     *string         `json:"key_base64,omitempty"`
+	KeyHex        *string         `json:"key_hex,omitempty"`
+	KeyJSON       json.RawMessage `json:"key_json,omitempty"`
+	Value         *string         `json:"value,omitempty"`
+	ValueBase64   *string         `json:"value_base64,omitempty"`
+	ValueHex      *string         `json:"value_hex,omitempty"`
+	ValueJSON     json.RawMessage `json:"value_json,omitempty"`
+	Headers       []jsonHeader    `json:"headers,omitempty"`
+	Error         string          `json:"error,omitempty"`
+}
+
+// jsonHeader is one header of a JSON line.
+type jsonHeader struct {
+	Key         string          `json:"key"`
+	Value       *string         `json:"value,omitempty"`
+	ValueBase64 *string         `json:"value_base64,omitempty"`
+	ValueHex    *string         `json:"value_hex,omitempty"`
+	ValueJSON   json.RawMessage `json:"value_json,omitempty"`
+}
+
+// AppendJSON appends the record's JSON line, with its line end. Members,
+// in order: "file", "offset", "batch_offset", "control" (true only),
+// "timestamp_type" ("CreateTime", "LogAppendTime") and "timestamp" (ms;
+// neither for magic 0), "type", "version" and "data" of a decoded record,
+// "error"'s text when its value did not decode; a data record that is not
+// decoded has its key and value in the member v names ("key"/"value" text,
+// "key_base64"…, "key_hex"…, "key_json"…; see bytesJSON; none when null).
+// "headers", when it has any, is a list of {"key": …} objects with the
+// value in the same members.
+func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
+	e := jsonLine{File: d.File, Offset: d.Offset, BatchOffset: d.BatchOffset, Control: d.Control, Type: d.Type, Data: d.Data}
+	if d.TimestampType != records.NoTimestampType {
+		ts := d.Timestamp
+		e.TimestampType, e.Timestamp = d.TimestampType.String(), &ts
+	}
+	if d.Type != "" {
+		ver := d.Version
+		e.Version = &ver
+	}
+	if d.Err != nil {
+		e.Error = d.Err.Error()
+	}
+	if d.Data == nil && !d.Control {
+		e.Key, e.KeyBase64, e.KeyHex, e.KeyJSON = bytesJSON(d.Key, d.KeyNull, v)
+		e.Value, e.ValueBase64, e.ValueHex, e.ValueJSON = bytesJSON(d.Value, d.ValueNull, v)
+	}
+	for _, h := range d.Headers {
+		jh := jsonHeader{Key: h.Key}
+		jh.Value, jh.ValueBase64, jh.ValueHex, jh.ValueJSON = bytesJSON(h.Value, h.ValueNull, v)
+		e.Headers = append(e.Headers, jh)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, line...)
+	return append(dst, '\n'), nil
+}
+
+// bytesJSON gives a key, value or header value for a JSON line, in the
+// member v chooses: auto, text when it is UTF-8 and base64 else ("key",
+// "key_base64"); utf8, text whatever it holds (bytes that are not UTF-8
+// become U+FFFD); hex ("key_hex"); base64; json, the value itself when it
+// parses as JSON ("key_json"), else as auto. Null gives none.
+func bytesJSON(b []byte, null bool, v render.Values) (text, b64, hx *string, js json.RawMessage) {
+	if null {
+		return nil, nil, nil, nil
+	}
+	switch v {
+	case render.ValuesUTF8:
+		s := string(b)
+		return &s, nil, nil, nil
+	case render.ValuesHex:
+		s := hex.EncodeToString(b)
+		return nil, nil, &s, nil
+	case render.ValuesBase64:
+		s := base64.StdEncoding.EncodeToString(b)
+		return nil, &s, nil, nil
+	case render.ValuesJSON:
+		if c := compactJSON(b); c != nil {
+			return nil, nil, nil, c
+		}
+	}
+	if utf8.Valid(b) {
+		s := string(b)
+		return &s, nil, nil, nil
+	}
+	s := base64.StdEncoding.EncodeToString(b)
+	return nil, &s, nil, nil
+}
+
+// compactJSON is b without white space between its tokens when it is one
+// JSON value, else nil.
+func compactJSON(b []byte) []byte {
+	var c bytes.Buffer
+	if len(b) == 0 || json.Compact(&c, b) != nil {
+		return nil
+	}
+	return c.Bytes()
+}
+
+// bytesText shows a key, value or header value on a text line as v
+// chooses: auto (quoted when UTF-8, else "0x…"), utf8 (quoted, \x escapes
+// for bytes that are not UTF-8), hex ("0x…", "empty"), base64
+// ("base64:…", "empty"), json (compacted when it parses as JSON, else as
+// auto followed by "(not JSON)"). Null is "null".
+func bytesText(b []byte, null bool, v render.Values) string {
+	if null {
+		return "null"
+	}
+	switch v {
+	case render.ValuesUTF8:
+		return strconv.Quote(string(b))
+	case render.ValuesHex:
+		if len(b) == 0 {
+			return "empty"
+		}
+		return "0x" + hex.EncodeToString(b)
+	case render.ValuesBase64:
+		if len(b) == 0 {
+			return "empty"
+		}
+		return "base64:" + base64.StdEncoding.EncodeToString(b)
+	case render.ValuesJSON:
+		if c := compactJSON(b); c != nil {
+			return string(c)
+		}
+		return autoText(b) + " (not JSON)"
+	}
+	return autoText(b)
+}
+
+// autoText is b quoted when it is UTF-8, else as hex.
+func autoText(b []byte) string {
+	if utf8.Valid(b) {
+		return strconv.Quote(string(b))
+	}
+	return "0x" + hex.EncodeToString(b)
+}

@@ -209,3 +209,76 @@ func TestLogInvertedOffsetRange(t *testing.T) {
 		t.Fatalf("1..1: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// What is not a listing says what was found and exits 1: an empty
+// directory, one without segments, an empty file, bytes without a record
+// batch, a directory whose segments hold none. An empty segment next to
+// others (a broker's newly rolled one) and a partial batch after a whole
+// one (a broker appending) are notices.
+func TestLogSaysWhatWasFound(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string, data []byte) string {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if data != nil {
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	b := records.Batch{BaseOffset: 3, Records: []records.KeyValue{{Value: []byte("x")}}}.Bytes()
+	empty := filepath.Dir(mk("empty/x", nil))
+	noSegs := filepath.Dir(mk("nosegs/00000000000000000000.index", []byte{}))
+	emptyFile := mk("e.log", []byte{})
+	random := mk("r.log", []byte("this is not a log segment at all"))
+	onlyEmpty := filepath.Dir(mk("t-0/00000000000000000000.log", []byte{}))
+	mk("t-1/00000000000000000000.log", b)
+	mk("t-1/00000000000000000005.log", []byte{})
+	tail := mk("tail.log", append(append([]byte{}, b...), b[:30]...))
+	for _, c := range []struct {
+		path   string
+		code   int
+		stderr string
+	}{
+		{empty, 1, "kwire: dir " + empty + ": no log segments (*.log) or snapshots (*.checkpoint)\n"},
+		{noSegs, 1, "kwire: dir " + noSegs + ": no log segments (*.log) or snapshots (*.checkpoint)\n"},
+		{emptyFile, 1, emptyFile + ": error: empty file: no record batches\nkwire: 1 problems in the records (above)\n"},
+		{random, 1, random + ": error: no record batch at offset 0: r.log[0] at 0x0000: partial batch: batchLength 1852797984, 20 bytes present\nkwire: 1 problems in the records (above)\n"},
+		{onlyEmpty, 1, onlyEmpty + "/00000000000000000000.log: notice: empty file: no record batches\n" + onlyEmpty + ": error: no record batch in its 1 file (*.log, *.checkpoint)\nkwire: 1 problems in the records (above)\n"},
+		{filepath.Join(root, "t-1"), 0, filepath.Join(root, "t-1", "00000000000000000005.log") + ": notice: empty file: no record batches\n"},
+		{tail, 0, tail + ": notice: tail.log[1] at 0x0045: partial batch: batchLength 57, 18 bytes present\n"},
+	} {
+		r := kwire(t, "log", c.path)
+		if r.code != c.code || r.stderr != c.stderr {
+			t.Errorf("log %s: exit %d, want %d\n got %q\nwant %q", c.path, r.code, c.code, r.stderr, c.stderr)
+		}
+	}
+	if r := kwire(t, "log", "--tree", random); r.code != 1 || !strings.Contains(r.stderr, "no record batch at offset 0") || !strings.Contains(r.stdout, "partial batch") {
+		t.Errorf("--tree of random bytes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Text and JSON lines show each record's timestamp with its type and its
+// headers.
+func TestLogTimestampsAndHeaders(t *testing.T) {
+	b := records.Batch{BaseOffset: 0, Timestamp: 1700000000000, Records: []records.KeyValue{
+		{Key: []byte("k"), Value: []byte("abc"), Headers: []records.Header{{Key: "h1", Value: []byte("v")}, {Key: "h2", ValueNull: true}}},
+	}}.Bytes()
+	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "batch 0  records 1  attributes 0x0000  epoch 0  magic 2  CRC valid\n" +
+		`  offset 0  CreateTime 1700000000000  key "k"  value "abc"  headers "h1"="v" "h2"=null` + "\n"
+	if got := mustRun(t, "log", path); got != want {
+		t.Errorf("text:\n%s\nwant\n%s", got, want)
+	}
+	wantJSON := `{"file":` + string(must(json.Marshal(path))) + `,"offset":0,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"key":"k","value":"abc","headers":[{"key":"h1","value":"v"},{"key":"h2"}]}` + "\n"
+	if got := mustRun(t, "log", path, "--format", "json"); got != wantJSON {
+		t.Errorf("json:\n%s\nwant\n%s", got, wantJSON)
+	}
+}

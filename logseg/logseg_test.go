@@ -1,0 +1,403 @@
+package logseg_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/logseg"
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+)
+
+// writeFile writes data at dir/rel, making its directories.
+func writeFile(t *testing.T, dir, rel string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func oneBatch(base int64) []byte {
+	return records.Batch{BaseOffset: base, Records: []records.KeyValue{{Value: []byte("x")}}}.Bytes()
+}
+
+func TestExpandOrdersSegmentsThenPartitions(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{
+		"t-10/00000000000000000000.log",
+		"t-2/00000000000000000100.log",
+		"t-2/00000000000000000000.log",
+		"t-2/00000000000000000000.index",
+		"t-2/00000000000000000000.log.deleted",
+		"a-0/00000000000000000000.log",
+		"t-2/nested-1/00000000000000000007.log",
+		"__cluster_metadata-0/00000000000000000010-0000000001.checkpoint",
+		"00000000000000000003.log",
+		"meta.properties",
+	} {
+		writeFile(t, root, rel, oneBatch(0))
+	}
+	one := filepath.Join(root, "t-2", "00000000000000000000.index")
+	srcs, err := logseg.Expand([]string{root, one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range srcs[0].Files {
+		got = append(got, filepath.ToSlash(strings.TrimPrefix(f, root+string(filepath.Separator))))
+	}
+	want := []string{
+		"00000000000000000003.log",
+		"__cluster_metadata-0/00000000000000000010-0000000001.checkpoint",
+		"a-0/00000000000000000000.log",
+		"t-2/00000000000000000000.log",
+		"t-2/00000000000000000100.log",
+		"t-2/nested-1/00000000000000000007.log",
+		"t-10/00000000000000000000.log",
+	}
+	if !reflect.DeepEqual(got, want) || !srcs[0].Dir || srcs[0].Path != root {
+		t.Errorf("walk %q, want %q", got, want)
+	}
+	// A file named on its own is itself, whatever its name.
+	if len(srcs) != 2 || srcs[1].Dir || !reflect.DeepEqual(srcs[1].Files, []string{one}) {
+		t.Errorf("file source %+v", srcs[1])
+	}
+	if !logseg.IsMetadata(srcs[0].Files[1]) || logseg.IsMetadata(srcs[0].Files[2]) {
+		t.Error("IsMetadata: want the snapshot only")
+	}
+}
+
+func TestExpandRefusesDirectoriesWithoutSegments(t *testing.T) {
+	empty := t.TempDir()
+	other := t.TempDir()
+	writeFile(t, other, "t-0/00000000000000000000.index", nil)
+	for _, dir := range []string{empty, other} {
+		_, err := logseg.Expand([]string{dir})
+		if err == nil || err.Error() != "dir "+dir+": no log segments (*.log) or snapshots (*.checkpoint)" {
+			t.Errorf("%s: %v", dir, err)
+		}
+	}
+	if _, err := logseg.Expand([]string{filepath.Join(empty, "nope.log")}); !os.IsNotExist(err) {
+		t.Errorf("missing path: %v", err)
+	}
+}
+
+// findings is the Findings of the file at path as text lines.
+func findings(t *testing.T, path string, walked bool) string {
+	t.Helper()
+	sum, err := logseg.Read(path, logseg.Options{}, func(*logseg.Window) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, p := range sum.Findings(walked) {
+		kind := "error"
+		if p.Notice {
+			kind = "notice"
+		}
+		b.WriteString(kind + ": " + p.String() + "\n")
+	}
+	return b.String()
+}
+
+func TestFindingsSayWhatAFileHeld(t *testing.T) {
+	dir := t.TempDir()
+	b := oneBatch(7)
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		walked bool
+		want   string
+	}{
+		{"empty.log", nil, false, "error: empty file: no record batches\n"},
+		{"empty.log", nil, true, "notice: empty file: no record batches\n"},
+		{"short.log", []byte{1, 2, 3, 4, 5}, true, "error: no record batch at offset 0: short.log[0] at 0x0000: partial batch: 5 bytes, too short for a batch header\n"},
+		{"long.log", append(make([]byte, 8), 0x7f, 0, 0, 0, 9), false, "error: no record batch at offset 0: long.log[0] at 0x0000: partial batch: batchLength 2130706432, 1 bytes present\n"},
+		{"first.log", b[:40], false, "error: no record batch at offset 0: first.log[0] at 0x0000: partial batch: batchLength 57, 28 bytes present\n"},
+		{"magic.log", append(append(make([]byte, 8), 0, 0, 0, 20), append([]byte{0, 0, 0, 0, 7}, make([]byte, 15)...)...), false, "error: no record batch at offset 0: magic.log[0].magic at 0x0010: unknown magic 7 (Kafka knows 0, 1 and 2)\n"},
+		// A broker appending: a batch, then the start of the next.
+		{"tail.log", append(append([]byte{}, b...), b[:20]...), false, "notice: tail.log[1] at 0x0045: partial batch: batchLength 57, 8 bytes present\n"},
+		{"good.log", b, false, ""},
+	} {
+		if got := findings(t, writeFile(t, dir, c.name, c.data), c.walked); got != c.want {
+			t.Errorf("%s (walked %v):\n got %q\nwant %q", c.name, c.walked, got, c.want)
+		}
+	}
+	src := logseg.Source{Path: dir, Dir: true, Files: []string{"a", "b"}}
+	if ps := src.Findings(0); len(ps) != 1 || ps[0].Notice || ps[0].String() != "no record batch in its 2 files (*.log, *.checkpoint)" {
+		t.Errorf("directory without batches: %v", ps)
+	}
+	if ps := src.Findings(1); ps != nil {
+		t.Errorf("directory with a batch: %v", ps)
+	}
+	if ps := (logseg.Source{Path: "x.log", Files: []string{"x.log"}}).Findings(0); ps != nil {
+		t.Errorf("file source: %v", ps)
+	}
+}
+
+// fatGzipBatch is a gzip RecordBatch v2 at base whose one record's length
+// counts one byte more than its fields (a problem inside the decompressed
+// view).
+func fatGzipBatch(base int64) []byte {
+	body := []byte{0, 0, 0, 2, 'k', 2, 'v', 0, 0xee} // attributes, deltas, key, value, no headers, surplus
+	rec := append(binary.AppendVarint(nil, int64(len(body))), body...)
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(rec)
+	w.Close()
+	tail := binary.BigEndian.AppendUint16(nil, 1) // gzip
+	tail = binary.BigEndian.AppendUint32(tail, 0)
+	tail = binary.BigEndian.AppendUint64(tail, 1000)
+	tail = binary.BigEndian.AppendUint64(tail, 1000)
+	tail = binary.BigEndian.AppendUint64(tail, ^uint64(0))
+	tail = binary.BigEndian.AppendUint16(tail, 0xffff)
+	tail = binary.BigEndian.AppendUint32(tail, 0xffffffff)
+	tail = binary.BigEndian.AppendUint32(tail, 1)
+	tail = append(tail, z.Bytes()...)
+	b := binary.BigEndian.AppendUint64(nil, uint64(base))
+	b = binary.BigEndian.AppendUint32(b, uint32(4+1+4+len(tail)))
+	b = binary.BigEndian.AppendUint32(b, 0)
+	b = append(b, 2)
+	b = binary.BigEndian.AppendUint32(b, records.CRC32C(tail))
+	return append(b, tail...)
+}
+
+// listing is every line a Read of path with window w gives: the text lines
+// of its batches and records, then its problems.
+func listing(t *testing.T, path string, o logseg.Options) (lines []string, windows int) {
+	t.Helper()
+	sum, err := logseg.Read(path, o, func(w *logseg.Window) error {
+		windows++
+		for i := range w.Batches {
+			b := &w.Batches[i]
+			lines = append(lines, logseg.BatchText(b))
+			for _, r := range b.Records {
+				d := w.Describe(b, r)
+				lines = append(lines, string(d.AppendText(nil, render.ValuesAuto)))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range sum.Problems {
+		lines = append(lines, p.String())
+	}
+	return lines, windows
+}
+
+// A file read a window at a time lists and reports exactly what a decode
+// of the whole file does: batch indexes, offsets and decompressed offsets
+// of its problems are the file's.
+func TestReadWindowsMatchTheWholeFile(t *testing.T) {
+	var seg []byte
+	for k := range 6 {
+		b := records.Batch{BaseOffset: int64(10 * k), Records: []records.KeyValue{{Key: []byte("k"), Value: bytes.Repeat([]byte{'v'}, 30*k)}}}.Bytes()
+		if k == 3 {
+			b[30] ^= 1 // a bad CRC
+		}
+		seg = append(seg, b...)
+		seg = append(seg, fatGzipBatch(int64(10*k+5))...)
+	}
+	bad := binary.BigEndian.AppendUint64(nil, 99)
+	bad = binary.BigEndian.AppendUint32(bad, 0xfffffff0) // a negative length: the rest is one entry
+	seg = append(seg, bad...)
+	seg = append(seg, records.Batch{BaseOffset: 100}.Bytes()...)
+	path := writeFile(t, t.TempDir(), "00000000000000000000.log", seg)
+
+	tr, sum, err := logseg.ReadWhole(path, logseg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Batches != 12 || sum.Size != int64(len(seg)) || len(tr.Bytes) != len(seg) {
+		t.Fatalf("whole: %d batches, %d bytes", sum.Batches, sum.Size)
+	}
+	whole, n := listing(t, path, logseg.Options{})
+	if n != 1 {
+		t.Fatalf("default window: %d windows", n)
+	}
+	text := strings.Join(whole, "\n")
+	for _, want := range []string{
+		"00000000000000000000.log[6].crc at 0x",
+		"00000000000000000000.log[11].decompressed.Record[0] at 0x",
+		"(decompressed v0x",
+		"00000000000000000000.log[12].batchLength at 0x",
+		"batch 30  records 1  attributes 0x0000  epoch 0  magic 2  CRC INVALID",
+		`  offset 35  CreateTime 1000  key "k"  value "v"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("whole file: no %q in\n%s", want, text)
+		}
+	}
+	var wholeProblems []string
+	for _, p := range sum.Problems {
+		wholeProblems = append(wholeProblems, p.String())
+	}
+	if !reflect.DeepEqual(whole[len(whole)-len(wholeProblems):], wholeProblems) {
+		t.Errorf("Read's problems differ from ReadWhole's:\n%q\n%q", whole, wholeProblems)
+	}
+	for _, w := range []int{1, 100, 200, 1000} {
+		got, n := listing(t, path, logseg.Options{Window: w})
+		if !reflect.DeepEqual(got, whole) {
+			t.Errorf("window %d:\n%s\nwant\n%s", w, strings.Join(got, "\n"), text)
+		}
+		if w == 1 && n != 13 {
+			t.Errorf("window 1: %d windows, want one per entry (13)", n)
+		}
+	}
+}
+
+// legacyMessage is a magic 0 or 1 entry at offset, timestamp ts for
+// magic 1.
+func legacyMessage(offset int64, magic, attrs byte, ts int64, key, value []byte) []byte {
+	body := []byte{magic, attrs}
+	if magic == 1 {
+		body = binary.BigEndian.AppendUint64(body, uint64(ts))
+	}
+	for _, p := range [][]byte{key, value} {
+		if p == nil {
+			body = binary.BigEndian.AppendUint32(body, 0xffffffff)
+			continue
+		}
+		body = binary.BigEndian.AppendUint32(body, uint32(len(p)))
+		body = append(body, p...)
+	}
+	msg := binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(body))
+	msg = append(msg, body...)
+	b := binary.BigEndian.AppendUint64(nil, uint64(offset))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(msg)))
+	return append(b, msg...)
+}
+
+// lines lists a file in text and in JSON lines.
+func lines(t *testing.T, path string, o logseg.Options, v render.Values) (text, js string) {
+	t.Helper()
+	var tb, jb []byte
+	_, err := logseg.Read(path, o, func(w *logseg.Window) error {
+		for i := range w.Batches {
+			b := &w.Batches[i]
+			tb = append(append(tb, logseg.BatchText(b)...), '\n')
+			for _, r := range b.Records {
+				d := w.Describe(b, r)
+				tb = d.AppendText(tb, v)
+				var err error
+				if jb, err = d.AppendJSON(jb, v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(tb), string(jb)
+}
+
+// Record lines carry the timestamp with its type (none for magic 0) and
+// the headers, their values shown as --values shows keys and values.
+func TestRecordLinesTimestampsAndHeaders(t *testing.T) {
+	dir := t.TempDir()
+	v2 := records.Batch{BaseOffset: 0, Timestamp: 1700000000000, Records: []records.KeyValue{
+		{Key: []byte("k"), Value: []byte(`{"a": 1}`), Headers: []records.Header{{Key: "h1", Value: []byte("x")}, {Key: "h 2", ValueNull: true}, {Key: "h3", Value: []byte{0xff}}}},
+		{Value: []byte("abc"), TimestampDelta: 42},
+	}}.Bytes()
+	appendTime := append([]byte{}, v2...)
+	appendTime[22] |= 0x08 // LogAppendTime
+	binary.BigEndian.PutUint32(appendTime[17:], records.CRC32C(appendTime[21:]))
+	binary.BigEndian.PutUint64(appendTime, 2)
+	binary.BigEndian.PutUint32(appendTime[17:], records.CRC32C(appendTime[21:]))
+	legacy := append(legacyMessage(4, 0, 0, 0, []byte("m0"), []byte("v0")), legacyMessage(5, 1, 0, 1600000000000, nil, []byte("v1"))...)
+	path := writeFile(t, dir, "00000000000000000000.log", append(append(v2, appendTime...), legacy...))
+
+	text, js := lines(t, path, logseg.Options{}, render.ValuesAuto)
+	wantText := `batch 0  records 2  attributes 0x0000  epoch 0  magic 2  CRC valid
+  offset 0  CreateTime 1700000000000  key "k"  value "{\"a\": 1}"  headers "h1"="x" "h 2"=null "h3"=0xff
+  offset 1  CreateTime 1700000000042  key null  value "abc"
+batch 2  records 2  attributes 0x0008  epoch 0  magic 2  CRC valid
+  offset 2  LogAppendTime 1700000000042  key "k"  value "{\"a\": 1}"  headers "h1"="x" "h 2"=null "h3"=0xff
+  offset 3  LogAppendTime 1700000000042  key null  value "abc"
+batch 4  records 1  attributes 0x0000  epoch 0  magic 0  CRC valid
+  offset 4  key "m0"  value "v0"
+batch 5  records 1  attributes 0x0000  epoch 0  magic 1  CRC valid
+  offset 5  CreateTime 1600000000000  key null  value "v1"
+`
+	if text != wantText {
+		t.Errorf("text:\n%s\nwant\n%s", text, wantText)
+	}
+	f := `{"file":` + strings.ReplaceAll(`"`+path+`"`, `\`, `\\`)
+	wantJSON := f + `,"offset":0,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"key":"k","value":"{\"a\": 1}","headers":[{"key":"h1","value":"x"},{"key":"h 2"},{"key":"h3","value_base64":"/w=="}]}
+` + f + `,"offset":1,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000042,"value":"abc"}
+` + f + `,"offset":2,"batch_offset":2,"timestamp_type":"LogAppendTime","timestamp":1700000000042,"key":"k","value":"{\"a\": 1}","headers":[{"key":"h1","value":"x"},{"key":"h 2"},{"key":"h3","value_base64":"/w=="}]}
+` + f + `,"offset":3,"batch_offset":2,"timestamp_type":"LogAppendTime","timestamp":1700000000042,"value":"abc"}
+` + f + `,"offset":4,"batch_offset":4,"key":"m0","value":"v0"}
+` + f + `,"offset":5,"batch_offset":5,"timestamp_type":"CreateTime","timestamp":1600000000000,"value":"v1"}
+`
+	if js != wantJSON {
+		t.Errorf("json:\n%s\nwant\n%s", js, wantJSON)
+	}
+
+	// --values json and hex reach header values too.
+	text, js = lines(t, path, logseg.Options{}, render.ValuesJSON)
+	if !strings.Contains(text, `  offset 0  CreateTime 1700000000000  key "k" (not JSON)  value {"a":1}  headers "h1"="x" (not JSON) "h 2"=null "h3"=0xff (not JSON)`+"\n") ||
+		!strings.Contains(js, `"key":"k","value_json":{"a":1},"headers":[{"key":"h1","value":"x"},{"key":"h 2"},{"key":"h3","value_base64":"/w=="}]}`) {
+		t.Errorf("--values json:\n%s\n%s", text, js)
+	}
+	text, js = lines(t, path, logseg.Options{}, render.ValuesHex)
+	if !strings.Contains(text, `key 0x6b  value 0x7b2261223a20317d  headers "h1"=0x78 "h 2"=null "h3"=0xff`+"\n") ||
+		!strings.Contains(js, `"headers":[{"key":"h1","value_hex":"78"},{"key":"h 2"},{"key":"h3","value_hex":"ff"}]}`) {
+		t.Errorf("--values hex:\n%s\n%s", text, js)
+	}
+}
+
+// In a metadata file, a record's value is its decoded metadata record; a
+// control record's value its control message.
+func TestDescribeMetadataAndControlRecords(t *testing.T) {
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	feature := []byte{0x01, 0x0c, 0x00, 0x11, 'm', 'e', 't', 'a', 'd', 'a', 't', 'a', '.', 'v', 'e', 'r', 's', 'i', 'o', 'n', 0x00, 0x14, 0x00}
+	snap := records.Batch{LeaderEpoch: 1, Control: true, Records: []records.KeyValue{{Key: []byte{0, 0, 0, 3}, Value: []byte{0, 0, 0, 0, 0, 0, 0, 0, 0x27, 0x10, 0}}}}.Bytes()
+	snap = append(snap, records.Batch{BaseOffset: 1, Timestamp: 5, Records: []records.KeyValue{{Value: feature}, {Value: nil}}}.Bytes()...)
+	path := writeFile(t, t.TempDir(), "00000000000000000010-0000000001.checkpoint", snap)
+	text, js := lines(t, path, logseg.Options{Codec: codec.New(set)}, render.ValuesAuto)
+	wantText := `batch 0  records 1  attributes 0x0020  epoch 1  magic 2  CRC valid  control
+  offset 0  CreateTime 0  SnapshotHeaderRecord v0 {"version":0,"lastContainedLogTimestamp":10000}
+batch 1  records 2  attributes 0x0000  epoch 0  magic 2  CRC valid
+  offset 1  CreateTime 5  FeatureLevelRecord v0 {"name":"metadata.version","featureLevel":20}
+  offset 2  CreateTime 5  : null value: not a metadata record
+`
+	if text != wantText {
+		t.Errorf("text:\n%s\nwant\n%s", text, wantText)
+	}
+	for _, want := range []string{
+		`"offset":0,"batch_offset":0,"control":true,"timestamp_type":"CreateTime","timestamp":0,"type":"SnapshotHeaderRecord","version":0,"data":{"version":0,"lastContainedLogTimestamp":10000}}`,
+		`"offset":1,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":5,"type":"FeatureLevelRecord","version":0,"data":{"name":"metadata.version","featureLevel":20}}`,
+		`"offset":2,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":5,"error":"null value: not a metadata record"}`,
+	} {
+		if !strings.Contains(js, want) {
+			t.Errorf("no %s in\n%s", want, js)
+		}
+	}
+	// Without a codec the values stay bytes; the control record is named.
+	text, _ = lines(t, path, logseg.Options{}, render.ValuesAuto)
+	if !strings.Contains(text, "  offset 0  CreateTime 0  SNAPSHOT_HEADER\n") || !strings.Contains(text, `  offset 1  CreateTime 5  key null  value "\x01\f\x00\x11metadata.version\x00\x14\x00"`) {
+		t.Errorf("without a codec:\n%s", text)
+	}
+}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/kafkatest"
-	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -289,7 +288,7 @@ func TestCallWithoutABodySendsTheSmallestInstance(t *testing.T) {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 	sent := <-got
-	body, _, err := sideJSON(nil, &render.Side{Tree: sent})
+	body, _, err := codec.ConverterJSON(nil, sent, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +301,7 @@ func TestCallWithoutABodySendsTheSmallestInstance(t *testing.T) {
 		t.Fatalf("Produce: exit %d, stderr %q, stdout:\n%.300s", r.code, r.stderr, r.stdout)
 	}
 	sent = <-got
-	body, _, _ = sideJSON(nil, &render.Side{Tree: sent})
+	body, _, _ = codec.ConverterJSON(nil, sent, nil)
 	if want := `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[]}`; string(body) != want {
 		t.Errorf("Produce sent %s, want %s", body, want)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 	kongcompletion "github.com/jotaen/kong-completion"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 )
@@ -304,7 +305,7 @@ func writePageJSON(w io.Writer, p *render.Page) error {
 // o.Values chooses.
 func writePageJSONWith(w io.Writer, p *render.Page, o render.Options) error {
 	return render.WriteJSONWith(w, p, o, func(k int, s *render.Side) ([]render.Member, error) {
-		body, header, err := sideJSON(p.Set, s)
+		body, header, err := codec.ConverterJSON(p.Set, s.Tree, s.Err)
 		if err != nil {
 			return nil, err
 		}

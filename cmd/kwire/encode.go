@@ -14,12 +14,6 @@ import (
 	"github.com/kwire/kwire/tree"
 )
 
-// kafkaJSON is how kwire writes Kafka-converter JSON: records as base64
-// (Kafka's converter writes "", losing them; its reader accepts base64) and
-// unknown tagged fields as "_unknownTaggedFields" (Kafka drops them), so
-// that FromJSON, and so `kwire encode`, gets every byte back.
-var kafkaJSON = codec.JSONOptions{Records: codec.RecordsBase64, UnknownTags: true}
-
 func (a *app) encode(c *encodeCmd) error {
 	if c.Raw && c.Format != "hex" {
 		return usagef("--raw writes the bytes themselves: it does not go with --format %s", c.Format)
@@ -202,42 +196,13 @@ func jsonInputError(err error, name string, data []byte) error {
 	return fmt.Errorf("%w (at %s:%d:%d)", err, name, line, col)
 }
 
-// sideJSON returns the body and header of a page side as Kafka-converter
-// JSON; nil when the side has no such part or did not decode whole.
-func sideJSON(set *spec.Set, s *render.Side) (body, header []byte, err error) {
-	t := s.Tree
-	if s.Err != nil && !errors.Is(s.Err, codec.ErrTrailing) || t == nil || t.Message == nil {
-		return nil, nil, nil // bytes after a whole body do not stop its JSON
-	}
-	if i := t.Part(tree.Body); i >= 0 {
-		if body, err = codec.ToJSON(nil, t, i, t.Message, t.Version, kafkaJSON); err != nil {
-			return nil, nil, fmt.Errorf("%s v%d as JSON: %w", t.Message.Name, t.Version, err)
-		}
-	}
-	var hs *spec.Message
-	if set != nil {
-		switch t.Message.Type {
-		case spec.Request:
-			hs = set.RequestHeader()
-		case spec.Response:
-			hs = set.ResponseHeader()
-		}
-	}
-	if i := t.Part(tree.Header); i >= 0 && hs != nil {
-		if header, err = codec.ToJSON(nil, t, i, hs, t.HeaderVersion, kafkaJSON); err != nil {
-			return nil, nil, fmt.Errorf("%s v%d as JSON: %w", hs.Name, t.HeaderVersion, err)
-		}
-	}
-	return body, header, nil
-}
-
 // writeKafka writes the body of each side of p as Kafka-converter JSON,
 // one object per line (a request before its response). A side that did
 // not decode whole is left out: its error is the command's.
 func writeKafka(w io.Writer, p *render.Page) error {
 	var out []byte
 	for k := range p.Sides {
-		body, _, err := sideJSON(p.Set, &p.Sides[k])
+		body, _, err := codec.ConverterJSON(p.Set, p.Sides[k].Tree, p.Sides[k].Err)
 		if err != nil {
 			return err
 		}

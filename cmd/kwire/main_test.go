@@ -990,7 +990,7 @@ func TestShowKafkaJSONEncodesToTheShowBytes(t *testing.T) {
 		}
 		for k := range p.Sides {
 			s := &p.Sides[k]
-			body, _, err := sideJSON(set, s)
+			body, _, err := codec.ConverterJSON(set, s.Tree, s.Err)
 			if err != nil || body == nil {
 				t.Errorf("%s %s: JSON %q, %v", row.Name, s.Label, body, err)
 				continue

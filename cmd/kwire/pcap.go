@@ -13,7 +13,7 @@ import (
 	"github.com/kwire/kwire/capture"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/spec"
 )
 
@@ -168,11 +168,6 @@ func (pc *pcapConn) flowEvent(ev flow.Event) {
 	}
 }
 
-// pcapTime formats a packet timestamp.
-func pcapTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05.000000")
-}
-
 func (r *pcapRun) write(s string) {
 	if r.err != nil {
 		return
@@ -193,221 +188,38 @@ func (r *pcapRun) writeJSON(v any) {
 	r.write(string(b) + "\n")
 }
 
-// pcapFrameJSON is a request or response in the JSON lines.
-type pcapFrameJSON struct {
-	Time   string          `json:"time"`
-	Offset int64           `json:"stream_offset"`
-	Size   int             `json:"size"`
-	Error  *string         `json:"error"`
-	Header json.RawMessage `json:"header_json,omitempty"`
-	Body   json.RawMessage `json:"json,omitempty"`
-}
-
-type pcapErrorJSON struct {
-	Code int16  `json:"code"`
-	Name string `json:"name"`
-	Path string `json:"path"`
-}
-
-// exchangeJSON is one exchange as a JSON line, the same keys for kwire
-// pcap and kwire proxy; F is each command's frame object.
-type exchangeJSON[F any] struct {
-	Type          string          `json:"type"`
-	Time          string          `json:"time"`
-	Conn          uint64          `json:"conn"`
-	Client        string          `json:"client"`
-	Server        string          `json:"server"`
-	API           *string         `json:"api"`
-	APIKey        int16           `json:"api_key"`
-	Version       int16           `json:"version"`
-	CorrelationID int32           `json:"correlation_id"`
-	ClientID      string          `json:"client_id"`
-	Request       *F              `json:"request"`
-	Response      *F              `json:"response"`
-	NoResponse    bool            `json:"no_response"`
-	LatencyNs     *int64          `json:"latency_ns"`
-	Errors        []pcapErrorJSON `json:"errors"`
-}
-
-// newExchangeJSON fills an exchangeJSON from x; frame renders each frame.
-func newExchangeJSON[F any](x *flow.Exchange, at string, conn uint64, client, server string, frame func(*flow.Frame) *F) exchangeJSON[F] {
-	j := exchangeJSON[F]{Type: "exchange", Time: at, Conn: conn, Client: client, Server: server,
-		APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
-		Request: frame(x.Request), Response: frame(x.Response), NoResponse: x.NoResponse, Errors: []pcapErrorJSON{}}
-	if x.API != "" {
-		j.API = &x.API
-	}
-	if x.Request != nil && x.Response != nil {
-		ns := x.Latency().Nanoseconds()
-		j.LatencyNs = &ns
-	}
-	for _, e := range x.Errors {
-		j.Errors = append(j.Errors, pcapErrorJSON{Code: e.Code, Name: e.Name, Path: e.Path})
-	}
-	return j
-}
-
-func (r *pcapRun) frameJSON(f *flow.Frame) *pcapFrameJSON {
-	if f == nil {
-		return nil
-	}
-	j := &pcapFrameJSON{Time: f.Start.UTC().Format(time.RFC3339Nano), Offset: f.Offset, Size: f.Size}
-	if f.Err != nil {
-		s := f.Err.Error()
-		j.Error = &s
-	}
-	if r.c.Tree && f.Tree != nil {
-		body, header, err := sideJSON(r.set, &render.Side{Tree: f.Tree, Err: f.Err})
-		if err == nil {
-			j.Body, j.Header = body, header
-		}
-	}
-	return j
-}
-
-// exchangeTime is when an exchange began: its request's first byte, or its
-// response's when the request was not seen.
-func exchangeTime(x *flow.Exchange) time.Time {
-	if x.Request != nil {
-		return x.Request.Start
-	}
-	if x.Response != nil {
-		return x.Response.Start
-	}
-	return time.Time{}
-}
-
 func (r *pcapRun) exchange(pc *pcapConn, x *flow.Exchange) {
 	if r.c.Format == "json" {
-		j := newExchangeJSON(x, exchangeTime(x).UTC().Format(time.RFC3339Nano), uint64(pc.c.ID),
-			pc.c.Client.String(), pc.c.Server.String(), r.frameJSON)
-		r.writeJSON(j)
+		r.writeJSON(report.NewExchange(x, uint64(pc.c.ID), pc.c.Client.String(), pc.c.Server.String(), func(f *flow.Frame) *report.Frame {
+			return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree})
+		}))
 		return
 	}
-	r.write(pcapTime(exchangeTime(x)) + "  " + flowExchangeLine(pc.name, x) + "\n")
-	if r.c.Tree {
-		for _, f := range []*flow.Frame{x.Request, x.Response} {
-			if f == nil || f.Tree == nil {
-				continue
-			}
-			r.w.WriteByte('\n')
-			if err := render.WriteTree(r.w, f.Tree, r.a.renderOptions()); err != nil && r.err == nil {
-				r.err = err
-			}
-			if f.Err != nil {
-				r.write(fmt.Sprintf("error: %v\n", f.Err))
-			}
-			r.w.WriteByte('\n')
-		}
+	if err := report.WriteExchange(r.w, pc.name, x, r.c.Tree, r.a.renderOptions()); err != nil && r.err == nil {
+		r.err = err
 	}
-}
-
-// flowExchangeLine renders an exchange on one line, after the connection's
-// name: api name(key) vN, correlation id, client id, request and response
-// sizes, latency, the response's error codes (at most five, with their
-// field paths) and which side did not decode. kwire pcap prints it after
-// the exchange's time; it is meant for every view of flow exchanges.
-func flowExchangeLine(conn string, x *flow.Exchange) string {
-	var b strings.Builder
-	b.WriteString(conn)
-	b.WriteString("  ")
-	switch {
-	case x.APIKey < 0:
-		b.WriteString("? (request not seen)")
-	case x.API == "":
-		fmt.Fprintf(&b, "api key %d v%d", x.APIKey, x.Version)
-	default:
-		fmt.Fprintf(&b, "%s(%d) v%d", x.API, x.APIKey, x.Version)
-	}
-	fmt.Fprintf(&b, "  corr %d", x.CorrelationID)
-	if x.ClientID != "" {
-		fmt.Fprintf(&b, "  client %q", x.ClientID)
-	}
-	if x.Request != nil {
-		fmt.Fprintf(&b, "  req %d B", x.Request.Size)
-	}
-	switch {
-	case x.Response != nil:
-		fmt.Fprintf(&b, "  resp %d B", x.Response.Size)
-	case x.NoResponse:
-		b.WriteString("  no response (acks=0)")
-	default:
-		b.WriteString("  no response")
-	}
-	if x.Request != nil && x.Response != nil {
-		fmt.Fprintf(&b, "  %s", pcapLatency(x.Latency()))
-	}
-	if len(x.Errors) > 0 {
-		b.WriteString("  errors")
-		for i, e := range x.Errors {
-			if i == 5 {
-				fmt.Fprintf(&b, " …%d more", len(x.Errors)-5)
-				break
-			}
-			fmt.Fprintf(&b, " %s at %s", e, e.Path)
-		}
-	}
-	if x.Request != nil && x.Request.Err != nil {
-		b.WriteString("  (request did not decode)")
-	}
-	if x.Response != nil && x.Response.Err != nil {
-		b.WriteString("  (response did not decode)")
-	}
-	return b.String()
-}
-
-// pcapLatency formats a latency in milliseconds with microsecond precision.
-func pcapLatency(d time.Duration) string {
-	return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000)
-}
-
-// pcapProblemJSON is a problem or notice as a JSON line.
-type pcapProblemJSON struct {
-	Type     string `json:"type"`
-	Kind     string `json:"kind"`
-	Time     string `json:"time"`
-	Conn     int    `json:"conn"`
-	Client   string `json:"client"`
-	Server   string `json:"server"`
-	Dir      string `json:"dir,omitempty"`
-	Offset   *int64 `json:"stream_offset,omitempty"`
-	Size     *int64 `json:"size,omitempty"`
-	Skipped  *int64 `json:"skipped,omitempty"`
-	Missing  *int64 `json:"missing,omitempty"`
-	Protocol string `json:"protocol,omitempty"`
-	Message  string `json:"message"`
 }
 
 func (r *pcapRun) problem(pc *pcapConn, p *flow.Problem) {
 	if r.c.Format == "json" {
-		j := pcapProblemJSON{Type: "problem", Kind: p.Kind.String(), Time: p.Time.UTC().Format(time.RFC3339Nano),
-			Conn: pc.c.ID, Client: pc.c.Client.String(), Server: pc.c.Server.String(), Dir: p.Dir.String(),
-			Offset: &p.Offset, Protocol: p.Protocol, Message: p.String()}
-		switch p.Kind {
-		case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed:
-			j.Size = &p.Size
-		case flow.Resync, flow.Garbage:
-			j.Skipped = &p.Skipped
-		case flow.Gap:
-			j.Missing = &p.Missing
-		}
-		if p.Kind == flow.Resync {
+		j := report.NewProblem(p, uint64(pc.c.ID), pc.c.Client.String(), pc.c.Server.String())
+		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice
 			j.Type = "notice"
 		}
 		r.writeJSON(j)
 		return
 	}
-	r.write(fmt.Sprintf("%s  %s  %s: %s\n", pcapTime(p.Time), pc.name, p.Kind, p.String()))
+	r.write(report.ProblemLine(pc.name, p) + "\n")
 }
 
 // notice prints a line about a connection that is not the decoder's.
 func (r *pcapRun) notice(t time.Time, pc *pcapConn, kind, msg string) {
 	if r.c.Format == "json" {
-		r.writeJSON(pcapProblemJSON{Type: "notice", Kind: kind, Time: t.UTC().Format(time.RFC3339Nano),
-			Conn: pc.c.ID, Client: pc.c.Client.String(), Server: pc.c.Server.String(), Message: msg})
+		r.writeJSON(report.Problem{Type: "notice", Kind: kind, Time: report.JSONTime(t),
+			Conn: uint64(pc.c.ID), Client: pc.c.Client.String(), Server: pc.c.Server.String(), Message: msg})
 		return
 	}
-	r.write(fmt.Sprintf("%s  %s  %s: %s\n", pcapTime(t), pc.name, kind, msg))
+	r.write(report.Line(t, pc.name, kind, msg) + "\n")
 }
 
 // pcapSummaryJSON is the last JSON line.

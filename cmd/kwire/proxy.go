@@ -16,7 +16,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/proxy"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/spec"
 )
 
@@ -130,12 +130,12 @@ func (r *proxyRun) text(e proxy.Event) {
 	name := connName(e)
 	switch e.Kind {
 	case proxy.Opened:
-		fmt.Fprintf(w, "%s  %s  opened to %s\n", pcapTime(e.Time), name, e.Upstream)
+		fmt.Fprintf(w, "%s  %s  opened to %s\n", report.Time(e.Time), name, e.Upstream)
 	case proxy.Failed:
-		fmt.Fprintf(w, "%s  %s  failed: %v\n", pcapTime(e.Time), name, e.Err)
+		fmt.Fprintf(w, "%s  %s  failed: %v\n", report.Time(e.Time), name, e.Err)
 	case proxy.Closed:
 		st := e.Stats
-		fmt.Fprintf(w, "%s  %s  closed: %d B from the client, %d B from the broker", pcapTime(e.Time), name, st.Read[flow.ClientToServer], st.Read[flow.ServerToClient])
+		fmt.Fprintf(w, "%s  %s  closed: %d B from the client, %d B from the broker", report.Time(e.Time), name, st.Read[flow.ClientToServer], st.Read[flow.ServerToClient])
 		if u := st.Undecoded[0] + st.Undecoded[1]; u > 0 {
 			fmt.Fprintf(w, ", %d B not decoded (decoder behind)", u)
 		}
@@ -149,31 +149,11 @@ func (r *proxyRun) text(e proxy.Event) {
 	case proxy.Flow:
 		switch x := e.Flow.(type) {
 		case *flow.Exchange:
-			fmt.Fprintf(w, "%s  %s\n", pcapTime(exchangeTime(x)), flowExchangeLine(name, x))
-			if r.c.Tree {
-				for _, f := range []*flow.Frame{x.Request, x.Response} {
-					if f == nil || f.Tree == nil {
-						continue
-					}
-					w.WriteByte('\n')
-					render.WriteTree(w, f.Tree, r.a.renderOptions())
-					if f.Err != nil {
-						fmt.Fprintf(w, "error: %v\n", f.Err)
-					}
-					w.WriteByte('\n')
-				}
-			}
+			report.WriteExchange(w, name, x, r.c.Tree, r.a.renderOptions())
 		case *flow.Problem:
-			fmt.Fprintf(w, "%s  %s  %s: %s\n", pcapTime(x.Time), name, x.Kind, x.String())
+			fmt.Fprintf(w, "%s\n", report.ProblemLine(name, x))
 		}
 	}
-}
-
-// proxyFrameJSON is a request or response in the JSON lines: as kwire
-// pcap writes it, with the page JSON of its tree under "tree" (--tree).
-type proxyFrameJSON struct {
-	pcapFrameJSON
-	Tree json.RawMessage `json:"tree,omitempty"`
 }
 
 // proxyConnJSON is a connection's opening, failure or end as a JSON line.
@@ -191,35 +171,11 @@ type proxyConnJSON struct {
 	Error     *string   `json:"error"`
 }
 
-func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-func (r *proxyRun) frameJSON(f *flow.Frame) *proxyFrameJSON {
-	if f == nil {
-		return nil
-	}
-	j := &proxyFrameJSON{pcapFrameJSON: pcapFrameJSON{Time: jsonTime(f.Start), Offset: f.Offset, Size: f.Size}}
-	if f.Err != nil {
-		s := f.Err.Error()
-		j.Error = &s
-	}
-	if r.c.Tree && f.Tree != nil {
-		side := render.Side{Label: "Frame", Tree: f.Tree, Err: f.Err}
-		if body, header, err := sideJSON(r.set, &side); err == nil {
-			j.Body, j.Header = body, header
-		}
-		var page, compact bytes.Buffer
-		if render.WriteJSONWith(&page, &render.Page{Set: r.set, Sides: []render.Side{side}}, r.a.renderOptions(), nil) == nil && json.Compact(&compact, page.Bytes()) == nil {
-			j.Tree = compact.Bytes()
-		}
-	}
-	return j
-}
-
 func (r *proxyRun) json(e proxy.Event) {
 	var v any
 	switch e.Kind {
 	case proxy.Opened, proxy.Failed, proxy.Closed:
-		j := proxyConnJSON{Type: "connection", Event: e.Kind.String(), Time: jsonTime(e.Time), Conn: e.Conn, Client: e.Client, Server: e.Upstream}
+		j := proxyConnJSON{Type: "connection", Event: e.Kind.String(), Time: report.JSONTime(e.Time), Conn: e.Conn, Client: e.Client, Server: e.Upstream}
 		if st := e.Stats; st != nil {
 			j.Read, j.Written, j.Undecoded, j.Rewritten = &st.Read, &st.Written, &st.Undecoded, st.Rewritten
 		}
@@ -231,22 +187,11 @@ func (r *proxyRun) json(e proxy.Event) {
 	case proxy.Flow:
 		switch x := e.Flow.(type) {
 		case *flow.Exchange:
-			j := newExchangeJSON(x, jsonTime(exchangeTime(x)), e.Conn, e.Client, e.Upstream, r.frameJSON)
-			v = j
+			v = report.NewExchange(x, e.Conn, e.Client, e.Upstream, func(f *flow.Frame) *report.Frame {
+				return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree, Page: r.c.Tree, Render: r.a.renderOptions()})
+			})
 		case *flow.Problem:
-			j := pcapProblemJSON{Type: "problem", Kind: x.Kind.String(), Time: jsonTime(x.Time), Client: e.Client, Server: e.Upstream,
-				Dir: x.Dir.String(), Offset: &x.Offset, Protocol: x.Protocol, Message: x.String()}
-			switch x.Kind {
-			case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed:
-				j.Size = &x.Size
-			case flow.Resync, flow.Garbage:
-				j.Skipped = &x.Skipped
-			case flow.Gap:
-				j.Missing = &x.Missing
-			}
-			// pcapProblemJSON numbers connections with an int.
-			j.Conn = int(e.Conn)
-			v = j
+			v = report.NewProblem(x, e.Conn, e.Client, e.Upstream)
 		}
 	}
 	b, err := json.Marshal(v)

@@ -1,0 +1,324 @@
+// Package report renders what package flow decodes from a Kafka
+// connection — exchanges and problems — as the text lines and JSON lines
+// that kwire pcap and kwire proxy print, so that a capture and a live
+// proxy describe the same traffic the same way.
+//
+// A text line starts with the time (Time), then the connection's name as
+// the caller chooses it ("#1 10.0.0.1:53422 → 10.0.0.2:9092"), then what
+// happened: for an exchange, ExchangeLine; for a problem, its kind and
+// flow.Problem.String. A JSON line is an Exchange or a Problem marshalled
+// with encoding/json; their keys are documented on the fields and stay the
+// same for both commands.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+)
+
+// Time formats a time in the text lines: UTC with microseconds,
+// "2026-01-02 03:04:05.000100".
+func Time(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05.000000")
+}
+
+// JSONTime formats a time in the JSON lines: RFC 3339 in UTC with up to
+// nanoseconds, "2026-01-02T03:04:05.0001Z".
+func JSONTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// Latency formats a latency in milliseconds with microsecond precision:
+// "0.084 ms".
+func Latency(d time.Duration) string {
+	return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000)
+}
+
+// Start is when an exchange began: its request's first byte, or its
+// response's when the request was not seen (the zero time without either).
+func Start(x *flow.Exchange) time.Time {
+	if x.Request != nil {
+		return x.Request.Start
+	}
+	if x.Response != nil {
+		return x.Response.Start
+	}
+	return time.Time{}
+}
+
+// maxErrors is how many error codes an exchange line names.
+const maxErrors = 5
+
+// ExchangeLine renders an exchange on one line after the connection's
+// name conn: api name(key) vN (or "api key K vN" for a key the specs do not
+// know, "? (request not seen)"), correlation id, client id, request and
+// response sizes in bytes (or why there is no response), the latency, the
+// response's error codes (at most five, with their field paths, then how
+// many more) and which side did not decode.
+func ExchangeLine(conn string, x *flow.Exchange) string {
+	var b strings.Builder
+	b.WriteString(conn)
+	b.WriteString("  ")
+	switch {
+	case x.APIKey < 0:
+		b.WriteString("? (request not seen)")
+	case x.API == "":
+		fmt.Fprintf(&b, "api key %d v%d", x.APIKey, x.Version)
+	default:
+		fmt.Fprintf(&b, "%s(%d) v%d", x.API, x.APIKey, x.Version)
+	}
+	fmt.Fprintf(&b, "  corr %d", x.CorrelationID)
+	if x.ClientID != "" {
+		fmt.Fprintf(&b, "  client %q", x.ClientID)
+	}
+	if x.Request != nil {
+		fmt.Fprintf(&b, "  req %d B", x.Request.Size)
+	}
+	switch {
+	case x.Response != nil:
+		fmt.Fprintf(&b, "  resp %d B", x.Response.Size)
+	case x.NoResponse:
+		b.WriteString("  no response (acks=0)")
+	default:
+		b.WriteString("  no response")
+	}
+	if x.Request != nil && x.Response != nil {
+		fmt.Fprintf(&b, "  %s", Latency(x.Latency()))
+	}
+	if len(x.Errors) > 0 {
+		b.WriteString("  errors")
+		for i, e := range x.Errors {
+			if i == maxErrors {
+				fmt.Fprintf(&b, " …%d more", len(x.Errors)-maxErrors)
+				break
+			}
+			fmt.Fprintf(&b, " %s at %s", e, e.Path)
+		}
+	}
+	if x.Request != nil && x.Request.Err != nil {
+		b.WriteString("  (request did not decode)")
+	}
+	if x.Response != nil && x.Response.Err != nil {
+		b.WriteString("  (response did not decode)")
+	}
+	return b.String()
+}
+
+// WriteExchange writes an exchange's text line (Time of Start, conn,
+// ExchangeLine) and, with trees, the object tree of its request and its
+// response (those decoded with flow.Options.KeepTrees) each between blank
+// lines, followed by "error: …" when the frame did not decode whole. It
+// returns the first write error.
+func WriteExchange(w io.Writer, conn string, x *flow.Exchange, trees bool, o render.Options) error {
+	if _, err := io.WriteString(w, Time(Start(x))+"  "+ExchangeLine(conn, x)+"\n"); err != nil {
+		return err
+	}
+	if !trees {
+		return nil
+	}
+	for _, f := range []*flow.Frame{x.Request, x.Response} {
+		if f == nil || f.Tree == nil {
+			continue
+		}
+		var b bytes.Buffer
+		b.WriteByte('\n')
+		if err := render.WriteTree(&b, f.Tree, o); err != nil {
+			return err
+		}
+		if f.Err != nil {
+			fmt.Fprintf(&b, "error: %v\n", f.Err)
+		}
+		b.WriteByte('\n')
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Line is a text line about a connection that is not an exchange: Time of
+// t, conn, then "kind: msg".
+func Line(t time.Time, conn, kind, msg string) string {
+	return fmt.Sprintf("%s  %s  %s: %s", Time(t), conn, kind, msg)
+}
+
+// ProblemLine is a problem's text line: Line of its time, conn, its kind
+// ("frame-too-large") and flow.Problem.String.
+func ProblemLine(conn string, p *flow.Problem) string {
+	return Line(p.Time, conn, p.Kind.String(), p.String())
+}
+
+// Frame is a request or response in an Exchange's JSON line.
+type Frame struct {
+	// Time is when its first byte was seen (JSONTime).
+	Time string `json:"time"`
+	// Offset is where it starts in its direction's byte stream.
+	Offset int64 `json:"stream_offset"`
+	// Size is the frame's size in bytes, the size prefix included.
+	Size int `json:"size"`
+	// Error is why it did not decode whole, null when it did.
+	Error *string `json:"error"`
+	// Header and Body are its header and body as Kafka's converters write
+	// them (codec.ConverterJSON), with FrameOptions.JSON and a tree.
+	Header json.RawMessage `json:"header_json,omitempty"`
+	Body   json.RawMessage `json:"json,omitempty"`
+	// Tree is its page JSON (render.WriteJSONWith) on one line, with
+	// FrameOptions.Page and a tree.
+	Tree json.RawMessage `json:"tree,omitempty"`
+}
+
+// FrameOptions choose what NewFrame adds to a frame decoded with its tree
+// kept (flow.Options.KeepTrees).
+type FrameOptions struct {
+	// Set is the specs the frame was decoded with; its request or
+	// response header spec writes "header_json".
+	Set *spec.Set
+	// JSON adds the body and header in Kafka's converter JSON ("json",
+	// "header_json").
+	JSON bool
+	// Page adds the page JSON of the frame's tree ("tree"), its record
+	// bytes shown as Render chooses.
+	Page   bool
+	Render render.Options
+}
+
+// NewFrame describes f for a JSON line; nil for nil. A part that cannot be
+// written is left out.
+func NewFrame(f *flow.Frame, o FrameOptions) *Frame {
+	if f == nil {
+		return nil
+	}
+	j := &Frame{Time: JSONTime(f.Start), Offset: f.Offset, Size: f.Size}
+	if f.Err != nil {
+		s := f.Err.Error()
+		j.Error = &s
+	}
+	if f.Tree == nil {
+		return j
+	}
+	if o.JSON {
+		if body, header, err := codec.ConverterJSON(o.Set, f.Tree, f.Err); err == nil {
+			j.Body, j.Header = body, header
+		}
+	}
+	if o.Page {
+		side := render.Side{Label: "Frame", Tree: f.Tree, Err: f.Err}
+		var page, compact bytes.Buffer
+		if render.WriteJSONWith(&page, &render.Page{Set: o.Set, Sides: []render.Side{side}}, o.Render, nil) == nil && json.Compact(&compact, page.Bytes()) == nil {
+			j.Tree = compact.Bytes()
+		}
+	}
+	return j
+}
+
+// ErrorCode is a non-zero error code of a response in an Exchange's JSON
+// line.
+type ErrorCode struct {
+	Code int16  `json:"code"`
+	Name string `json:"name"` // Kafka's name, "" when unknown
+	Path string `json:"path"` // "MetadataResponse.Topics[0].ErrorCode"
+}
+
+// Exchange is an exchange's JSON line: type "exchange".
+type Exchange struct {
+	Type string `json:"type"`
+	// Time is Start's, as JSONTime.
+	Time string `json:"time"`
+	// Conn numbers the connection; Client and Server are the addresses of
+	// its two ends.
+	Conn   uint64 `json:"conn"`
+	Client string `json:"client"`
+	Server string `json:"server"`
+	// API is the api's name, null for a key the specs do not know.
+	API           *string `json:"api"`
+	APIKey        int16   `json:"api_key"`
+	Version       int16   `json:"version"`
+	CorrelationID int32   `json:"correlation_id"`
+	ClientID      string  `json:"client_id"`
+	// Request and Response are null when not seen.
+	Request    *Frame `json:"request"`
+	Response   *Frame `json:"response"`
+	NoResponse bool   `json:"no_response"`
+	// LatencyNs is from the request's last byte to the response's, null
+	// without both.
+	LatencyNs *int64      `json:"latency_ns"`
+	Errors    []ErrorCode `json:"errors"`
+}
+
+// NewExchange describes x, seen on connection conn between client and
+// server, for a JSON line; frame describes each of its frames (NewFrame
+// with the caller's options).
+func NewExchange(x *flow.Exchange, conn uint64, client, server string, frame func(*flow.Frame) *Frame) *Exchange {
+	j := &Exchange{Type: "exchange", Time: JSONTime(Start(x)), Conn: conn, Client: client, Server: server,
+		APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
+		Request: frame(x.Request), Response: frame(x.Response), NoResponse: x.NoResponse, Errors: []ErrorCode{}}
+	if x.API != "" {
+		api := x.API
+		j.API = &api
+	}
+	if x.Request != nil && x.Response != nil {
+		ns := x.Latency().Nanoseconds()
+		j.LatencyNs = &ns
+	}
+	for _, e := range x.Errors {
+		j.Errors = append(j.Errors, ErrorCode{Code: e.Code, Name: e.Name, Path: e.Path})
+	}
+	return j
+}
+
+// Problem is a problem's JSON line (type "problem"), or a notice's (type
+// "notice": something worth knowing that is not wrong, e.g. a capture
+// that starts inside a connection).
+type Problem struct {
+	Type string `json:"type"`
+	// Kind is flow.Kind's name ("frame-too-large") or a notice's kind.
+	Kind   string `json:"kind"`
+	Time   string `json:"time"`
+	Conn   uint64 `json:"conn"`
+	Client string `json:"client"`
+	Server string `json:"server"`
+	// Dir is "c2s" or "s2c" (flow.Dir), absent for a notice about the
+	// connection.
+	Dir string `json:"dir,omitempty"`
+	// Offset is where in Dir's byte stream.
+	Offset *int64 `json:"stream_offset,omitempty"`
+	// Size is the frame's size prefix (frame-too-large, negative-size,
+	// not-kafka, truncated, decode-failed).
+	Size *int64 `json:"size,omitempty"`
+	// Skipped is the bytes skipped (resync, garbage).
+	Skipped *int64 `json:"skipped,omitempty"`
+	// Missing is the bytes missing (gap).
+	Missing *int64 `json:"missing,omitempty"`
+	// Protocol is what not-kafka bytes look like ("TLS", "HTTP").
+	Protocol string `json:"protocol,omitempty"`
+	// Message is the text line's message (flow.Problem.String).
+	Message string `json:"message"`
+}
+
+// NewProblem describes p, seen on connection conn between client and
+// server, for a JSON line of type "problem".
+func NewProblem(p *flow.Problem, conn uint64, client, server string) *Problem {
+	j := &Problem{Type: "problem", Kind: p.Kind.String(), Time: JSONTime(p.Time), Conn: conn, Client: client, Server: server,
+		Dir: p.Dir.String(), Protocol: p.Protocol, Message: p.String()}
+	off := p.Offset
+	j.Offset = &off
+	switch p.Kind {
+	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed:
+		n := p.Size
+		j.Size = &n
+	case flow.Resync, flow.Garbage:
+		n := p.Skipped
+		j.Skipped = &n
+	case flow.Gap:
+		n := p.Missing
+		j.Missing = &n
+	}
+	return j
+}

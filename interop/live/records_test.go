@@ -102,7 +102,8 @@ func (f *fetched) collect(t *tree.Tree) {
 // franz-go consumer reads them back through kwire's proxy, whose decoded
 // Fetch responses must hold every record with its offset, key and value and
 // batches of that codec; kwire log on the broker's own segment file must
-// list the same records, and so must Kafka's kafka-dump-log on that file.
+// list the same records, and so must Kafka's kafka-dump-log on that file
+// (offsets, timestamps with their type, header keys, keys and values).
 func TestRecordsEveryCodecLive(t *testing.T) {
 	c := kafkatest.Shared(t)
 	var mu sync.Mutex
@@ -224,6 +225,11 @@ func produceDirect(t *testing.T, seed, topic string, codec kgo.CompressionCodec)
 	rs := make([]*kgo.Record, codecRecords)
 	for i := range rs {
 		rs[i] = &kgo.Record{Key: []byte(recordKey(i)), Value: []byte(recordValue(i))}
+		if i%3 == 0 {
+			// Some records have headers, which kwire log and
+			// kafka-dump-log must list alike.
+			rs[i].Headers = []kgo.RecordHeader{{Key: "n", Value: []byte(strconv.Itoa(i))}, {Key: "trace"}}
+		}
 	}
 	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
 		t.Fatal(err)
@@ -252,9 +258,12 @@ func consumeThrough(t *testing.T, seed, topic string, dial func(context.Context,
 }
 
 // logRecord is one record as kwire log --format json and kafka-dump-log
-// --print-data-log report it.
+// --print-data-log report it: Timestamp is "CreateTime: 1700000000000" (the
+// type and the ms), HeaderKeys the header keys joined by commas.
 type logRecord struct {
 	Offset     int64
+	Timestamp  string
+	HeaderKeys string
 	Key, Value string
 }
 
@@ -266,10 +275,15 @@ func kwireLog(t *testing.T, path string) []logRecord {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var e struct {
-			Offset  int64   `json:"offset"`
-			Control bool    `json:"control"`
-			Key     *string `json:"key"`
-			Value   *string `json:"value"`
+			Offset        int64   `json:"offset"`
+			Control       bool    `json:"control"`
+			TimestampType string  `json:"timestamp_type"`
+			Timestamp     *int64  `json:"timestamp"`
+			Key           *string `json:"key"`
+			Value         *string `json:"value"`
+			Headers       []struct {
+				Key string `json:"key"`
+			} `json:"headers"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("kwire log line %q: %v", sc.Text(), err)
@@ -278,6 +292,14 @@ func kwireLog(t *testing.T, path string) []logRecord {
 			continue
 		}
 		r := logRecord{Offset: e.Offset}
+		if e.Timestamp != nil {
+			r.Timestamp = fmt.Sprintf("%s: %d", e.TimestampType, *e.Timestamp)
+		}
+		var keys []string
+		for _, h := range e.Headers {
+			keys = append(keys, h.Key)
+		}
+		r.HeaderKeys = strings.Join(keys, ",")
 		if e.Key != nil {
 			r.Key = *e.Key
 		}
@@ -290,6 +312,10 @@ func kwireLog(t *testing.T, path string) []logRecord {
 }
 
 var dumpLine = regexp.MustCompile(`^\| offset: (\d+) .*? headerKeys: \[[^\]]*\] (.*)$`)
+
+// dumpMeta reads a --print-data-log line's timestamp ("CreateTime: N")
+// and header keys ("h1,h2").
+var dumpMeta = regexp.MustCompile(`^\| offset: \d+ (\w+: -?\d+) .*? headerKeys: \[([^\]]*)\] `)
 
 // dumpLog runs Kafka's kafka-dump-log (org.apache.kafka.tools.DumpLogSegments,
 // from the broker's jars) on one file. For data (metadata false) it returns
@@ -306,6 +332,9 @@ func dumpLog(t *testing.T, path string, metadata bool) []logRecord {
 		off, _ := strconv.ParseInt(m[1], 10, 64)
 		rest := m[2]
 		r := logRecord{Offset: off}
+		if mm := dumpMeta.FindStringSubmatch(l); mm != nil {
+			r.Timestamp, r.HeaderKeys = mm[1], mm[2]
+		}
 		if k, v, ok := strings.Cut(rest, " payload: "); ok {
 			r.Key = strings.TrimPrefix(k, "key: ")
 			r.Value = v

@@ -6,12 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/progress"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
@@ -92,7 +91,7 @@ func (a *app) log(c *logCmd) error {
 	}
 	o := logseg.Options{Codec: codec.New(set), MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Window: logWindow}
 	prog := a.logProgress(files)
-	defer prog.done()
+	defer prog.Done()
 	failed := 0
 	report := func(path string, ps []logseg.Problem) {
 		for _, p := range ps {
@@ -102,7 +101,7 @@ func (a *app) log(c *logCmd) error {
 			} else {
 				failed++
 			}
-			fmt.Fprintf(prog.output(a.stderr), "%s: %s: %s\n", path, kind, p)
+			fmt.Fprintf(prog.Output(a.stderr), "%s: %s: %s\n", path, kind, p)
 		}
 	}
 	for _, s := range srcs {
@@ -112,7 +111,7 @@ func (a *app) log(c *logCmd) error {
 			// start again in each segment and snapshot (JSON lines carry
 			// "file").
 			if len(files) > 1 && c.Format != "json" {
-				fmt.Fprintf(prog.output(a.stdout), "== %s\n", f)
+				fmt.Fprintf(prog.Output(a.stdout), "== %s\n", f)
 			}
 			var sum logseg.Summary
 			if c.Tree {
@@ -120,13 +119,13 @@ func (a *app) log(c *logCmd) error {
 				if t, sum, err = logseg.ReadWhole(f, o); err != nil {
 					return err
 				}
-				prog.add(sum.Size)
-				if err := render.WriteTree(prog.output(a.stdout), t, a.renderOptions()); err != nil {
+				prog.Add(sum.Size)
+				if err := render.WriteTree(prog.Output(a.stdout), t, a.renderOptions()); err != nil {
 					return err
 				}
 			} else if sum, err = logseg.Read(f, o, func(w *logseg.Window) error {
-				prog.add(int64(len(w.Tree.Bytes)))
-				return a.logWindow(w, c, rng, values, prog.output(a.stdout))
+				prog.Add(int64(len(w.Tree.Bytes)))
+				return a.logWindow(w, c, rng, values, prog.Output(a.stdout))
 			}); err != nil {
 				return err
 			}
@@ -182,22 +181,12 @@ var stderrTerminal = func(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progress is the progress bar of `kwire log` on standard error, or
-// nothing (a nil bar) when the input is small or standard error is not a
-// terminal.
-type progress struct {
-	bar    *progressbar.ProgressBar
-	stderr io.Writer
-	// shared is set when stdout is a terminal too: the bar is cleared
-	// before each write to either, and drawn again on the next add.
-	shared bool
-}
-
 // logProgress starts the progress bar for reading files, when their total
-// size is at least progressMin and standard error is a terminal.
-func (a *app) logProgress(files []string) *progress {
+// size is at least progressMin and standard error is a terminal; else nil
+// (no bar).
+func (a *app) logProgress(files []string) *progress.Bar {
 	if !stderrTerminal(a.stderr) {
-		return &progress{}
+		return nil
 	}
 	var total int64
 	for _, f := range files {
@@ -206,38 +195,7 @@ func (a *app) logProgress(files []string) *progress {
 		}
 	}
 	if total < progressMin {
-		return &progress{}
+		return nil
 	}
-	bar := progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(a.stderr),
-		progressbar.OptionSetDescription("reading"),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
-	return &progress{bar: bar, stderr: a.stderr, shared: a.terminal}
-}
-
-// add counts n more bytes read.
-func (p *progress) add(n int64) {
-	if p.bar != nil {
-		p.bar.Add64(n)
-	}
-}
-
-// output returns w, clearing the bar first when w is standard error or
-// shares its terminal.
-func (p *progress) output(w io.Writer) io.Writer {
-	if p.bar != nil && (w == p.stderr || p.shared) {
-		p.bar.Clear()
-	}
-	return w
-}
-
-// done removes the bar.
-func (p *progress) done() {
-	if p.bar != nil {
-		p.bar.Finish()
-	}
+	return progress.New(a.stderr, total, a.terminal)
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -488,7 +489,7 @@ func TestHeaderVersions(t *testing.T) {
 	s, _ := specs(t)
 	av := s.Response(18)
 	for v := av.ValidVersions.Lo; v <= av.ValidVersions.Hi; v++ {
-		if hv := codec.ResponseHeaderVersion(av, v); hv != 0 {
+		if hv := frame.ResponseHeaderVersion(av, v); hv != 0 {
 			t.Errorf("ApiVersionsResponse v%d uses response header v%d, want v0", v, hv)
 		}
 	}
@@ -497,13 +498,13 @@ func TestHeaderVersions(t *testing.T) {
 		got  int16
 		want int16
 	}{
-		{"ApiVersions v2 request header", codec.RequestHeaderVersion(s.Request(18), 2), 1},
-		{"ApiVersions v3 request header", codec.RequestHeaderVersion(s.Request(18), 3), 2},
-		{"Produce v8 request header", codec.RequestHeaderVersion(s.Request(0), 8), 1},
-		{"Produce v9 request header", codec.RequestHeaderVersion(s.Request(0), 9), 2},
-		{"Produce v9 response header", codec.ResponseHeaderVersion(s.Response(0), 9), 1},
-		{"Produce v8 response header", codec.ResponseHeaderVersion(s.Response(0), 8), 0},
-		{"Vote v2 response header", codec.ResponseHeaderVersion(s.Response(52), 2), 1},
+		{"ApiVersions v2 request header", frame.RequestHeaderVersion(s.Request(18), 2), 1},
+		{"ApiVersions v3 request header", frame.RequestHeaderVersion(s.Request(18), 3), 2},
+		{"Produce v8 request header", frame.RequestHeaderVersion(s.Request(0), 8), 1},
+		{"Produce v9 request header", frame.RequestHeaderVersion(s.Request(0), 9), 2},
+		{"Produce v9 response header", frame.ResponseHeaderVersion(s.Response(0), 9), 1},
+		{"Produce v8 response header", frame.ResponseHeaderVersion(s.Response(0), 8), 0},
+		{"Vote v2 response header", frame.ResponseHeaderVersion(s.Response(52), 2), 1},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {

@@ -1,10 +1,10 @@
 package codec
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -26,9 +26,9 @@ var (
 )
 
 // DefaultMaxFrame is the largest frame size accepted by default: 100 MiB,
-// the default of Kafka's socket.request.max.bytes. Larger size prefixes are
-// rejected before anything is allocated.
-const DefaultMaxFrame = 100 << 20
+// the default of Kafka's socket.request.max.bytes (frame.DefaultMax).
+// Larger size prefixes are rejected before anything is allocated.
+const DefaultMaxFrame = frame.DefaultMax
 
 // Codec encodes and decodes the messages of one spec Set. It compiles each
 // (struct, version) layout once and is safe for concurrent use.
@@ -48,32 +48,6 @@ type Codec struct {
 
 // New returns a Codec for the messages of s.
 func New(s *spec.Set) *Codec { return &Codec{Set: s} }
-
-// RequestHeaderVersion is the request header version Kafka uses for api
-// version v of request req: 2 when v is flexible, else 1; ControlledShutdown
-// (api key 7) v0 uses header v0 (ApiMessageTypeGenerator.generateHeaderVersion).
-func RequestHeaderVersion(req *spec.Message, v int16) int16 {
-	if req.APIKey == 7 && v == 0 {
-		return 0
-	}
-	if req.Flexible(v) {
-		return 2
-	}
-	return 1
-}
-
-// ResponseHeaderVersion is the response header version for api version v of
-// response resp: 1 when v is flexible, else 0; ApiVersionsResponse (api key
-// 18) always uses v0 so that clients can parse it at any version (KIP-511).
-func ResponseHeaderVersion(resp *spec.Message, v int16) int16 {
-	if resp.APIKey == 18 {
-		return 0
-	}
-	if resp.Flexible(v) {
-		return 1
-	}
-	return 0
-}
 
 func (c *Codec) plan(m *spec.Message, v int16) *plan {
 	return c.plans.get(m.Root, v, m.Flexible(v))
@@ -268,17 +242,14 @@ func (e *FrameError) Error() string {
 	return s
 }
 
-// sniff names well-known non-Kafka protocols from the first bytes of a
-// stream (a TLS record, an HTTP request), for error messages.
+// sniff names a well-known non-Kafka protocol the first bytes of a stream
+// look like (frame.Sniff), for error messages.
 func sniff(b []byte) string {
-	if len(b) >= 3 && b[0] >= 0x14 && b[0] <= 0x17 && b[1] == 3 && b[2] <= 4 {
+	switch frame.Sniff(b) {
+	case "TLS":
 		return "these bytes look like a TLS record, not Kafka"
-	}
-	if len(b) >= 4 {
-		switch string(b[:4]) {
-		case "GET ", "POST", "PUT ", "HEAD", "HTTP":
-			return "these bytes look like HTTP, not Kafka"
-		}
+	case "HTTP":
+		return "these bytes look like HTTP, not Kafka"
 	}
 	return ""
 }
@@ -394,8 +365,7 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 		d.closeTree(refUndecoded)
 		return d.finish(&wire.Error{Offset: 4, Path: "RequestHeader", Need: 4, Have: n - 4})
 	}
-	key := int16(binary.BigEndian.Uint16(b[4:]))
-	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	key, ver, _ := frame.RequestAPI(b)
 	m := c.Set.Request(key)
 	if m == nil {
 		d.closeTree(refUndecoded)
@@ -411,7 +381,7 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 	if err != nil {
 		return err
 	}
-	hv := RequestHeaderVersion(m, ver)
+	hv := frame.RequestHeaderVersion(m, ver)
 	t.HeaderVersion = hv
 	return d.finish(c.decodeRest(d, hs, hv, m, ver, len(b)-n))
 }
@@ -444,7 +414,7 @@ func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver 
 		d.closeTree(refUndecoded)
 		return err
 	}
-	hv := ResponseHeaderVersion(m, ver)
+	hv := frame.ResponseHeaderVersion(m, ver)
 	t.HeaderVersion = hv
 	n, err := c.frame(d, b)
 	if err != nil {

@@ -8,9 +8,10 @@
 // flexible struct (known tags written in ascending order only when they
 // differ from their default, unknown tags kept on decode and written back on
 // encode); nullable structs with an int8 presence marker (uvarint when
-// tagged); request header v0/v1/v2 and response header v0/v1 selection
-// (ControlledShutdown v0 uses request header v0; ApiVersionsResponse always
-// uses response header v0, KIP-511); int32 size framing; and the KRaft
+// tagged); request header v0/v1/v2 and response header v0/v1 selection by
+// package frame's rule (ControlledShutdown v0 uses request header v0;
+// ApiVersionsResponse always uses response header v0, KIP-511); int32 size
+// framing; and the KRaft
 // metadata record value frame (uvarint frame version 1, api key, version).
 //
 // Each (struct, version) is compiled once into a plan the codec walks; no

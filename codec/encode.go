@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -582,12 +583,12 @@ func (c *Codec) EncodeInto(t *tree.Tree, buf []byte, m *spec.Message, version in
 	}
 	var hv int16
 	if req {
-		hv = RequestHeaderVersion(m, version)
+		hv = frame.RequestHeaderVersion(m, version)
 		if header == nil {
 			header = RequestHeaderValue(hs, m.APIKey, version, 0, "")
 		}
 	} else {
-		hv = ResponseHeaderVersion(m, version)
+		hv = frame.ResponseHeaderVersion(m, version)
 	}
 	nodes := t.Nodes[:0]
 	*t = tree.Tree{Nodes: nodes, Message: m, Version: version, HeaderVersion: hv, Sample: body != nil && body.Sample}

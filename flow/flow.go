@@ -50,6 +50,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -589,7 +590,7 @@ func (c *Conn) judge(d Dir, b []byte) verdict {
 	if m == nil || !m.ValidVersions.Contains(ver) {
 		return reject
 	}
-	hv := codec.RequestHeaderVersion(m, ver)
+	hv := frame.RequestHeaderVersion(m, ver)
 	if hv == 0 {
 		return accept // header v0: api key, version, correlation id only
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	kframe "github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -430,9 +431,9 @@ func judgeInstanceFrame(c *codec.Codec, m *spec.Message, ki *kinstance, kb []byt
 	}
 	req := m.Type == spec.Request
 	hs := headerSpec(c, m)
-	hv := codec.ResponseHeaderVersion(m, v)
+	hv := kframe.ResponseHeaderVersion(m, v)
 	if req {
-		hv = codec.RequestHeaderVersion(m, v)
+		hv = kframe.RequestHeaderVersion(m, v)
 	}
 	if ki.HeaderVersion == nil || ki.CorrelationID == nil || ki.BodyOffset == nil {
 		fail("frame", "(frame)", "Kafka's instance lacks its header version, correlation id or body offset", -1, -1)

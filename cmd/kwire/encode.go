@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -119,9 +120,9 @@ func headerFromJSON(set *spec.Set, m *spec.Message, v int16, text string) (*tree
 	var hs *spec.Message
 	var hv int16
 	if m.Type == spec.Request {
-		hs, hv = set.RequestHeader(), codec.RequestHeaderVersion(m, v)
+		hs, hv = set.RequestHeader(), frame.RequestHeaderVersion(m, v)
 	} else {
-		hs, hv = set.ResponseHeader(), codec.ResponseHeaderVersion(m, v)
+		hs, hv = set.ResponseHeader(), frame.ResponseHeaderVersion(m, v)
 	}
 	if hs == nil {
 		return nil, fmt.Errorf("--header-json: the specs have no %sHeader.json", sideLabel(m))

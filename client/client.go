@@ -11,9 +11,7 @@
 package client
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +22,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -62,8 +61,10 @@ type Conn struct {
 
 	mu   sync.Mutex
 	nc   net.Conn
-	br   *bufio.Reader
 	corr int32
+	// sp splits the responses read into rbuf (its input between calls).
+	sp   frame.Splitter
+	rbuf []byte
 
 	// versions is the broker's ApiVersionsResponse.ApiKeys by api key.
 	versions map[int16]Range
@@ -111,7 +112,8 @@ func Dial(ctx context.Context, addr string, c *codec.Codec, o Options) (*Conn, e
 	if err != nil {
 		return nil, err
 	}
-	cn := &Conn{codec: c, opts: o, addr: addr, nc: nc, br: bufio.NewReaderSize(nc, 64<<10)}
+	cn := &Conn{codec: c, opts: o, addr: addr, nc: nc, rbuf: make([]byte, 64<<10)}
+	cn.sp.Max = o.MaxFrame
 	if err := cn.handshakeVersions(ctx); err != nil {
 		nc.Close()
 		return nil, err
@@ -318,42 +320,49 @@ func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body
 		cn.closeLocked()
 		return x, cn.ioError(ctx, "sending", err)
 	}
-	frame, err := cn.readFrame()
+	fr, err := cn.readFrame()
 	if err != nil {
 		cn.closeLocked()
 		return x, cn.ioError(ctx, "reading the response", err)
 	}
 	x.Latency = time.Since(x.Sent)
-	if len(frame) >= 8 {
-		if got := int32(binary.BigEndian.Uint32(frame[4:8])); got != corr {
-			cn.closeLocked()
-			return x, fmt.Errorf("response correlation id %d, want %d (the connection is out of step and was closed)", got, corr)
-		}
+	if got, ok := frame.ResponseCorrelationID(fr); ok && got != corr {
+		cn.closeLocked()
+		return x, fmt.Errorf("response correlation id %d, want %d (the connection is out of step and was closed)", got, corr)
 	}
-	t, err := cn.codec.DecodeResponse(frame, resp, version)
+	t, err := cn.codec.DecodeResponse(fr, resp, version)
 	x.Response = t
 	return x, err
 }
 
-// readFrame reads one size-prefixed frame whole (prefix included).
+// readFrame reads one size-prefixed frame whole (prefix included), in a
+// buffer of its own. A size prefix over MaxFrame (or negative) fails before
+// the frame is read; the buffer grows with the bytes that arrive.
 func (cn *Conn) readFrame() ([]byte, error) {
-	var p [4]byte
-	if _, err := io.ReadFull(cn.br, p[:]); err != nil {
-		return nil, err
-	}
-	n := int32(binary.BigEndian.Uint32(p[:]))
-	if n < 0 || int64(n) > int64(cn.opts.MaxFrame) {
-		return nil, &codec.FrameError{Size: int64(n), Limit: cn.opts.MaxFrame, Have: 0}
-	}
-	frame := make([]byte, 4+int(n))
-	copy(frame, p[:])
-	if _, err := io.ReadFull(cn.br, frame[4:]); err != nil {
-		if err == io.EOF {
+	for {
+		switch ev := cn.sp.Next(); ev.Kind {
+		case frame.Whole:
+			return append([]byte(nil), ev.Bytes...), nil
+		case frame.Head, frame.Negative:
+			return nil, &codec.FrameError{Size: ev.Size, Limit: cn.opts.MaxFrame, Have: 0}
+		}
+		n, err := cn.nc.Read(cn.rbuf)
+		if n > 0 {
+			cn.sp.Feed(cn.rbuf[:n])
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		p := cn.sp.Pending()
+		if p.Off >= 0 && err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("frame of %d bytes: %w", n, err)
+		if p.Size >= 0 {
+			return nil, fmt.Errorf("frame of %d bytes: %w", p.Size, err)
+		}
+		return nil, err
 	}
-	return frame, nil
 }
 
 func (cn *Conn) ioError(ctx context.Context, what string, err error) error {

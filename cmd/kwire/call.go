@@ -14,6 +14,7 @@ import (
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
@@ -198,11 +199,10 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 }
 
 func correlationOf(x *client.Exchange) int32 {
-	b := x.Request.Bytes
-	if len(b) < 12 {
-		return -1
+	if id, ok := frame.RequestCorrelationID(x.Request.Bytes); ok {
+		return id
 	}
-	return int32(uint32(b[8])<<24 | uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]))
+	return -1
 }
 
 // quorumBody is the part of DescribeQuorumResponse the quorum summary reads.

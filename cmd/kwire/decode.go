@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
@@ -209,7 +209,7 @@ func decodePage(set *spec.Set, api string, version *int16, response bool, o deco
 		case req != nil && len(b) >= 8:
 			// The bytes did not decode as the request --api names: say what
 			// their header claims, and that a response needs --response.
-			key, ver := int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:]))
+			key, ver, _ := frame.RequestAPI(b)
 			if key != req.APIKey || (version != nil && ver != *version) {
 				claims := fmt.Sprintf("api key %d", key)
 				if m := set.Request(key); m != nil {

@@ -3,8 +3,6 @@ package codec
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
@@ -16,17 +14,11 @@ import (
 // UTF-8 bytes, compact strings included).
 const maxString = 32767
 
-// pathElem is one step of a field path: a name, or an index when idx >= 0.
-type pathElem struct {
-	name string
-	idx  int32
-}
-
 // decoder reads one message into a span tree.
 type decoder struct {
 	r      wire.Reader
 	b      tree.Builder
-	path   []pathElem
+	path   tree.Path
 	strict bool
 	// truncated is set when the size prefix claims more bytes than the
 	// input holds; decoding goes on over what is there.
@@ -41,9 +33,9 @@ type decoder struct {
 // array or a nullable struct) could otherwise recurse without end.
 const maxDepth = 64
 
-func (d *decoder) push(name string) { d.path = append(d.path, pathElem{name, -1}) }
-func (d *decoder) pushIdx(i int32)  { d.path = append(d.path, pathElem{"", i}) }
-func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
+func (d *decoder) push(name string) { d.path.Push(name) }
+func (d *decoder) pushIdx(i int32)  { d.path.PushIndex(int(i)) }
+func (d *decoder) pop()             { d.path.Pop() }
 func (d *decoder) failed() bool     { return d.r.Failed() }
 
 // close ends the innermost group at the current offset. After a failure the
@@ -74,22 +66,7 @@ func (d *decoder) mark() bool {
 	return false
 }
 
-func pathString(p []pathElem) string {
-	var b strings.Builder
-	for i, e := range p {
-		if e.idx >= 0 {
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(int(e.idx)))
-			b.WriteByte(']')
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(e.name)
-	}
-	return b.String()
-}
+func pathString(p tree.Path) string { return p.String() }
 
 // structFields decodes the fields of a struct at plan p into the open group.
 func (d *decoder) structFields(p *plan) {
@@ -494,7 +471,7 @@ func (d *decoder) tagSection(p *plan) {
 			d.r.Buf = full[:soff+int(size)]
 		}
 		ti := int32(len(d.b.T.Nodes)) - 3
-		d.path = d.path[:len(d.path)-1] // tagged fields belong to the struct
+		d.path.Pop() // tagged fields belong to the struct
 		d.field(fp, true)
 		d.push("_tagged_fields")
 		d.r.Buf = full

@@ -28,16 +28,16 @@ type encoder struct {
 	buf   []byte
 	b     tree.Builder
 	v     *tree.Tree // the value being encoded
-	path  []pathElem
+	path  tree.Path
 	err   error
 	depth int
 	// c is the codec encoding (its records options).
 	c *Codec
 }
 
-func (e *encoder) push(name string) { e.path = append(e.path, pathElem{name, -1}) }
-func (e *encoder) pushIdx(i int32)  { e.path = append(e.path, pathElem{"", i}) }
-func (e *encoder) pop()             { e.path = e.path[:len(e.path)-1] }
+func (e *encoder) push(name string) { e.path.Push(name) }
+func (e *encoder) pushIdx(i int32)  { e.path.PushIndex(int(i)) }
+func (e *encoder) pop()             { e.path.Pop() }
 func (e *encoder) fail(format string, args ...any) {
 	if e.err == nil {
 		e.err = &EncodeError{Path: pathString(e.path), Msg: fmt.Sprintf(format, args...)}
@@ -460,7 +460,7 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 		var sub *encoder
 		if en.fp != nil {
 			// Encode the value on its own first: its size prefixes it.
-			sub = &encoder{v: e.v, b: tree.Builder{T: &tree.Tree{}}, path: append([]pathElem(nil), e.path...)}
+			sub = &encoder{v: e.v, b: tree.Builder{T: &tree.Tree{}}, path: e.path.Clone()}
 			sub.field(en.fp, en.n, true)
 			if sub.err != nil {
 				e.err = sub.err

@@ -88,62 +88,15 @@ type JSONError struct {
 // Error renders the JSON path and the problem: "$.topics[0].lastOffset: …".
 func (e *JSONError) Error() string { return e.Path + ": " + e.Msg }
 
-// jsonStep is one step of a JSON path: an object key (lower: write it as
-// lowerCaseFirst of a spec name) or, when idx >= 0, an array index.
-type jsonStep struct {
-	key   string
-	lower bool
-	idx   int
-}
-
-func jsonPath(p []jsonStep) string {
-	b := []byte{'$'}
-	for _, s := range p {
-		switch {
-		case s.idx >= 0:
-			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(s.idx), 10)
-			b = append(b, ']')
-		case s.lower:
-			b = append(b, '.')
-			b = appendKey(b, s.key)
-		case isJSONIdent(s.key):
-			b = append(b, '.')
-			b = append(b, s.key...)
-		default:
-			b = append(b, '[')
-			b = appendJSONString(b, s.key)
-			b = append(b, ']')
-		}
-	}
-	return string(b)
-}
-
-func isJSONIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
+// jsonPath renders p as the JSON path of an error ("$.topics[0].lastOffset"),
+// keys quoted as Kafka's converter writes strings.
+func jsonPath(p tree.Path) string {
+	return string(p.AppendJSON(nil, appendJSONString[string]))
 }
 
 // appendKey appends lowerCaseFirst(name), the JSON key of a spec field
 // (MessageGenerator.lowerCaseFirst: "ClusterId" -> "clusterId", "NS" -> "nS").
-func appendKey(b []byte, name string) []byte {
-	if name == "" {
-		return b
-	}
-	c := name[0]
-	if c >= 'A' && c <= 'Z' {
-		c += 'a' - 'A'
-	}
-	return append(append(b, c), name[1:]...)
-}
+func appendKey(b []byte, name string) []byte { return tree.AppendJSONKey(b, name) }
 
 // isKey reports whether key is lowerCaseFirst(name), without allocating.
 func isKey(key, name string) bool {
@@ -218,7 +171,7 @@ type jsonWriter struct {
 	flexible bool
 	o        JSONOptions
 	buf      []byte
-	path     []jsonStep
+	path     tree.Path
 	// kids holds the field nodes of the structs being written, a stack of
 	// one run per open object.
 	kids []jsonKid
@@ -296,9 +249,9 @@ func (w *jsonWriter) object(st *spec.Struct, i int32) {
 				}
 			}
 		}
-		w.path = append(w.path, jsonStep{key: f.Name, lower: true, idx: -1})
+		w.path.Push(f.Name)
 		w.field(f, n, &first)
-		w.path = w.path[:len(w.path)-1]
+		w.path.Pop()
 		if w.err != nil {
 			return
 		}
@@ -322,7 +275,8 @@ func (w *jsonWriter) object(st *spec.Struct, i int32) {
 		if !w.o.UnknownTags {
 			continue
 		}
-		w.path = append(w.path, jsonStep{key: unknownTagsKey, idx: -1}, jsonStep{idx: tags})
+		w.path.PushKey(unknownTagsKey)
+		w.path.PushIndex(tags)
 		if !w.flexible {
 			w.fail("unknown tagged field %d cannot exist in non-flexible version %d", w.t.Nodes[kid.n].Num, w.v)
 			return
@@ -409,13 +363,13 @@ func (w *jsonWriter) value(f *spec.Field, n int32) {
 				if k > 0 {
 					w.buf = append(w.buf, ',')
 				}
-				w.path = append(w.path, jsonStep{idx: k})
+				w.path.PushIndex(k)
 				if f.Type.Elem == spec.KindStruct {
 					w.object(f.Type.Struct, c)
 				} else {
 					w.scalar(nil, f.Type.Elem, c)
 				}
-				w.path = w.path[:len(w.path)-1]
+				w.path.Pop()
 				k++
 				return w.err == nil
 			})
@@ -831,20 +785,20 @@ func tokenizeJSON(data []byte) ([]jsonVal, *JSONError) {
 	)
 	malformed := func(off int, msg string) *JSONError {
 		// The path of the value being read when the error came.
-		var p []jsonStep
+		var p tree.Path
 		for k, o := range stack {
 			if k > 0 {
 				if stack[k-1].obj {
-					p = append(p, jsonStep{key: vals[o.i].key, idx: -1})
+					p.PushKey(vals[o.i].key)
 				} else {
-					p = append(p, jsonStep{idx: vals[o.i].idx})
+					p.PushIndex(vals[o.i].idx)
 				}
 			}
 			if k == len(stack)-1 {
 				if o.obj && o.haveKey {
-					p = append(p, jsonStep{key: o.key, idx: -1})
+					p.PushKey(o.key)
 				} else if !o.obj {
-					p = append(p, jsonStep{idx: o.n})
+					p.PushIndex(o.n)
 				}
 			}
 		}
@@ -926,7 +880,7 @@ type jsonReader struct {
 	v        int16
 	flexible bool
 	b        tree.Builder
-	path     []jsonStep
+	path     tree.Path
 	def      encoder // for isDefault
 	// other is > 0 while reading the value of a field that is not in the
 	// version (see otherVersion).
@@ -937,10 +891,14 @@ type jsonReader struct {
 }
 
 func (r *jsonReader) push(key string, lower bool) {
-	r.path = append(r.path, jsonStep{key: key, lower: lower, idx: -1})
+	if lower {
+		r.path.Push(key)
+	} else {
+		r.path.PushKey(key)
+	}
 }
-func (r *jsonReader) pushIdx(i int) { r.path = append(r.path, jsonStep{idx: i}) }
-func (r *jsonReader) pop()          { r.path = r.path[:len(r.path)-1] }
+func (r *jsonReader) pushIdx(i int) { r.path.PushIndex(i) }
+func (r *jsonReader) pop()          { r.path.Pop() }
 
 // errAt is an error about JSON value c at the current path.
 func (r *jsonReader) errAt(c int32, format string, args ...any) *JSONError {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"strconv"
 
 	"github.com/kwire/kwire/tree"
 )
@@ -136,59 +135,50 @@ func (x *Index) Path(i int32) string {
 	if !x.valid(i) {
 		return ""
 	}
-	return string(x.appendPath(nil, i))
+	return x.Steps(i).String()
 }
 
-// appendPath appends node i's path, composed as jsonWriter.appendPath
-// composes it from its parent's and its struct's.
-func (x *Index) appendPath(b []byte, i int32) []byte {
+// Steps is node i's path (see Path) as steps, for writing it in another
+// notation (tree.Path.AppendAnchor); nil for the root and for i out of
+// range.
+func (x *Index) Steps(i int32) tree.Path {
+	if !x.valid(i) {
+		return nil
+	}
+	return x.steps(nil, i)
+}
+
+// steps appends the steps of node i's path to p, composed as
+// jsonWriter.appendPath composes it from its parent's and its struct's.
+func (x *Index) steps(p tree.Path, i int32) tree.Path {
+	if i < 0 {
+		return p
+	}
 	t := x.t
-	n := &t.Nodes[i]
 	e := &x.nodes[i]
-	switch n.Kind {
+	var parent, st tree.Path
+	switch t.Nodes[i].Kind {
 	case tree.Message:
-		return b
+		return p
+	case tree.Field, tree.Struct, tree.Array, tree.Records:
+		if t.Field(i) != nil {
+			st = x.steps(nil, x.structOf(i))
+			break
+		}
+		parent = x.steps(nil, e.parent)
+	case tree.RecordBatch:
+		if e.parent < 0 {
+			return p
+		}
+		parent = x.steps(nil, e.parent)
 	case tree.Frame, tree.Header, tree.Body:
 		if e.parent > 0 {
-			// A metadata record's frame inside a record value.
-			return appendName(x.join(b, e.parent), t, i, e.ctx)
+			parent = x.steps(nil, e.parent)
 		}
-		return appendName(b, t, i, e.ctx)
-	case tree.Field, tree.Struct, tree.Array, tree.Records:
-		if f := t.Field(i); f != nil {
-			return append(x.join(b, x.structOf(i)), f.Name...)
-		}
-	case tree.Element:
-		return appendIndex(x.pathOf(b, e.parent), n.Index)
-	case tree.TagSection:
-		return append(x.join(b, e.parent), "_tagged_fields"...)
-	case tree.Tag, tree.UnknownTag:
-		return strconv.AppendInt(append(x.join(b, e.parent), "tag"...), n.Num, 10)
-	case tree.RecordBatch:
-		// A record batch's path is its records field's, indexed.
-		if e.parent < 0 {
-			return b
-		}
-		return appendIndex(x.appendPath(b, e.parent), e.batch)
+	default:
+		parent = x.steps(nil, e.parent)
 	}
-	return appendName(x.join(b, e.parent), t, i, e.ctx)
-}
-
-// pathOf appends node i's path, nothing for i = -1.
-func (x *Index) pathOf(b []byte, i int32) []byte {
-	if i < 0 {
-		return b
-	}
-	return x.appendPath(b, i)
-}
-
-// join appends node i's path and a "." when it is not empty.
-func (x *Index) join(b []byte, i int32) []byte {
-	n := len(b)
-	if b = x.pathOf(b, i); len(b) > n {
-		b = append(b, '.')
-	}
-	return b
+	return appendPathSteps(p, t, i, e.ctx, parent, st, e.batch)
 }
 
 // structOf returns the nearest ancestor of node i whose field children

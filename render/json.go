@@ -121,9 +121,9 @@ type jsonWriter struct {
 	t *tree.Tree
 	// cell holds one text (a name, an about…) on its way to being escaped.
 	cell []byte
-	// path holds the paths of the nodes being written, root first; a node
-	// knows its own and its parent's and struct's as spans of it.
-	path []byte
+	// steps holds the paths of the nodes being written, root first; a
+	// node knows its own and its parent's and struct's as spans of it.
+	steps tree.Path
 	// indented holds a Member's value, indented.
 	indented bytes.Buffer
 	// values is how record keys, values and header values are written.
@@ -142,7 +142,7 @@ func jsonSize(p *Page) int {
 	return n
 }
 
-// span is a node's path: path[lo:hi].
+// span is a node's path: steps[lo:hi].
 type span struct{ lo, hi int }
 
 // newline starts a line indented by depth levels.
@@ -245,7 +245,7 @@ func (j *jsonWriter) side(s *Side) {
 		j.b = append(j.b, "null"...)
 	} else {
 		j.t = t
-		j.path = j.path[:0]
+		j.steps = j.steps[:0]
 		j.node(0, childCtx(t, -1, ctx{}, 0), 3, span{}, span{}, -1)
 	}
 }
@@ -326,7 +326,8 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 	j.b = appendJSONBytes(j.b, j.cell)
 	j.spill()
 	j.key(depth, "path")
-	j.b = appendJSONBytes(j.b, j.path[me.lo:me.hi])
+	j.cell = j.steps[me.lo:me.hi].Append(j.cell[:0])
+	j.b = appendJSONBytes(j.b, j.cell)
 	j.key(depth, "region")
 	j.b = appendJSONString(j.b, c.region.String())
 	j.key(depth, "children")
@@ -354,7 +355,7 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 	j.b = append(j.b, ']')
 	j.newline(depth - 1)
 	j.b = append(j.b, '}')
-	j.path = j.path[:me.lo]
+	j.steps = j.steps[:me.lo]
 }
 
 // structLike reports whether node i's field children belong to it.
@@ -368,58 +369,68 @@ func structLike(t *tree.Tree, i int32) bool {
 	return false
 }
 
-// appendPath appends node i's path to j.path and returns where it is;
+// appendPath appends node i's path to j.steps and returns where it is;
 // parent, st and batch are as for node.
 func (j *jsonWriter) appendPath(i int32, c ctx, parent, st span, batch int) span {
-	t := j.t
+	lo := len(j.steps)
+	j.steps = appendPathSteps(j.steps, j.t, i, c, j.steps[parent.lo:parent.hi], j.steps[st.lo:st.hi], int32(batch))
+	return span{lo: lo, hi: len(j.steps)}
+}
+
+// appendPathSteps appends the steps of node i's path (see Index.Path) to
+// p, given the paths of its parent and of the struct whose fields its
+// field children are (tag sections and tag entries pass it through, so a
+// tagged field's path is its struct's path plus its name, as in the
+// codec's error paths). batch is i's position among its parent's record
+// batches when i is one. parent and st may lie in p's array below len(p).
+func appendPathSteps(p tree.Path, t *tree.Tree, i int32, c ctx, parent, st tree.Path, batch int32) tree.Path {
 	n := &t.Nodes[i]
-	me := span{lo: len(j.path)}
 	switch n.Kind {
 	case tree.Message:
+		return p
 	case tree.Frame, tree.Header, tree.Body:
 		if c.parent > 0 {
 			// A metadata record's frame inside a record value.
-			j.join(parent)
+			p = append(p, parent...)
 		}
-		j.path = appendName(j.path, t, i, c)
+		return appendNameSteps(p, t, i, c)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if f := t.Field(i); f != nil {
-			j.join(st)
-			j.path = append(j.path, f.Name...)
-			break
+			return append(append(p, st...), tree.Name(f.Name))
 		}
-		j.join(parent)
-		j.path = appendName(j.path, t, i, c)
 	case tree.Element:
-		j.path = append(j.path, j.path[parent.lo:parent.hi]...)
-		j.path = appendIndex(j.path, n.Index)
+		return append(append(p, parent...), tree.Index(int(n.Index)))
 	case tree.TagSection:
-		j.join(parent)
-		j.path = append(j.path, "_tagged_fields"...)
+		return append(append(p, parent...), tree.Name("_tagged_fields"))
 	case tree.Tag, tree.UnknownTag:
-		j.join(parent)
-		j.path = strconv.AppendInt(append(j.path, "tag"...), n.Num, 10)
+		return append(append(p, parent...), tree.Name("tag"+strconv.FormatInt(n.Num, 10)))
 	case tree.RecordBatch:
 		// The path of a record batch is its records field's, indexed.
-		j.path = append(j.path, j.path[parent.lo:parent.hi]...)
+		p = append(p, parent...)
 		if batch >= 0 {
-			j.path = appendIndex(j.path, int32(batch))
+			p = append(p, tree.Index(int(batch)))
 		}
-	default:
-		j.join(parent)
-		j.path = appendName(j.path, t, i, c)
+		return p
 	}
-	me.hi = len(j.path)
-	return me
+	return appendNameSteps(append(p, parent...), t, i, c)
 }
 
-// join copies the path base to the end of j.path, with a "." after it
-// unless it is empty, for a name to follow.
-func (j *jsonWriter) join(base span) {
-	if base.hi > base.lo {
-		j.path = append(j.path, j.path[base.lo:base.hi]...)
-		j.path = append(j.path, '.')
+// appendNameSteps appends node i's name (appendName's) as path steps: a
+// name repeated with an index ("Record[2]", "headerKey[1]") as a name and
+// an index step.
+func appendNameSteps(p tree.Path, t *tree.Tree, i int32, c ctx) tree.Path {
+	n := &t.Nodes[i]
+	ref := tree.RefOf(n.Ref)
+	switch {
+	case ref.Name != "" && (n.Kind == tree.Record && ref.Name == "Record" ||
+		n.Kind == tree.BatchField && (ref.Name == "headerKey" || ref.Name == "headerValue")):
+		return append(p, tree.Name(ref.Name), tree.Index(int(n.Index)))
+	case ref.Name != "" && !(n.Kind == tree.RecordBatch && ref.Name == "LegacyMessage"):
+		return append(p, tree.Name(ref.Name))
+	case ref.Name == "" && n.Kind == tree.Record:
+		return append(p, tree.Name("Record"), tree.Index(int(n.Index)))
 	}
+	return append(p, tree.Name(string(appendName(nil, t, i, c))))
 }
 
 // value writes node i's JSON-native value.

@@ -510,31 +510,17 @@ func writeGrid(o *out, sd side, x *render.Index) {
 }
 
 // anchor is node i's id without the side's prefix: its path with the
-// message name dropped and [n] as .n.
+// message name dropped, in the anchor notation (tree.Path.AppendAnchor:
+// [n] as .n).
 func anchor(x *render.Index, i int32, root string) string {
 	if i == 0 {
 		return "message"
 	}
-	p := x.Path(i)
-	if strings.HasPrefix(p, root) && len(p) > len(root) && p[len(root)] == '.' {
-		p = p[len(root)+1:]
+	p := x.Steps(i)
+	if len(p) > 1 && !p[0].IsIndex() && p[0].Name == root && !p[1].IsIndex() {
+		p = p[1:]
 	}
-	if strings.ContainsAny(p, "[] \t\n") {
-		var b strings.Builder
-		for i := 0; i < len(p); i++ {
-			switch c := p[i]; c {
-			case '[':
-				b.WriteByte('.')
-			case ']':
-			case ' ', '\t', '\n':
-				b.WriteByte('_')
-			default:
-				b.WriteByte(c)
-			}
-		}
-		p = b.String()
-	}
-	return p
+	return string(p.AppendAnchor(nil))
 }
 
 // maxDepthClass is the deepest indentation class of the stylesheet (d0…d40).

@@ -240,23 +240,25 @@ func rewriteTree(p *Proxy, t *tree.Tree) ([]byte, error) {
 		return nil, fmt.Errorf("no header or body")
 	}
 	header, body := t.Sub(hi), t.Sub(bi)
-	// The new host's bytes go after a private copy of the frame's.
-	n := len(body.Bytes)
-	body.Bytes = append(body.Bytes[:n:n], p.advHost...)
+	// Edit the body's value (the decoded frame is left as it is: the first
+	// SetString copies the body's bytes).
 	for i := range body.Nodes {
-		nd := &body.Nodes[i]
-		if nd.Kind != tree.Field || nd.Flags&tree.FlagVirtual != 0 {
+		if body.Nodes[i].Kind != tree.Field || body.IsVirtual(int32(i)) {
 			continue
 		}
 		f := body.Field(int32(i))
 		if f == nil {
 			continue
 		}
+		var err error
 		switch f.Name {
 		case "Host":
-			nd.DOff, nd.DLen, nd.Null = int32(n), int32(len(p.advHost)), false
+			err = body.At(int32(i)).SetString(p.advHost)
 		case "Port":
-			nd.Num = int64(p.advPort)
+			err = body.At(int32(i)).SetInt(int64(p.advPort))
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	out, err := p.o.Codec.Encode(t.Message, t.Version, header, body)

@@ -133,7 +133,7 @@ func LogBatches(t *tree.Tree) []LogBatch {
 
 func logBatch(t *tree.Tree, bi int32) LogBatch {
 	n := &t.Nodes[bi]
-	lb := LogBatch{Node: bi, Magic: int8(n.Num), CRCValid: n.Flags&tree.FlagBadCRC == 0, Count: 1, TimestampType: NoTimestampType}
+	lb := LogBatch{Node: bi, Magic: t.Magic(bi), CRCValid: n.Flags&tree.FlagBadCRC == 0, Count: 1, TimestampType: NoTimestampType}
 	if lb.Magic != 2 {
 		legacyBatch(t, bi, &lb)
 		return lb

@@ -439,7 +439,7 @@ func (j *jsonWriter) value(i int32) {
 	n := &t.Nodes[i]
 	switch n.Kind {
 	case tree.Array:
-		j.b = appendIntOrNull(j.b, int64(n.Index), !n.Null)
+		j.b = appendIntOrNull(j.b, int64(t.Count(i)), !n.Null)
 		return
 	case tree.Records:
 		j.b = appendIntOrNull(j.b, int64(len(t.Data(i))), !n.Null)

@@ -275,11 +275,11 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		if t.Message == nil {
 			return append(b, "message"...)
 		}
-		return strconv.AppendInt(append(b, "message v"...), n.Num, 10)
+		return strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
 	case tree.Frame:
 		return b
 	case tree.Header:
-		return strconv.AppendInt(append(b, 'v'), n.Num, 10)
+		return strconv.AppendInt(append(b, 'v'), int64(t.NodeVersion(i)), 10)
 	case tree.Body:
 		return append(b, "struct"...)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
@@ -305,19 +305,19 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.UnknownTag:
 		return append(b, "unknown tag"...)
 	case tree.RecordBatch:
-		if n.Num == 2 {
+		if t.Magic(i) == 2 {
 			return append(b, "RecordBatch v2"...)
 		}
-		return strconv.AppendInt(append(b, "magic "...), n.Num, 10)
+		return strconv.AppendInt(append(b, "magic "...), int64(t.Magic(i)), 10)
 	case tree.Record:
 		return append(b, "Record"...)
 	case tree.Decompressed:
-		return appendCompression(b, int64(n.Index))
+		return appendCompression(b, int64(t.Compression(i)))
 	case tree.Embedded:
 		if embeddedFramed(t, i) {
-			return strconv.AppendInt(append(b, "metadata record v"...), n.Num, 10)
+			return strconv.AppendInt(append(b, "metadata record v"...), int64(t.NodeVersion(i)), 10)
 		}
-		return strconv.AppendInt(append(b, "message v"...), n.Num, 10)
+		return strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
 	}
 	return append(b, n.Wire.String()...)
 }
@@ -383,7 +383,7 @@ func appendValueText(b []byte, t *tree.Tree, i int32, c ctx, v Values) []byte {
 		if n.Null {
 			return append(b, "null"...)
 		}
-		return appendCount(b, int64(n.Index), "element", "elements")
+		return appendCount(b, int64(t.Count(i)), "element", "elements")
 	case tree.Records:
 		if n.Null {
 			return append(b, "null"...)
@@ -667,7 +667,7 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		}
 		return append(b, "common request header"...)
 	case tree.Body:
-		return strconv.AppendInt(append(b, "message body, version "...), n.Num, 10)
+		return strconv.AppendInt(append(b, "message body, version "...), int64(t.NodeVersion(i)), 10)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if ref.Field == nil {
 			return b
@@ -703,9 +703,9 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		return append(appendCount(b, int64(n.Size), "byte", "bytes"), ", not decoded"...)
 	case tree.Embedded:
 		if embeddedFramed(t, i) {
-			return strconv.AppendInt(append(b, "KRaft metadata record, version "...), n.Num, 10)
+			return strconv.AppendInt(append(b, "KRaft metadata record, version "...), int64(t.NodeVersion(i)), 10)
 		}
-		return strconv.AppendInt(append(b, "message held in the record, version "...), n.Num, 10)
+		return strconv.AppendInt(append(b, "message held in the record, version "...), int64(t.NodeVersion(i)), 10)
 	}
 	return b
 }
@@ -742,7 +742,7 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		case "RecordBatch":
 			return appendBatchAbout(b, t, i), true
 		case "LegacyMessage":
-			b = strconv.AppendInt(append(b, "message set entry, magic "...), n.Num, 10)
+			b = strconv.AppendInt(append(b, "message set entry, magic "...), int64(t.Magic(i)), 10)
 			b = append(strconv.AppendInt(append(b, ", "...), int64(n.Size), 10), " bytes"...)
 			if n.Flags&tree.FlagBadCRC != 0 {
 				b = append(b, ", CRC INVALID"...)
@@ -762,9 +762,9 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		}
 		return b, true
 	case tree.Decompressed:
-		b = appendCompression(b, int64(n.Index))
+		b = appendCompression(b, int64(t.Compression(i)))
 		b = append(b, " payload decompressed, not wire bytes (v offsets)"...)
-		if c.parent >= 0 && t.Name(c.parent) == "LegacyMessage" && t.Nodes[c.parent].Num == 1 {
+		if c.parent >= 0 && t.Name(c.parent) == "LegacyMessage" && t.Magic(c.parent) == 1 {
 			b = strconv.AppendInt(append(b, "; inner offsets relative to "...), n.Num, 10)
 		}
 		return b, true
@@ -773,7 +773,7 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		inLegacy := c.parent >= 0 && t.Name(c.parent) == "LegacyMessage"
 		switch {
 		case (inBatch || inLegacy) && ref.Name == "crc":
-			return appendCRCText(append(append(b, ref.About...), ": "...), n), true
+			return appendCRCText(append(append(b, ref.About...), ": "...), t, i), true
 		case inBatch && ref.Name == "attributes":
 			return appendAttributes(b, n.Num), true
 		case inLegacy && ref.Name == "attributes":
@@ -811,19 +811,19 @@ func appendBatchAbout(b []byte, t *tree.Tree, i int32) []byte {
 	}
 	b = append(b, ", CRC INVALID"...)
 	if crc := batchChild(t, i, "crc"); crc >= 0 {
-		b = appendHex8(append(b, " (computed 0x"...), uint32(t.Nodes[crc].Index))
+		b = appendHex8(append(b, " (computed 0x"...), t.CRC(crc))
 		b = append(b, ')')
 	}
 	return b
 }
 
-// appendCRCText says whether a RecordBatch v2 crc leaf (stored CRC in Num,
-// computed CRC in Index) is valid.
-func appendCRCText(b []byte, n *tree.Node) []byte {
-	if n.Flags&tree.FlagBadCRC != 0 {
-		return appendHex8(append(b, "INVALID, computed 0x"...), uint32(n.Index))
+// appendCRCText says whether RecordBatch v2 crc leaf i (stored CRC in its
+// value, computed CRC in Tree.CRC) is valid.
+func appendCRCText(b []byte, t *tree.Tree, i int32) []byte {
+	if t.Nodes[i].Flags&tree.FlagBadCRC != 0 {
+		return appendHex8(append(b, "INVALID, computed 0x"...), t.CRC(i))
 	}
-	return append(appendHex8(append(b, "valid (0x"...), uint32(n.Index)), ')')
+	return append(appendHex8(append(b, "valid (0x"...), t.CRC(i)), ')')
 }
 
 // batchChild returns the child of RecordBatch node i with synthetic name

@@ -199,8 +199,11 @@ func ParsePath(s string) (Path, error) {
 			}
 			p = append(p, Index(int(n)))
 			i += j + 1
-			if i < len(s) && s[i] != '.' && s[i] != '[' {
-				return bad(i, "a name right after ]: a . is missing")
+			switch {
+			case i < len(s) && s[i] == ']':
+				return bad(i, "] without [")
+			case i < len(s) && s[i] != '.' && s[i] != '[':
+				return bad(i, "a . is missing before the name")
 			}
 		case s[i] == '.' && i > 0 && i+1 < len(s):
 			i++
@@ -209,6 +212,9 @@ func ParsePath(s string) (Path, error) {
 			j := i
 			for j < len(s) && s[j] != '.' && s[j] != '[' && s[j] != ']' {
 				j++
+			}
+			if j == i && j < len(s) && s[j] == ']' {
+				return bad(i, "] without [")
 			}
 			if j == i {
 				return bad(i, "a name is missing")

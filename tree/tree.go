@@ -219,7 +219,10 @@ type Node struct {
 	Flags Flags
 	// Index is the element index of an Element or Record node, the number
 	// of elements of an Array node, the index of a record header key/value,
-	// and the computed CRC-32C (bits) of a RecordBatch crc leaf.
+	// the computed CRC (bits) of a record batch's or legacy message's crc
+	// leaf and the compression id of a Decompressed node. Read the
+	// kind-dependent meanings with Tree.Count, Tree.CRC and
+	// Tree.Compression.
 	Index int32
 	// Ref is the id of the node's Ref: its spec field (Field, Struct, Array,
 	// Records, Tag nodes and header fields), its struct (Body, Header,
@@ -230,8 +233,9 @@ type Node struct {
 	// End is the index just past this node's subtree.
 	End int32
 	// Num holds integer values (ints, bool 0/1, lengths, counts, tags),
-	// float64 bits, the version of Header/Body nodes and the magic of a
-	// RecordBatch.
+	// float64 bits, the version of Message/Header/Body/Embedded nodes and
+	// the magic of a RecordBatch. Read the version and the magic with
+	// Tree.NodeVersion and Tree.Magic.
 	Num int64
 	// DOff and DLen locate the contents of strings, bytes, uuids, records,
 	// unknown-tag payloads and raw leaves in Tree.Bytes.
@@ -259,6 +263,9 @@ type Tree struct {
 	// Problems are what was found wrong in records while decoding (or
 	// encoding) without failing it, in the order found.
 	Problems []Problem
+	// ownBytes is set once Value.SetString or SetBytes has copied Bytes,
+	// which the tree then owns alone (see Value.SetString).
+	ownBytes bool
 }
 
 // Problem is something wrong found in records: the message decoded, but
@@ -338,6 +345,27 @@ func (t *Tree) Span(i int32) []byte {
 	}
 	return area[n.Off : n.Off+n.Size : n.Off+n.Size]
 }
+
+// Count returns the number of elements of Array node i (as its length
+// prefix says in a span tree; as many as it holds in a value tree).
+func (t *Tree) Count(i int32) int { return int(t.Nodes[i].Index) }
+
+// CRC returns the checksum computed over the bytes that crc leaf i covers:
+// CRC-32C for a RecordBatch v2, CRC-32 for a legacy message (the stored
+// checksum is the leaf's value, Num; FlagBadCRC marks a mismatch).
+func (t *Tree) CRC(i int32) uint32 { return uint32(t.Nodes[i].Index) }
+
+// Compression returns the compression id of Decompressed node i (1 gzip,
+// 2 snappy, 3 lz4, 4 zstd).
+func (t *Tree) Compression(i int32) int { return int(t.Nodes[i].Index) }
+
+// Magic returns the magic of RecordBatch node i: 2 for a RecordBatch v2,
+// 0 or 1 for a legacy message.
+func (t *Tree) Magic(i int32) int8 { return int8(t.Nodes[i].Num) }
+
+// NodeVersion returns the version of Message, Header, Body or Embedded
+// node i (a header's is the header version).
+func (t *Tree) NodeVersion(i int32) int16 { return int16(t.Nodes[i].Num) }
 
 // Children calls fn with the index of each direct child of node i.
 func (t *Tree) Children(i int32, fn func(c int32) bool) {

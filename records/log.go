@@ -231,7 +231,7 @@ type legacyMessage struct {
 }
 
 func readLegacy(t *tree.Tree, mi int32) legacyMessage {
-	m := legacyMessage{magic: int8(t.Nodes[mi].Num), timestamp: -1, inner: -1}
+	m := legacyMessage{magic: t.Magic(mi), timestamp: -1, inner: -1}
 	t.Children(mi, func(c int32) bool {
 		cn := &t.Nodes[c]
 		switch {

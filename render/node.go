@@ -777,7 +777,7 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		case inBatch && ref.Name == "attributes":
 			return appendAttributes(b, n.Num), true
 		case inLegacy && ref.Name == "attributes":
-			return appendLegacyAttributes(b, n.Num, t.Nodes[c.parent].Num), true
+			return appendLegacyAttributes(b, n.Num, int64(t.Magic(c.parent))), true
 		case ref.Name == "key", ref.Name == "value", ref.Name == "headersCount", ref.Name == "headerKey", ref.Name == "headerValue":
 			// The name and the value say what these are.
 			return b, true

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/spec"
 )
 
 // c20 is case C20's pair of specs (a field goes uint16 → int32 in place).
@@ -60,7 +62,7 @@ func TestCompatReleases(t *testing.T) {
 	var out struct {
 		Old, New string
 		Counts   map[string]int
-		Findings []findingJSON
+		Findings []spec.FindingJSON
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
@@ -136,7 +138,7 @@ func TestDiffCommand(t *testing.T) {
 	if strings.Contains(out, "AddOffsetsToTxn") {
 		t.Error("diff lists an API whose only change is its listeners")
 	}
-	var rows []diffRowJSON
+	var rows []spec.DiffRowJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "diff", "3.9", "4.4", "--format", "json")), &rows); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestHistoryCommand(t *testing.T) {
 	if !strings.Contains(out, "comments on versions that are not valid:\n      // Versions 0-3 were removed in Apache Kafka 4.0, Version 4 is the new baseline.  (line 21)") {
 		t.Errorf("history FetchRequest lacks the removed versions' comment:\n%s", out)
 	}
-	var hs []historyJSON
+	var hs []spec.HistoryJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "history", "52", "--format", "json")), &hs); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,8 @@
 //	   (--response without --api and --version, encode without --version)
 //
 // The command only parses flags and prints; the work is done by packages
-// spec, codec, instance and render.
+// spec, codec, instance, render and the others (report writes the lines of
+// pcap and proxy, spec those of compat, diff and history).
 package main
 
 import (

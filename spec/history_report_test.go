@@ -1,0 +1,118 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestHistoryText(t *testing.T) {
+	set, _ := Embedded("4.4")
+	req, resp, err := set.Lookup("Vote")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp == nil {
+		resp = set.Response(req.APIKey)
+	}
+	var b bytes.Buffer
+	if err := WriteHistoryText(&b, "Kafka 4.4.0", APIHistory(req, resp), nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"VoteRequest (request, api key 52) in Kafka 4.4.0: valid versions 0-2, flexible 0+\n  v0  lowest valid version; first flexible version\n  v1\n",
+		"      + VoterId int32 (ignorable, default -1): The replica id of the voter receiving the request.\n",
+		"      // Version 1 adds voter key and directory id (KIP-853)  (line 21)\n",
+		"  v2\n      + Topics.Partitions.PreVote bool: Whether the request is a PreVote request (not persisted) or not.\n      // Version 2 adds PreVote field and renames candidate to replica  (line 22)\n",
+		"\nVoteResponse (response, api key 52) in Kafka 4.4.0",
+		"      + NodeEndpoints []NodeEndpoint (tagged 1+, tag 0): Endpoints for all current-leaders enumerated in PartitionData.\n",
+		"  v2  no field changes\n      // Version 2 handles PreVote requests  (line 21)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history of Vote lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A message without valid versions gets the caller's hint.
+	req, resp, _ = set.Lookup("LeaderAndIsr")
+	if resp == nil {
+		resp = set.Response(req.APIKey)
+	}
+	b.Reset()
+	WriteHistoryText(&b, "Kafka 4.4.0", APIHistory(req, nil), func(m *Message) string { return "(hint for " + m.Name + ")" })
+	if want := "LeaderAndIsrRequest (request, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n  no valid versions (hint for LeaderAndIsrRequest)\n"; b.String() != want {
+		t.Errorf("history of LeaderAndIsr:\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+func TestChangeLines(t *testing.T) {
+	f := &Field{Name: "X", TypeString: "string", Versions: Versions{0, 1}, NullableVersions: Versions{1, MaxVersion}, About: "An x."}
+	tg := &Field{Name: "T", TypeString: "int32", HasTag: true, Tag: 3, TaggedVersions: Versions{2, MaxVersion}, NullableVersions: None, Ignorable: true, Default: "-1"}
+	for _, c := range []struct {
+		c    Change
+		want string
+	}{
+		{Change{Kind: "added", Path: "A.X", Field: f}, "+ A.X string (nullable 1+): An x."},
+		{Change{Kind: "added", Path: "T", Field: tg}, "+ T int32 (tagged 2+, tag 3, ignorable, default -1)"},
+		{Change{Kind: "removed", Path: "A.X", Field: f}, "- A.X string (versions 0-1)"},
+		{Change{Kind: "nullable", Path: "A.X", Field: f}, "~ A.X becomes nullable (nullableVersions 1+)"},
+		{Change{Kind: "not-nullable", Path: "A.X", Field: f}, "~ A.X is no longer nullable (nullableVersions 1+)"},
+		{Change{Kind: "tagged", Path: "T", Field: tg}, "~ T becomes tagged, tag 3 (taggedVersions 2+)"},
+	} {
+		if got := c.c.Line(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.c.Kind, got, c.want)
+		}
+	}
+}
+
+// The response's highest version is marked unstable with its request's.
+func TestAPIHistoryMarksTheUnstableResponse(t *testing.T) {
+	set, _ := Embedded("4.4")
+	for _, req := range set.Messages {
+		if req.Type != Request || !req.LatestVersionUnstable || req.ValidVersions.Empty() {
+			continue
+		}
+		resp := set.Response(req.APIKey)
+		hs := APIHistory(req, resp)
+		if len(hs) != 2 {
+			t.Fatalf("%s: %d histories", req.Name, len(hs))
+		}
+		last := hs[1].Versions[len(hs[1].Versions)-1]
+		if !last.Unstable || last.Version != resp.ValidVersions.Hi || hs[1].Versions[0].Unstable && len(hs[1].Versions) > 1 {
+			t.Errorf("%s: versions %+v", resp.Name, hs[1].Versions)
+		}
+		var b bytes.Buffer
+		WriteHistoryJSON(&b, hs)
+		var js []HistoryJSON
+		if err := json.Unmarshal(b.Bytes(), &js); err != nil || !js[1].Versions[len(js[1].Versions)-1].Unstable {
+			t.Errorf("%s JSON: %v %s", req.Name, err, b.String())
+		}
+		return
+	}
+	t.Skip("no API of 4.4 has latestVersionUnstable")
+}
+
+func TestHistoryJSON(t *testing.T) {
+	set, _ := Embedded("4.4")
+	req, resp, _ := set.Lookup("52")
+	if resp == nil {
+		resp = set.Response(req.APIKey)
+	}
+	var b bytes.Buffer
+	if err := WriteHistoryJSON(&b, APIHistory(req, resp)); err != nil {
+		t.Fatal(err)
+	}
+	var hs []HistoryJSON
+	if err := json.Unmarshal(b.Bytes(), &hs); err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != 2 || *hs[0].APIKey != 52 || len(hs[0].Versions) != 3 || hs[0].Versions[2].Changes[0].Path != "Topics.Partitions.PreVote" || hs[0].Versions[2].Notes[0].Line != 22 {
+		t.Errorf("%+v", hs)
+	}
+	c := hs[0].Versions[1].Changes[0]
+	if c.Kind != "added" || c.Type != "int32" || c.Default != "-1" || c.Tag != nil {
+		t.Errorf("v1's first change %+v", c)
+	}
+}

@@ -133,9 +133,15 @@ const (
 	// Garbage is Skipped bytes at the end of a stream in which no plausible
 	// frame was found.
 	Garbage
+	// Records is a problem in the records of a request or response that
+	// decoded (a tree.Problem that is not a notice: a batch whose CRC does
+	// not match, a record count that does not, a payload that does not
+	// decompress); one is reported for each. Err and Path are the tree
+	// problem's.
+	Records
 )
 
-var kindNames = [...]string{"", "frame-too-large", "negative-size", "not-kafka", "truncated", "decode-failed", "gap", "resync", "garbage"}
+var kindNames = [...]string{"", "frame-too-large", "negative-size", "not-kafka", "truncated", "decode-failed", "gap", "resync", "garbage", "records"}
 
 // String is the kind's name as JSON output shows it ("frame-too-large").
 func (k Kind) String() string {
@@ -151,13 +157,13 @@ type Problem struct {
 	Kind Kind
 	Dir  Dir
 	// Offset is the stream offset where it is: the size prefix of the
-	// frame concerned, the first byte missing or skipped, or (DecodeFailed)
-	// the byte where decoding failed.
+	// frame concerned, the first byte missing or skipped, (DecodeFailed)
+	// the byte where decoding failed, or (Records) that of the problem.
 	Offset int64
 	// Time is the time of the data that showed the problem.
 	Time time.Time
 	// Size is the size prefix read (FrameTooLarge, NegativeSize, NotKafka,
-	// Truncated, DecodeFailed: the whole frame then).
+	// Truncated, DecodeFailed and Records: the whole frame then).
 	Size int64
 	// Limit is the MaxFrame in force (FrameTooLarge, NotKafka).
 	Limit int
@@ -173,13 +179,15 @@ type Problem struct {
 	// Protocol names what the bytes look like (NotKafka): "TLS" or "HTTP".
 	Protocol string
 	// APIKey, Version and CorrelationID describe the frame concerned when
-	// known (DecodeFailed), else -1, -1, 0.
+	// known (DecodeFailed, Records), else -1, -1, 0.
 	APIKey, Version int16
 	CorrelationID   int32
-	// Path is the field path where decoding failed (DecodeFailed).
+	// Path is the field path where decoding failed (DecodeFailed) or of the
+	// problem in the records (Records).
 	Path string
-	// Err is the codec's error (DecodeFailed): offsets in it are relative
-	// to the frame's first byte, at stream offset FrameOffset.
+	// Err is the codec's error (DecodeFailed) or the records' problem
+	// (Records): offsets in it are relative to the frame's first byte, at
+	// stream offset FrameOffset.
 	Err error
 }
 
@@ -197,7 +205,7 @@ func (p *Problem) String() string {
 		fmt.Fprintf(&b, "frame size %d is not a Kafka frame (limit %d): these bytes look like %s, not Kafka; this direction is no longer decoded", p.Size, p.Limit, p.Protocol)
 	case Truncated:
 		fmt.Fprintf(&b, "end of stream inside a frame: its size prefix says %d bytes follow, %d arrived", p.Size, p.Have)
-	case DecodeFailed:
+	case DecodeFailed, Records:
 		side := "request"
 		if p.Dir == ServerToClient {
 			side = "response"
@@ -206,7 +214,11 @@ func (p *Problem) String() string {
 		if p.APIKey >= 0 {
 			fmt.Fprintf(&b, " (api key %d v%d, correlation id %d)", p.APIKey, p.Version, p.CorrelationID)
 		}
-		fmt.Fprintf(&b, " in the frame at stream offset %d does not decode: %v", p.FrameOffset, p.Err)
+		if p.Kind == Records {
+			fmt.Fprintf(&b, " in the frame at stream offset %d has a problem in its records: %v", p.FrameOffset, p.Err)
+		} else {
+			fmt.Fprintf(&b, " in the frame at stream offset %d does not decode: %v", p.FrameOffset, p.Err)
+		}
 	case Gap:
 		fmt.Fprintf(&b, "%d bytes missing", p.Missing)
 		if p.Lost {

@@ -18,7 +18,9 @@
 //     C19: the direction is labelled and no longer decoded), a stream that
 //     ends inside a frame, a frame that does not decode (offset and field
 //     path from the codec's *wire.Error; decoding goes on with the next
-//     frame), bytes missing (Gap) and the resynchronisation that follows.
+//     frame), a problem in the records of a frame that decoded (a batch
+//     whose CRC does not match: Records), bytes missing (Gap) and the
+//     resynchronisation that follows.
 //
 // A Conn holds at most one frame (bounded by MaxFrame) of buffered data per
 // direction, reuses one node arena per direction when trees are not kept,
@@ -656,6 +658,8 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if err != nil {
 		f.Err = err
 		c.decodeFailed(s, f, err, key, ver, corr)
+	} else {
+		c.recordProblems(s, f, t, key, ver, corr)
 	}
 	if len(fr) < 12 {
 		return
@@ -701,6 +705,20 @@ func (c *Conn) decodeFailed(s *stream, f *Frame, err error, key, ver int16, corr
 		pr.Path = we.Path
 	}
 	c.report(pr)
+}
+
+// recordProblems reports a Records problem for each problem in the
+// records of t, the tree of frame f that decoded, that is not a notice.
+func (c *Conn) recordProblems(s *stream, f *Frame, t *tree.Tree, key, ver int16, corr int32) {
+	for _, tp := range t.Problems {
+		if tp.Notice {
+			continue
+		}
+		pr := c.problem(s, Records, f.Offset+int64(tp.Off), f.End)
+		pr.FrameOffset, pr.Size, pr.Path, pr.Err = f.Offset, int64(f.Size), tp.Path, errors.New(tp.String())
+		pr.APIKey, pr.Version, pr.CorrelationID = key, ver, corr
+		c.report(pr)
+	}
 }
 
 func (c *Conn) exchange(key, ver int16, corr int32, clientID string) *Exchange {
@@ -768,6 +786,8 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 	if err != nil {
 		f.Err = err
 		c.decodeFailed(s, f, err, q.key, q.ver, q.corr)
+	} else {
+		c.recordProblems(s, f, t, q.key, q.ver, q.corr)
 	}
 	x.Errors = ErrorCodes(t)
 	c.report(x)

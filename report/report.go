@@ -290,7 +290,7 @@ type Problem struct {
 	// Offset is where in Dir's byte stream.
 	Offset *int64 `json:"stream_offset,omitempty"`
 	// Size is the frame's size prefix (frame-too-large, negative-size,
-	// not-kafka, truncated, decode-failed).
+	// not-kafka, truncated, decode-failed, records).
 	Size *int64 `json:"size,omitempty"`
 	// Skipped is the bytes skipped (resync, garbage).
 	Skipped *int64 `json:"skipped,omitempty"`
@@ -310,7 +310,7 @@ func NewProblem(p *flow.Problem, conn uint64, client, server string) *Problem {
 	off := p.Offset
 	j.Offset = &off
 	switch p.Kind {
-	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed:
+	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed, flow.Records:
 		n := p.Size
 		j.Size = &n
 	case flow.Resync, flow.Garbage:

@@ -208,6 +208,27 @@ func TestPcapAndDecodeAgreeOnBytesThatDoNotDecode(t *testing.T) {
 	if r.code != 1 || r.stderr != "kwire: "+p+": 1 problem (above)\n" || !strings.Contains(r.stdout, "1 exchange, 1 problem") {
 		t.Errorf("pcap: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
+	// A batch whose CRC does not match: decode and pcap both name it and
+	// exit 1.
+	prod := slices.Clone(cv.prReq)
+	prod[len(prod)-5] ^= 0xff // in the record's value
+	r = kwire(t, "decode", "--hex", hex.EncodeToString(prod))
+	const crc = "ProduceRequest.TopicData[0].PartitionData[0].Records[0].crc at 0x003a: CRC-32C 0x36ff4dc3 stored, 0x951c6940 computed: the batch is corrupt"
+	if r.code != 1 || r.stderr != "kwire: "+crc+"\nkwire: 1 problem in the records\n" {
+		t.Errorf("decode: exit %d, stderr %q", r.code, r.stderr)
+	}
+	f = capturetest.NewPcap(layers.LinkTypeEthernet)
+	c = capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1, 1, pcapT0)
+	c.Handshake()
+	c.Send(true, prod, 0)
+	c.Send(false, cv.prResp, 0)
+	c.Close()
+	p = writeCapture(t, f)
+	r = kwire(t, "pcap", p)
+	if r.code != 1 || r.stderr != "kwire: "+p+": 1 problem (above)\n" ||
+		!strings.Contains(r.stdout, "  records: c2s at stream offset 58: request (api key 0 v9, correlation id 103) in the frame at stream offset 0 has a problem in its records: "+crc+"\n") {
+		t.Errorf("pcap: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
 	// A capture without problems exits 0.
 	f = capturetest.NewPcap(layers.LinkTypeEthernet)
 	c = capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1, 1, pcapT0)

@@ -205,7 +205,7 @@ func TestPcapAndDecodeAgreeOnBytesThatDoNotDecode(t *testing.T) {
 	c.Close()
 	p := writeCapture(t, f)
 	r = kwire(t, "pcap", p)
-	if r.code != 1 || r.stderr != "kwire: "+p+": 1 problem (above)\n" || !strings.Contains(r.stdout, "1 exchange, 1 problem") {
+	if r.code != 1 || r.stderr != "kwire: "+p+": the conversations have problems (above)\n" || !strings.Contains(r.stdout, "1 exchange, 1 problem") {
 		t.Errorf("pcap: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 	// A batch whose CRC does not match: decode and pcap both name it and
@@ -225,7 +225,7 @@ func TestPcapAndDecodeAgreeOnBytesThatDoNotDecode(t *testing.T) {
 	c.Close()
 	p = writeCapture(t, f)
 	r = kwire(t, "pcap", p)
-	if r.code != 1 || r.stderr != "kwire: "+p+": 1 problem (above)\n" ||
+	if r.code != 1 || r.stderr != "kwire: "+p+": the conversations have problems (above)\n" ||
 		!strings.Contains(r.stdout, "  records: c2s at stream offset 58: request (api key 0 v9, correlation id 103) in the frame at stream offset 0 has a problem in its records: "+crc+"\n") {
 		t.Errorf("pcap: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}

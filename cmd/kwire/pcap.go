@@ -40,6 +40,8 @@ type pcapRun struct {
 	bytes, skipped      int64
 	missing             int64
 	notKafka            map[string]int
+	// failed: a problem other than a resynchronisation (a notice) was seen.
+	failed bool
 }
 
 // pcapConn is a followed connection and its decoder.
@@ -53,7 +55,8 @@ type pcapConn struct {
 // pcap reads a capture, reassembles its TCP connections on the Kafka
 // ports and prints their exchanges and problems. Exit 1 when the file is
 // not a capture or is damaged (after printing what came before), or when
-// there were problems (bytes that do not decode, as for decode).
+// there were problems other than resynchronisations (bytes that do not
+// decode, as for decode).
 func (a *app) pcap(c *pcapCmd) error {
 	if c.MaxFrame <= 0 {
 		return usagef("--max-frame must be positive")
@@ -110,8 +113,8 @@ func (a *app) pcap(c *pcapCmd) error {
 		}
 		return fmt.Errorf("%s: %w (the output above covers the packets before it)", name, readErr)
 	}
-	if r.problems > 0 {
-		return fmt.Errorf("%s: %s (above)", name, pcapCount(r.problems, "problem"))
+	if r.failed {
+		return fmt.Errorf("%s: the conversations have problems (above)", name)
 	}
 	return nil
 }
@@ -201,6 +204,7 @@ func (r *pcapRun) exchange(pc *pcapConn, x *flow.Exchange) {
 }
 
 func (r *pcapRun) problem(pc *pcapConn, p *flow.Problem) {
+	r.failed = r.failed || p.Kind != flow.Resync
 	if r.c.Format == "json" {
 		j := report.NewProblem(p, uint64(pc.c.ID), pc.c.Client.String(), pc.c.Server.String())
 		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice

@@ -1,11 +1,12 @@
 // Package flow decodes the Kafka conversation of one TCP connection: fed the
 // bytes of both directions in order (in chunks of any size, with the time
-// they were seen), it splits each direction into frames (the int32 size
-// prefix of Kafka's length-delimited framing), decodes requests by their
+// they were seen), it splits each direction into frames with a
+// frame.Splitter (the int32 size prefix of Kafka's length-delimited
+// framing), decodes requests by their
 // request header (api key, api version, correlation id, client id) and
 // responses by the correlation id of a request seen on the same connection
 // (the request's api key and version choose the response spec, and
-// codec.ResponseHeaderVersion its header version), and reports:
+// frame.ResponseHeaderVersion its header version), and reports:
 //
 //   - an *Exchange per request and response matched (either may be
 //     missing), with the frames' stream offsets, sizes and times, the
@@ -43,11 +44,9 @@
 package flow
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -101,45 +100,16 @@ type Stats struct {
 	Exchanges, Problems int64
 }
 
-// state is what a stream expects next.
-type state uint8
-
-const (
-	// inFrame: at a frame boundary (buf empty) or inside a frame whose
-	// bytes so far are in buf.
-	inFrame state = iota
-	// skipping: inside an over-limit (or lost) frame, skip bytes to go.
-	skipping
-	// scanning: unsynchronised, looking for a plausible frame.
-	scanning
-	// dead: not Kafka; bytes are only counted.
-	dead
-	// ended: the stream ended.
-	ended
-)
-
 // stream is the decoding state of one direction.
 type stream struct {
-	dir   Dir
-	state state
-	// off is the stream offset of the next byte to arrive.
-	off int64
-	// buf holds the bytes of the current frame from its size prefix on
-	// (inFrame), or the bytes not yet judged (scanning), starting at
-	// stream offset bufOff.
-	buf    []byte
-	alt    []byte
-	bufOff int64
-	// size is the current frame's size prefix once known (len(buf) >= 4).
-	size int64
-	// skip is the number of bytes still to skip (skipping).
-	skip int64
-	// frameOff is the offset of the frame being skipped (skipping).
-	frameOff int64
-	// start is the time of the current frame's first byte.
-	start time.Time
-	// scanOff is where the current search began (scanning).
-	scanOff int64
+	dir Dir
+	// sp splits the direction into frames (and judges candidates while
+	// resynchronising).
+	sp frame.Splitter
+	// start is the time of the first byte of the frame at stream offset
+	// startOff (the frame begun last).
+	start    time.Time
+	startOff int64
 	// arena is the reused tree when trees are not kept.
 	arena tree.Tree
 }
@@ -183,10 +153,19 @@ func New(o Options, emit func(Event)) *Conn {
 		o.MaxPending = 1024
 	}
 	c := &Conn{o: o, set: o.Codec.Set, emit: emit}
-	c.s[ClientToServer].dir = ClientToServer
-	c.s[ServerToClient].dir = ServerToClient
-	if o.Unsynced {
-		c.s[0].state, c.s[1].state = scanning, scanning
+	for d := range c.s {
+		st := &c.s[d]
+		st.dir, st.startOff = Dir(d), -1
+		// A size too small for a request header's api key, version and
+		// correlation id (8) or a response's correlation id (4) is
+		// reported with its first bytes, as one over MaxFrame is.
+		st.sp = frame.Splitter{Max: o.MaxFrame, Min: 4, Head: 4, Resync: func(b []byte) frame.Verdict { return c.candidate(st, b) }}
+		if st.dir == ClientToServer {
+			st.sp.Min = 8
+		}
+		if o.Unsynced {
+			st.sp.Search()
+		}
 	}
 	if m := c.set.Request(0); m != nil {
 		for _, f := range m.Root.Fields {
@@ -199,7 +178,13 @@ func New(o Options, emit func(Event)) *Conn {
 }
 
 // Stats returns what the Conn has counted so far.
-func (c *Conn) Stats() Stats { return c.stats }
+func (c *Conn) Stats() Stats {
+	st := c.stats
+	for d := range c.s {
+		st.Skipped[d] = c.s[d].sp.Skipped()
+	}
+	return st
+}
 
 // Pending is the number of requests awaiting a response.
 func (c *Conn) Pending() int { return len(c.pend) - c.head }
@@ -225,205 +210,83 @@ func (c *Conn) problem(s *stream, k Kind, off int64, at time.Time) *Problem {
 func (c *Conn) Data(d Dir, p []byte, at time.Time) {
 	s := &c.s[d&1]
 	c.stats.Bytes[s.dir] += int64(len(p))
-	c.data(s, p, at)
+	base := s.sp.Offset()
+	s.sp.Feed(p)
+	c.drain(s, base, at)
 }
 
-func (c *Conn) data(s *stream, p []byte, at time.Time) {
-	for len(p) > 0 {
-		switch s.state {
-		case ended:
-			s.off += int64(len(p))
-			c.stats.Skipped[s.dir] += int64(len(p))
+// drain handles what the splitter finds in the bytes fed from stream
+// offset base on, at time at.
+func (c *Conn) drain(s *stream, base int64, at time.Time) {
+	for {
+		ev := s.sp.Next()
+		switch ev.Kind {
+		case frame.None:
+			// A frame begun in these bytes (or in the bytes a search gave
+			// back) began at this time.
+			if p := s.sp.Pending(); p.State == frame.InFrame && p.Off >= base && p.Off != s.startOff {
+				s.start, s.startOff = at, p.Off
+			}
 			return
-		case dead:
-			s.off += int64(len(p))
-			c.stats.Skipped[s.dir] += int64(len(p))
-			return
-		case skipping:
-			k := min(s.skip, int64(len(p)))
-			s.skip -= k
-			s.off += k
-			c.stats.Skipped[s.dir] += k
-			p = p[k:]
-			if s.skip == 0 {
-				s.state = inFrame
+		case frame.Whole:
+			c.whole(s, ev.Bytes, ev.Off, c.startOf(s, ev.Off, at), at)
+		case frame.Head, frame.Negative:
+			c.badSize(s, ev, c.startOf(s, ev.Off, at))
+		case frame.Resynced:
+			s.start, s.startOff = at, ev.Off
+			base = min(base, ev.Off)
+			if ev.Skipped > 0 {
+				pr := c.problem(s, Resync, ev.From, at)
+				pr.Skipped = ev.Skipped
+				c.report(pr)
 			}
-		case scanning:
-			p = c.scan(s, p, at, false)
-		case inFrame:
-			p = c.frame(s, p, at)
 		}
 	}
 }
 
-// frame consumes bytes of p in the inFrame state and returns the rest.
-func (c *Conn) frame(s *stream, p []byte, at time.Time) []byte {
-	if len(s.buf) == 0 {
-		s.start = at
-		s.bufOff = s.off
-		// Fast path: the whole frame is in p; decode it in place.
-		if len(p) >= 4 {
-			size := int64(int32(binary.BigEndian.Uint32(p)))
-			if !c.okSize(s.dir, size) {
-				switch c.badSize(s, size, p) {
-				case dead:
-					s.off += int64(len(p))
-					c.stats.Skipped[s.dir] += int64(len(p))
-					return nil
-				case skipping:
-					s.off += 4
-					c.stats.Skipped[s.dir] += 4
-					return p[4:]
-				}
-				s.off++
-				c.stats.Skipped[s.dir]++
-				return p[1:]
-			}
-			if n := 4 + int(size); len(p) >= n {
-				s.off += int64(n)
-				c.whole(s, p[:n], s.off-int64(n), at, at)
-				return p[n:]
-			}
-		}
+// startOf is the time of the first byte of the frame at stream offset off,
+// which began either in the bytes seen at time at or before them, as the
+// frame begun last.
+func (c *Conn) startOf(s *stream, off int64, at time.Time) time.Time {
+	if off == s.startOff {
+		return s.start
 	}
-	if len(s.buf) < 4 {
-		k := min(4-len(s.buf), len(p))
-		s.buf = append(s.buf, p[:k]...)
-		s.off += int64(k)
-		p = p[k:]
-		if len(s.buf) < 4 {
-			return p
-		}
-		size := int64(int32(binary.BigEndian.Uint32(s.buf)))
-		if !c.okSize(s.dir, size) {
-			// The prefix's 4 bytes are in buf and counted in s.off.
-			switch c.badSize(s, size, s.buf) {
-			case dead:
-				c.stats.Skipped[s.dir] += 4
-				s.buf = s.buf[:0]
-			case skipping:
-				c.stats.Skipped[s.dir] += 4
-				s.buf = s.buf[:0]
-			case scanning:
-				// Search again from the prefix's second byte.
-				c.stats.Skipped[s.dir]++
-				b := s.buf[:4]
-				copy(b, b[1:4])
-				s.buf, s.bufOff = b[:3], s.bufOff+1
-			}
-			return p
-		}
-		s.size = size
-	}
-	need := 4 + int(s.size) - len(s.buf)
-	k := min(need, len(p))
-	s.buf = grow(s.buf, k, 4+int(s.size))
-	s.buf = append(s.buf, p[:k]...)
-	s.off += int64(k)
-	p = p[k:]
-	if k == need {
-		c.whole(s, s.buf, s.bufOff, s.start, at)
-		c.release(s)
-	}
-	return p
+	return at
 }
 
-// bigFrame is the frame buffer capacity past which a buffer goes back to
-// bigBufs between frames rather than staying with its connection.
-const bigFrame = 1 << 20
-
-// bigBufs holds frame buffers of large frames between uses, shared by all
-// Conns (and emptied by the garbage collector when unused).
-var bigBufs sync.Pool
-
-// grow makes room in b for k more bytes of a frame of frameLen bytes: the
-// capacity at least doubles (so copying stays linear) but never exceeds
-// the frame, and is only ever twice the bytes that arrived, whatever the
-// size prefix claims.
-func grow(b []byte, k, frameLen int) []byte {
-	if len(b)+k <= cap(b) {
-		return b
-	}
-	n := min(frameLen, max(2*cap(b), len(b)+k, 4096))
-	if n > bigFrame {
-		if v, ok := bigBufs.Get().(*[]byte); ok {
-			if cap(*v) >= len(b)+k {
-				return append((*v)[:0], b...)
-			}
-			bigBufs.Put(v)
-		}
-	}
-	nb := make([]byte, len(b), n)
-	copy(nb, b)
-	return nb
-}
-
-// release empties the frame buffer; one that a large frame made grow goes
-// to bigBufs, so that an idle connection does not keep megabytes.
-func (c *Conn) release(s *stream) {
-	if cap(s.buf) > bigFrame {
-		b := s.buf[:0]
-		bigBufs.Put(&b)
-		s.buf = nil
-	} else {
-		s.buf = s.buf[:0]
-	}
-	s.size = 0
-}
-
-// okSize reports whether size can be the size prefix of a frame of
-// direction d: within MaxFrame, and large enough for a request header's
-// api key, version and correlation id (8) or a response's correlation id (4).
-func (c *Conn) okSize(d Dir, size int64) bool {
-	lo := int64(4)
-	if d == ClientToServer {
-		lo = 8
-	}
-	return size >= lo && size <= int64(c.o.MaxFrame)
-}
-
-// badSize handles a size prefix that okSize refused, at stream offset
-// s.bufOff; b holds the prefix and whatever follows it, for sniffing. It
-// reports the problem and sets and returns the new state: dead (another
-// protocol), skipping (over the limit, or too small for a header: the size
-// is trusted, s.skip bytes after the prefix are skipped) or scanning
-// (negative). The caller consumes the prefix bytes.
-func (c *Conn) badSize(s *stream, size int64, b []byte) state {
-	off := s.bufOff
-	at := s.start
+// badSize reports a frame the splitter did not deliver whole, from its
+// size prefix (ev.Bytes) at ev.Off, whose first byte was seen at time at:
+// bytes of another protocol (the direction is no longer decoded), a size
+// over the limit or too small for a header (the splitter skips the frame)
+// or a negative size (the splitter searches for a plausible frame).
+func (c *Conn) badSize(s *stream, ev frame.Event, at time.Time) {
+	off, size := ev.Off, ev.Size
 	c.stats.Frames[s.dir]++
-	if proto := Sniff(b); proto != "" {
+	if proto := frame.Sniff(ev.Bytes); proto != "" {
 		pr := c.problem(s, NotKafka, off, at)
 		pr.Size, pr.Limit, pr.Protocol = size, c.o.MaxFrame, proto
 		c.stats.NotKafka[s.dir] = proto
-		s.state = dead
+		s.sp.Stop()
 		c.report(pr)
-		return dead
+		return
 	}
-	if size > int64(c.o.MaxFrame) {
+	switch {
+	case ev.Kind == frame.Negative:
+		pr := c.problem(s, NegativeSize, off, at)
+		pr.Size = size
+		c.report(pr)
+	case size > int64(c.o.MaxFrame):
 		pr := c.problem(s, FrameTooLarge, off, at)
 		pr.Size, pr.Limit = size, c.o.MaxFrame
 		c.report(pr)
-		s.state, s.skip, s.frameOff = skipping, size, off
-		return skipping
-	}
-	if size >= 0 {
-		// Too small to hold a header: trust the size, skip the frame.
+	default:
+		// Too small to hold a header: the size is trusted, the frame
+		// skipped.
 		pr := c.problem(s, DecodeFailed, off, at)
 		pr.Size, pr.FrameOffset = size+4, off
 		pr.Err = fmt.Errorf("frame size %d is too small for a %s header", size, side(s.dir))
 		c.report(pr)
-		s.state, s.skip, s.frameOff = skipping, size, off
-		if size == 0 {
-			s.state = inFrame
-		}
-		return skipping
 	}
-	pr := c.problem(s, NegativeSize, off, at)
-	pr.Size = size
-	c.report(pr)
-	c.startScan(s, off)
-	return scanning
 }
 
 func side(d Dir) string {
@@ -433,102 +296,23 @@ func side(d Dir) string {
 	return "response"
 }
 
-// Sniff names a well-known protocol that the first bytes of a stream (or of
-// a would-be frame) look like: "TLS" for a TLS record header (content type
-// 0x14-0x17, then version major 3 and minor 0-4: the bytes 15 03 03 of case
-// C19), "HTTP" for an HTTP request or response line; "" otherwise.
-func Sniff(b []byte) string {
-	if len(b) >= 3 && b[0] >= 0x14 && b[0] <= 0x17 && b[1] == 3 && b[2] <= 4 {
-		return "TLS"
+// candidate is the splitter's Resync hook: whether b, the bytes from a
+// candidate offset on, starts with a plausible frame that decodes whole
+// (NeedMore until it has all arrived).
+func (c *Conn) candidate(s *stream, b []byte) frame.Verdict {
+	v := c.judge(s.dir, b)
+	if v != frame.Accept {
+		return v
 	}
-	if len(b) >= 4 {
-		switch string(b[:4]) {
-		case "GET ", "POST", "PUT ", "HEAD", "HTTP", "DELE", "OPTI", "PATC", "CONN":
-			return "HTTP"
-		}
+	size, _ := frame.Size(b)
+	n := 4 + int(size)
+	switch {
+	case len(b) < n:
+		return frame.NeedMore
+	case !c.trial(s, b[:n]):
+		return frame.Reject
 	}
-	return ""
-}
-
-// startScan makes s search for a plausible frame from stream offset off
-// (for the Resync report; the bytes already consumed are not kept).
-func (c *Conn) startScan(s *stream, off int64) {
-	s.state = scanning
-	s.scanOff = off
-	s.buf = s.buf[:0]
-	s.size = 0
-}
-
-// scan consumes p while unsynchronised. When it finds a plausible frame it
-// switches to inFrame and returns the bytes from that frame on (which the
-// caller processes next), else nil. With final (the stream has ended) a
-// candidate frame longer than the bytes left is refused rather than waited
-// for.
-func (c *Conn) scan(s *stream, p []byte, at time.Time, final bool) []byte {
-	// The window is buf+p; p is judged in place when buf is empty.
-	win, inBuf := p, false
-	if len(s.buf) == 0 {
-		s.bufOff = s.off
-	} else if len(p) > 0 {
-		s.buf = append(s.buf, p...)
-		win, inBuf = s.buf, true
-	} else {
-		win, inBuf = s.buf, true
-	}
-	s.off += int64(len(p))
-	for i := 0; i < len(win); i++ {
-		v := c.judge(s.dir, win[i:])
-		if v == accept {
-			// Plausible: it must also decode, once it is all there.
-			n := 4 + int(int32(binary.BigEndian.Uint32(win[i:])))
-			switch {
-			case len(win)-i < n && final:
-				v = reject
-			case len(win)-i < n:
-				v = needMore
-			case !c.trial(s, win[i:i+n]):
-				v = reject
-			}
-		}
-		switch v {
-		case reject:
-			continue
-		case needMore:
-			if final {
-				continue
-			}
-			c.stats.Skipped[s.dir] += int64(i)
-			if inBuf {
-				n := copy(s.buf, win[i:])
-				s.buf = s.buf[:n]
-			} else {
-				s.buf = append(s.buf[:0], win[i:]...)
-			}
-			s.bufOff += int64(i)
-			return nil
-		case accept:
-			off := s.bufOff + int64(i)
-			c.stats.Skipped[s.dir] += int64(i)
-			if skipped := off - s.scanOff; skipped > 0 {
-				pr := c.problem(s, Resync, s.scanOff, at)
-				pr.Skipped = skipped
-				c.report(pr)
-			}
-			rest := win[i:]
-			if inBuf {
-				// Move the rest out of buf, which the frame refills.
-				s.alt = append(s.alt[:0], rest...)
-				rest = s.alt
-			}
-			s.buf = s.buf[:0]
-			s.state, s.off = inFrame, off
-			return rest
-		}
-	}
-	c.stats.Skipped[s.dir] += int64(len(win))
-	s.buf = s.buf[:0]
-	s.bufOff = s.off
-	return nil
+	return frame.Accept
 }
 
 // trial reports whether fr, a candidate frame found by judge, decodes
@@ -538,7 +322,7 @@ func (c *Conn) trial(s *stream, fr []byte) bool {
 	if s.dir == ClientToServer {
 		return c.o.Codec.DecodeRequestInto(&s.arena, fr) == nil
 	}
-	corr := int32(binary.BigEndian.Uint32(fr[4:]))
+	corr, _ := frame.ResponseCorrelationID(fr)
 	for _, q := range c.pend[c.head:] {
 		if q.corr == corr {
 			m := c.set.Response(q.key)
@@ -548,73 +332,68 @@ func (c *Conn) trial(s *stream, fr []byte) bool {
 	return false
 }
 
-type verdict uint8
-
-const (
-	reject verdict = iota
-	needMore
-	accept
-)
-
-// judge says whether b starts with a plausible frame of direction d.
-func (c *Conn) judge(d Dir, b []byte) verdict {
-	if len(b) < 4 {
-		return needMore
+// judge says whether b starts with a plausible frame of direction d, from
+// its size prefix and header: for a response, a size of at least 4 and a
+// correlation id awaited; for a request, a size of at least 10, an api key
+// of the spec set at a valid version, and a client id (header v1 and v2)
+// that fits the frame and is UTF-8.
+func (c *Conn) judge(d Dir, b []byte) frame.Verdict {
+	size32, ok := frame.Size(b)
+	if !ok {
+		return frame.NeedMore
 	}
-	size := int64(int32(binary.BigEndian.Uint32(b)))
+	size := int64(size32)
 	if size > int64(c.o.MaxFrame) {
-		return reject
+		return frame.Reject
 	}
 	if d == ServerToClient {
 		if size < 4 {
-			return reject
+			return frame.Reject
 		}
-		if len(b) < 8 {
-			return needMore
+		corr, ok := frame.ResponseCorrelationID(b)
+		if !ok {
+			return frame.NeedMore
 		}
-		corr := int32(binary.BigEndian.Uint32(b[4:]))
 		for _, q := range c.pend[c.head:] {
 			if q.corr == corr {
-				return accept
+				return frame.Accept
 			}
 		}
-		return reject
+		return frame.Reject
 	}
 	if size < 10 {
-		return reject
+		return frame.Reject
 	}
-	if len(b) < 8 {
-		return needMore
+	key, ver, ok := frame.RequestAPI(b)
+	if !ok {
+		return frame.NeedMore
 	}
-	key := int16(binary.BigEndian.Uint16(b[4:]))
-	ver := int16(binary.BigEndian.Uint16(b[6:]))
 	m := c.set.Request(key)
 	if m == nil || !m.ValidVersions.Contains(ver) {
-		return reject
+		return frame.Reject
 	}
 	hv := frame.RequestHeaderVersion(m, ver)
 	if hv == 0 {
-		return accept // header v0: api key, version, correlation id only
+		return frame.Accept // header v0: api key, version, correlation id only
 	}
-	if size < 10 {
-		return reject
+	n16, ok := frame.RequestClientIDLen(b)
+	if !ok {
+		return frame.NeedMore
 	}
-	if len(b) < 14 {
-		return needMore
-	}
-	n := int64(int16(binary.BigEndian.Uint16(b[12:])))
+	n := int64(n16)
 	if n < -1 || 10+max(n, 0) > size || (hv == 2 && 10+max(n, 0)+1 > size) {
-		return reject
+		return frame.Reject
 	}
 	if n > 0 {
 		if int64(len(b)) < 14+n {
-			return needMore
+			return frame.NeedMore
 		}
-		if !utf8.Valid(b[14 : 14+n]) {
-			return reject
+		h, err := frame.ParseRequestHeader(b, 1)
+		if err != nil || !utf8.Valid(h.ClientID) {
+			return frame.Reject
 		}
 	}
-	return accept
+	return frame.Accept
 }
 
 // whole handles a complete frame fr (size prefix included) at stream
@@ -642,12 +421,8 @@ func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
 func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	t, b := c.decodeTree(s, fr)
 	err := c.o.Codec.DecodeRequestInto(t, b)
-	key := int16(binary.BigEndian.Uint16(fr[4:]))
-	ver := int16(binary.BigEndian.Uint16(fr[6:]))
-	var corr int32
-	if len(fr) >= 12 {
-		corr = int32(binary.BigEndian.Uint32(fr[8:]))
-	}
+	key, ver, _ := frame.RequestAPI(fr)
+	corr, _ := frame.RequestCorrelationID(fr)
 	if t.Message != nil {
 		f.HeaderVersion = t.HeaderVersion
 	}
@@ -678,19 +453,19 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, frame: f})
 }
 
-// clientID reads the request header's client id (header v1 and v2:
-// int16 length, null when negative) from the frame's bytes.
+// clientID reads the request header's client id (header v1 and v2 both
+// start with v1's fields) from the frame's bytes: "" when null, empty, or
+// not all there.
 func (c *Conn) clientID(fr []byte, hv int16) string {
-	if hv == 0 || len(fr) < 14 {
+	if hv == 0 {
 		return ""
 	}
-	n := int(int16(binary.BigEndian.Uint16(fr[12:])))
-	if n <= 0 || 14+n > len(fr) {
+	h, err := frame.ParseRequestHeader(fr, 1)
+	if err != nil || len(h.ClientID) == 0 {
 		return ""
 	}
-	b := fr[14 : 14+n]
-	if string(b) != c.lastClient {
-		c.lastClient = string(b)
+	if string(h.ClientID) != c.lastClient {
+		c.lastClient = string(h.ClientID)
 	}
 	return c.lastClient
 }
@@ -745,7 +520,7 @@ func (c *Conn) unanswered(k int) {
 }
 
 func (c *Conn) response(s *stream, fr []byte, f *Frame) {
-	corr := int32(binary.BigEndian.Uint32(fr[4:]))
+	corr, _ := frame.ResponseCorrelationID(fr)
 	k := -1
 	for i := c.head; i < len(c.pend); i++ {
 		if c.pend[i].corr == corr {
@@ -829,44 +604,20 @@ func (c *Conn) Gap(d Dir, n int64, at time.Time) {
 	}
 	s := &c.s[d&1]
 	c.stats.Missing[s.dir] += n
-	pr := c.problem(s, Gap, s.off, at)
-	pr.Missing = n
-	switch s.state {
-	case dead, ended:
-		s.off += n
+	if st := s.sp.State(); st == frame.Stopped || st == frame.Ended {
+		s.sp.Gap(n)
 		return
-	case skipping:
-		if n <= s.skip {
-			s.skip -= n
-			pr.Lost, pr.FrameOffset = true, s.frameOff
-			if s.skip == 0 {
-				s.state = inFrame
-			}
-			s.off += n
-			c.report(pr)
-			return
-		}
-	case inFrame:
-		if len(s.buf) >= 4 {
-			if rem := 4 + s.size - int64(len(s.buf)); n <= rem {
-				pr.Lost, pr.FrameOffset = true, s.bufOff
-				c.report(pr)
-				c.lost(s, at)
-				s.state, s.skip, s.frameOff = skipping, rem-n, s.bufOff
-				if s.skip == 0 {
-					s.state = inFrame
-				}
-				c.release(s)
-				s.off += n
-				return
-			}
-		}
-	case scanning:
-		c.stats.Skipped[s.dir] += int64(len(s.buf))
+	}
+	pr := c.problem(s, Gap, s.sp.Offset(), at)
+	pr.Missing = n
+	g := s.sp.Gap(n)
+	if g.InStep {
+		pr.Lost, pr.FrameOffset = true, g.FrameOff
 	}
 	c.report(pr)
-	s.off += n
-	c.startScan(s, s.off)
+	if g.InStep && g.Bytes != nil {
+		c.lost(s, g, at)
+	}
 }
 
 // GapToFrame is Gap for a feeder that knows where frames start (a proxy
@@ -880,47 +631,36 @@ func (c *Conn) GapToFrame(d Dir, n int64, at time.Time) {
 	}
 	s := &c.s[d&1]
 	c.stats.Missing[s.dir] += n
-	if s.state == dead || s.state == ended {
-		s.off += n
+	if st := s.sp.State(); st == frame.Stopped || st == frame.Ended {
+		s.sp.GapToFrame(n)
 		return
 	}
-	pr := c.problem(s, Gap, s.off, at)
+	pr := c.problem(s, Gap, s.sp.Offset(), at)
 	pr.Missing = n
-	switch {
-	case s.state == inFrame && len(s.buf) > 0:
-		pr.Lost, pr.FrameOffset = true, s.bufOff
-		if len(s.buf) >= 4 {
-			c.lost(s, at)
+	g := s.sp.GapToFrame(n)
+	if g.Lost {
+		pr.Lost, pr.FrameOffset = true, g.FrameOff
+		if len(g.Bytes) >= 4 {
+			c.lost(s, g, at)
 		}
-	case s.state == skipping:
-		pr.Lost, pr.FrameOffset = true, s.frameOff
-	case s.state == scanning:
-		c.stats.Skipped[s.dir] += int64(len(s.buf))
 	}
-	c.release(s)
-	s.state, s.skip = inFrame, 0
-	s.off += n
 	if n > 0 || pr.Lost {
 		c.report(pr)
 	}
 }
 
-// lost records a request frame lost in a gap whose header arrived, so that
-// its response is still matched.
-func (c *Conn) lost(s *stream, at time.Time) {
+// lost records a frame lost in a gap, of which g.Bytes arrived: a request
+// whose header arrived is kept so that its response is still matched.
+func (c *Conn) lost(s *stream, g frame.Gapped, at time.Time) {
 	c.stats.Frames[s.dir]++
-	if s.dir != ClientToServer || len(s.buf) < 12 {
+	fr := g.Bytes
+	key, ver, _ := frame.RequestAPI(fr)
+	corr, ok := frame.RequestCorrelationID(fr)
+	if s.dir != ClientToServer || !ok || c.set.Request(key) == nil {
 		return
 	}
-	fr := s.buf
-	key := int16(binary.BigEndian.Uint16(fr[4:]))
-	ver := int16(binary.BigEndian.Uint16(fr[6:]))
-	corr := int32(binary.BigEndian.Uint32(fr[8:]))
-	if c.set.Request(key) == nil {
-		return
-	}
-	f := &Frame{Offset: s.bufOff, Size: 4 + int(s.size), Start: s.start, End: at, HeaderVersion: -1,
-		Err: fmt.Errorf("bytes of this frame were lost (%d of %d arrived)", len(fr), 4+s.size)}
+	f := &Frame{Offset: g.FrameOff, Size: 4 + int(g.Size), Start: c.startOf(s, g.FrameOff, at), End: at, HeaderVersion: -1,
+		Err: fmt.Errorf("bytes of this frame were lost (%d of %d arrived)", len(fr), 4+g.Size)}
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
@@ -932,45 +672,36 @@ func (c *Conn) lost(s *stream, at time.Time) {
 // were being searched as Garbage. Later data of d is ignored.
 func (c *Conn) End(d Dir, at time.Time) {
 	s := &c.s[d&1]
-	// Judge what is left of a search, refusing candidates longer than it.
-	for s.state == scanning && len(s.buf) > 0 {
-		rest := c.scan(s, nil, at, true)
-		if rest == nil {
-			break
-		}
-		c.data(s, rest, at)
+	if s.sp.State() == frame.Ended {
+		return
 	}
-	c.endState(s, at)
-}
-
-// endState reports what the stream was inside when it ended, and ends it.
-func (c *Conn) endState(s *stream, at time.Time) {
-	switch s.state {
-	case inFrame:
-		if len(s.buf) > 0 {
-			pr := c.problem(s, Truncated, s.bufOff, at)
-			pr.Have = int64(len(s.buf)) - 4
-			pr.Size = s.size
-			if len(s.buf) < 4 {
-				pr.Size, pr.Have = -1, int64(len(s.buf))
+	// Judge what is left of a search, refusing candidates longer than it.
+	base := s.sp.Offset()
+	s.sp.End()
+	c.drain(s, base, at)
+	p := s.sp.Close()
+	switch p.State {
+	case frame.InFrame:
+		if len(p.Bytes) > 0 {
+			pr := c.problem(s, Truncated, p.Off, at)
+			pr.Have, pr.Size = int64(len(p.Bytes))-4, p.Size
+			if len(p.Bytes) < 4 {
+				pr.Size, pr.Have = -1, int64(len(p.Bytes))
 			}
 			c.report(pr)
 		}
-	case skipping:
-		pr := c.problem(s, Truncated, s.frameOff, at)
-		pr.Size = s.skip + (s.off - s.frameOff - 4)
-		pr.Have = s.off - s.frameOff - 4
+	case frame.Skipping:
+		pr := c.problem(s, Truncated, p.Off, at)
+		pr.Size, pr.Have = p.Size, p.Have
 		c.report(pr)
-	case scanning:
-		if n := s.off - s.scanOff; n > 0 {
-			pr := c.problem(s, Garbage, s.scanOff, at)
-			pr.Skipped = n
-			c.stats.Skipped[s.dir] += int64(len(s.buf))
+	case frame.Scanning:
+		if p.Have > 0 {
+			pr := c.problem(s, Garbage, p.Off, at)
+			pr.Skipped = p.Have
 			c.report(pr)
 		}
 	}
-	s.state = ended
-	s.buf, s.alt, s.arena = nil, nil, tree.Tree{}
+	s.arena = tree.Tree{}
 }
 
 // Close ends both directions (End) and reports the requests still awaiting
@@ -981,9 +712,7 @@ func (c *Conn) Close(at time.Time) {
 	}
 	c.closed = true
 	for d := range c.s {
-		if c.s[d].state != ended {
-			c.End(Dir(d), at)
-		}
+		c.End(Dir(d), at)
 	}
 	c.unanswered(len(c.pend))
 }

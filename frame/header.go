@@ -54,6 +54,17 @@ func ResponseCorrelationID(fr []byte) (id int32, ok bool) {
 	return int32(binary.BigEndian.Uint32(fr[4:])), true
 }
 
+// RequestClientIDLen returns the int16 length of the client_id of the
+// request frame fr (header v1 and v2: bytes 12-13; -1 means null), for a
+// caller judging a header before its client id has arrived. ok is false
+// when fr has fewer than 14 bytes.
+func RequestClientIDLen(fr []byte) (n int16, ok bool) {
+	if len(fr) < 14 {
+		return 0, false
+	}
+	return int16(binary.BigEndian.Uint16(fr[12:])), true
+}
+
 // RequestHeaderVersion is the request header version Kafka uses for api
 // version v of request req: 2 when v is flexible, else 1; ControlledShutdown
 // (api key 7) v0 uses header v0 (ApiMessageTypeGenerator.generateHeaderVersion).
@@ -131,10 +142,11 @@ func ParseRequestHeader(fr []byte, hv int16) (RequestHeader, error) {
 	if hv < 0 || hv > 2 {
 		return h, &wire.Error{Offset: 4, Path: "RequestHeader", Msg: fmt.Sprintf("request header version %d does not exist (0-2)", hv)}
 	}
-	r, err := body(fr)
+	rd, err := body(fr)
 	if err != nil {
 		return h, err
 	}
+	r := &rd
 	h.APIKey = r.Int16()
 	h.APIVersion = r.Int16()
 	h.CorrelationID = r.Int32()
@@ -175,10 +187,11 @@ func ParseResponseHeader(fr []byte, hv int16) (ResponseHeader, error) {
 	if hv < 0 || hv > 1 {
 		return h, &wire.Error{Offset: 4, Path: "ResponseHeader", Msg: fmt.Sprintf("response header version %d does not exist (0-1)", hv)}
 	}
-	r, err := body(fr)
+	rd, err := body(fr)
 	if err != nil {
 		return h, err
 	}
+	r := &rd
 	h.CorrelationID = r.Int32()
 	if r.Failed() {
 		return h, fieldError(r, "ResponseHeader.CorrelationId", 4)
@@ -196,19 +209,19 @@ func ParseResponseHeader(fr []byte, hv int16) (ResponseHeader, error) {
 
 // body returns a reader over the bytes of fr that its size prefix covers,
 // positioned after the prefix.
-func body(fr []byte) (*wire.Reader, error) {
+func body(fr []byte) (wire.Reader, error) {
 	size, ok := Size(fr)
 	if !ok {
-		return nil, &wire.Error{Offset: 0, Path: "size", Need: 4, Have: len(fr)}
+		return wire.Reader{}, &wire.Error{Offset: 0, Path: "size", Need: 4, Have: len(fr)}
 	}
 	if size < 0 {
-		return nil, &wire.Error{Offset: 0, Path: "size", Msg: fmt.Sprintf("frame size %d is negative", size)}
+		return wire.Reader{}, &wire.Error{Offset: 0, Path: "size", Msg: fmt.Sprintf("frame size %d is negative", size)}
 	}
 	end := len(fr)
 	if int64(size) < int64(end-4) {
 		end = 4 + int(size)
 	}
-	return &wire.Reader{Buf: fr[:end], Off: 4}, nil
+	return wire.Reader{Buf: fr[:end], Off: 4}, nil
 }
 
 // fieldError is the reader's failure with its path set (and its offset

@@ -168,6 +168,12 @@ func TestHeaderErrors(t *testing.T) {
 	if _, ok := frame.ResponseCorrelationID(make([]byte, 7)); ok {
 		t.Error("ResponseCorrelationID of 7 bytes is ok")
 	}
+	if n, ok := frame.RequestClientIDLen(unhex(t, "0000000a 0003 0001 00000001 fffe")); !ok || n != -2 {
+		t.Errorf("RequestClientIDLen = %d, %v", n, ok)
+	}
+	if _, ok := frame.RequestClientIDLen(make([]byte, 13)); ok {
+		t.Error("RequestClientIDLen of 13 bytes is ok")
+	}
 	if s, ok := frame.Size(unhex(t, "80000000")); !ok || s != -1<<31 {
 		t.Errorf("Size(80000000) = %d", s)
 	}

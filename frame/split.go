@@ -294,6 +294,14 @@ func (s *Splitter) Stop() {
 	s.release()
 }
 
+// Search makes the Splitter search for a plausible frame from the next byte
+// fed (Resync), as for a stream joined mid-way; without a Resync hook it
+// stops.
+func (s *Splitter) Search() {
+	s.settle()
+	s.startScan(s.Offset())
+}
+
 // Gapped is what a gap in the stream fell in.
 type Gapped struct {
 	// InStep says the Splitter knows where the next frame starts: the gap

@@ -361,3 +361,23 @@ func FuzzSplitter(f *testing.F) {
 		}
 	})
 }
+
+// Search: a stream joined mid-way is searched from its first byte.
+func TestSplitterSearch(t *testing.T) {
+	stream := cat([]byte{9, 0x5a, 0, 0}, []byte{0, 0, 0, 2, 0x5a, 1}, fr(1, 0x33))
+	want := `resynced off=4 size=0 bytes= skipped=4 from=0
+whole off=4 size=2 bytes=000000025a01
+whole off=10 size=1 bytes=0000000133
+end 0 off=-1 size=-1 have=0 bytes= skipped=4
+`
+	checkChunkings(t, func() *frame.Splitter {
+		s := &frame.Splitter{Resync: resyncOn}
+		s.Search()
+		return s
+	}, stream, want)
+	s := &frame.Splitter{}
+	s.Search()
+	if s.State() != frame.Stopped {
+		t.Errorf("Search without a Resync hook: state %d, want Stopped", s.State())
+	}
+}

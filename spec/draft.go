@@ -95,34 +95,36 @@ type piece struct {
 	start, end int
 	buf        []byte
 	ins        []insertion
+	// shift[k] is the number of bytes inserted before ins[k].
+	shift []int
 }
 
-// toSrc maps an offset of the parse buffer to the source.
+// toSrc maps an offset of the parse buffer to the source (an offset in
+// inserted bytes to the source byte they precede).
 func (pc *piece) toSrc(off int) int {
-	shift := 0
-	for _, in := range pc.ins {
-		switch {
-		case in.at+in.n <= off:
-			shift += in.n
-		case in.at <= off:
-			return in.at - shift
-		default:
-			return off - shift
-		}
+	k := sort.Search(len(pc.ins), func(k int) bool { return pc.ins[k].at+pc.ins[k].n > off })
+	if k < len(pc.ins) && pc.ins[k].at <= off {
+		return pc.ins[k].at - pc.shift[k]
 	}
-	return off - shift
+	return off - pc.before(k)
 }
 
-// toBuf maps a source offset to the parse buffer.
+// toBuf maps a source offset to the parse buffer (after the bytes
+// inserted before it).
 func (pc *piece) toBuf(off int) int {
-	shift := 0
-	for _, in := range pc.ins {
-		if in.at-shift > off {
-			break
+	k := sort.Search(len(pc.ins), func(k int) bool { return pc.ins[k].at-pc.shift[k] > off })
+	return off + pc.before(k)
+}
+
+// before is the number of bytes inserted by ins[:k].
+func (pc *piece) before(k int) int {
+	if k == len(pc.ins) {
+		if k == 0 {
+			return 0
 		}
-		shift += in.n
+		return pc.shift[k-1] + pc.ins[k-1].n
 	}
-	return off + shift
+	return pc.shift[k]
 }
 
 // draft is the result of scanning a file for its spec objects.
@@ -141,6 +143,11 @@ type scanner struct {
 	lines []int
 	d     draft
 	cur   *pieceParser // the object being parsed, if any
+	// cuts maps the start of a // comment that swallows spec text (see
+	// swallowed) to where the comment really ends; judged holds the
+	// comments already looked at.
+	cuts   map[int]int
+	judged map[int]bool
 }
 
 func lineStarts(src []byte) []int {
@@ -341,9 +348,7 @@ func (s *scanner) skip(i int, inPiece bool) int {
 			}
 			i += 2
 		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
+			i = s.commentEnd(i)
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			j := bytes.Index(src[i+2:], []byte("*/"))
 			if j < 0 {
@@ -360,11 +365,221 @@ func (s *scanner) skip(i int, inPiece bool) int {
 	return i
 }
 
+// commentEnd returns where the // comment at i ends: at the end of its
+// line, or, inside a spec object, where the spec text that it swallows
+// begins (see swallowed).
+func (s *scanner) commentEnd(i int) int {
+	if end, ok := s.cuts[i]; ok {
+		return end
+	}
+	e := len(s.src)
+	if l := s.pos(i).Line; l < len(s.lines) {
+		e = s.lines[l] - 1 // the line's '\n'
+	}
+	if s.cur == nil || s.judged[i] {
+		return e
+	}
+	if s.judged == nil {
+		s.judged, s.cuts = map[int]bool{}, map[int]int{}
+	}
+	s.judged[i] = true
+	k := s.swallowed(i+2, e)
+	if k < 0 {
+		return e
+	}
+	// The comments that shared the line (Kafka writes "// Version N …"
+	// one a line) end where the next begins, the last where the spec text
+	// begins.
+	cuts := []int{i}
+	for j := i + 2; j+1 < k; j++ {
+		if s.src[j] == '/' && s.src[j+1] == '/' && (s.src[j-1] == ' ' || s.src[j-1] == '\t') {
+			cuts = append(cuts, j)
+			j++
+		}
+	}
+	cuts = append(cuts, k)
+	for n := 0; n+1 < len(cuts); n++ {
+		s.cuts[cuts[n]] = cuts[n+1]
+		s.judged[cuts[n]] = true
+	}
+	what := excerpt(bytes.TrimRight(s.src[k:e], " \t\r"), 40)
+	at := s.pos(k)
+	e2 := s.report(SeverityError, i, "comment-swallows", "the line breaks after the comment were lost, as when a spec is copied from a web page",
+		"this // comment runs to the end of its line and swallows the spec text after it, from %d:%d to the end of the line (%d bytes): %s", at.Line, at.Col, e-k, what)
+	// The fix restores the line breaks: each comment on a line of its
+	// own, and the spec text on the next, indented as the comment's line.
+	ls := s.lines[s.pos(i).Line-1]
+	indent := ls
+	for indent < i && (s.src[indent] == ' ' || s.src[indent] == '\t') {
+		indent++
+	}
+	var edits []Edit
+	for _, q := range cuts[1:] {
+		b := q
+		for b > i && (s.src[b-1] == ' ' || s.src[b-1] == '\t') {
+			b--
+		}
+		edits = append(edits, Edit{Off: b, End: q, New: "\n" + string(s.src[ls:indent])})
+	}
+	desc := "restored the line break after the comment"
+	if n := len(cuts) - 1; n > 1 {
+		desc = fmt.Sprintf("restored the line breaks after the %d comments of the line", n)
+	}
+	s.d.fixes = append(s.d.fixes, &Fix{Pos: e2.Pos, Rule: e2.Rule, Desc: desc, Edits: edits, Problem: e2})
+	s.cur.inserts = append(s.cur.inserts, Edit{Off: k, End: k, New: "\n"})
+	return s.cuts[i]
+}
+
+// excerpt is b when it has at most n runes, else its first n-3 runes and
+// "…".
+func excerpt(b []byte, n int) string {
+	cut, i := 0, 0
+	for r := 0; i < len(b); r++ {
+		if r == n-3 {
+			cut = i
+		}
+		if r == n {
+			return string(b[:cut]) + "…"
+		}
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+	return string(b)
+}
+
+// swallowed returns where spec text begins in the text of a // comment,
+// src[from:to] (to is the end of its line), or -1 when there is none: the
+// first key ("name": …), '{' before a key or '}', or '}' or ']' that
+// closes nothing opened in the comment, from which the rest of the line is
+// nothing but JSON: strings, numbers, true, false, null, punctuation, and
+// maybe another // comment. Kafka's comments are sentences ("// Version 1
+// adds IsNew."): quoted words in them are not followed by ':', and they
+// hold no braces or brackets.
+func (s *scanner) swallowed(from, to int) int {
+	src := s.src
+	depth := 0
+	for j := from; j < to; j++ {
+		cand := false
+		switch src[j] {
+		case '"':
+			end := s.keyAt(j, to)
+			if end >= 0 {
+				cand = true
+				break
+			}
+			if t := s.str(j, '"'); t.bad == "" && t.end <= to {
+				j = t.end - 1
+			}
+		case '{':
+			n := j + 1
+			for n < to && (src[n] == ' ' || src[n] == '\t') {
+				n++
+			}
+			if n < to && (src[n] == '}' || s.keyAt(n, to) >= 0) {
+				cand = true
+			} else {
+				depth++
+			}
+		case '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				cand = true
+			} else {
+				depth--
+			}
+		}
+		if cand {
+			bad := s.notJSON(j, to)
+			if bad < 0 {
+				return j
+			}
+			// A later candidate before bad meets the same non-JSON text:
+			// go on after it (so that a long line is read once).
+			j = bad
+		}
+	}
+	return -1
+}
+
+// keyAt returns the end of the key at j (a string in double quotes, then
+// ':'), or -1.
+func (s *scanner) keyAt(j, to int) int {
+	if s.src[j] != '"' {
+		return -1
+	}
+	t := s.str(j, '"')
+	if t.bad != "" || t.end > to {
+		return -1
+	}
+	n := t.end
+	for n < to && (s.src[n] == ' ' || s.src[n] == '\t') {
+		n++
+	}
+	if n < to && s.src[n] == ':' {
+		return n + 1
+	}
+	return -1
+}
+
+// notJSON returns the offset of the first text of src[from:to] that is
+// not a JSON token, or -1 when there is none up to its end or to a //
+// comment.
+func (s *scanner) notJSON(from, to int) int {
+	src := s.src
+	for j := from; j < to; {
+		c := src[j]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			j++
+		case strings.IndexByte("{}[]:,", c) >= 0:
+			j++
+		case c == '"':
+			t := s.str(j, '"')
+			if t.bad != "" || t.end > to {
+				return j
+			}
+			j = t.end
+		case c == '/' && j+1 < to && src[j+1] == '/':
+			return -1
+		case isWordByte(c):
+			k := j
+			for k < to && isWordByte(src[k]) {
+				k++
+			}
+			if w := string(src[j:k]); w != "true" && w != "false" && w != "null" && !isJSONNumber(w) {
+				return j
+			}
+			j = k
+		default:
+			return j
+		}
+	}
+	return -1
+}
+
 // startsObject reports whether the '{' token t opens a spec object: the
 // next token is a key or '}'.
 func (s *scanner) startsObject(t token) bool {
 	n := s.token(t.end, false)
-	return n.isString() || n.kind == '}'
+	if n.isString() || n.kind == '}' {
+		return true
+	}
+	// "{ // a comment "apiKey": …" on one line: the comment swallows the
+	// key (see swallowed).
+	j := t.end
+	for j < len(s.src) && (s.src[j] == ' ' || s.src[j] == '\t') {
+		j++
+	}
+	if !bytes.HasPrefix(s.src[j:], []byte("//")) {
+		return false
+	}
+	e := j
+	for e < len(s.src) && s.src[e] != '\n' {
+		e++
+	}
+	k := s.swallowed(j+2, e)
+	return k >= 0 && (s.src[k] == '"' || s.src[k] == '}')
 }
 
 // text passes a stretch of text outside the spec objects that starts at
@@ -812,6 +1027,7 @@ func (pp *pieceParser) build(end int) *piece {
 	last := 0
 	for _, e := range ins {
 		out = append(out, b[last:e.Off]...)
+		pc.shift = append(pc.shift, len(out)-e.Off)
 		pc.ins = append(pc.ins, insertion{at: len(out), n: len(e.New)})
 		out = append(out, e.New...)
 		last = e.Off

@@ -1,6 +1,8 @@
 package spec_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,5 +60,127 @@ func TestUnloaded(t *testing.T) {
 		if names(s) != c.loaded || strings.Join(un, " ") != strings.Join(c.unloaded, " ") {
 			t.Errorf("%s: loaded %q, unloaded %q; want %q, %q\n%v", c.name, names(s), un, c.loaded, c.unloaded, errs)
 		}
+	}
+}
+
+// flatten joins the lines of a spec file into one, as a web page that
+// lost the line breaks shows it, after its license header (the comment
+// lines before the object).
+func flatten(data []byte) []byte {
+	lines := strings.Split(string(data), "\n")
+	i := 0
+	for i < len(lines) && (strings.HasPrefix(strings.TrimSpace(lines[i]), "//") || strings.TrimSpace(lines[i]) == "") {
+		i++
+	}
+	var b strings.Builder
+	for _, l := range lines[i:] {
+		b.WriteString(strings.TrimSpace(l))
+		b.WriteByte(' ')
+	}
+	return []byte(b.String())
+}
+
+// TestFlattenedReleasesRestored: every spec file of both embedded
+// releases, flattened to one line, gets only comment-swallows errors (one
+// a run of comments that swallows spec text, none of the contradictory
+// trailing-comma or missing-brace ones), and its --fix copy lints without
+// error and loads to the same specs, on the wire, as the file itself.
+func TestFlattenedReleasesRestored(t *testing.T) {
+	swallows := map[string]int{"4.4.0": 180, "3.9.1": 150}
+	for _, rel := range bundle.Releases() {
+		r, err := bundle.Load(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var orig, fixed []bundle.File
+		n := 0
+		for _, f := range r.Files {
+			flat := flatten(f.Data)
+			lr := spec.Lint([]bundle.File{{Path: f.Path, Data: flat}}, false)
+			for _, p := range lr.Problems.Errors() {
+				if p.Rule != "comment-swallows" {
+					t.Errorf("Kafka %s, %s flattened: %v", rel, f.Path, p)
+				}
+				n++
+			}
+			out, _ := spec.ApplyFixes(flat, lr.Files[0].Fixes)
+			if errs := spec.Lint([]bundle.File{{Path: f.Path, Data: out}}, false).Problems.Errors(); len(errs) > 0 {
+				t.Errorf("Kafka %s, %s flattened and fixed: %v\n%s", rel, f.Path, errs, out)
+			}
+			orig = append(orig, bundle.File{Path: f.Path, Data: f.Data})
+			fixed = append(fixed, bundle.File{Path: f.Path, Data: out})
+		}
+		if n != swallows[r.Version] {
+			t.Errorf("Kafka %s flattened: %d comment-swallows errors, want %d", r.Version, n, swallows[r.Version])
+		}
+		a, _ := spec.NewSet(orig)
+		b, errs := spec.NewSet(fixed)
+		if len(a.Messages) != len(r.Files) || len(b.Messages) != len(a.Messages) || errs.HasErrors() {
+			t.Errorf("Kafka %s: %d files, %d messages, %d once flattened and fixed (%v)", r.Version, len(r.Files), len(a.Messages), len(b.Messages), errs.Errors())
+		}
+		for _, f := range spec.Compat(a, b) {
+			t.Errorf("Kafka %s flattened and fixed: %s", r.Version, f.String())
+		}
+	}
+}
+
+// TestFlattenedVote: the two schema blocks of a page that lost their line
+// breaks (testdata/lint/flattened.txt, see its README): each block alone
+// lints without any problem once fixed, and the fixed copy holds the same
+// Vote specs, on the wire, as Kafka 4.4.0's.
+func TestFlattenedVote(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "lint", "flattened.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "{") {
+			blocks = append(blocks, l+"\n")
+		}
+	}
+	want := []string{
+		"B.json:1:88: error: this // comment runs to the end of its line and swallows the spec text after it, from 1:208 to the end of the line (1788 bytes): \"validVersions\": \"0-2\", \"flexibleVers…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+		"B.json:1:61: error: this // comment runs to the end of its line and swallows the spec text after it, from 1:143 to the end of the line (1618 bytes): \"validVersions\": \"0-2\", \"flexibleVers…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+	}
+	if len(blocks) != 2 {
+		t.Fatalf("%d blocks in flattened.txt, want 2", len(blocks))
+	}
+	for i, b := range blocks {
+		r := spec.Lint([]bundle.File{{Path: "B.json", Data: []byte(b)}}, false)
+		if got := r.Problems.Error(); got != want[i] {
+			t.Errorf("block %d:\n got %s\nwant %s", i+1, got, want[i])
+		}
+		out, done := spec.ApplyFixes([]byte(b), r.Files[0].Fixes)
+		if len(done) != 1 || done[0].Desc != "restored the line breaks after the 2 comments of the line" {
+			t.Errorf("block %d: fixes %v", i+1, done)
+		}
+		if after := spec.Lint([]bundle.File{{Path: "B.json", Data: out}}, false).Problems; len(after) != 0 {
+			t.Errorf("block %d fixed:\n%v\n%s", i+1, after, out)
+		}
+	}
+	fixed, err := os.ReadFile(filepath.Join("testdata", "lint", "flattened.fixed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, errs := spec.NewSet([]bundle.File{{Path: "flattened.fixed", Data: fixed}})
+	if errs.HasErrors() || names(got) != "VoteRequest VoteResponse" {
+		t.Fatalf("the fixed copy loads %q: %v", names(got), errs)
+	}
+	rel, err := bundle.Load("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vote []bundle.File
+	for _, n := range []string{"VoteRequest.json", "VoteResponse.json"} {
+		f, ok := rel.Find("common/message/" + n)
+		if !ok {
+			t.Fatalf("no %s in Kafka 4.4.0", n)
+		}
+		vote = append(vote, f)
+	}
+	kafka, _ := spec.NewSet(vote)
+	for _, f := range spec.Compat(kafka, got) {
+		t.Errorf("the fixed copy differs from Kafka 4.4.0: %s", f.String())
 	}
 }

@@ -71,6 +71,9 @@ var lintCases = []struct {
 		"T.json:1:1: error: the spec object has no opening brace: the text looks like a fragment of one, as copied from a page [missing-brace]",
 		"T.json:2:47: error: the spec object has no closing brace [missing-brace]",
 	}},
+	{"comment-swallows", msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}, // Version 1 adds B. {"name": "B", "type": "int32", "versions": "1+", "about": "b"}`), []string{
+		"T.json:2:65: error: this // comment runs to the end of its line and swallows the spec text after it, from 2:86 to the end of the line (62 bytes): {\"name\": \"B\", \"type\": \"int32\", \"versi…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+	}},
 	{"several-objects", msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}`) + strings.Replace(msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}`), `"T"`, `"U"`, 1), []string{
 		"T.json:4:1: warning: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own; split the file before putting the specs into Kafka [several-objects]",
 	}},
@@ -281,6 +284,11 @@ func TestLintDrafts(t *testing.T) {
 		// ("Int32" is Kafka's empty struct, a warning); FrobResponse's
 		// nullable bool has no fix.
 		{"several", []string{"FrobRequest"}, []string{"FrobRequest"}},
+		// Two schema blocks of a page that lost its line breaks: each
+		// "// Version N" comment swallows the rest of its line. The loader
+		// reads past (the comments end where the spec text begins); the
+		// fixed copy has the line breaks back.
+		{"flattened", []string{"VoteRequest", "VoteResponse"}, []string{"VoteRequest", "VoteResponse"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "lint", c.name+".txt"))
@@ -308,7 +316,7 @@ func TestLintDrafts(t *testing.T) {
 				t.Errorf("the fixed copy loads %q, want %q; problems:\n%v", got, c.loaded, errs)
 			}
 			for _, e := range errs {
-				if e.Rule == "json-syntax" || e.Rule == "text-outside" || e.Rule == "missing-brace" {
+				if e.Rule == "json-syntax" || e.Rule == "text-outside" || e.Rule == "missing-brace" || e.Rule == "comment-swallows" {
 					t.Errorf("the fixed copy still has %v", e)
 				}
 			}
@@ -449,7 +457,7 @@ func FuzzLint(f *testing.F) {
 	for _, c := range lintCases {
 		f.Add([]byte(c.input))
 	}
-	for _, n := range []string{"fragment.txt", "several.txt"} {
+	for _, n := range []string{"fragment.txt", "several.txt", "flattened.txt"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", "lint", n)); err == nil {
 			f.Add(b)
 		}

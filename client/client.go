@@ -12,7 +12,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -146,16 +145,6 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	return context.WithTimeout(ctx, d)
 }
 
-// apiVersionsBody is the part of ApiVersionsResponse the handshake reads.
-type apiVersionsBody struct {
-	ErrorCode int16 `json:"errorCode"`
-	APIKeys   []struct {
-		APIKey     int16 `json:"apiKey"`
-		MinVersion int16 `json:"minVersion"`
-		MaxVersion int16 `json:"maxVersion"`
-	} `json:"apiKeys"`
-}
-
 func (cn *Conn) handshakeVersions(ctx context.Context) error {
 	set := cn.codec.Set
 	req := set.Request(apiVersionsKey)
@@ -164,11 +153,14 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 	}
 	v := req.ValidVersions.Hi
 	for attempt := 0; attempt < 2; attempt++ {
-		body := fmt.Sprintf(`{"clientSoftwareName":%q,"clientSoftwareVersion":%q`, cn.opts.SoftwareName, cn.opts.SoftwareVersion)
-		if HasField(req, "ClusterId") { // v5+, KIP-1242: null and -1 say "not checked"
-			body += `,"clusterId":null,"nodeId":-1`
+		b := codec.NewBuilder(req, v)
+		if fieldIn(req, "ClientSoftwareName", v) { // v3+, KIP-511
+			b.Set("ClientSoftwareName", cn.opts.SoftwareName).Set("ClientSoftwareVersion", cn.opts.SoftwareVersion)
 		}
-		bt, err := codec.FromJSON([]byte(body+"}"), req, v)
+		if fieldIn(req, "ClusterId", v) { // v5+, KIP-1242: null and -1 say "not checked"
+			b.Set("ClusterId", nil).Set("NodeId", -1)
+		}
+		bt, err := b.Tree()
 		if err != nil {
 			return fmt.Errorf("ApiVersionsRequest v%d: %w", v, err)
 		}
@@ -176,8 +168,8 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("ApiVersions v%d: %w", v, err)
 		}
-		var got apiVersionsBody
-		if err := bodyJSON(x.Response, &got); err != nil {
+		got, err := readAPIVersions(x.Response)
+		if err != nil {
 			// A node that does not support v answers with a v0 body
 			// (KIP-511); decode it as such.
 			resp := set.Response(apiVersionsKey)
@@ -186,17 +178,14 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 				return fmt.Errorf("ApiVersionsResponse v%d: %w", v, err)
 			}
 			x.Response = t
-			if err := bodyJSON(t, &got); err != nil {
+			if got, err = readAPIVersions(t); err != nil {
 				return fmt.Errorf("ApiVersionsResponse v0: %w", err)
 			}
 		}
 		cn.handshake = x
 		cn.apiVersionsVersion = v
-		cn.versions = make(map[int16]Range, len(got.APIKeys))
-		for _, k := range got.APIKeys {
-			cn.versions[k.APIKey] = Range{k.MinVersion, k.MaxVersion}
-		}
-		switch got.ErrorCode {
+		cn.versions = got.keys
+		switch got.errorCode {
 		case 0:
 			return nil
 		case unsupportedVersion:
@@ -210,7 +199,7 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 			}
 			v = nv
 		default:
-			return fmt.Errorf("ApiVersions v%d: error code %d", v, got.ErrorCode)
+			return fmt.Errorf("ApiVersions v%d: error code %d", v, got.errorCode)
 		}
 	}
 	return errors.New("ApiVersions: no agreement")
@@ -228,23 +217,58 @@ func HasField(m *spec.Message, name string) bool {
 	return false
 }
 
-// bodyJSON unmarshals the response body of t, in Kafka's converter JSON.
-func bodyJSON(t *tree.Tree, dst any) error {
+// fieldIn reports whether m's top-level struct has a field of that name in
+// version v.
+func fieldIn(m *spec.Message, name string, v int16) bool {
+	for _, f := range m.Root.Fields {
+		if f.Name == name {
+			return f.Versions.Contains(v)
+		}
+	}
+	return false
+}
+
+// apiVersions is what the handshake reads of an ApiVersionsResponse.
+type apiVersions struct {
+	errorCode int16
+	keys      map[int16]Range
+}
+
+// readAPIVersions reads the error code and the version ranges by api key
+// of the ApiVersionsResponse t. Errors: no response or body, problems in
+// its records, or a field that is not there (*tree.PathError).
+func readAPIVersions(t *tree.Tree) (apiVersions, error) {
 	if t == nil {
-		return errors.New("no response")
+		return apiVersions{}, errors.New("no response")
 	}
 	b := t.Part(tree.Body)
 	if b < 0 {
-		return errors.New("response has no body")
+		return apiVersions{}, errors.New("response has no body")
 	}
 	if len(t.Errors()) > 0 {
-		return errors.New(t.Errors()[0].String())
+		return apiVersions{}, errors.New(t.Errors()[0].String())
 	}
-	js, err := codec.ToJSON(nil, t, b, t.Message, t.Version, codec.JSONOptions{})
+	body := t.At(b)
+	code, err := body.Field("ErrorCode").AsInt()
 	if err != nil {
-		return err
+		return apiVersions{}, err
 	}
-	return json.Unmarshal(js, dst)
+	keys := body.Field("ApiKeys")
+	if err := keys.Err(); err != nil {
+		return apiVersions{}, err
+	}
+	got := apiVersions{errorCode: int16(code), keys: make(map[int16]Range, keys.Len())}
+	for i := range keys.Len() {
+		e := keys.Elem(i)
+		k, err1 := e.Field("ApiKey").AsInt()
+		lo, err2 := e.Field("MinVersion").AsInt()
+		hi, err3 := e.Field("MaxVersion").AsInt()
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return apiVersions{}, err
+		}
+		got.keys[int16(k)] = Range{int16(lo), int16(hi)}
+	}
+	return got, nil
 }
 
 // Addr is the address the Conn was dialled at.

@@ -1,128 +1,182 @@
-package client_test
+package client
 
 import (
 	"context"
-	"errors"
+	"encoding/binary"
 	"io"
 	"net"
-	"strings"
+	"reflect"
+	"strconv"
 	"testing"
+	"time"
 
-	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
 )
 
-// broker serves one connection: it answers the first request (the
-// ApiVersions handshake) with an ApiVersionsResponse written a byte at a
-// time, and every later request with answer's bytes.
-func broker(t *testing.T, c *codec.Codec, answer func(conn net.Conn, corr int32)) string {
+// fakeNode serves one connection: for each request frame it calls answer
+// with the decoded request and writes the response it returns (nil: close).
+func fakeNode(t *testing.T, c *codec.Codec, answer func(req *tree.Tree) *tree.Tree) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	t.Cleanup(func() { ln.Close(); <-done })
+	t.Cleanup(func() { ln.Close() })
 	go func() {
-		defer close(done)
-		conn, err := ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			return
 		}
-		defer conn.Close()
-		for n := 0; ; n++ {
+		defer nc.Close()
+		for {
 			var p [4]byte
-			if _, err := io.ReadFull(conn, p[:]); err != nil {
+			if _, err := io.ReadFull(nc, p[:]); err != nil {
 				return
 			}
-			size, _ := frame.Size(p[:])
-			fr := make([]byte, 4+int(size))
+			fr := make([]byte, 4+binary.BigEndian.Uint32(p[:]))
 			copy(fr, p[:])
-			if _, err := io.ReadFull(conn, fr[4:]); err != nil {
+			if _, err := io.ReadFull(nc, fr[4:]); err != nil {
 				return
 			}
-			key, ver, _ := frame.RequestAPI(fr)
-			corr, _ := frame.RequestCorrelationID(fr)
-			if n > 0 {
-				answer(conn, corr)
-				continue
-			}
-			resp := c.Set.Response(key)
-			body, err := codec.FromJSON([]byte(`{"errorCode":0,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":4}],"throttleTimeMs":0}`), resp, ver)
+			req, err := c.DecodeRequest(fr)
 			if err != nil {
-				t.Error(err)
+				t.Errorf("fake node: %v", err)
 				return
 			}
-			out, err := c.Encode(resp, ver, codec.ResponseHeaderValue(c.Set.ResponseHeader(), corr), body)
-			if err != nil {
-				t.Error(err)
+			resp := answer(req)
+			if resp == nil {
 				return
 			}
-			for i := range out.Bytes {
-				if _, err := conn.Write(out.Bytes[i : i+1]); err != nil {
-					return
-				}
+			if _, err := nc.Write(resp.Bytes); err != nil {
+				return
 			}
 		}
 	}()
 	return ln.Addr().String()
 }
 
-func TestReadFrames(t *testing.T) {
+// apiVersionsResponse encodes an ApiVersionsResponse to req, at req's
+// version, with error code code and the ranges keys (api key, min, max).
+func apiVersionsResponse(t *testing.T, c *codec.Codec, req *tree.Tree, code int, keys ...[3]int) *tree.Tree {
+	t.Helper()
+	m := c.Set.Response(18)
+	b := codec.NewBuilder(m, req.Version).Set("ErrorCode", code)
+	for i, k := range keys {
+		p := "ApiKeys[" + strconv.Itoa(i) + "]."
+		b.Set(p+"ApiKey", k[0]).Set(p+"MinVersion", k[1]).Set(p+"MaxVersion", k[2])
+	}
+	body, err := b.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	corr, _ := req.Get("RequestHeader.CorrelationId")
+	out, err := c.Encode(m, req.Version, codec.ResponseHeaderValue(c.Set.ResponseHeader(), int32(corr.Int())), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func testCodec(t *testing.T) *codec.Codec {
 	s, err := spec.Embedded("4.4.0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := codec.New(s)
-	ctx := context.Background()
-	cases := []struct {
-		name   string
-		answer func(conn net.Conn, corr int32)
-		want   func(err error) bool
-		desc   string
-	}{
-		{"over the limit", func(conn net.Conn, corr int32) {
-			conn.Write(append(frame.AppendSize(nil, 5000), 0, 0, 0, 1))
-		}, func(err error) bool {
-			var fe *codec.FrameError
-			return errors.As(err, &fe) && fe.Size == 5000 && fe.Limit == 1000
-		}, "a *codec.FrameError of size 5000, limit 1000"},
-		{"negative size", func(conn net.Conn, corr int32) {
-			conn.Write([]byte{0xff, 0xff, 0xff, 0xfe})
-		}, func(err error) bool {
-			var fe *codec.FrameError
-			return errors.As(err, &fe) && fe.Size == -2
-		}, "a *codec.FrameError of size -2"},
-		{"closed inside a frame", func(conn net.Conn, corr int32) {
-			conn.Write(append(frame.AppendSize(nil, 20), 0, 0, 0, 1, 0))
-			conn.Close()
-		}, func(err error) bool {
-			return errors.Is(err, io.ErrUnexpectedEOF) && strings.Contains(err.Error(), "frame of 20 bytes: unexpected EOF")
-		}, "frame of 20 bytes: unexpected EOF"},
-		{"closed inside a size prefix", func(conn net.Conn, corr int32) {
-			conn.Write([]byte{0, 0})
-			conn.Close()
-		}, func(err error) bool {
-			return errors.Is(err, io.ErrUnexpectedEOF) && !strings.Contains(err.Error(), "frame of")
-		}, "unexpected EOF"},
+	return codec.New(s)
+}
+
+// The handshake sends the highest ApiVersions version with the software
+// name and version, and reads the ranges the node announces.
+func TestHandshake(t *testing.T) {
+	c := testCodec(t)
+	hi := c.Set.Request(18).ValidVersions.Hi
+	reqs := make(chan *tree.Tree, 4)
+	addr := fakeNode(t, c, func(req *tree.Tree) *tree.Tree {
+		reqs <- req
+		return apiVersionsResponse(t, c, req, 0, [3]int{18, 0, 4}, [3]int{3, 0, 12}, [3]int{52, 0, 2})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cn, err := Dial(ctx, addr, c, Options{SoftwareName: "kwire test", SoftwareVersion: "1.0"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			addr := broker(t, c, tc.answer)
-			cn, err := client.Dial(ctx, addr, c, client.Options{MaxFrame: 1000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cn.Close()
-			if r := cn.Versions()[18]; r.Max != 4 {
-				t.Fatalf("handshake read versions %v", cn.Versions())
-			}
-			_, err = cn.Call(ctx, s.Request(18), 3, nil)
-			if err == nil || !tc.want(err) {
-				t.Fatalf("error %v, want %s", err, tc.desc)
-			}
-		})
+	defer cn.Close()
+	want := map[int16]Range{18: {0, 4}, 3: {0, 12}, 52: {0, 2}}
+	if !reflect.DeepEqual(cn.Versions(), want) {
+		t.Errorf("Versions = %v, want %v", cn.Versions(), want)
+	}
+	req := <-reqs
+	if req.Version != hi {
+		t.Errorf("ApiVersionsRequest v%d, want v%d", req.Version, hi)
+	}
+	for path, want := range map[string]string{
+		"ApiVersionsRequest.ClientSoftwareName":    "kwire-test",
+		"ApiVersionsRequest.ClientSoftwareVersion": "1.0",
+		"RequestHeader.ClientId":                   "kwire",
+	} {
+		if v, err := req.Get(path); err != nil || v.String() != want {
+			t.Errorf("%s = %q (%v), want %q", path, v.String(), err, want)
+		}
+	}
+	if fieldIn(req.Message, "ClusterId", req.Version) {
+		if v, _ := req.Get("ApiVersionsRequest.ClusterId"); !v.IsNull() {
+			t.Errorf("ClusterId = %s, want null", v)
+		}
+		if v, _ := req.Get("ApiVersionsRequest.NodeId"); v.Int() != -1 {
+			t.Errorf("NodeId = %s, want -1", v)
+		}
+	}
+}
+
+// A node that does not support the version answers UNSUPPORTED_VERSION
+// with its ApiVersions range; the client asks again at the highest
+// version both support.
+func TestHandshakeUnsupportedVersion(t *testing.T) {
+	c := testCodec(t)
+	sent := make(chan int16, 4)
+	addr := fakeNode(t, c, func(req *tree.Tree) *tree.Tree {
+		sent <- req.Version
+		if req.Version > 3 {
+			return apiVersionsResponse(t, c, req, unsupportedVersion, [3]int{18, 0, 3})
+		}
+		return apiVersionsResponse(t, c, req, 0, [3]int{18, 0, 3}, [3]int{1, 4, 13})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cn, err := Dial(ctx, addr, c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cn.Close()
+	versions := []int16{<-sent, <-sent}
+	if hi := c.Set.Request(18).ValidVersions.Hi; !reflect.DeepEqual(versions, []int16{hi, 3}) {
+		t.Errorf("versions sent %v, want [%d 3]", versions, hi)
+	}
+	if want := (map[int16]Range{18: {0, 3}, 1: {4, 13}}); !reflect.DeepEqual(cn.Versions(), want) {
+		t.Errorf("Versions = %v, want %v", cn.Versions(), want)
+	}
+	if v, err := cn.Negotiate(c.Set.Request(1)); err != nil || v != 13 {
+		t.Errorf("Negotiate(Fetch) = %d, %v; want 13", v, err)
+	}
+}
+
+// readAPIVersions names what is missing when a body is not an
+// ApiVersionsResponse's.
+func TestReadAPIVersionsErrors(t *testing.T) {
+	c := testCodec(t)
+	m := c.Set.Response(3) // MetadataResponse v12: its top-level ErrorCode is v13+
+	out, err := c.Encode(m, 12, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = readAPIVersions(out)
+	if err == nil || err.Error() != "MetadataResponse.ErrorCode: the field is not in this value (a field of another version, or a tagged field left at its default)" {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := readAPIVersions(nil); err == nil || err.Error() != "no response" {
+		t.Errorf("nil tree: %v", err)
 	}
 }

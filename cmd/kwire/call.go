@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -205,66 +204,47 @@ func correlationOf(x *client.Exchange) int32 {
 	return -1
 }
 
-// quorumBody is the part of DescribeQuorumResponse the quorum summary reads.
-type quorumBody struct {
-	Topics []struct {
-		TopicName  string `json:"topicName"`
-		Partitions []struct {
-			PartitionIndex int32          `json:"partitionIndex"`
-			ErrorCode      int16          `json:"errorCode"`
-			LeaderID       int32          `json:"leaderId"`
-			LeaderEpoch    int32          `json:"leaderEpoch"`
-			HighWatermark  int64          `json:"highWatermark"`
-			CurrentVoters  []quorumMember `json:"currentVoters"`
-			Observers      []quorumMember `json:"observers"`
-		} `json:"partitions"`
-	} `json:"topics"`
-}
-
-type quorumMember struct {
-	ReplicaID             int32 `json:"replicaId"`
-	LogEndOffset          int64 `json:"logEndOffset"`
-	LastFetchTimestamp    int64 `json:"lastFetchTimestamp"`
-	LastCaughtUpTimestamp int64 `json:"lastCaughtUpTimestamp"`
-}
-
 // writeQuorum prints what DescribeQuorum answers (KIP-595, KIP-836), before
 // the tree: per partition the leader, epoch and high watermark, then each
 // voter and observer with its log end offset and its lag (the leader's log
 // end offset minus its own, in records).
 func writeQuorum(w io.Writer, t *tree.Tree) {
-	js, err := codec.ToJSON(nil, t, t.Part(tree.Body), t.Message, t.Version, codec.JSONOptions{})
-	if err != nil {
+	b := t.Part(tree.Body)
+	if b < 0 {
 		return
 	}
-	var q quorumBody
-	if json.Unmarshal(js, &q) != nil {
-		return
-	}
-	for _, tp := range q.Topics {
-		for _, p := range tp.Partitions {
-			fmt.Fprintf(w, "quorum %s-%d: leader %d, epoch %d, high watermark %d\n", tp.TopicName, p.PartitionIndex, p.LeaderID, p.LeaderEpoch, p.HighWatermark)
+	topics := t.At(b).Field("Topics")
+	for i := range topics.Len() {
+		tp := topics.Elem(i)
+		parts := tp.Field("Partitions")
+		for j := range parts.Len() {
+			p := parts.Elem(j)
+			leader := p.Field("LeaderId").Int()
+			fmt.Fprintf(w, "quorum %s-%d: leader %d, epoch %d, high watermark %d\n", tp.Field("TopicName").String(), p.Field("PartitionIndex").Int(), leader, p.Field("LeaderEpoch").Int(), p.Field("HighWatermark").Int())
+			voters := p.Field("CurrentVoters")
 			var leo int64 = -1
-			for _, m := range p.CurrentVoters {
-				if m.ReplicaID == p.LeaderID {
-					leo = m.LogEndOffset
+			for k := range voters.Len() {
+				if m := voters.Elem(k); m.Field("ReplicaId").Int() == leader {
+					leo = m.Field("LogEndOffset").Int()
 				}
 			}
-			list := func(role string, ms []quorumMember) {
-				for _, m := range ms {
+			list := func(role string, ms tree.Value) {
+				for k := range ms.Len() {
+					m := ms.Elem(k)
+					id, end := m.Field("ReplicaId").Int(), m.Field("LogEndOffset").Int()
 					lag := "lag unknown"
-					if leo >= 0 && m.LogEndOffset >= 0 {
-						lag = fmt.Sprintf("lag %d", leo-m.LogEndOffset)
+					if leo >= 0 && end >= 0 {
+						lag = fmt.Sprintf("lag %d", leo-end)
 					}
 					who := role
-					if m.ReplicaID == p.LeaderID {
+					if id == leader {
 						who += " (leader)"
 					}
-					fmt.Fprintf(w, "  %-16s %4d  log end offset %d, %s\n", who, m.ReplicaID, m.LogEndOffset, lag)
+					fmt.Fprintf(w, "  %-16s %4d  log end offset %d, %s\n", who, id, end, lag)
 				}
 			}
-			list("voter", p.CurrentVoters)
-			list("observer", p.Observers)
+			list("voter", voters)
+			list("observer", p.Field("Observers"))
 		}
 	}
 }

@@ -37,4 +37,9 @@
 // The client of a connection is the sender of the SYN when it was captured,
 // otherwise the peer of the port listed in Options.Ports. Connections with
 // neither port in Ports are ignored (counted in Stats).
+//
+// Decoding: DecodeFlows reads a capture to its end through an Assembler and
+// decodes each connection's two streams with a flow.Conn (package flow),
+// reporting exchanges and problems and summing the decoders' counts; it is
+// what kwire pcap prints from.
 package capture

@@ -3,7 +3,6 @@ package capture_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/google/gopacket/layers"
@@ -19,7 +18,8 @@ import (
 
 // Read a capture and print its Kafka exchanges: the assembler turns the
 // packets into each connection's two byte streams, and a flow decoder per
-// connection turns those into exchanges.
+// connection turns those into exchanges (DecodeFlows does both; an
+// Assembler alone gives the streams to any other decoder).
 func Example() {
 	set, err := spec.Embedded("4.4")
 	if err != nil {
@@ -46,49 +46,29 @@ func Example() {
 		panic(err)
 	}
 
-	// Read it back.
+	// Read it back: DecodeFlows reassembles each connection on port 9092
+	// and decodes its two streams with a flow.Conn.
 	r, err := capture.Open(bytes.NewReader(file))
 	if err != nil {
 		panic(err)
 	}
-	decoders := map[*capture.Conn]*flow.Conn{}
-	asm := capture.NewAssembler(capture.Options{Ports: []uint16{9092}}, func(e *capture.Event) {
-		switch e.Kind {
-		case capture.EventOpen:
-			name := e.Conn.String()
-			decoders[e.Conn] = flow.New(flow.Options{Codec: cd, Unsynced: !e.Conn.SawSYN}, func(ev flow.Event) {
-				switch x := ev.(type) {
-				case *flow.Exchange:
-					fmt.Println(report.ExchangeLine(name, x))
-				case *flow.Problem:
-					fmt.Println(report.ProblemLine(name, x))
-				}
-			})
-		case capture.EventData:
-			decoders[e.Conn].Data(flow.Dir(e.Dir), e.Data, e.Time)
-		case capture.EventGap:
-			decoders[e.Conn].Gap(flow.Dir(e.Dir), e.Gap, e.Time)
-		case capture.EventEnd:
-			decoders[e.Conn].End(flow.Dir(e.Dir), e.Time)
-		case capture.EventClose:
-			decoders[e.Conn].Close(e.Time)
-			delete(decoders, e.Conn)
-		}
+	st, totals, err := capture.DecodeFlows(r, capture.FlowOptions{
+		Assembler: capture.Options{Ports: []uint16{9092}},
+		Flow:      flow.Options{Codec: cd},
+		OnEvent: func(c *capture.Conn, e flow.Event) {
+			switch x := e.(type) {
+			case *flow.Exchange:
+				fmt.Println(report.ExchangeLine(c.String(), x))
+			case *flow.Problem:
+				fmt.Println(report.ProblemLine(c.String(), x))
+			}
+		},
 	})
-	for {
-		p, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			panic(err)
-		}
-		asm.Add(&p)
+	if err != nil {
+		panic(err)
 	}
-	asm.Flush()
-	st := asm.Stats()
-	fmt.Printf("%s: %d packets, %d connection\n", r.Format(), st.Packets, st.Connections)
+	fmt.Printf("%s: %d packets, %d connection, %d exchange, %d bytes\n", r.Format(), st.Packets, st.Connections, totals.Exchanges, totals.Bytes)
 	// Output:
 	// 10.0.0.1:50000→10.0.0.2:9092  ApiVersions(18) v3  corr 7  client "example"  req 25 B  resp 23 B  2.000 ms
-	// pcap: 9 packets, 1 connection
+	// pcap: 9 packets, 1 connection, 1 exchange, 48 bytes
 }

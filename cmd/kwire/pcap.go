@@ -27,29 +27,14 @@ type pcapCmd struct {
 
 // pcapRun is one run of kwire pcap.
 type pcapRun struct {
-	a     *app
-	c     *pcapCmd
-	set   *spec.Set
-	codec *codec.Codec
-	w     *bufio.Writer
-	conns map[*capture.Conn]*pcapConn
-	err   error // the first write error
-
-	// totals over closed connections
-	exchanges, problems int64
-	bytes, skipped      int64
-	missing             int64
-	notKafka            map[string]int
+	a   *app
+	c   *pcapCmd
+	set *spec.Set
+	w   *bufio.Writer
+	err error // the first write error
+	tot capture.FlowTotals
 	// failed: a problem other than a resynchronisation (a notice) was seen.
 	failed bool
-}
-
-// pcapConn is a followed connection and its decoder.
-type pcapConn struct {
-	c    *capture.Conn
-	name string
-	fc   *flow.Conn
-	run  *pcapRun
 }
 
 // pcap reads a capture, reassembles its TCP connections on the Kafka
@@ -83,23 +68,14 @@ func (a *app) pcap(c *pcapCmd) error {
 	}
 	cd := codec.New(set)
 	cd.MaxFrame = c.MaxFrame
-	r := &pcapRun{a: a, c: c, set: set, codec: cd, w: bufio.NewWriterSize(a.stdout, 64<<10),
-		conns: map[*capture.Conn]*pcapConn{}, notKafka: map[string]int{}}
-	asm := capture.NewAssembler(capture.Options{Ports: c.Port}, r.event)
-	var readErr error
-	for {
-		p, err := cr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			readErr = err
-			break
-		}
-		asm.Add(&p)
-	}
-	asm.Flush()
-	r.summary(asm.Stats(), cr.Format(), readErr)
+	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10)}
+	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
+		Assembler: capture.Options{Ports: c.Port},
+		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree},
+		OnOpen:    r.open, OnEvent: r.flowEvent,
+	})
+	r.tot = tot
+	r.summary(st, cr.Format(), readErr)
 	if err := r.w.Flush(); err != nil && r.err == nil {
 		r.err = err
 	}
@@ -119,55 +95,23 @@ func (a *app) pcap(c *pcapCmd) error {
 	return nil
 }
 
-// event handles what the assembler reports.
-func (r *pcapRun) event(e *capture.Event) {
-	switch e.Kind {
-	case capture.EventOpen:
-		pc := &pcapConn{c: e.Conn, name: fmt.Sprintf("#%d %s", e.Conn.ID, e.Conn), run: r}
-		pc.fc = flow.New(flow.Options{Codec: r.codec, MaxFrame: r.c.MaxFrame, KeepTrees: r.c.Tree, Unsynced: !e.Conn.SawSYN}, pc.flowEvent)
-		r.conns[e.Conn] = pc
-		if !e.Conn.SawSYN {
-			r.notice(e.Time, pc, "mid-stream", fmt.Sprintf("the capture starts inside this connection (no handshake captured); server by its port %d; searching both directions for the first plausible frame", e.Conn.Server.Port()))
-		}
-	case capture.EventData:
-		if pc := r.conns[e.Conn]; pc != nil {
-			pc.fc.Data(flow.Dir(e.Dir), e.Data, e.Time)
-		}
-	case capture.EventGap:
-		if pc := r.conns[e.Conn]; pc != nil {
-			pc.fc.Gap(flow.Dir(e.Dir), e.Gap, e.Time)
-		}
-	case capture.EventEnd:
-		if pc := r.conns[e.Conn]; pc != nil {
-			pc.fc.End(flow.Dir(e.Dir), e.Time)
-		}
-	case capture.EventClose:
-		if pc := r.conns[e.Conn]; pc != nil {
-			pc.fc.Close(e.Time)
-			st := pc.fc.Stats()
-			r.exchanges += st.Exchanges
-			r.problems += st.Problems
-			for d := range 2 {
-				r.bytes += st.Bytes[d]
-				r.skipped += st.Skipped[d]
-				r.missing += st.Missing[d]
-				if st.NotKafka[d] != "" {
-					r.notKafka[st.NotKafka[d]]++
-				}
-			}
-			delete(r.conns, e.Conn)
-		}
+// pcapConnName names a connection in text lines.
+func pcapConnName(c *capture.Conn) string { return fmt.Sprintf("#%d %s", c.ID, c) }
+
+// open notes a connection whose start was not captured.
+func (r *pcapRun) open(c *capture.Conn, t time.Time) {
+	if !c.SawSYN {
+		r.notice(t, c, "mid-stream", fmt.Sprintf("the capture starts inside this connection (no handshake captured); server by its port %d; searching both directions for the first plausible frame", c.Server.Port()))
 	}
 }
 
 // flowEvent prints an exchange or a problem of the connection.
-func (pc *pcapConn) flowEvent(ev flow.Event) {
-	r := pc.run
+func (r *pcapRun) flowEvent(c *capture.Conn, ev flow.Event) {
 	switch x := ev.(type) {
 	case *flow.Exchange:
-		r.exchange(pc, x)
+		r.exchange(c, x)
 	case *flow.Problem:
-		r.problem(pc, x)
+		r.problem(c, x)
 	}
 }
 
@@ -191,39 +135,39 @@ func (r *pcapRun) writeJSON(v any) {
 	r.write(string(b) + "\n")
 }
 
-func (r *pcapRun) exchange(pc *pcapConn, x *flow.Exchange) {
+func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
 	if r.c.Format == "json" {
-		r.writeJSON(report.NewExchange(x, uint64(pc.c.ID), pc.c.Client.String(), pc.c.Server.String(), func(f *flow.Frame) *report.Frame {
+		r.writeJSON(report.NewExchange(x, uint64(c.ID), c.Client.String(), c.Server.String(), func(f *flow.Frame) *report.Frame {
 			return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree})
 		}))
 		return
 	}
-	if err := report.WriteExchange(r.w, pc.name, x, r.c.Tree, r.a.renderOptions()); err != nil && r.err == nil {
+	if err := report.WriteExchange(r.w, pcapConnName(c), x, r.c.Tree, r.a.renderOptions()); err != nil && r.err == nil {
 		r.err = err
 	}
 }
 
-func (r *pcapRun) problem(pc *pcapConn, p *flow.Problem) {
+func (r *pcapRun) problem(c *capture.Conn, p *flow.Problem) {
 	r.failed = r.failed || p.Kind != flow.Resync
 	if r.c.Format == "json" {
-		j := report.NewProblem(p, uint64(pc.c.ID), pc.c.Client.String(), pc.c.Server.String())
+		j := report.NewProblem(p, uint64(c.ID), c.Client.String(), c.Server.String())
 		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice
 			j.Type = "notice"
 		}
 		r.writeJSON(j)
 		return
 	}
-	r.write(report.ProblemLine(pc.name, p) + "\n")
+	r.write(report.ProblemLine(pcapConnName(c), p) + "\n")
 }
 
 // notice prints a line about a connection that is not the decoder's.
-func (r *pcapRun) notice(t time.Time, pc *pcapConn, kind, msg string) {
+func (r *pcapRun) notice(t time.Time, c *capture.Conn, kind, msg string) {
 	if r.c.Format == "json" {
 		r.writeJSON(report.Problem{Type: "notice", Kind: kind, Time: report.JSONTime(t),
-			Conn: uint64(pc.c.ID), Client: pc.c.Client.String(), Server: pc.c.Server.String(), Message: msg})
+			Conn: uint64(c.ID), Client: c.Client.String(), Server: c.Server.String(), Message: msg})
 		return
 	}
-	r.write(report.Line(t, pc.name, kind, msg) + "\n")
+	r.write(report.Line(t, pcapConnName(c), kind, msg) + "\n")
 }
 
 // pcapSummaryJSON is the last JSON line.
@@ -250,8 +194,8 @@ func (r *pcapRun) summary(st capture.Stats, f capture.Format, readErr error) {
 	if r.c.Format == "json" {
 		j := pcapSummaryJSON{Type: "summary", Format: f.String(), Packets: st.Packets, NotTCP: st.NotTCP,
 			Undecodable: st.Undecodable, OtherPorts: st.OtherPorts, Connections: st.Connections,
-			Exchanges: r.exchanges, Problems: r.problems, Bytes: r.bytes, NotDecoded: r.skipped, Missing: r.missing,
-			Retransmitted: st.Retransmitted, OutOfOrder: st.OutOfOrder, NotKafka: r.notKafka}
+			Exchanges: r.tot.Exchanges, Problems: r.tot.Problems, Bytes: r.tot.Bytes, NotDecoded: r.tot.Skipped, Missing: r.tot.Missing,
+			Retransmitted: st.Retransmitted, OutOfOrder: st.OutOfOrder, NotKafka: r.tot.NotKafka}
 		if readErr != nil {
 			s := readErr.Error()
 			j.Error = &s
@@ -266,16 +210,16 @@ func (r *pcapRun) summary(st capture.Stats, f capture.Format, readErr error) {
 	}
 	fmt.Fprintf(&b, "\n%s: %s; %s on port %s, %s, %s\n", f, pcapCount(int64(st.Packets), "packet"),
 		pcapCount(int64(st.Connections), "connection"), strings.Join(ports, ","),
-		pcapCount(r.exchanges, "exchange"), pcapCount(r.problems, "problem"))
+		pcapCount(r.tot.Exchanges, "exchange"), pcapCount(r.tot.Problems, "problem"))
 	fmt.Fprintf(&b, "bytes: %d reassembled, %d not decoded, %d missing from the capture, %d retransmitted; %s out of order\n",
-		r.bytes, r.skipped, r.missing, st.Retransmitted, pcapCount(int64(st.OutOfOrder), "segment"))
-	if len(r.notKafka) > 0 {
+		r.tot.Bytes, r.tot.Skipped, r.tot.Missing, st.Retransmitted, pcapCount(int64(st.OutOfOrder), "segment"))
+	if len(r.tot.NotKafka) > 0 {
 		for _, proto := range []string{"TLS", "HTTP"} {
-			if n := r.notKafka[proto]; n > 0 {
+			if n := r.tot.NotKafka[proto]; n > 0 {
 				fmt.Fprintf(&b, "not Kafka: %s like %s\n", pcapCount(int64(n), "stream")+" "+plural(n, "looks", "look"), proto)
 			}
 		}
-		for proto, n := range r.notKafka { // flow names only TLS and HTTP today
+		for proto, n := range r.tot.NotKafka { // flow names only TLS and HTTP today
 			if proto != "TLS" && proto != "HTTP" {
 				fmt.Fprintf(&b, "not Kafka: %s like %s\n", pcapCount(int64(n), "stream")+" "+plural(n, "looks", "look"), proto)
 			}

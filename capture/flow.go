@@ -1,0 +1,104 @@
+package capture
+
+import (
+	"io"
+	"time"
+
+	"github.com/kwire/kwire/flow"
+)
+
+// FlowOptions configure DecodeFlows.
+type FlowOptions struct {
+	// Assembler are the reassembly options (Ports: the Kafka server ports).
+	Assembler Options
+	// Flow configures each connection's decoder (package flow); Unsynced
+	// is set for a connection whose handshake was not captured, which
+	// starts mid-stream.
+	Flow flow.Options
+	// OnOpen, when not nil, is called as a connection starts, before its
+	// first event.
+	OnOpen func(c *Conn, t time.Time)
+	// OnEvent receives each connection's exchanges and problems, in the
+	// order of the capture.
+	OnEvent func(c *Conn, e flow.Event)
+}
+
+// FlowTotals sum the decoders' flow.Stats over every connection, both
+// directions together.
+type FlowTotals struct {
+	Exchanges, Problems int64
+	// Bytes is the bytes reassembled, Skipped those not decoded (over-limit
+	// frames, bytes skipped while resynchronising, streams that are not
+	// Kafka), Missing those missing from the capture.
+	Bytes, Skipped, Missing int64
+	// NotKafka counts the streams found to speak another protocol, by
+	// protocol ("TLS", "HTTP").
+	NotKafka map[string]int
+}
+
+// DecodeFlows reads r's packets to the end, reassembles the TCP connections
+// on the Kafka ports and decodes each with a flow.Conn, reporting its
+// exchanges and problems to o.OnEvent. It returns the assembler's Stats,
+// the decoders' totals and the error that stopped the reading (nil at the
+// end of the capture): what came before it is decoded and reported, and
+// the connections open then are closed as at the end of a capture.
+func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
+	tot := FlowTotals{NotKafka: map[string]int{}}
+	decoders := map[*Conn]*flow.Conn{}
+	asm := NewAssembler(o.Assembler, func(e *Event) {
+		if e.Kind == EventOpen {
+			if o.OnOpen != nil {
+				o.OnOpen(e.Conn, e.Time)
+			}
+			fo := o.Flow
+			fo.Unsynced = fo.Unsynced || !e.Conn.SawSYN
+			c := e.Conn
+			decoders[c] = flow.New(fo, func(ev flow.Event) {
+				if o.OnEvent != nil {
+					o.OnEvent(c, ev)
+				}
+			})
+			return
+		}
+		fc := decoders[e.Conn]
+		if fc == nil {
+			return
+		}
+		switch e.Kind {
+		case EventData:
+			fc.Data(flow.Dir(e.Dir), e.Data, e.Time)
+		case EventGap:
+			fc.Gap(flow.Dir(e.Dir), e.Gap, e.Time)
+		case EventEnd:
+			fc.End(flow.Dir(e.Dir), e.Time)
+		case EventClose:
+			fc.Close(e.Time)
+			st := fc.Stats()
+			tot.Exchanges += st.Exchanges
+			tot.Problems += st.Problems
+			for d := range 2 {
+				tot.Bytes += st.Bytes[d]
+				tot.Skipped += st.Skipped[d]
+				tot.Missing += st.Missing[d]
+				if st.NotKafka[d] != "" {
+					tot.NotKafka[st.NotKafka[d]]++
+				}
+			}
+			delete(decoders, e.Conn)
+		}
+	})
+	var readErr error
+	for {
+		p, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		asm.Add(&p)
+	}
+	asm.Flush()
+	return asm.Stats(), tot, readErr
+}

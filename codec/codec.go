@@ -60,16 +60,25 @@ func (c *Codec) checkVersion(m *spec.Message, v int16) error {
 	return nil
 }
 
-// VersionError says a message has no such version.
+// VersionError says a message has no such version. In, when not empty,
+// names the specs ("Kafka 4.4.0"). Inside a request header it is the Err
+// of a *wire.Error at the version's offset: match it with errors.As.
 type VersionError struct {
 	Message string
 	Version int16
 	Valid   spec.Versions
+	In      string
 }
 
-// Error names the message, the version asked for and the valid versions.
+// Error names the message, the version asked for, the specs and the valid
+// versions: "VoteRequest has no version 7 in Kafka 4.4.0 (valid versions:
+// 0-2)".
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("%s has no version %d (valid versions: %s)", e.Message, e.Version, e.Valid)
+	in := ""
+	if e.In != "" {
+		in = " in " + e.In
+	}
+	return fmt.Sprintf("%s has no version %d%s (valid versions: %s)", e.Message, e.Version, in, e.Valid)
 }
 
 // headerSpec returns the RequestHeader or ResponseHeader spec.
@@ -375,7 +384,7 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
-		return &wire.Error{Offset: 6, Path: "RequestHeader.RequestApiVersion", Msg: err.Error()}
+		return &wire.Error{Offset: 6, Path: "RequestHeader.RequestApiVersion", Msg: err.Error(), Err: err}
 	}
 	hs, err := c.headerSpec(true)
 	if err != nil {

@@ -79,14 +79,20 @@ const unknownTagsKey = "_unknownTaggedFields"
 // the offending JSON value starts (for a missing field, the enclosing
 // object; for malformed JSON, where the syntax error is), or -1 when there
 // is no input (ToJSON).
+// Err, when not nil, is the error behind Msg (a base64 or uuid decoding
+// error), for errors.As and errors.Is.
 type JSONError struct {
 	Path   string
 	Msg    string
 	Offset int
+	Err    error
 }
 
 // Error renders the JSON path and the problem: "$.topics[0].lastOffset: …".
 func (e *JSONError) Error() string { return e.Path + ": " + e.Msg }
+
+// Unwrap returns Err.
+func (e *JSONError) Unwrap() error { return e.Err }
 
 // jsonPath renders p as the JSON path of an error ("$.topics[0].lastOffset"),
 // keys quoted as Kafka's converter writes strings.
@@ -1212,7 +1218,9 @@ func (r *jsonReader) scalar(k spec.Kind, c int32) (tree.Node, []byte, error) {
 		}
 		u, err := base64.RawURLEncoding.Strict().DecodeString(jv.text)
 		if err != nil || len(u) != 16 || strings.ContainsAny(jv.text, "\r\n") {
-			return tree.Node{}, nil, r.errAt(c, "expected a uuid: %s is not 22 base64url characters of 16 bytes (%v)", r.describe(c)[len("the string "):], err)
+			je := r.errAt(c, "expected a uuid: %s is not 22 base64url characters of 16 bytes (%v)", r.describe(c)[len("the string "):], err)
+			je.Err = err
+			return tree.Node{}, nil, je
 		}
 		return tree.Node{}, u, nil
 	case spec.KindString:
@@ -1242,7 +1250,9 @@ func (r *jsonReader) base64(c int32) ([]byte, error) {
 	}
 	data, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil {
-		return nil, r.errAt(c, "bad base64 (standard alphabet, padded): %v", err)
+		je := r.errAt(c, "bad base64 (standard alphabet, padded): %v", err)
+		je.Err = err
+		return nil, je
 	}
 	return data, nil
 }

@@ -24,12 +24,21 @@
 // The object tree's layout (columns name, type, value, range and about,
 // each padded to its widest cell plus two spaces; "+-- " and "|   "
 // drawing; "= 2 (compact, n+1)" and `"" (int16 len=0)` notes) follows
-// kwire's seed pages for EndQuorumEpoch v1 and Vote v2. Field names, types
+// kwire's seed pages for EndQuorumEpoch v1 and Vote v2, except that a body
+// string or bytes field nullable at the message's version is typed
+// "nullable_string" or "nullable_bytes", as the header's client_id is
+// there. Field names, types
 // and about texts come from Kafka's message specs
 // (clients/src/main/resources/common/message/*.json); the request and
 // response header rows use kwire's own snake_case names and descriptions.
 //
-// Not here: choosing what to encode or decode (instance, codec), command
-// line flags (cmd/kwire), and terminal detection (callers set
-// Options.Color).
+// Decode builds the pages of `kwire decode` (and of the atlas's decode
+// page) from bytes and a Claim of what they are: it picks the codec call,
+// checks the bytes against the claim, splits an input of several frames,
+// reads an ApiVersions response in the v0 layout as Kafka's client does,
+// and says with typed errors (ClaimError, MismatchError, NotRequestError,
+// StreamError) what a command turns into hints about its flags.
+//
+// Not here: choosing what to encode (instance, codec), command line flags
+// (cmd/kwire), and terminal detection (callers set Options.Color).
 package render

@@ -37,6 +37,9 @@ import (
 // "virtual_hex" (those bytes) before "tree"; a side whose tree has
 // problems has "problems" before "tree", a list of {"offset",
 // "virtual_offset", "path", "message", "notice"} (see tree.Problem).
+// Likewise a page of an input of several frames (Page.Frames > 0) has
+// "frame", "frames" and "input_offset" after "valid_versions", and a
+// side with a Note has "note" after "error".
 //
 // The JSON is written as the tree is walked, through a buffer of at most
 // 64 KiB: memory does not grow with the output (a page's JSON is a few
@@ -92,6 +95,14 @@ func WriteJSONWith(w io.Writer, p *Page, o Options, members func(k int, s *Side)
 	j.b = appendStringOrNull(j.b, flex, flex != "")
 	j.key(1, "valid_versions")
 	j.b = appendStringOrNull(j.b, valid, valid != "")
+	if p.Frames > 0 {
+		j.key(1, "frame")
+		j.b = strconv.AppendInt(j.b, int64(p.Frame), 10)
+		j.key(1, "frames")
+		j.b = strconv.AppendInt(j.b, int64(p.Frames), 10)
+		j.key(1, "input_offset")
+		j.b = strconv.AppendInt(j.b, int64(p.Offset), 10)
+	}
 	for k := range p.Sides {
 		if j.err != nil {
 			break
@@ -203,6 +214,10 @@ func (j *jsonWriter) side(s *Side) {
 		j.b = append(j.b, '"')
 	} else {
 		j.b = append(j.b, "null"...)
+	}
+	if s.Note != "" {
+		j.key(2, "note")
+		j.b = appendJSONString(j.b, s.Note)
 	}
 	if t != nil && len(t.Virtual) > 0 {
 		// The decompressed bytes that virtual nodes refer to.

@@ -44,12 +44,19 @@ type ctx struct {
 	parent int32
 	hdr    uint8
 	region region
+	// ver is the version of the message the node's fields belong to (the
+	// root's, or an embedded message's): it says which fields are
+	// nullable.
+	ver int16
 }
 
 // childCtx is the ctx of node i whose parent p has ctx pc (p = -1 and a
 // zero pc for the root).
 func childCtx(t *tree.Tree, p int32, pc ctx, i int32) ctx {
-	c := ctx{parent: p, hdr: pc.hdr, region: pc.region}
+	c := ctx{parent: p, hdr: pc.hdr, region: pc.region, ver: pc.ver}
+	if p < 0 {
+		c.ver = t.Version
+	}
 	n := &t.Nodes[i]
 	switch n.Kind {
 	case tree.Message, tree.Frame:
@@ -62,6 +69,9 @@ func childCtx(t *tree.Tree, p int32, pc ctx, i int32) ctx {
 		}
 	case tree.Body:
 		c.region = regionBody
+		c.ver = int16(n.Num)
+	case tree.Embedded:
+		c.ver = int16(n.Num)
 	case tree.TagSection:
 		c.region = regionTags
 	case tree.RecordBatch:
@@ -108,8 +118,10 @@ func NodeName(t *tree.Tree, i int32) string {
 
 // NodeType is the type column of node i: "message v1" for the root, the
 // header version ("v2"), "struct" for the body, the spec's type string for
-// fields ("string", "[]TopicData", "uuid"), protocol type names for header
-// fields ("nullable_string"), the wire encoding of synthetic leaves
+// fields ("string", "[]TopicData", "uuid"; a string or bytes field that is
+// nullable at the message's version is "nullable_string" or
+// "nullable_bytes"), protocol type names for header fields
+// ("nullable_string"), the wire encoding of synthetic leaves
 // ("uvarint", "int32"), "RecordBatch v2" for a batch.
 func NodeType(t *tree.Tree, i int32) string {
 	if !valid(t, i) {
@@ -289,6 +301,10 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		}
 		if c.hdr != hdrNone {
 			return appendHeaderType(b, t, n, f)
+		}
+		if (f.TypeString == "string" || f.TypeString == "bytes") && f.NullableIn(c.ver) {
+			// As the header's client_id: the type says null is allowed.
+			b = append(b, "nullable_"...)
 		}
 		return append(b, f.TypeString...)
 	case tree.Element:

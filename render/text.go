@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -18,6 +19,11 @@ type Page struct {
 	// Sides are Request then Response for an API, or the one side of a
 	// record type or of a decode.
 	Sides []Side
+	// Frame, Frames and Offset place the page in an input that holds
+	// several frames one after another (Decode): frame Frame (1-based) of
+	// Frames, starting at byte Offset of the input. Frames is 0 for a page
+	// of its own.
+	Frame, Frames, Offset int
 }
 
 // Side is one message of a page.
@@ -29,6 +35,10 @@ type Side struct {
 	Tree *tree.Tree
 	// Err is a decode (or encode) error shown after the tree; may be nil.
 	Err error
+	// Note says how the side was decoded when that is not what was asked
+	// (an ApiVersions response read at v0, see Decode); shown after the
+	// title line. Usually empty.
+	Note string
 }
 
 // Options control the views.
@@ -67,6 +77,9 @@ func WriteText(w io.Writer, p *Page, o Options) error {
 		}
 	}
 	s := newSink(w, size)
+	if p.Frames > 0 {
+		s.b = fmt.Appendf(s.b, "frame %d of %d, at 0x%04x of the input\n\n", p.Frame, p.Frames, p.Offset)
+	}
 	s.b = appendSummary(s.b, p, o)
 	for k := range p.Sides {
 		sd := &p.Sides[k]
@@ -79,6 +92,10 @@ func WriteText(w io.Writer, p *Page, o Options) error {
 		s.b = append(s.b, "\n\n"...)
 		if t := sd.Tree; t != nil && len(t.Nodes) > 0 {
 			s.b = append(s.b, sideTitle(t)...)
+			if sd.Note != "" {
+				s.b = append(s.b, "\nnote: "...)
+				s.b = append(s.b, sd.Note...)
+			}
 			s.b = append(s.b, "\n\nbyte layout ("...)
 			s.b = strconv.AppendInt(s.b, int64(len(t.Bytes)), 10)
 			s.b = append(s.b, " bytes, 16 bytes per row)\n\n"...)

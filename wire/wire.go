@@ -89,14 +89,20 @@ func UvarintLen(v uint32) int {
 // Error is a failure to read wire data. Offset is the byte offset (from the
 // start of the buffer being decoded) where the failing item begins; Path is
 // the field path (VoteRequest.Topics[0].Partitions[0].LastOffset); Need and
-// Have are byte counts when the input was too short (both 0 otherwise).
+// Have are byte counts when the input was too short (both 0 otherwise); Msg
+// says what else is wrong; Err, when not nil, is the error behind Msg (a
+// version the message does not have, say), for errors.As and errors.Is.
 type Error struct {
 	Offset int
 	Path   string
 	Need   int
 	Have   int
 	Msg    string
+	Err    error
 }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error renders "path at 0xOFFS: need N bytes, have M" or the message.
 func (e *Error) Error() string {

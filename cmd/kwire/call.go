@@ -85,7 +85,7 @@ func (a *app) call(c *callCmd) error {
 	if c.Version != nil {
 		v = *c.Version
 		if !req.ValidVersions.Contains(v) {
-			return fmt.Errorf("%s has no version %d in %s (valid: %s)", req.Name, v, describe(set), req.ValidVersions)
+			return fmt.Errorf("%s has no version %d in %s (valid: %s)", req.Name, v, render.SetName(set), req.ValidVersions)
 		}
 		if r, ok := conn.Versions()[req.APIKey]; !ok || v < r.Min || v > r.Max {
 			fmt.Fprintf(a.stderr, "kwire: note: the node announces %s, sending v%d anyway\n", rangeText(r, ok), v)

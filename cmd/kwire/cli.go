@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -269,15 +268,6 @@ func (a *app) notLoaded(err error) error {
 		return fmt.Errorf("%w (%d spec errors above: the message may be in a file that did not load)", err, n)
 	}
 	return err
-}
-
-// describe names a set in messages: "Kafka 4.4.0" or the base name of the
-// --specs path.
-func describe(s *spec.Set) string {
-	if s.Release != "" {
-		return "Kafka " + s.Release
-	}
-	return path.Base(s.Source)
 }
 
 // writePage prints a page as text, as the page JSON (with each side's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
 )
@@ -258,7 +259,7 @@ func (a *app) history(c *historyCmd) error {
 	if err != nil {
 		return err
 	}
-	req, resp, err := resolve(set, c.Name)
+	req, resp, err := render.Resolve(set, c.Name)
 	if err != nil {
 		return a.notLoaded(err)
 	}
@@ -266,5 +267,5 @@ func (a *app) history(c *historyCmd) error {
 	if c.Format == "json" {
 		return spec.WriteHistoryJSON(a.stdout, hs)
 	}
-	return spec.WriteHistoryText(a.stdout, describe(set), hs, func(m *spec.Message) string { return removedHint(set, m) })
+	return spec.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return removedHint(set, m) })
 }

@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
-	"github.com/kwire/kwire/wire"
 )
 
 func (a *app) decode(c *decodeCmd) error {
@@ -26,18 +23,75 @@ func (a *app) decode(c *decodeCmd) error {
 	if err != nil {
 		return err
 	}
-	p, err := decodePage(set, c.API, c.Version, c.Response, decodeOpts{Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}, b)
-	if p == nil {
+	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}
+	pages, err := render.Decode(set, claim, b)
+	err = decodeHint(set, err)
+	if pages == nil {
 		return a.notLoaded(err)
 	}
 	if err != nil && c.Hex == nil && looksLikeText(b) {
 		err = fmt.Errorf("%w (the input is text but not hex: hex may hold only hex digits, white space, ':' and 0x prefixes)", err)
 	}
-	if werr := a.writePage(p, c.Format); werr != nil {
-		return werr
+	for k, p := range pages {
+		if k > 0 && c.Format == "text" {
+			fmt.Fprintln(a.stdout)
+		}
+		for i := range p.Sides {
+			p.Sides[i].Err = decodeHint(set, p.Sides[i].Err)
+			if note := p.Sides[i].Note; note != "" && c.Format == "kafka" {
+				fmt.Fprintf(a.stderr, "kwire: note: %s\n", note)
+			}
+		}
+		if werr := a.writePage(p, c.Format); werr != nil {
+			return werr
+		}
 	}
-	if err == nil {
-		err = a.recordProblems(p)
+	for _, p := range pages {
+		if err == nil {
+			err = a.recordProblems(p)
+		}
+	}
+	return err
+}
+
+// decodeHint says the errors of render.Decode in the command's terms:
+// which flag is missing or disagrees with the bytes, which other embedded
+// release has a version, how to decode a response.
+func decodeHint(set *spec.Set, err error) error {
+	var (
+		se *render.StreamError
+		ce *render.ClaimError
+		me *render.MismatchError
+		ne *render.NotRequestError
+		ve *codec.VersionError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return fmt.Errorf("frame %d (at 0x%04x of the input): %w (kwire pcap reads both directions of connections from a capture)", se.Frame, se.Offset, decodeHint(set, se.Err))
+	case errors.As(err, &ce):
+		switch {
+		case ce.NotAPI:
+			return usagef("%s is a %s type, not an API: drop --response", ce.Message.Name, ce.Message.Type)
+		case ce.Message != nil && !render.IsAPI(ce.Message):
+			return usagef("decoding %s needs --version N: a %s type's bytes do not say their version", ce.Message.Name, ce.Message.Type)
+		case ce.NeedAPI:
+			return usagef("decoding a response needs --api NAME and --version N: a response does not say what it answers")
+		}
+		return usagef("decoding a response needs --version N: a response does not say what it answers")
+	case errors.As(err, &me):
+		if me.Claimed != nil {
+			return fmt.Errorf("%w as --api says", err)
+		}
+		return fmt.Errorf("%w as --version says", err)
+	case errors.As(err, &ne):
+		if ne.Claimed != nil {
+			return fmt.Errorf("%w; %s: if these bytes are a response, add --response", ne.Err, ne.Why)
+		}
+		return fmt.Errorf("%w; %s: these may be the bytes of a response: decode them with --api NAME --response --version N", ne.Err, ne.Why)
+	case errors.As(err, &ve):
+		return fmt.Errorf("%w%s", err, elsewhere(set, ve.Message, &ve.Version))
 	}
 	return err
 }
@@ -138,123 +192,4 @@ func readInput(hexFlag *string, file string, stdin io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("no bytes to decode: %s holds no hex digits", file)
 	}
 	return b, nil
-}
-
-// decodePage decodes b into the page of `kwire decode`:
-//   - no api, not response: a framed request, its spec chosen by the api
-//     key and version of its header; api and version, when given, must
-//     match them;
-//   - response: a framed response of API api at version (both required);
-//   - api naming a metadata record type: a KRaft record value with its
-//     frame (version, when given, must match the frame's);
-//   - api naming a data or header type: the bare message at version
-//     (required).
-//
-// A nil page comes with an error about the command line or the specs. A
-// page with an error holds the partial tree decoded before the error.
-// decodeOpts are decode's knobs: strict tag checks and the decompression
-// bound of record batches.
-type decodeOpts struct {
-	Strict          bool
-	MaxDecompressed int64
-}
-
-func decodePage(set *spec.Set, api string, version *int16, response bool, o decodeOpts, b []byte) (*render.Page, error) {
-	var req, resp *spec.Message
-	if api != "" {
-		named, _, err := set.Lookup(api)
-		if err != nil {
-			return nil, err
-		}
-		// An API named by its response ("VoteResponse") means the bytes
-		// are a response.
-		response = response || named.Type == spec.Response
-		req, resp, _ = resolve(set, api)
-	}
-	cd := codec.New(set)
-	cd.Strict = o.Strict
-	if o.MaxDecompressed != 0 {
-		cd.Records.MaxDecompressed = o.MaxDecompressed
-	}
-	var (
-		label = "Request"
-		t     *tree.Tree
-		err   error
-	)
-	switch {
-	case response:
-		if req != nil && !isAPI(req) && resp == nil {
-			return nil, usagef("%s is a %s type, not an API: drop --response", req.Name, req.Type)
-		}
-		if api == "" || version == nil {
-			missing := "--api NAME and --version N"
-			if api != "" {
-				missing = "--version N"
-			}
-			return nil, usagef("decoding a response needs %s: a response does not say what it answers", missing)
-		}
-		if resp == nil {
-			return nil, fmt.Errorf("%s has no response spec in %s", api, describe(set))
-		}
-		if !resp.ValidVersions.Contains(*version) {
-			return nil, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", resp.Name, *version, describe(set), resp.ValidVersions, elsewhere(set, resp.Name, version))
-		}
-		label = "Response"
-		t, err = cd.DecodeResponse(b, resp, *version)
-	case api == "" || isAPI(req):
-		t, err = cd.DecodeRequest(b)
-		switch {
-		case err == nil:
-			err = checkRequest(t, req, version)
-		case req != nil && len(b) >= 8:
-			// The bytes did not decode as the request --api names: say what
-			// their header claims, and that a response needs --response.
-			key, ver, _ := frame.RequestAPI(b)
-			if key != req.APIKey || (version != nil && ver != *version) {
-				claims := fmt.Sprintf("api key %d", key)
-				if m := set.Request(key); m != nil {
-					claims = fmt.Sprintf("%s (api key %d)", m.Name, key)
-				}
-				err = fmt.Errorf("%w; bytes 4-7 read as a request header say %s v%d, not %s: if these bytes are a response, add --response", err, claims, ver, req.Name)
-			}
-		}
-		var ve *codec.VersionError
-		var we *wire.Error
-		if t != nil && t.Message != nil && (req == nil || t.Message == req) && errors.As(err, &we) && strings.Contains(we.Msg, "has no version") && !errors.As(err, &ve) {
-			err = fmt.Errorf("%w%s", err, elsewhere(set, t.Message.Name, &t.Version))
-		}
-	case req.Type == spec.Metadata:
-		label = "Record"
-		// Let the frame's api key choose the type, then compare: a record
-		// of another type is still shown whole.
-		t, err = cd.DecodeRecord(b, nil, 0)
-		switch {
-		case err != nil:
-		case t.Message != req:
-			err = fmt.Errorf("the record frame says %s (api key %d), not %s (api key %d) as --api says", t.Message.Name, t.Message.APIKey, req.Name, req.APIKey)
-		case version != nil && t.Version != *version:
-			err = fmt.Errorf("the record frame says %s v%d, not v%d as --version says", req.Name, t.Version, *version)
-		}
-	default:
-		if version == nil {
-			return nil, usagef("decoding %s needs --version N: a %s type's bytes do not say their version", req.Name, req.Type)
-		}
-		if !req.ValidVersions.Contains(*version) {
-			return nil, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", req.Name, *version, describe(set), req.ValidVersions, elsewhere(set, req.Name, version))
-		}
-		label = "Record"
-		t, err = cd.DecodeRecord(b, req, *version)
-	}
-	return &render.Page{Set: set, Sides: []render.Side{{Label: label, Tree: t, Err: err}}}, err
-}
-
-// checkRequest checks a decoded request against --api and --version.
-func checkRequest(t *tree.Tree, want *spec.Message, version *int16) error {
-	if want != nil && t.Message != want {
-		return fmt.Errorf("the request header says %s (api key %d), not %s (api key %d) as --api says", t.Message.Name, t.Message.APIKey, want.Name, want.APIKey)
-	}
-	if version != nil && t.Version != *version {
-		return fmt.Errorf("the request header says %s v%d, not v%d as --version says", t.Message.Name, t.Version, *version)
-	}
-	return nil
 }

@@ -54,7 +54,7 @@ func (a *app) encode(c *encodeCmd) error {
 	cd := codec.New(set)
 	var t *tree.Tree
 	label := "Record"
-	if isAPI(m) {
+	if render.IsAPI(m) {
 		label = sideLabel(m)
 		t, err = cd.Encode(m, v, header, body)
 	} else {
@@ -85,8 +85,8 @@ func encodeTarget(set *spec.Set, name string, request, response bool) (*spec.Mes
 	if err != nil {
 		return nil, err
 	}
-	req, resp, _ := resolve(set, name)
-	if !isAPI(req) && !isAPI(resp) {
+	req, resp, _ := render.Resolve(set, name)
+	if !render.IsAPI(req) && !render.IsAPI(resp) {
 		if request || response {
 			flag := map[bool]string{true: "--request", false: "--response"}[request]
 			return nil, usagef("%s is a %s type, not an API: it has no request or response side (drop %s)", req.Name, req.Type, flag)
@@ -98,12 +98,12 @@ func encodeTarget(set *spec.Set, name string, request, response bool) (*spec.Mes
 	}
 	if named.Type == spec.Response || response {
 		if resp == nil {
-			return nil, fmt.Errorf("%s has no response spec in %s", name, describe(set))
+			return nil, fmt.Errorf("%s has no response spec in %s", name, render.SetName(set))
 		}
 		return resp, nil
 	}
 	if req == nil {
-		return nil, fmt.Errorf("%s has no request spec in %s", name, describe(set))
+		return nil, fmt.Errorf("%s has no request spec in %s", name, render.SetName(set))
 	}
 	return req, nil
 }
@@ -114,7 +114,7 @@ func encodeTarget(set *spec.Set, name string, request, response bool) (*spec.Mes
 // does not parse is a malformed flag value (usage); JSON that does not fit
 // is a finding, as with the body.
 func headerFromJSON(set *spec.Set, m *spec.Message, v int16, text string) (*tree.Tree, error) {
-	if !isAPI(m) {
+	if !render.IsAPI(m) {
 		return nil, usagef("--header-json: %s is a %s type, not an API: it is written without a header", m.Name, m.Type)
 	}
 	var hs *spec.Message

@@ -74,7 +74,7 @@ func (a *app) log(c *logCmd) error {
 	}
 	if c.Type != "" {
 		if m := set.Message(c.Type); m == nil || m.Type != spec.Metadata {
-			return a.notLoaded(fmt.Errorf("--type %s: no metadata record type of that name in %s", c.Type, describe(set)))
+			return a.notLoaded(fmt.Errorf("--type %s: no metadata record type of that name in %s", c.Type, render.SetName(set)))
 		}
 	}
 	values, err := render.ParseValues(a.cli.Values)

@@ -657,7 +657,7 @@ func TestDecodeEveryTruncationOfTheSeed(t *testing.T) {
 			// Keep the frame whole, so that the body is what runs short.
 			b[0], b[1], b[2], b[3] = 0, 0, 0, byte(n-4)
 		}
-		p, err := decodePage(set, "", nil, false, decodeOpts{}, b)
+		p, err := firstPage(set, b)
 		if p == nil || err == nil || !strings.Contains(err.Error(), " at 0x") {
 			t.Fatalf("%d bytes: page %v, error %v; want the partial page and an error at an offset", n, p != nil, err)
 		}
@@ -941,7 +941,7 @@ func TestPageJSONIsRendersPagePlusTheKafkaJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	partial, _ := decodePage(set, "", nil, false, decodeOpts{}, mustHex(t, voteRequestV2[:100]))
+	partial, _ := firstPage(set, mustHex(t, voteRequestV2[:100]))
 	for _, c := range []struct {
 		name  string
 		p     *render.Page
@@ -1346,5 +1346,63 @@ func TestDecodeMaxDecompressed(t *testing.T) {
 	r = kwire(t, "decode", "--max-decompressed", "1000", "--hex", in)
 	if r.code != 1 || !strings.Contains(r.stderr, "problem in the records") {
 		t.Errorf("--max-decompressed 1000: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// firstPage decodes b as `kwire decode` does without flags and returns
+// the first page.
+func firstPage(set *spec.Set, b []byte) (*render.Page, error) {
+	pages, err := render.Decode(set, render.Claim{}, b)
+	if len(pages) == 0 {
+		return nil, err
+	}
+	return pages[0], err
+}
+
+func TestDecodeSaysWhatTheBytesMayBe(t *testing.T) {
+	// A response decoded as a request: the form that decodes a response.
+	r := kwire(t, "decode", "--hex", voteResponseV2)
+	const want = "kwire: RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0 (valid versions: 3-13); the bytes do not read as a request header (RequestHeader.ClientId at 0x000c: need 260 bytes, have 20): these may be the bytes of a response: decode them with --api NAME --response --version N\n"
+	if r.code != 1 || r.stderr != want || !strings.Contains(r.stdout, "error: "+strings.TrimPrefix(strings.TrimSuffix(want, "\n"), "kwire: ")) {
+		t.Errorf("response as request: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Produce v0 that decodes in Kafka 3.9: the hint to use it.
+	p0 := "00000017 0000 0000 00000007 0003 616263 0001 00000000 00000000"
+	if r := kwire(t, "decode", "--hex", p0); r.code != 1 || !strings.HasSuffix(r.stderr, "(valid versions: 3-13); Kafka 3.9.1 has versions 0-11: try --kafka 3.9\n") {
+		t.Errorf("Produce v0: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := kwire(t, "--kafka", "3.9", "decode", "--hex", p0); r.code != 0 {
+		t.Errorf("Produce v0 in 3.9: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// An ApiVersions response in the v0 layout, asked at v3.
+	av0 := "00000010 00000000 0023 00000001 0012 0000 0003"
+	r = kwire(t, "decode", "--api", "ApiVersions", "--response", "--version", "3", "--hex", av0)
+	if r.code != 0 || !strings.Contains(r.stdout, "ApiVersionsResponse v0, response header v0, 20 bytes on the wire\nnote: decoded as v0, not v3:") || r.stderr != "" {
+		t.Errorf("ApiVersions v0: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
+	}
+	r = kwire(t, "decode", "--api", "ApiVersions", "--response", "--version", "3", "--format", "kafka", "--hex", av0)
+	if r.code != 0 || r.stdout != `{"errorCode":35,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":3}]}`+"\n" || !strings.HasPrefix(r.stderr, "kwire: note: decoded as v0, not v3") {
+		t.Errorf("ApiVersions v0 as kafka JSON: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestDecodeSeveralFrames(t *testing.T) {
+	two := voteRequestV2 + voteRequestV2
+	one := mustRun(t, "decode", "--hex", voteRequestV2)
+	r := kwire(t, "decode", "--hex", two)
+	want := "frame 1 of 2, at 0x0000 of the input\n\n" + one + "\nframe 2 of 2, at 0x0053 of the input\n\n" + one
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("two frames: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
+	}
+	r = kwire(t, "decode", "--format", "kafka", "--hex", two)
+	if line := strings.TrimSpace(mustRun(t, "decode", "--format", "kafka", "--hex", voteRequestV2)); r.code != 0 || r.stdout != line+"\n"+line+"\n" {
+		t.Errorf("two frames as kafka JSON: exit %d, %q", r.code, r.stdout)
+	}
+	// A response after a request (both directions of a connection).
+	r = kwire(t, "decode", "--hex", voteRequestV2+voteResponseV2)
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "kwire: frame 2 (at 0x0053 of the input): RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0") ||
+		!strings.HasSuffix(r.stderr, "decode them with --api NAME --response --version N (kwire pcap reads both directions of connections from a capture)\n") ||
+		strings.Count(r.stdout, "frame 2 of 2, at 0x0053 of the input") != 1 {
+		t.Errorf("request and response: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/proxy"
+	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/spec"
 )
@@ -98,7 +99,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	// Catch SIGINT before saying where the proxy listens.
 	ctx, stop := proxyContext()
 	defer stop()
-	fmt.Fprintf(a.stderr, "kwire: proxying %s to %s (%s)\n", p.Addr(), c.Upstream, describe(set))
+	fmt.Fprintf(a.stderr, "kwire: proxying %s to %s (%s)\n", p.Addr(), c.Upstream, render.SetName(set))
 	err = p.Serve(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -66,12 +66,20 @@ func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hex: %v", err)
 	}
-	p, err := decodePage(set, q.API, q.Version, q.Response, decodeOpts{}, b)
-	if p == nil && err != nil {
+	pages, err := render.Decode(set, render.Claim{API: q.API, Version: q.Version, Response: q.Response}, b)
+	err = decodeHint(set, err)
+	if len(pages) == 0 {
 		var u usageError
 		if errors.As(err, &u) {
 			return nil, u.error
 		}
+		return nil, err
 	}
-	return p, err
+	for i := range pages[0].Sides {
+		pages[0].Sides[i].Err = decodeHint(set, pages[0].Sides[i].Err)
+	}
+	if err == nil && len(pages) > 1 {
+		err = fmt.Errorf("the bytes hold %d frames: this page shows the first (kwire decode shows them all)", len(pages))
+	}
+	return pages[0], err
 }

@@ -30,48 +30,18 @@ func (a *app) show(c *showCmd) error {
 	return a.writePage(p, c.Format)
 }
 
-// resolve finds what name stands for: an API's request and response (for
-// any of "Vote", "vote", "52", "VoteRequest", "VoteResponse"; either may be
-// nil in a draft that lacks one), or one other message as m with resp nil.
-func resolve(set *spec.Set, name string) (req, resp *spec.Message, err error) {
-	req, resp, err = set.Lookup(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if req == nil { // a draft with only the response
-		return nil, resp, nil
-	}
-	switch req.Type {
-	case spec.Request:
-		if resp == nil && req.APIKey >= 0 {
-			resp = set.Response(req.APIKey)
-		}
-	case spec.Response:
-		resp, req = req, nil
-		if resp.APIKey >= 0 {
-			req = set.Request(resp.APIKey)
-		}
-	}
-	return req, resp, nil
-}
-
-// isAPI reports whether m is a request or response.
-func isAPI(m *spec.Message) bool {
-	return m != nil && (m.Type == spec.Request || m.Type == spec.Response)
-}
-
 // showPage builds the page of `kwire show`: the smallest legal instance of
 // an API's request and response at version (nil: the highest valid
 // version), or of a record or data type. only limits an API to its
 // "request" or "response" side.
 func showPage(set *spec.Set, name string, version *int16, only string) (*render.Page, error) {
-	req, resp, err := resolve(set, name)
+	req, resp, err := render.Resolve(set, name)
 	if err != nil {
 		return nil, err
 	}
 	cd := codec.New(set)
 	p := &render.Page{Set: set}
-	if !isAPI(req) && !isAPI(resp) {
+	if !render.IsAPI(req) && !render.IsAPI(resp) {
 		if only != "" {
 			return nil, usagef("%s is a %s type, not an API: it has no request or response side (drop --%s)", req.Name, req.Type, only)
 		}
@@ -106,10 +76,10 @@ func showPage(set *spec.Set, name string, version *int16, only string) (*render.
 			if only == "" {
 				continue // a draft with one side: show what there is
 			}
-			return nil, fmt.Errorf("%s has no %s spec in %s", primary.BaseName(), only, describe(set))
+			return nil, fmt.Errorf("%s has no %s spec in %s", primary.BaseName(), only, render.SetName(set))
 		}
 		if s.m != primary && !s.m.ValidVersions.Contains(v) {
-			return nil, fmt.Errorf("%s has no version %d in %s (valid versions: %s), though %s has", s.m.Name, v, describe(set), s.m.ValidVersions, primary.Name)
+			return nil, fmt.Errorf("%s has no version %d in %s (valid versions: %s), though %s has", s.m.Name, v, render.SetName(set), s.m.ValidVersions, primary.Name)
 		}
 		t, err := cd.Encode(s.m, v, nil, instance.Smallest(s.m, v))
 		if err != nil {
@@ -128,11 +98,11 @@ func pickVersion(set *spec.Set, m *spec.Message, want *int16) (int16, error) {
 	vv := m.ValidVersions
 	switch {
 	case want == nil && vv.Empty():
-		return 0, fmt.Errorf("%s has no valid versions in %s %s", m.Name, describe(set), removedHint(set, m))
+		return 0, fmt.Errorf("%s has no valid versions in %s %s", m.Name, render.SetName(set), removedHint(set, m))
 	case want == nil:
 		return vv.Hi, nil
 	case !vv.Contains(*want):
-		return 0, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", m.Name, *want, describe(set), vv, elsewhere(set, m.Name, want))
+		return 0, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", m.Name, *want, render.SetName(set), vv, elsewhere(set, m.Name, want))
 	}
 	return *want, nil
 }

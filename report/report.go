@@ -4,11 +4,13 @@
 // proxy describe the same traffic the same way.
 //
 // A text line starts with the time (Time), then the connection's name as
-// the caller chooses it ("#1 10.0.0.1:53422 → 10.0.0.2:9092"), then what
+// the caller chooses it ("#1 10.0.0.1:53422→10.0.0.2:9092"), then what
 // happened: for an exchange, ExchangeLine; for a problem, its kind and
-// flow.Problem.String. A JSON line is an Exchange or a Problem marshalled
-// with encoding/json; their keys are documented on the fields and stay the
-// same for both commands.
+// flow.Problem.String; for a proxy connection's start and end,
+// ConnectionLine. A JSON line is an Exchange, a Problem or a Connection
+// marshalled with encoding/json; their keys are documented on the fields and
+// stay the same for both commands. A capture's report ends with its summary
+// (WriteSummary, or the Summary JSON line).
 package report
 
 import (

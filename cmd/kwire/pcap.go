@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/kwire/kwire/capture"
@@ -170,72 +169,10 @@ func (r *pcapRun) notice(t time.Time, c *capture.Conn, kind, msg string) {
 	r.write(report.Line(t, pcapConnName(c), kind, msg) + "\n")
 }
 
-// pcapSummaryJSON is the last JSON line.
-type pcapSummaryJSON struct {
-	Type          string         `json:"type"`
-	Format        string         `json:"format"`
-	Packets       int            `json:"packets"`
-	NotTCP        int            `json:"not_tcp"`
-	Undecodable   int            `json:"undecodable"`
-	OtherPorts    int            `json:"other_ports"`
-	Connections   int            `json:"connections"`
-	Exchanges     int64          `json:"exchanges"`
-	Problems      int64          `json:"problems"`
-	Bytes         int64          `json:"bytes"`
-	NotDecoded    int64          `json:"bytes_not_decoded"`
-	Missing       int64          `json:"bytes_missing"`
-	Retransmitted int64          `json:"bytes_retransmitted"`
-	OutOfOrder    int            `json:"segments_out_of_order"`
-	NotKafka      map[string]int `json:"not_kafka"`
-	Error         *string        `json:"error"`
-}
-
 func (r *pcapRun) summary(st capture.Stats, f capture.Format, readErr error) {
 	if r.c.Format == "json" {
-		j := pcapSummaryJSON{Type: "summary", Format: f.String(), Packets: st.Packets, NotTCP: st.NotTCP,
-			Undecodable: st.Undecodable, OtherPorts: st.OtherPorts, Connections: st.Connections,
-			Exchanges: r.tot.Exchanges, Problems: r.tot.Problems, Bytes: r.tot.Bytes, NotDecoded: r.tot.Skipped, Missing: r.tot.Missing,
-			Retransmitted: st.Retransmitted, OutOfOrder: st.OutOfOrder, NotKafka: r.tot.NotKafka}
-		if readErr != nil {
-			s := readErr.Error()
-			j.Error = &s
-		}
-		r.writeJSON(j)
-		return
+		r.writeJSON(report.NewSummary(f, st, r.tot, readErr))
+	} else if err := report.WriteSummary(r.w, f, st, r.tot, r.c.Port); err != nil && r.err == nil {
+		r.err = err
 	}
-	var b strings.Builder
-	ports := make([]string, len(r.c.Port))
-	for i, p := range r.c.Port {
-		ports[i] = fmt.Sprint(p)
-	}
-	fmt.Fprintf(&b, "\n%s: %s; %s on port %s, %s, %s\n", f, pcapCount(int64(st.Packets), "packet"),
-		pcapCount(int64(st.Connections), "connection"), strings.Join(ports, ","),
-		pcapCount(r.tot.Exchanges, "exchange"), pcapCount(r.tot.Problems, "problem"))
-	fmt.Fprintf(&b, "bytes: %d reassembled, %d not decoded, %d missing from the capture, %d retransmitted; %s out of order\n",
-		r.tot.Bytes, r.tot.Skipped, r.tot.Missing, st.Retransmitted, pcapCount(int64(st.OutOfOrder), "segment"))
-	if len(r.tot.NotKafka) > 0 {
-		for _, proto := range []string{"TLS", "HTTP"} {
-			if n := r.tot.NotKafka[proto]; n > 0 {
-				fmt.Fprintf(&b, "not Kafka: %s like %s\n", pcapCount(int64(n), "stream")+" "+plural(n, "looks", "look"), proto)
-			}
-		}
-		for proto, n := range r.tot.NotKafka { // flow names only TLS and HTTP today
-			if proto != "TLS" && proto != "HTTP" {
-				fmt.Fprintf(&b, "not Kafka: %s like %s\n", pcapCount(int64(n), "stream")+" "+plural(n, "looks", "look"), proto)
-			}
-		}
-	}
-	if st.OtherPorts+st.NotTCP+st.Undecodable > 0 {
-		fmt.Fprintf(&b, "ignored: %s on other ports, %d not TCP, %d that do not decode", pcapCount(int64(st.OtherPorts), "TCP packet"), st.NotTCP, st.Undecodable)
-		if st.FirstUndecodable != "" {
-			fmt.Fprintf(&b, " (first: %s)", st.FirstUndecodable)
-		}
-		b.WriteByte('\n')
-	}
-	r.write(b.String())
-}
-
-// pcapCount renders "1 packet", "2 packets".
-func pcapCount(n int64, what string) string {
-	return fmt.Sprintf("%d %s", n, plural(int(min(n, 2)), what, what+"s"))
 }

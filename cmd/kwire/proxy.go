@@ -130,23 +130,8 @@ func (r *proxyRun) text(e proxy.Event) {
 	w := &r.buf
 	name := connName(e)
 	switch e.Kind {
-	case proxy.Opened:
-		fmt.Fprintf(w, "%s  %s  opened to %s\n", report.Time(e.Time), name, e.Upstream)
-	case proxy.Failed:
-		fmt.Fprintf(w, "%s  %s  failed: %v\n", report.Time(e.Time), name, e.Err)
-	case proxy.Closed:
-		st := e.Stats
-		fmt.Fprintf(w, "%s  %s  closed: %d B from the client, %d B from the broker", report.Time(e.Time), name, st.Read[flow.ClientToServer], st.Read[flow.ServerToClient])
-		if u := st.Undecoded[0] + st.Undecoded[1]; u > 0 {
-			fmt.Fprintf(w, ", %d B not decoded (decoder behind)", u)
-		}
-		if st.Rewritten > 0 {
-			fmt.Fprintf(w, ", %d responses rewritten", st.Rewritten)
-		}
-		if e.Err != nil {
-			fmt.Fprintf(w, " (%v)", e.Err)
-		}
-		w.WriteByte('\n')
+	case proxy.Opened, proxy.Failed, proxy.Closed:
+		fmt.Fprintf(w, "%s\n", report.ConnectionLine(name, e))
 	case proxy.Flow:
 		switch x := e.Flow.(type) {
 		case *flow.Exchange:
@@ -157,34 +142,11 @@ func (r *proxyRun) text(e proxy.Event) {
 	}
 }
 
-// proxyConnJSON is a connection's opening, failure or end as a JSON line.
-type proxyConnJSON struct {
-	Type      string    `json:"type"`
-	Event     string    `json:"event"`
-	Time      string    `json:"time"`
-	Conn      uint64    `json:"conn"`
-	Client    string    `json:"client"`
-	Server    string    `json:"server"`
-	Read      *[2]int64 `json:"bytes_read,omitempty"`
-	Written   *[2]int64 `json:"bytes_written,omitempty"`
-	Undecoded *[2]int64 `json:"bytes_not_decoded,omitempty"`
-	Rewritten int       `json:"responses_rewritten,omitempty"`
-	Error     *string   `json:"error"`
-}
-
 func (r *proxyRun) json(e proxy.Event) {
 	var v any
 	switch e.Kind {
 	case proxy.Opened, proxy.Failed, proxy.Closed:
-		j := proxyConnJSON{Type: "connection", Event: e.Kind.String(), Time: report.JSONTime(e.Time), Conn: e.Conn, Client: e.Client, Server: e.Upstream}
-		if st := e.Stats; st != nil {
-			j.Read, j.Written, j.Undecoded, j.Rewritten = &st.Read, &st.Written, &st.Undecoded, st.Rewritten
-		}
-		if e.Err != nil {
-			s := e.Err.Error()
-			j.Error = &s
-		}
-		v = j
+		v = report.NewConnection(e)
 	case proxy.Flow:
 		switch x := e.Flow.(type) {
 		case *flow.Exchange:

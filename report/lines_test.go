@@ -1,0 +1,72 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/kwire/kwire/capture"
+	"github.com/kwire/kwire/proxy"
+)
+
+func TestSummary(t *testing.T) {
+	st := capture.Stats{Packets: 12, Connections: 1, Retransmitted: 3, OutOfOrder: 1, OtherPorts: 4, Undecodable: 1, FirstUndecodable: "packet 9: not IPv4"}
+	tot := capture.FlowTotals{Exchanges: 1, Problems: 2, Bytes: 358, Skipped: 24, Missing: 10, NotKafka: map[string]int{"TLS": 1, "SSH": 2, "HTTP": 2, "AMQP": 1}}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, capture.FormatPcapng, st, tot, []uint16{9092, 19092}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\npcapng: 12 packets; 1 connection on port 9092,19092, 1 exchange, 2 problems\n" +
+		"bytes: 358 reassembled, 24 not decoded, 10 missing from the capture, 3 retransmitted; 1 segment out of order\n" +
+		"not Kafka: 1 stream looks like TLS\n" +
+		"not Kafka: 2 streams look like HTTP\n" +
+		"not Kafka: 1 stream looks like AMQP\n" +
+		"not Kafka: 2 streams look like SSH\n" +
+		"ignored: 4 TCP packets on other ports, 0 not TCP, 1 that do not decode (first: packet 9: not IPv4)\n"
+	if b.String() != want {
+		t.Errorf("WriteSummary:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	WriteSummary(&b, capture.FormatPcap, capture.Stats{}, capture.FlowTotals{}, []uint16{9092})
+	if want := "\npcap: 0 packets; 0 connections on port 9092, 0 exchanges, 0 problems\nbytes: 0 reassembled, 0 not decoded, 0 missing from the capture, 0 retransmitted; 0 segments out of order\n"; b.String() != want {
+		t.Errorf("empty summary:\n%q\nwant\n%q", b.String(), want)
+	}
+
+	j, _ := json.Marshal(NewSummary(capture.FormatPcap, st, capture.FlowTotals{Exchanges: 1, Bytes: 5, NotKafka: map[string]int{}}, errors.New("cut")))
+	if want := `{"type":"summary","format":"pcap","packets":12,"not_tcp":0,"undecodable":1,"other_ports":4,"connections":1,"exchanges":1,"problems":0,"bytes":5,"bytes_not_decoded":0,"bytes_missing":0,"bytes_retransmitted":3,"segments_out_of_order":1,"not_kafka":{},"error":"cut"}`; string(j) != want {
+		t.Errorf("summary JSON\n%s\nwant\n%s", j, want)
+	}
+}
+
+func TestConnectionLines(t *testing.T) {
+	st := &proxy.ConnStats{Read: [2]int64{53, 101}, Written: [2]int64{53, 99}}
+	for _, c := range []struct {
+		e        proxy.Event
+		text, js string
+	}{
+		{proxy.Event{Kind: proxy.Opened, Conn: 1, Client: "127.0.0.1:53422", Upstream: "127.0.0.1:9092", Time: t0},
+			"2026-01-02 03:04:05.000100  #1 c  opened to 127.0.0.1:9092",
+			`{"type":"connection","event":"opened","time":"2026-01-02T03:04:05.0001Z","conn":1,"client":"127.0.0.1:53422","server":"127.0.0.1:9092","error":null}`},
+		{proxy.Event{Kind: proxy.Failed, Conn: 2, Client: "c", Upstream: "b:9092", Time: t0, Err: errors.New("connection refused")},
+			"2026-01-02 03:04:05.000100  #1 c  failed: connection refused",
+			`{"type":"connection","event":"failed","time":"2026-01-02T03:04:05.0001Z","conn":2,"client":"c","server":"b:9092","error":"connection refused"}`},
+		{proxy.Event{Kind: proxy.Closed, Conn: 1, Client: "c", Upstream: "b", Time: t0, Stats: st},
+			"2026-01-02 03:04:05.000100  #1 c  closed: 53 B from the client, 101 B from the broker",
+			`{"type":"connection","event":"closed","time":"2026-01-02T03:04:05.0001Z","conn":1,"client":"c","server":"b","bytes_read":[53,101],"bytes_written":[53,99],"bytes_not_decoded":[0,0],"error":null}`},
+		{proxy.Event{Kind: proxy.Closed, Conn: 1, Client: "c", Upstream: "b", Time: t0, Err: errors.New("reset"),
+			Stats: &proxy.ConnStats{Read: [2]int64{10, 20}, Undecoded: [2]int64{0, 7}, Rewritten: 2}},
+			"2026-01-02 03:04:05.000100  #1 c  closed: 10 B from the client, 20 B from the broker, 7 B not decoded (decoder behind), 2 responses rewritten (reset)",
+			`{"type":"connection","event":"closed","time":"2026-01-02T03:04:05.0001Z","conn":1,"client":"c","server":"b","bytes_read":[10,20],"bytes_written":[0,0],"bytes_not_decoded":[0,7],"responses_rewritten":2,"error":"reset"}`},
+	} {
+		if got := ConnectionLine("#1 c", c.e); got != c.text {
+			t.Errorf("ConnectionLine =\n%s\nwant\n%s", got, c.text)
+		}
+		if j, _ := json.Marshal(NewConnection(c.e)); string(j) != c.js {
+			t.Errorf("NewConnection =\n%s\nwant\n%s", j, c.js)
+		}
+	}
+	if got := ConnectionLine("#1 c", proxy.Event{Kind: proxy.Flow}); got != "" {
+		t.Errorf("ConnectionLine of a flow event = %q", got)
+	}
+}

@@ -1,0 +1,75 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/proxy"
+)
+
+// ConnectionLine is the text line of a proxy connection's opening, failure
+// or end (proxy.Opened, Failed, Closed), after the connection's name conn:
+// "opened to BROKER", "failed: ERR", or "closed: N B from the client, M B
+// from the broker" with the bytes not decoded, the responses rewritten and
+// what ended it when there are any. "" for other events.
+func ConnectionLine(conn string, e proxy.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  ", Time(e.Time), conn)
+	switch e.Kind {
+	case proxy.Opened:
+		fmt.Fprintf(&b, "opened to %s", e.Upstream)
+	case proxy.Failed:
+		fmt.Fprintf(&b, "failed: %v", e.Err)
+	case proxy.Closed:
+		st := e.Stats
+		fmt.Fprintf(&b, "closed: %d B from the client, %d B from the broker", st.Read[flow.ClientToServer], st.Read[flow.ServerToClient])
+		if u := st.Undecoded[0] + st.Undecoded[1]; u > 0 {
+			fmt.Fprintf(&b, ", %d B not decoded (decoder behind)", u)
+		}
+		if st.Rewritten > 0 {
+			fmt.Fprintf(&b, ", %d responses rewritten", st.Rewritten)
+		}
+		if e.Err != nil {
+			fmt.Fprintf(&b, " (%v)", e.Err)
+		}
+	default:
+		return ""
+	}
+	return b.String()
+}
+
+// Connection is a proxy connection's opening, failure or end as a JSON
+// line (type "connection").
+type Connection struct {
+	Type string `json:"type"`
+	// Event is "opened", "failed" or "closed".
+	Event  string `json:"event"`
+	Time   string `json:"time"`
+	Conn   uint64 `json:"conn"`
+	Client string `json:"client"`
+	Server string `json:"server"`
+	// Read, Written and Undecoded are the byte counts of each direction
+	// (client to broker, broker to client) of a closed connection
+	// (proxy.ConnStats).
+	Read      *[2]int64 `json:"bytes_read,omitempty"`
+	Written   *[2]int64 `json:"bytes_written,omitempty"`
+	Undecoded *[2]int64 `json:"bytes_not_decoded,omitempty"`
+	Rewritten int       `json:"responses_rewritten,omitempty"`
+	// Error is why the broker could not be reached, or what ended the
+	// connection other than an end of stream; null when nothing.
+	Error *string `json:"error"`
+}
+
+// NewConnection describes a proxy.Opened, Failed or Closed event.
+func NewConnection(e proxy.Event) *Connection {
+	j := &Connection{Type: "connection", Event: e.Kind.String(), Time: JSONTime(e.Time), Conn: e.Conn, Client: e.Client, Server: e.Upstream}
+	if st := e.Stats; st != nil {
+		j.Read, j.Written, j.Undecoded, j.Rewritten = &st.Read, &st.Written, &st.Undecoded, st.Rewritten
+	}
+	if e.Err != nil {
+		s := e.Err.Error()
+		j.Error = &s
+	}
+	return j
+}

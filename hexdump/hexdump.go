@@ -463,3 +463,17 @@ func Contents(b []byte) (out []byte, text bool, err error) {
 	out, err = Parse(b)
 	return out, true, err
 }
+
+// IsText reports whether b is printable ASCII text (lines of it): what a
+// caller that read b as raw bytes may say was perhaps meant as hex.
+func IsText(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}

@@ -157,3 +157,17 @@ func TestLooksLikeHex(t *testing.T) {
 		}
 	}
 }
+
+func TestIsText(t *testing.T) {
+	for in, want := range map[string]bool{
+		"ProduceRequest v3\n": true,
+		"0000 001c\r\n\tzz":   true,
+		"":                    false,
+		"\x00\x00\x00\x4f":    false,
+		"caf\u00e9":           false, // not ASCII
+	} {
+		if got := IsText([]byte(in)); got != want {
+			t.Errorf("IsText(%q) = %v", in, got)
+		}
+	}
+}

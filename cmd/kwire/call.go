@@ -165,10 +165,10 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 	case "page":
 		err = render.WriteText(a.stdout, p, a.renderOptions())
 	case "json":
-		err = writePageJSONWith(a.stdout, p, a.renderOptions())
+		err = render.WritePageJSON(a.stdout, p, a.renderOptions())
 	case "kafka":
 		p.Sides = p.Sides[1:]
-		err = writeKafka(a.stdout, p)
+		err = render.WriteKafka(a.stdout, p)
 	default:
 		fmt.Fprintf(a.stdout, "%s v%d  %s  correlation id %d  request %d B  response %d B  %s\n",
 			resp.Message.Name, resp.Version, c.Bootstrap, correlationOf(x), len(x.Request.Bytes), len(resp.Bytes),

@@ -9,7 +9,6 @@ import (
 	"github.com/alecthomas/kong"
 	kongcompletion "github.com/jotaen/kong-completion"
 
-	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 )
@@ -270,35 +269,15 @@ func (a *app) notLoaded(err error) error {
 	return err
 }
 
-// writePage prints a page as text, as the page JSON (with each side's
-// body and header in Kafka's converter format added, see writePageJSON),
-// or as the Kafka-converter JSON of each side's body alone (kafka).
+// writePage prints a page as text, as the page JSON with each side's body
+// and header in Kafka's converter format (render.WritePageJSON), or as the
+// Kafka-converter JSON of each side's body alone (kafka).
 func (a *app) writePage(p *render.Page, format string) error {
 	switch format {
 	case "json":
-		return writePageJSONWith(a.stdout, p, a.renderOptions())
+		return render.WritePageJSON(a.stdout, p, a.renderOptions())
 	case "kafka":
-		return writeKafka(a.stdout, p)
+		return render.WriteKafka(a.stdout, p)
 	}
 	return render.WriteText(a.stdout, p, a.renderOptions())
-}
-
-// writePageJSON streams the page JSON of p, each side with two more keys:
-// "json" and "header_json", its body and header in Kafka's converter format
-// (what `kwire encode` reads), null when the side has no such part or did
-// not decode whole.
-func writePageJSON(w io.Writer, p *render.Page) error {
-	return writePageJSONWith(w, p, render.Options{})
-}
-
-// writePageJSONWith is writePageJSON with the record bytes shown as
-// o.Values chooses.
-func writePageJSONWith(w io.Writer, p *render.Page, o render.Options) error {
-	return render.WriteJSONWith(w, p, o, func(k int, s *render.Side) ([]render.Member, error) {
-		body, header, err := codec.ConverterJSON(p.Set, s.Tree, s.Err)
-		if err != nil {
-			return nil, err
-		}
-		return []render.Member{{Key: "json", JSON: body}, {Key: "header_json", JSON: header}}, nil
-	})
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
-	"github.com/kwire/kwire/tree"
 )
 
 func (a *app) decode(c *decodeCmd) error {
@@ -29,7 +28,7 @@ func (a *app) decode(c *decodeCmd) error {
 	if pages == nil {
 		return a.notLoaded(err)
 	}
-	if err != nil && c.Hex == nil && looksLikeText(b) {
+	if err != nil && c.Hex == nil && hexdump.IsText(b) {
 		err = fmt.Errorf("%w (the input is text but not hex: hex may hold only hex digits, white space, ':' and 0x prefixes)", err)
 	}
 	for k, p := range pages {
@@ -97,58 +96,20 @@ func decodeHint(set *spec.Set, err error) error {
 }
 
 // recordProblems prints what went wrong inside the records of the page
-// (bad CRCs, counts that do not match, payloads that do not decompress) on
-// standard error, and returns a finding when there is any: the page shows
-// them too, the exit status says them.
+// on standard error, and returns a finding when there is any: the page
+// shows them too, the exit status says them.
 func (a *app) recordProblems(p *render.Page) error {
-	n := 0
-	for _, side := range p.Sides {
-		if side.Tree == nil {
-			continue
-		}
-		for _, pr := range side.Tree.Errors() {
-			fmt.Fprintf(a.stderr, "kwire: %s\n", pr)
-			n++
-		}
+	probs := p.RecordErrors()
+	for _, pr := range probs {
+		fmt.Fprintf(a.stderr, "kwire: %s\n", pr)
 	}
-	if n == 0 {
-		return badCRC(p)
-	}
-	if n == 1 {
+	switch len(probs) {
+	case 0:
+		return p.BadCRC()
+	case 1:
 		return fmt.Errorf("1 problem in the records")
 	}
-	return fmt.Errorf("%d problems in the records", n)
-}
-
-// looksLikeText reports whether raw input is printable ASCII text (a hex
-// dump with a typo, xxd output), which kwire then read as raw bytes.
-func looksLikeText(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
-			return false
-		}
-	}
-	return true
-}
-
-// badCRC returns a finding for the first record batch whose CRC does not
-// match its bytes: the page shows it, and the exit status says it.
-func badCRC(p *render.Page) error {
-	for _, side := range p.Sides {
-		t := side.Tree
-		if t == nil {
-			continue
-		}
-		for i := range t.Nodes {
-			if n := &t.Nodes[i]; n.Kind == tree.RecordBatch && n.Flags&tree.FlagBadCRC != 0 {
-				return fmt.Errorf("the RecordBatch at 0x%04x has a CRC-32C that does not match its bytes", n.Off)
-			}
-		}
-	}
-	return nil
+	return fmt.Errorf("%d problems in the records", len(probs))
 }
 
 // readInput returns the bytes to decode: --hex, or the file (raw, or hex

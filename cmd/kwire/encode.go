@@ -197,24 +197,6 @@ func jsonInputError(err error, name string, data []byte) error {
 	return fmt.Errorf("%w (at %s:%d:%d)", err, name, line, col)
 }
 
-// writeKafka writes the body of each side of p as Kafka-converter JSON,
-// one object per line (a request before its response). A side that did
-// not decode whole is left out: its error is the command's.
-func writeKafka(w io.Writer, p *render.Page) error {
-	var out []byte
-	for k := range p.Sides {
-		body, _, err := codec.ConverterJSON(p.Set, p.Sides[k].Tree, p.Sides[k].Err)
-		if err != nil {
-			return err
-		}
-		if body != nil {
-			out = append(append(out, body...), '\n')
-		}
-	}
-	_, err := w.Write(out)
-	return err
-}
-
 // badRecords describes the first records field of t whose bytes are not
 // whole record batches with valid CRCs, or "".
 func badRecords(t *tree.Tree) string {

@@ -923,7 +923,7 @@ func TestDecodeFormatKafkaOfBadBytesPrintsNothing(t *testing.T) {
 	}
 }
 
-// addedKeys matches the members writePageJSON adds to a side of the
+// addedKeys matches the members render.WritePageJSON adds to a side of the
 // indented page JSON.
 var addedKeys = regexp.MustCompile(`,\n    "json": (?:null|\{(?s:.*?)\n    \}),\n    "header_json": (?:null|\{(?s:.*?)\n    \})`)
 
@@ -957,7 +957,7 @@ func TestPageJSONIsRendersPagePlusTheKafkaJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		err := writePageJSON(&out, c.p)
+		err := render.WritePageJSON(&out, c.p, render.Options{})
 		got := out.Bytes()
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)

@@ -1,0 +1,73 @@
+package render
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/tree"
+)
+
+// WritePageJSON writes the page JSON of p (WriteJSONWith) with two more
+// keys on each side: "json" and "header_json", its body and header as
+// Kafka's JsonConverters write them (codec.ConverterJSON: what `kwire
+// encode` reads), null when the side has no such part or did not decode
+// whole.
+func WritePageJSON(w io.Writer, p *Page, o Options) error {
+	return WriteJSONWith(w, p, o, func(k int, s *Side) ([]Member, error) {
+		body, header, err := codec.ConverterJSON(p.Set, s.Tree, s.Err)
+		if err != nil {
+			return nil, err
+		}
+		return []Member{{Key: "json", JSON: body}, {Key: "header_json", JSON: header}}, nil
+	})
+}
+
+// WriteKafka writes the body of each side of p as Kafka-converter JSON
+// (codec.ConverterJSON), one object per line (a request before its
+// response). A side that did not decode whole is left out: its error is
+// the caller's to say.
+func WriteKafka(w io.Writer, p *Page) error {
+	var out []byte
+	for k := range p.Sides {
+		body, _, err := codec.ConverterJSON(p.Set, p.Sides[k].Tree, p.Sides[k].Err)
+		if err != nil {
+			return err
+		}
+		if body != nil {
+			out = append(append(out, body...), '\n')
+		}
+	}
+	_, err := w.Write(out)
+	return err
+}
+
+// RecordErrors returns the errors found inside the records of p's sides
+// (tree.Tree.Errors: bad CRCs, counts that do not match, payloads that do
+// not decompress), in order.
+func (p *Page) RecordErrors() []tree.Problem {
+	var out []tree.Problem
+	for _, s := range p.Sides {
+		if s.Tree != nil {
+			out = append(out, s.Tree.Errors()...)
+		}
+	}
+	return out
+}
+
+// BadCRC returns an error naming the first record batch of p whose CRC
+// does not match its bytes, or nil.
+func (p *Page) BadCRC() error {
+	for _, s := range p.Sides {
+		t := s.Tree
+		if t == nil {
+			continue
+		}
+		for i := range t.Nodes {
+			if n := &t.Nodes[i]; n.Kind == tree.RecordBatch && n.Flags&tree.FlagBadCRC != 0 {
+				return fmt.Errorf("the RecordBatch at 0x%04x has a CRC-32C that does not match its bytes", n.Off)
+			}
+		}
+	}
+	return nil
+}

@@ -153,14 +153,7 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 	}
 	v := req.ValidVersions.Hi
 	for attempt := 0; attempt < 2; attempt++ {
-		b := codec.NewBuilder(req, v)
-		if fieldIn(req, "ClientSoftwareName", v) { // v3+, KIP-511
-			b.Set("ClientSoftwareName", cn.opts.SoftwareName).Set("ClientSoftwareVersion", cn.opts.SoftwareVersion)
-		}
-		if fieldIn(req, "ClusterId", v) { // v5+, KIP-1242: null and -1 say "not checked"
-			b.Set("ClusterId", nil).Set("NodeId", -1)
-		}
-		bt, err := b.Tree()
+		bt, err := cn.apiVersionsBody(req, v)
 		if err != nil {
 			return fmt.Errorf("ApiVersionsRequest v%d: %w", v, err)
 		}
@@ -219,6 +212,20 @@ func HasField(m *spec.Message, name string) bool {
 
 // fieldIn reports whether m's top-level struct has a field of that name in
 // version v.
+// apiVersionsBody is the ApiVersionsRequest body of the handshake at v:
+// the client software's name and version (v3+), and no cluster id or node
+// id to check (v5+).
+func (cn *Conn) apiVersionsBody(req *spec.Message, v int16) (*tree.Tree, error) {
+	b := codec.NewBuilder(req, v)
+	if fieldIn(req, "ClientSoftwareName", v) { // v3+, KIP-511
+		b.Set("ClientSoftwareName", cn.opts.SoftwareName).Set("ClientSoftwareVersion", cn.opts.SoftwareVersion)
+	}
+	if fieldIn(req, "ClusterId", v) { // v5+, KIP-1242: null and -1 say "not checked"
+		b.Set("ClusterId", nil).Set("NodeId", -1)
+	}
+	return b.Tree()
+}
+
 func fieldIn(m *spec.Message, name string, v int16) bool {
 	for _, f := range m.Root.Fields {
 		if f.Name == name {

@@ -14,7 +14,6 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
-	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -28,21 +27,6 @@ type callCmd struct {
 	Format    string        `help:"Output: text (a summary line and the response's object tree), page (request and response pages with byte layouts), json (the page as JSON), kafka (the response body in Kafka's converter JSON)." enum:"text,page,json,kafka" default:"text"`
 	Timeout   time.Duration `help:"Bound on connecting and on each request." default:"10s"`
 	ClientID  string        `name:"client-id" help:"The request header's client_id." default:"kwire"`
-}
-
-// defaultBodies are the request bodies `kwire call` sends when none is
-// given, for APIs that have an obvious question to ask, or whose smallest
-// instance would not be answered (Produce: acks 0 asks for no response).
-// Keys of fields absent at the negotiated version are accepted and ignored
-// by codec.FromJSON when they hold their default.
-var defaultBodies = map[string]string{
-	"ProduceRequest":         `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[]}`,
-	"DescribeQuorumRequest":  `{"topics":[{"topicName":"__cluster_metadata","partitions":[{"partitionIndex":0}]}]}`,
-	"MetadataRequest":        `{"topics":null,"allowAutoTopicCreation":true,"includeClusterAuthorizedOperations":false,"includeTopicAuthorizedOperations":false}`,
-	"DescribeClusterRequest": `{"includeClusterAuthorizedOperations":false}`,
-	"ListGroupsRequest":      `{"statesFilter":[],"typesFilter":[]}`,
-	"DescribeConfigsRequest": `{"resources":[],"includeSynonyms":false,"includeDocumentation":false}`,
-	"FindCoordinatorRequest": `{"key":"","keyType":0,"coordinatorKeys":[]}`,
 }
 
 // call connects to --bootstrap, negotiates with ApiVersions, sends one
@@ -61,10 +45,10 @@ func (a *app) call(c *callCmd) error {
 	if req == nil || req.Type != spec.Request {
 		return fmt.Errorf("%s is not an API with a request", c.Name)
 	}
-	if why, ok := needsBody[req.Name]; ok && c.Body == "" {
-		return usagef("%s needs a body: its smallest instance %s (kwire show %s --request --format kafka prints a template)", req.Name, why, req.BaseName())
+	if err := client.NeedsBody(req); err != nil && c.Body == "" {
+		return usagef("%v (kwire show %s --request --format kafka prints a template)", err, req.BaseName())
 	}
-	body, err := a.callBody(c, req)
+	body, err := a.callBody(c)
 	if err != nil {
 		return err
 	}
@@ -95,8 +79,13 @@ func (a *app) call(c *callCmd) error {
 	}
 	var bt *tree.Tree
 	if body == nil {
-		fmt.Fprintf(a.stderr, "kwire: note: no body given: sending the smallest %s v%d (kwire show %s --version %d --request --format kafka)\n", req.Name, v, req.BaseName(), v)
-		bt = instance.Smallest(req, v)
+		var smallest bool
+		if bt, smallest, err = conn.DefaultBody(req, v); err != nil {
+			return fmt.Errorf("%s v%d default body: %w", req.Name, v, err)
+		}
+		if smallest {
+			fmt.Fprintf(a.stderr, "kwire: note: no body given: sending the smallest %s v%d (kwire show %s --version %d --request --format kafka)\n", req.Name, v, req.BaseName(), v)
+		}
 	} else if bt, err = codec.FromJSON(body, req, v); err != nil {
 		return fmt.Errorf("%s v%d body: %w", req.Name, v, err)
 	}
@@ -117,18 +106,9 @@ func rangeText(r client.Range, ok bool) string {
 	return fmt.Sprintf("v%d-%d", r.Min, r.Max)
 }
 
-// needsBody are the APIs whose smallest instance would act on a real node:
-// it names node 0 by an id that Kafka does not check against the sender.
-var needsBody = map[string]string{
-	"UnregisterBrokerRequest": "(brokerId 0) asks to unregister broker 0",
-	"RemoveRaftVoterRequest":  "(voterId 0) asks to remove voter 0 from the KRaft quorum",
-	"UpdateRaftVoterRequest":  "(voterId 0) asks to change voter 0's endpoints",
-}
-
-// callBody reads the request body JSON: the argument, @FILE, - (stdin), or
-// the default body of the API; nil (no error) means the smallest instance
-// of the request at the negotiated version.
-func (a *app) callBody(c *callCmd, req *spec.Message) ([]byte, error) {
+// callBody reads the request body JSON: the argument, @FILE or - (stdin);
+// nil without a body (the client's default body is sent).
+func (a *app) callBody(c *callCmd) ([]byte, error) {
 	switch {
 	case c.Body == "-":
 		return io.ReadAll(a.stdin)
@@ -136,16 +116,6 @@ func (a *app) callBody(c *callCmd, req *spec.Message) ([]byte, error) {
 		return os.ReadFile(c.Body[1:])
 	case c.Body != "":
 		return []byte(c.Body), nil
-	}
-	if b, ok := defaultBodies[req.Name]; ok {
-		return []byte(b), nil
-	}
-	if req.Name == "ApiVersionsRequest" {
-		b := `{"clientSoftwareName":"kwire","clientSoftwareVersion":"dev"`
-		if client.HasField(req, "ClusterId") { // v5+ (KIP-1242), not in older releases' specs
-			b += `,"clusterId":null,"nodeId":-1`
-		}
-		return []byte(b + "}"), nil
 	}
 	return nil, nil
 }

@@ -28,4 +28,14 @@
 // keys, int64 as plain numbers, uuids in base64url, bytes in base64, tagged
 // fields only when they differ from their default; kwire adds base64 records
 // and "_unknownTaggedFields" where Kafka's converter writes nothing.
+//
+// A decoded tree's values are read by their paths with the value API of
+// package tree (Tree.Get, Value.Int…):
+//
+//	t, err := codec.New(s).DecodeRequest(frame)
+//	v, err := t.Get("VoteRequest.Topics[0].Partitions[0].LastOffset")
+//	n := v.Int() // 120
+//
+// and a value to encode is built in Go with a Builder (or read from JSON
+// with FromJSON); see the Examples.
 package codec

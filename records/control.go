@@ -182,7 +182,7 @@ func (d *decoder) embed(data []byte, off int32, a area, path string, m *spec.Mes
 	b.Close(off + int32(len(data)))
 	name, root0 := path, ""
 	if st := b.T.Struct(ei); st != nil {
-		name, root0 = path+"."+st.Name, st.Name
+		name, root0 = pathName(path, st.Name), st.Name
 	}
 	for _, p := range t.Problems {
 		if a.virtual {

@@ -57,7 +57,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 		}
 		if len(msg)-p < 4 {
 			i := d.raw(a, refUndecoded, off+int32(p), len(msg)-p)
-			d.problem(a, i, off+int32(p), path+"."+name, fmt.Sprintf("%s length: need 4 bytes, have %d", name, len(msg)-p))
+			d.problem(a, i, off+int32(p), pathName(path, name), fmt.Sprintf("%s length: need 4 bytes, have %d", name, len(msg)-p))
 			b.Close(off + int32(len(msg)))
 			return
 		}
@@ -74,7 +74,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 		}
 		if n > int64(len(msg)-p-4) {
 			i := d.raw(a, refUndecoded, off+int32(p), len(msg)-p)
-			d.problem(a, i, off+int32(p), path+"."+name, fmt.Sprintf("%s length %d: only %d bytes remain in the message", name, n, len(msg)-p-4))
+			d.problem(a, i, off+int32(p), pathName(path, name), fmt.Sprintf("%s length %d: only %d bytes remain in the message", name, n, len(msg)-p-4))
 			b.Close(off + int32(len(msg)))
 			return
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strconv"
-	"strings"
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -192,35 +191,32 @@ func Decode(data []byte, o Options) *tree.Tree {
 // Records"), or "records" when b has none.
 func PathOf(b *tree.Builder) string {
 	t := b.T
-	var sb strings.Builder
+	var p tree.Path
 	for _, i := range b.OpenGroups() {
 		n := &t.Nodes[i]
-		name := ""
 		switch n.Kind {
 		case tree.Header, tree.Body, tree.Embedded:
 			if st := t.Struct(i); st != nil {
-				name = st.Name
+				p.Push(st.Name)
 			}
 		case tree.Field, tree.Struct, tree.Array, tree.Records:
 			if f := t.Field(i); f != nil {
-				name = f.Name
+				p.Push(f.Name)
 			}
 		case tree.Element:
-			sb.WriteByte('[')
-			sb.WriteString(strconv.Itoa(int(n.Index)))
-			sb.WriteByte(']')
-		}
-		if name != "" {
-			if sb.Len() > 0 {
-				sb.WriteByte('.')
-			}
-			sb.WriteString(name)
+			p.PushIndex(int(n.Index))
 		}
 	}
-	if sb.Len() == 0 {
+	if len(p) == 0 {
 		return "records"
 	}
-	return sb.String()
+	return p.String()
+}
+
+// pathName is path with name step name after it ("….Records[0].Record[1]"
+// then ".key"), in the dotted notation of tree.Path.
+func pathName(path, name string) string {
+	return string(tree.AppendStep([]byte(path), tree.Name(name)))
 }
 
 // decoder appends the nodes of one Append call.
@@ -285,7 +281,8 @@ func (d *decoder) raw(a area, ref int32, off int32, n int) int32 {
 	return d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: ref, Off: off, Size: int32(n), DOff: off, DLen: int32(n), Flags: a.flags()})
 }
 
-func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+// index is path with index step [i] after it.
+func index(path string, i int) string { return string(tree.AppendStep([]byte(path), tree.Index(i))) }
 
 // entries decodes a sequence of log entries (v2 batches or legacy
 // messages) at offset base of area a.
@@ -544,7 +541,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 
 // recordPath is the path of record k of the records at path.
 func recordPath(path string, k int32) string {
-	return path + ".Record[" + strconv.Itoa(int(k)) + "]"
+	return index(pathName(path, "Record"), int(k))
 }
 
 // recordReader reads the fields of one record.
@@ -569,7 +566,7 @@ func (rd *recordReader) rpath() string { return recordPath(rd.path, rd.k) }
 func (rd *recordReader) fail(at int, field, msg string) {
 	rd.failed = true
 	rd.sub.Off = at
-	rd.d.problem(rd.a, -1, rd.base+int32(at), rd.rpath()+"."+field, msg)
+	rd.d.problem(rd.a, -1, rd.base+int32(at), pathName(rd.rpath(), field), msg)
 }
 
 // int reads a fixed or varint field into a leaf.
@@ -684,7 +681,7 @@ func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, null
 // are indexed ("headerKey[1]").
 func fieldName(ref int32, name string, idx int32) string {
 	if ref == refHeaderKey || ref == refHeaderValue {
-		return name + "[" + strconv.Itoa(int(idx)) + "]"
+		return tree.Path{tree.Name(name), tree.Index(int(idx))}.String()
 	}
 	return name
 }

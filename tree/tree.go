@@ -34,6 +34,18 @@
 // area. Virtual nodes appear in the pre-order arena right after the
 // compressed payload leaf they come from, inside the same RecordBatch.
 //
+// # Values and paths
+//
+// Tree.Get finds a value by its path in the dotted notation of the JSON
+// view's "path" ("VoteRequest.Topics[0].Partitions[0].LastOffset",
+// "RequestHeader.CorrelationId") and returns a Value with typed getters
+// (Int, Uint, Bool, Float, String, Bytes, UUID, IsNull), navigation
+// (Field, Elem, Len) and, for re-encoding an edited value, setters
+// (SetInt, SetString…); a path that leads nowhere is a *PathError naming
+// the path and the reason. Path is the one path builder: the dotted
+// notation, Kafka JSON paths ("$.topics[0]") and the atlas's anchors
+// ("Topics.0") are its formatters.
+//
 // # Problems
 //
 // Decoding records never fails the message: a bad CRC, a count that does

@@ -37,14 +37,9 @@ func fieldsOf(t *Tree, i int32) []fieldRef {
 	return out
 }
 
+// join is path with name step name after it (dotted notation).
 func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	if len(name) > 0 && name[0] == '[' {
-		return path + name
-	}
-	return path + "." + name
+	return string(AppendStep([]byte(path), Name(name)))
 }
 
 func diffStruct(a *Tree, ai int32, b *Tree, bi int32, path string) string {
@@ -88,7 +83,7 @@ func diffNode(a *Tree, ai int32, b *Tree, bi int32, path string) string {
 			return fmt.Sprintf("%s: %d vs %d elements", path, len(ea), len(eb))
 		}
 		for k := range ea {
-			p := fmt.Sprintf("%s[%d]", path, k)
+			p := string(AppendStep([]byte(path), Index(k)))
 			var d string
 			if a.IsLeaf(ea[k]) && b.IsLeaf(eb[k]) && a.Struct(ea[k]) == nil {
 				d = diffScalar(a, ea[k], b, eb[k], p)

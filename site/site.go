@@ -71,17 +71,11 @@ func (e *entry) versions() spec.Versions { return e.primary().ValidVersions }
 // response, computed once.
 func (e *entry) history() [2]*spec.MessageHistory {
 	e.once.Do(func() {
+		hs := spec.APIHistory(e.req, e.resp) // in that order, without the nil ones
 		for k, m := range []*spec.Message{e.req, e.resp} {
-			if m == nil {
-				continue
+			if m != nil {
+				e.hist[k], hs = hs[0], hs[1:]
 			}
-			h := spec.History(m)
-			if m.Type == spec.Response && e.req != nil && e.req.LatestVersionUnstable {
-				for i := range h.Versions {
-					h.Versions[i].Unstable = h.Versions[i].Version == m.ValidVersions.Hi
-				}
-			}
-			e.hist[k] = h
 		}
 	})
 	return e.hist

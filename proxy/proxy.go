@@ -20,7 +20,6 @@ package proxy
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/frame"
 )
 
 // Options configure a Proxy.
@@ -337,46 +337,31 @@ type chunk struct {
 	release []byte
 }
 
-// framer follows the size prefixes of one direction on the forwarding
-// path, so that decoding dropped while the decoder is behind resumes at a
-// frame boundary.
-type framer struct {
-	hdr [4]byte
-	nh  int
-	rem int64
-	// lost is set after a negative size: frames can no longer be found.
-	lost bool
-}
-
-// feed follows b and returns the offset in b of the first frame that
-// starts in it, or -1.
-func (f *framer) feed(b []byte) int {
-	first := -1
-	for i := 0; i < len(b) && !f.lost; {
-		if f.rem > 0 {
-			k := int(min(f.rem, int64(len(b)-i)))
-			i += k
-			f.rem -= int64(k)
-			continue
-		}
-		if f.nh == 0 && first < 0 {
-			first = i
-		}
-		k := copy(f.hdr[f.nh:], b[i:])
-		f.nh += k
-		i += k
-		if f.nh < 4 {
-			break
-		}
-		f.nh = 0
-		size := int32(binary.BigEndian.Uint32(f.hdr[:]))
-		if size < 0 {
-			f.lost = true
+// firstFrame follows b, the next bytes of a direction, with sp (a Splitter
+// that buffers no frame: Max < 0) and returns the offset in b of the first
+// frame that starts in it, or -1. After a negative size prefix sp has
+// stopped (frames can no longer be found) and it returns -1.
+func firstFrame(sp *frame.Splitter, b []byte) int {
+	base := sp.Offset()
+	first := int64(-1)
+	sp.Feed(b)
+	for ev := sp.Next(); ev.Kind != frame.None; ev = sp.Next() {
+		switch {
+		case ev.Kind == frame.Negative:
+			for sp.Next().Kind != frame.None {
+			}
 			return -1
+		case first < 0 && ev.Off >= base:
+			first = ev.Off
 		}
-		f.rem = int64(size)
 	}
-	return first
+	if p := sp.Pending(); first < 0 && p.State == frame.InFrame && p.Off >= base {
+		first = p.Off
+	}
+	if first < 0 {
+		return -1
+	}
+	return int(first - base)
 }
 
 // queueItems bounds the chunks waiting for a connection's decoder.
@@ -428,8 +413,8 @@ func (p *Proxy) handle(client net.Conn, id uint64) {
 		}
 	}
 	if p.o.RewriteAdvertised {
-		c.track = &tracker{maxFrame: int64(p.o.MaxFrame), pending: map[int32]reqKey{}}
-		c.rw = &rewriter{p: p, track: c.track}
+		c.track = newTracker(p.o.MaxFrame)
+		c.rw = newRewriter(p, c.track)
 	}
 	decoded := make(chan flow.Stats, 1)
 	if p.o.Codec != nil {
@@ -566,7 +551,9 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 		buf = c.buffer(d)
 	}
 	var undecoded int64
-	var fr framer
+	// fr follows the frames, so that decoding dropped while the decoder
+	// is behind resumes at a frame boundary.
+	fr := frame.Splitter{Max: -1}
 	write := func(b []byte) error {
 		n, err := dst.Write(b)
 		c.stats.Written[d] += int64(n)
@@ -606,12 +593,12 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 				// Queue before writing, so that a request is queued
 				// before its response can be. Once behind, resume at the
 				// first frame that starts in a read.
-				first := fr.feed(data)
+				first := firstFrame(&fr, data)
 				ch := chunk{d: d, b: data, at: at, gap: undecoded}
 				if undecoded > 0 && first >= 0 {
 					ch.b, ch.gap, ch.toFrame = data[first:], undecoded+int64(first), true
 				}
-				if buf != nil && (undecoded == 0 || first >= 0 || fr.lost) && c.send(ch) {
+				if buf != nil && (undecoded == 0 || first >= 0 || fr.State() == frame.Stopped) && c.send(ch) {
 					undecoded = 0
 					off += n
 					c.stats.Undecoded[d] += ch.gap

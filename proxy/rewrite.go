@@ -1,10 +1,10 @@
 package proxy
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sync"
 
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -22,47 +22,32 @@ type reqKey struct{ key, ver int16 }
 const maxTracked = 1024
 
 // tracker follows the frames of the request stream (on the forwarding
-// path: only size prefixes and the first 12 bytes of each frame are looked
-// at) and remembers the correlation ids of requests whose responses are
-// rewritten.
+// path: only the first 12 bytes of each frame are looked at) and remembers
+// the correlation ids of requests whose responses are rewritten.
 type tracker struct {
 	maxFrame int64
 	mu       sync.Mutex
 	pending  map[int32]reqKey
-	hdr      [12]byte
-	nh       int
-	rem      int64
-	// off is set when the stream is not framed as Kafka: nothing more is
-	// tracked.
-	off bool
+	// sp follows the frames, buffering none (Max < 0); it stops on a
+	// stream that is not framed as Kafka: nothing more is tracked.
+	sp frame.Splitter
+}
+
+func newTracker(maxFrame int) *tracker {
+	return &tracker{maxFrame: int64(maxFrame), pending: map[int32]reqKey{}, sp: frame.Splitter{Max: -1, Head: 12}}
 }
 
 // feed looks at the next bytes of the request stream.
 func (t *tracker) feed(b []byte) {
-	for len(b) > 0 && !t.off {
-		if t.rem > 0 {
-			k := min(t.rem, int64(len(b)))
-			t.rem -= k
-			b = b[k:]
+	t.sp.Feed(b)
+	for ev := t.sp.Next(); ev.Kind != frame.None; ev = t.sp.Next() {
+		if ev.Kind != frame.Head || ev.Size < 8 || ev.Size > t.maxFrame {
+			t.sp.Stop()
 			continue
 		}
-		k := copy(t.hdr[t.nh:], b)
-		t.nh += k
-		b = b[k:]
-		if t.nh < len(t.hdr) {
-			return
-		}
-		t.nh = 0
-		size := int64(int32(binary.BigEndian.Uint32(t.hdr[:])))
-		if size < 8 || size > t.maxFrame {
-			t.off = true
-			return
-		}
-		t.rem = 4 + size - 12
-		key := int16(binary.BigEndian.Uint16(t.hdr[4:]))
+		key, ver, _ := frame.RequestAPI(ev.Bytes)
 		if key == keyMetadata || key == keyFindCoordinator || key == keyDescribeCluster {
-			ver := int16(binary.BigEndian.Uint16(t.hdr[6:]))
-			corr := int32(binary.BigEndian.Uint32(t.hdr[8:]))
+			corr, _ := frame.RequestCorrelationID(ev.Bytes)
 			t.mu.Lock()
 			if len(t.pending) < maxTracked {
 				t.pending[corr] = reqKey{key, ver}
@@ -86,134 +71,90 @@ func (t *tracker) take(corr int32) (reqKey, bool) {
 	return k, ok
 }
 
-// rewriter states.
-const (
-	rwBoundary = iota // at a frame boundary (hdr holds nh bytes of it)
-	rwBody            // forwarding rem more bytes of a frame untouched
-	rwHold            // collecting a frame to rewrite in fbuf
-	rwOff             // not framed as Kafka: forward everything
-)
-
 // rewriter forwards the response stream, holding back and rewriting the
 // responses tracker marked. Bytes of other responses are forwarded as they
-// come, except the 8 bytes of a size prefix and correlation id split
-// across reads, which wait for the rest.
+// come, except the first 8 bytes of a frame (size prefix and correlation
+// id) split across reads, which wait for the rest.
 type rewriter struct {
 	p     *Proxy
 	track *tracker
-	state int
-	hdr   [8]byte
-	nh    int
-	rem   int64
-	fbuf  []byte
-	need  int
+	// sp follows the frames by their first 8 bytes (Max < 0), buffering
+	// only the frames taken for rewriting; it stops on a stream that is
+	// not framed as Kafka: everything is forwarded.
+	sp    frame.Splitter
 	req   reqKey
 	count int
 }
 
+func newRewriter(p *Proxy, t *tracker) *rewriter {
+	return &rewriter{p: p, track: t, sp: frame.Splitter{Max: -1, Head: 8}}
+}
+
 // process forwards b through write, rewriting what must be.
 func (r *rewriter) process(b []byte, write func([]byte) error) error {
-	start := 0 // start of the bytes of b still to forward as they are
+	base := r.sp.Offset()
+	start := 0 // b[:start] is forwarded, or held by the splitter
 	flush := func(end int) error {
 		if end > start {
 			if err := write(b[start:end]); err != nil {
 				return err
 			}
+			start = end
 		}
-		start = end
 		return nil
 	}
-	for i := 0; i < len(b); {
-		switch r.state {
-		case rwOff:
-			i = len(b)
-		case rwBody:
-			k := int(min(r.rem, int64(len(b)-i)))
-			i += k
-			r.rem -= int64(k)
-			if r.rem == 0 {
-				r.state = rwBoundary
+	// held is the part of ev's bytes that came in earlier reads and was
+	// held back.
+	held := func(ev frame.Event) []byte {
+		return ev.Bytes[:min(int64(len(ev.Bytes)), max(0, base-ev.Off))]
+	}
+	r.sp.Feed(b)
+	for {
+		ev := r.sp.Next()
+		switch ev.Kind {
+		case frame.None:
+			// Hold back the first bytes of a frame not yet judged and a
+			// frame taken for rewriting.
+			end := len(b)
+			if p := r.sp.Pending(); p.State == frame.InFrame && p.Off >= 0 {
+				end = int(max(0, p.Off-base))
 			}
-		case rwBoundary:
-			if r.nh == 0 && len(b)-i >= 8 {
-				r.decide(b[i : i+8])
-				if r.state == rwHold {
-					if err := flush(i); err != nil {
-						return err
-					}
-				}
-				if r.state == rwOff {
-					i = len(b)
-				}
-				continue
-			}
-			// A size prefix and correlation id split across reads.
-			if err := flush(i); err != nil {
+			return flush(end)
+		case frame.Negative:
+			if err := write(held(ev)); err != nil {
 				return err
 			}
-			k := copy(r.hdr[r.nh:], b[i:])
-			r.nh += k
-			i += k
-			start = i
-			if r.nh < len(r.hdr) {
+		case frame.Head:
+			corr, _ := frame.ResponseCorrelationID(ev.Bytes)
+			if ev.Size < 4 || ev.Size > int64(r.p.o.MaxFrame) {
+				r.sp.Stop()
+			} else if k, ok := r.track.take(corr); ok {
+				r.req = k
+				r.sp.Take()
+				if err := flush(int(max(0, ev.Off-base))); err != nil {
+					return err
+				}
+				start = int(max(0, ev.Off-base))
 				continue
 			}
-			r.nh = 0
-			r.decide(r.hdr[:])
-			switch r.state {
-			case rwHold:
-				r.fbuf = append(r.fbuf[:0], r.hdr[:]...)
-			case rwBody:
-				r.rem -= 8
-				if r.rem == 0 {
-					r.state = rwBoundary
-				}
-				fallthrough
-			default:
-				if err := write(r.hdr[:]); err != nil {
+			if h := held(ev); len(h) > 0 {
+				if err := write(h); err != nil {
 					return err
 				}
 			}
-		case rwHold:
-			k := min(r.need-len(r.fbuf), len(b)-i)
-			r.fbuf = append(r.fbuf, b[i:i+k]...)
-			i += k
-			start = i
-			if len(r.fbuf) == r.need {
-				out := r.fbuf
-				if nb, err := r.rewrite(r.fbuf); err == nil {
-					out = nb
-					r.count++
-				}
-				if err := write(out); err != nil {
-					return err
-				}
-				if cap(r.fbuf) > 1<<20 {
-					r.fbuf = nil
-				}
-				r.state = rwBoundary
+		case frame.Whole:
+			// A frame taken for rewriting, whole.
+			out := ev.Bytes
+			if nb, err := r.rewrite(ev.Bytes); err == nil {
+				out = nb
+				r.count++
 			}
+			if err := write(out); err != nil {
+				return err
+			}
+			start = int(ev.Off + int64(len(ev.Bytes)) - base)
 		}
 	}
-	return flush(len(b))
-}
-
-// decide looks at the first 8 bytes of a response frame (size prefix and
-// correlation id) and sets the state: hold it for rewriting, forward it
-// (rem = the whole frame), or give up on a stream that is not framed.
-func (r *rewriter) decide(h []byte) {
-	size := int64(int32(binary.BigEndian.Uint32(h)))
-	if size < 4 || size > int64(r.p.o.MaxFrame) {
-		r.state = rwOff
-		return
-	}
-	corr := int32(binary.BigEndian.Uint32(h[4:]))
-	if k, ok := r.track.take(corr); ok {
-		r.state, r.need, r.req = rwHold, 4+int(size), k
-		r.fbuf = r.fbuf[:0]
-		return
-	}
-	r.state, r.rem = rwBody, 4+size
 }
 
 // rewrite decodes the response fr, sets the Host and Port of every broker

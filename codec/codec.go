@@ -263,16 +263,19 @@ func sniff(b []byte) string {
 	return ""
 }
 
-// frame reads and checks the int32 size prefix, returning the frame bytes
-// (size prefix included) and the bytes after it.
+// frame reads (frame.Size) and checks the int32 size prefix and returns
+// the length of the frame, size prefix included.
 func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 	d.b.Open(tree.Node{Kind: tree.Frame})
-	size := int64(d.r.Int32())
-	if d.r.Failed() {
+	size32, ok := frame.Size(b)
+	if !ok {
+		d.r.Bytes(4) // fails: records the bytes needed and present
 		d.r.SetPath("size")
 		d.closeTree(refUndecoded)
 		return 0, d.r.Err()
 	}
+	d.r.Off = 4
+	size := int64(size32)
 	d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4, Num: size})
 	d.b.Close(4)
 	limit := c.MaxFrame

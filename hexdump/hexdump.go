@@ -3,7 +3,8 @@
 // with an offset column and often an ASCII column — xxd, hexdump -C, od
 // -Ax -tx1 (and od's octal or decimal offsets), Wireshark's "Copy as Hex
 // Dump" ("0000   00 00 00 31 …   ...1") and kwire's own byte grid, whose
-// column header line ("0  1  2 … F") is skipped.
+// title and column header lines ("byte layout (…)", "0  1  2 … F") are
+// skipped.
 //
 // A dump is recognised by its offsets: every line starts with an offset of
 // 4 to 16 hex digits, and each offset is the previous one plus the bytes of
@@ -217,8 +218,12 @@ func hexWord(s string) bool {
 }
 
 // columnHeader reports whether s is the column header of kwire's byte grid
-// ("0  1  2 … F"): single hex digits counting up from 0.
+// ("0  1  2 … F": single hex digits counting up from 0) or its title line
+// ("byte layout (83 bytes, 16 bytes per row)").
 func columnHeader(s string) bool {
+	if strings.HasPrefix(strings.TrimSpace(s), "byte layout (") {
+		return true
+	}
 	f := strings.Fields(s)
 	if len(f) < 2 {
 		return false

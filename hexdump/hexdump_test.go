@@ -57,6 +57,22 @@ func TestParseDumps(t *testing.T) {
 	}
 }
 
+// kwire's byte grid as the page shows it, title line and all.
+func TestParseKwireGridWithTitle(t *testing.T) {
+	grid, err := os.ReadFile("testdata/vote.kwire")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/vote.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(append([]byte("byte layout (110 bytes, 16 bytes per row)\n\n"), grid...))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("got %x, %v", got, err)
+	}
+}
+
 func TestParseSqueezedWithoutOffsets(t *testing.T) {
 	text, err := os.ReadFile("testdata/vote.od-An")
 	if err != nil {

@@ -29,7 +29,7 @@ func (a *app) decode(c *decodeCmd) error {
 		return a.notLoaded(err)
 	}
 	if err != nil && c.Hex == nil && hexdump.IsText(b) {
-		err = fmt.Errorf("%w (the input is text but not hex: hex may hold only hex digits, white space, ':' and 0x prefixes)", err)
+		err = fmt.Errorf("%w (the input is text but not hex: hex may hold only hex digits, white space, ':', ',' and 0x prefixes, or be a hex dump with offsets)", err)
 	}
 	for k, p := range pages {
 		if k > 0 && c.Format == "text" {

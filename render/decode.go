@@ -340,11 +340,13 @@ func notRequest(set *spec.Set, t *tree.Tree, f []byte, err error, claimed *spec.
 		why = fmt.Sprintf("no Kafka release kwire embeds has version %d of %s", ver, ve.Message)
 	case other != nil && errors.As(err, &ve):
 		// Another release has the version: the hint to use it holds only
-		// if the bytes decode there.
+		// if the bytes decode there (as far as they go, when the frame is
+		// cut short).
 		if n := frameSize(t); n >= 0 && n < len(f) {
 			f = f[:n]
 		}
-		if _, oerr := codec.New(other).DecodeRequest(f); oerr != nil {
+		var fe *codec.FrameError
+		if _, oerr := codec.New(other).DecodeRequest(f); oerr != nil && !errors.As(oerr, &fe) {
 			why = fmt.Sprintf("the bytes do not decode as %s v%d of %s either (%v)", ve.Message, ver, SetName(other), oerr)
 		}
 	case errors.As(err, &we) && we.Path == "RequestHeader.RequestApiKey":

@@ -339,11 +339,14 @@ func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body
 	if resp == nil {
 		return nil, fmt.Errorf("the specs have no response for api key %d", req.APIKey)
 	}
+	// nc, not cn.nc: the cancel function may run after a failed call has
+	// closed the connection (cn.nc nil).
+	nc := cn.nc
 	if dl, ok := ctx.Deadline(); ok {
-		cn.nc.SetDeadline(dl)
-		defer cn.nc.SetDeadline(time.Time{})
+		nc.SetDeadline(dl)
+		defer nc.SetDeadline(time.Time{})
 	}
-	stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
 	x := &Exchange{Request: rt, Sent: time.Now()}

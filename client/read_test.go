@@ -1,0 +1,165 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/spec"
+)
+
+// broker serves connections: it answers the first request of each (the
+// ApiVersions handshake) with an ApiVersionsResponse written a byte at a
+// time, and every later request with answer's bytes.
+func broker(t *testing.T, c *codec.Codec, answer func(conn net.Conn, corr int32)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				serve(t, c, conn, answer)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func serve(t *testing.T, c *codec.Codec, conn net.Conn, answer func(conn net.Conn, corr int32)) {
+	for n := 0; ; n++ {
+		var p [4]byte
+		if _, err := io.ReadFull(conn, p[:]); err != nil {
+			return
+		}
+		size, _ := frame.Size(p[:])
+		fr := make([]byte, 4+int(size))
+		copy(fr, p[:])
+		if _, err := io.ReadFull(conn, fr[4:]); err != nil {
+			return
+		}
+		key, ver, _ := frame.RequestAPI(fr)
+		corr, _ := frame.RequestCorrelationID(fr)
+		if n > 0 {
+			answer(conn, corr)
+			continue
+		}
+		resp := c.Set.Response(key)
+		body, err := codec.FromJSON([]byte(`{"errorCode":0,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":4}],"throttleTimeMs":0}`), resp, ver)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		out, err := c.Encode(resp, ver, codec.ResponseHeaderValue(c.Set.ResponseHeader(), corr), body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for i := range out.Bytes {
+			if _, err := conn.Write(out.Bytes[i : i+1]); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func TestReadFrames(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(s)
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		answer func(conn net.Conn, corr int32)
+		want   func(err error) bool
+		desc   string
+	}{
+		{"over the limit", func(conn net.Conn, corr int32) {
+			conn.Write(append(frame.AppendSize(nil, 5000), 0, 0, 0, 1))
+		}, func(err error) bool {
+			var fe *codec.FrameError
+			return errors.As(err, &fe) && fe.Size == 5000 && fe.Limit == 1000
+		}, "a *codec.FrameError of size 5000, limit 1000"},
+		{"negative size", func(conn net.Conn, corr int32) {
+			conn.Write([]byte{0xff, 0xff, 0xff, 0xfe})
+		}, func(err error) bool {
+			var fe *codec.FrameError
+			return errors.As(err, &fe) && fe.Size == -2
+		}, "a *codec.FrameError of size -2"},
+		{"closed inside a frame", func(conn net.Conn, corr int32) {
+			conn.Write(append(frame.AppendSize(nil, 20), 0, 0, 0, 1, 0))
+			conn.Close()
+		}, func(err error) bool {
+			return errors.Is(err, io.ErrUnexpectedEOF) && strings.Contains(err.Error(), "frame of 20 bytes: unexpected EOF")
+		}, "frame of 20 bytes: unexpected EOF"},
+		{"closed inside a size prefix", func(conn net.Conn, corr int32) {
+			conn.Write([]byte{0, 0})
+			conn.Close()
+		}, func(err error) bool {
+			return errors.Is(err, io.ErrUnexpectedEOF) && !strings.Contains(err.Error(), "frame of")
+		}, "unexpected EOF"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := broker(t, c, tc.answer)
+			cn, err := client.Dial(ctx, addr, c, client.Options{MaxFrame: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cn.Close()
+			if r := cn.Versions()[18]; r.Max != 4 {
+				t.Fatalf("handshake read versions %v", cn.Versions())
+			}
+			_, err = cn.Call(ctx, s.Request(18), 3, nil)
+			if err == nil || !tc.want(err) {
+				t.Fatalf("error %v, want %s", err, tc.desc)
+			}
+		})
+	}
+}
+
+// A call that times out closes the connection; the context's end, which
+// also fires then, must not touch the closed connection.
+func TestCallTimeout(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(s)
+	addr := broker(t, c, func(net.Conn, int32) {})
+	for range 20 {
+		cn, err := client.Dial(context.Background(), addr, c, client.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		_, err = cn.Call(ctx, s.Request(18), 3, nil)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "timed out") {
+			t.Fatalf("error %v, want a time-out", err)
+		}
+		cn.Close()
+	}
+}

@@ -70,24 +70,108 @@ func hex4(v int) string {
 func TestTruncatedBatchAndBatchLengthPastTheEnd(t *testing.T) {
 	good := dataBatch(0, 0, sampleRecords(2), nil)
 	cut := dataBatch(2, 0, sampleRecords(2), nil)
-	// Cut short: the last 5 bytes are missing.
-	tr := records.Decode(append(append([]byte{}, good...), cut[:len(cut)-5]...), records.Options{})
-	wantProblems(t, tr, "note: records[1] at 0x"+hex4(len(good))+": partial batch: batchLength")
+	if len(good) != 0x7d || len(cut) != 0x7d {
+		t.Fatalf("batches of %d and %d bytes, want 125", len(good), len(cut))
+	}
+	// Cut short: the last 5 bytes are missing. A notice, as at the end of
+	// a fetch; an error when the records are complete (a snapshot).
+	data := append(append([]byte{}, good...), cut[:len(cut)-5]...)
+	tr := records.Decode(data, records.Options{})
+	wantProblems(t, tr, "note: records[1] at 0x007d: partial batch: batchLength 113, 108 bytes present")
 	if len(tr.Errors()) != 0 {
 		t.Error("a partial tail is an error")
 	}
-	// A batchLength past the end of the records: the rest is the partial
-	// batch, as Kafka reads it.
+	tr = records.Decode(data, records.Options{Complete: true})
+	wantProblems(t, tr, "records[1] at 0x007d: partial batch: batchLength 113, 108 bytes present: the records end inside it")
+	if len(tr.Errors()) != 1 {
+		t.Error("a partial tail of complete records is not an error")
+	}
+	// A batchLength past the end of the records, a batch after it: the
+	// bytes up to that batch are skipped, the batch is decoded.
 	long := append([]byte{}, cut...)
 	binary.BigEndian.PutUint32(long[8:], uint32(len(cut)-12+1000))
 	tr = records.Decode(append(append(append([]byte{}, good...), long...), good...), records.Options{})
-	wantProblems(t, tr, "note: records[1] at 0x"+hex4(len(good))+": partial batch: batchLength "+itoa(len(cut)-12+1000)+", "+itoa(len(cut)+len(good)-12)+" bytes present")
-	if nb, _ := batchCount(tr); nb != 1 {
-		t.Errorf("%d batches", nb)
+	wantProblems(t, tr, "records[1] at 0x007d: batchLength 1113, but a batch starts 125 bytes after this one: 125 bytes skipped from 0x007d to 0x00fa")
+	if nb, _ := batchCount(tr); nb != 2 {
+		t.Errorf("%d batches, want 2", nb)
 	}
+	// The same at the end: a partial batch, as Kafka reads it.
+	tr = records.Decode(append(append([]byte{}, good...), long...), records.Options{})
+	wantProblems(t, tr, "note: records[1] at 0x007d: partial batch: batchLength 1113, 113 bytes present")
 	// Too short for any header.
-	tr = records.Decode(append(append([]byte{}, good...), 0, 0, 0), records.Options{})
-	wantProblems(t, tr, "note: records[1] at 0x"+hex4(len(good))+": partial batch: 3 bytes")
+	tr = records.Decode(append(append([]byte{}, good...), 9, 9, 9), records.Options{})
+	wantProblems(t, tr, "note: records[1] at 0x007d: partial batch: 3 bytes, too short for a batch header")
+}
+
+// Bytes that are not a batch are an error at their offset, and decoding
+// goes on at the next whole batch (its CRC checked), or the end: they are
+// never taken for a partial batch.
+func TestBytesThatAreNotABatchAreSkipped(t *testing.T) {
+	good := dataBatch(0, 0, sampleRecords(2), nil)
+	junk := bytes.Repeat([]byte{0xa5}, 4096) // magic 0xa5 (-91), batchLength -1515870811
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, c := range []struct {
+		name    string
+		data    []byte
+		o       records.Options
+		want    string
+		batches int
+	}{
+		{"middle", cat(good, junk, good), records.Options{}, "records[1] at 0x007d: unknown magic -91 (Kafka knows 0, 1 and 2): 4096 bytes skipped from 0x007d to 0x107d", 2},
+		{"window", cat(good, junk, good), records.Options{FileOffset: 0x10000}, "records[1] at 0x007d: unknown magic -91 (Kafka knows 0, 1 and 2): 4096 bytes skipped from 0x1007d to 0x1107d", 2},
+		{"start", cat(junk[:100], good), records.Options{}, "records[0] at 0x0000: unknown magic -91 (Kafka knows 0, 1 and 2): 100 bytes skipped from 0x0000 to 0x0064", 1},
+		{"end", cat(good, junk[:50]), records.Options{}, "records[1] at 0x007d: unknown magic -91 (Kafka knows 0, 1 and 2): 50 bytes skipped from 0x007d to the end", 1},
+		// A v2 header whose length is more than any batch, at the end.
+		{"huge", cat(good, good[:12+5]), records.Options{}, "", 1},
+		{"zeros", cat(good, make([]byte, 40)), records.Options{}, "records[1] at 0x007d: 40 zero bytes from 0x007d to the end", 1},
+		{"preallocated", cat(good, make([]byte, 40)), records.Options{Preallocated: true}, "note: records[1] at 0x007d: 40 zero bytes from 0x007d to the end", 1},
+		{"zeros between", cat(good, make([]byte, 40), good), records.Options{Preallocated: true}, "records[1] at 0x007d: 40 zero bytes from 0x007d to 0x00a5", 2},
+		// A batch whose CRC does not match is not where decoding goes on.
+		{"bad crc after", cat(junk[:20], corrupt(good), good), records.Options{}, "records[0] at 0x0000: unknown magic -91 (Kafka knows 0, 1 and 2): 145 bytes skipped from 0x0000 to 0x0091", 1},
+	} {
+		if c.name == "huge" {
+			binary.BigEndian.PutUint32(c.data[len(good)+8:], records.MaxBatchLength+1)
+			c.want = "records[1] at 0x007d: batchLength 104857601 runs past the end and is more than a batch can be (104857600 bytes): 17 bytes skipped from 0x007d to the end"
+		}
+		tr := records.Decode(c.data, c.o)
+		t.Run(c.name, func(t *testing.T) {
+			wantProblems(t, tr, c.want)
+			if got := strings.TrimSpace(problems(tr)); got != c.want {
+				t.Errorf("problem %q, want exactly %q", got, c.want)
+			}
+			if nb, _ := batchCount(tr); nb != c.batches {
+				t.Errorf("%d batches, want %d", nb, c.batches)
+			}
+		})
+	}
+}
+
+// corrupt is b with its baseTimestamp changed (a CRC that does not match).
+func corrupt(b []byte) []byte {
+	c := append([]byte{}, b...)
+	c[30] ^= 1
+	return c
+}
+
+// EntrySize takes the headers Kafka's log reader takes.
+func TestEntrySize(t *testing.T) {
+	h := func(length uint32, magic byte) []byte {
+		b := make([]byte, records.EntryHeader)
+		binary.BigEndian.PutUint32(b[8:], length)
+		b[16] = magic
+		return b
+	}
+	for _, c := range []struct {
+		b    []byte
+		want int64
+	}{
+		{h(49, 2), 61}, {h(48, 2), 0}, {h(14, 0), 26}, {h(13, 0), 0}, {h(22, 1), 34}, {h(21, 1), 0},
+		{h(1000, 3), 0}, {h(0xffffffff, 2), 0}, {h(1<<30, 2), 1<<30 + 12}, {h(49, 2)[:16], 0},
+	} {
+		if got := records.EntrySize(c.b); got != c.want {
+			t.Errorf("EntrySize(% x) = %d, want %d", c.b, got, c.want)
+		}
+	}
 }
 
 func itoa(v int) string {
@@ -99,29 +183,29 @@ func itoa(v int) string {
 
 func TestInvalidBatchLengthsAndMagic(t *testing.T) {
 	good := dataBatch(0, 0, sampleRecords(1), nil)
-	// A batchLength of 4 says where the entry ends: skipped, reported.
+	// A length of 4: not an entry; skipped to the batch after.
 	small := make([]byte, 16)
+	small[0] = 1
 	binary.BigEndian.PutUint32(small[8:], 4)
 	tr := records.Decode(append(append([]byte{}, small...), good...), records.Options{})
-	wantProblems(t, tr, "records[0].batchLength at 0x0008: batchLength 4 is less than the smallest entry (14 bytes)")
+	wantProblems(t, tr, "records[0] at 0x0000: messageSize 4 is less than a magic 0 message (14 bytes): 16 bytes skipped from 0x0000 to 0x0010")
 	if nb, nr := batchCount(tr); nb != 1 || nr != 1 {
 		t.Errorf("the batch after is not decoded: %d %d", nb, nr)
 	}
-	// A negative one says nothing: the rest is not decoded.
 	neg := append([]byte{}, small...)
 	binary.BigEndian.PutUint32(neg[8:], 0xfffffff0)
 	tr = records.Decode(append(neg, good...), records.Options{})
-	wantProblems(t, tr, "records[0].batchLength at 0x0008: batchLength -16 is less than the smallest entry (14 bytes): the rest")
+	wantProblems(t, tr, "records[0] at 0x0000: batchLength -16 is negative: 16 bytes skipped from 0x0000 to 0x0010")
 	// magic 2 too short for its header.
 	short := append([]byte{}, good[:40]...)
 	binary.BigEndian.PutUint32(short[8:], 28)
 	tr = records.Decode(append(short, good...), records.Options{})
-	wantProblems(t, tr, "records[0].batchLength at 0x0008: batchLength 28 is less than a RecordBatch v2 header (49 bytes)")
+	wantProblems(t, tr, "records[0] at 0x0000: batchLength 28 is less than a RecordBatch v2 header (49 bytes): 40 bytes skipped from 0x0000 to 0x0028")
 	// An unknown magic.
 	m3 := append([]byte{}, good...)
 	m3[16] = 3
 	tr = records.Decode(append(m3, good...), records.Options{})
-	wantProblems(t, tr, "records[0].magic at 0x0010: unknown magic 3")
+	wantProblems(t, tr, "records[0] at 0x0000: unknown magic 3 (Kafka knows 0, 1 and 2): 91 bytes skipped from 0x0000 to 0x005b")
 	if nb, _ := batchCount(tr); nb != 1 {
 		t.Errorf("%d batches", nb)
 	}

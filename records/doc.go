@@ -29,8 +29,10 @@
 //     epoch; a KRaft control record's value (and, with Options.Metadata, a
 //     metadata record's) a group holding an Embedded node: the message
 //     decoded with its spec through Options.Decode;
-//   - bytes that do not form a whole entry are Raw leaves ("partial
-//     batch" at the end, "invalid batch" where an entry cannot be one).
+//   - bytes that do not form a whole entry are Raw leaves: "partial
+//     batch" at the end when they could be the start of one, "zero bytes"
+//     up to the end, else "skipped" up to the next whole entry (its
+//     header one Kafka's reader takes, its CRC matching) or the end.
 //
 // The wire leaves always tile the records bytes exactly, whatever the
 // input. Nothing here fails: what is wrong (a CRC that does not match, a
@@ -40,10 +42,17 @@
 // magic, a record whose fields do not fill its length) is added to
 // tree.Tree.Problems with its offset and path, the nodes concerned are
 // flagged, and decoding goes on with the next record or entry wherever
-// the format says where that is.
+// the format says where that is. Bytes that are not an entry (an unknown
+// magic, a length no entry has) say nothing of where the next one starts:
+// they are skipped up to the next whole entry whose CRC matches, and
+// reported as one problem ("unknown magic -91 (…): 4096 bytes skipped
+// from 0x007d to 0x107d").
 //
 // Kafka's own rules are followed where they are lenient too: any negative
 // key or value length is null, an unknown control record type is kept as
 // it is, a partial batch at the end of a fetch is not an error (it is
-// reported as a notice).
+// reported as a notice; with Options.Complete it is one). A partial batch
+// is what could be the start of an entry cut by the end: a length from 14
+// to MaxBatchLength and, when present, a known magic and attributes; other
+// bytes at the end are skipped and reported as errors.
 package records

@@ -46,6 +46,19 @@ type Options struct {
 	// are not control batches) as KRaft metadata records, with Decode: for
 	// the batches of __cluster_metadata and of snapshot files.
 	Metadata bool
+	// Complete says the bytes are all there will ever be (a KRaft
+	// snapshot, which is written once and never appended to): a partial
+	// batch at the end is an error, not a notice.
+	Complete bool
+	// Preallocated says the bytes are a log segment's, whose file a broker
+	// with file.preallocate grows ahead with zero bytes: zero bytes from
+	// the start of an entry to the end are a notice, not an error.
+	Preallocated bool
+	// FileOffset is where the bytes lie in the file they were read from
+	// (a window of a log segment): the offsets that problem messages spell
+	// out ("4096 bytes skipped from 0x00ae to 0x10ae") count from the
+	// file's start. tree.Problem.Off is not changed by it.
+	FileOffset int64
 	// Path is the path of the records in problem reports and the prefix of
 	// the batch paths ("FetchResponse.Responses[0].Partitions[0].Records");
 	// "" means the path of the group Append's builder has open (the
@@ -74,7 +87,8 @@ var (
 	refLegacy       = tree.NameRef("LegacyMessage", "legacy message set entry (magic 0 or 1)")
 	refRecord       = tree.NameRef("Record", "one record of the batch")
 	refPartial      = tree.NameRef("partial batch", "bytes at the end that do not hold a whole batch")
-	refInvalid      = tree.NameRef("invalid batch", "an entry that cannot be a batch or message (see the problems)")
+	refSkipped      = tree.NameRef("skipped", "bytes that are not a batch, up to the next batch or the end (see the problems)")
+	refZeros        = tree.NameRef("zero bytes", "zero bytes where a batch would start: space a broker preallocated (file.preallocate), or bytes never written")
 	refPayload      = tree.NameRef("records", "records payload, not decoded here (compressed or not a whole number of records)")
 	refCompressed   = tree.NameRef("compressed records", "compressed records payload, decompressed below")
 	refDecompressed = tree.NameRef("decompressed", "the payload decompressed: not wire bytes")
@@ -285,63 +299,223 @@ func (d *decoder) raw(a area, ref int32, off int32, n int) int32 {
 func index(path string, i int) string { return string(tree.AppendStep([]byte(path), tree.Index(i))) }
 
 // entries decodes a sequence of log entries (v2 batches or legacy
-// messages) at offset base of area a.
+// messages) at offset base of area a: each entry whose header Kafka's log
+// reader takes (EntrySize) and whose bytes are all there, by its length;
+// anything else by notEntry.
 func (d *decoder) entries(data []byte, base int32, a area) {
 	pos, k := 0, 0
 	for pos < len(data) {
 		rest := data[pos:]
 		off := base + int32(pos)
 		path := index(a.path, k)
-		if len(rest) < logOverhead {
-			i := d.raw(a, refPartial, off, len(rest))
-			d.report(a, i, off, path, fmt.Sprintf("partial batch: %d bytes, too short for a batch header", len(rest)), true)
-			return
-		}
-		length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
-		if length < legacyMinV0 {
-			// ByteBufferLogInputStream: a size under the smallest message is
-			// corrupt. A non-negative size still says where the entry ends.
-			msg := fmt.Sprintf("batchLength %d is less than the smallest entry (%d bytes)", length, legacyMinV0)
-			if length < 0 || logOverhead+length > int64(len(rest)) {
-				i := d.raw(a, refInvalid, off, len(rest))
-				d.problem(a, i, off+8, path+".batchLength", msg+": the rest of the records is not decoded")
-				return
-			}
-			i := d.raw(a, refInvalid, off, logOverhead+int(length))
-			d.problem(a, i, off+8, path+".batchLength", msg)
-			pos += logOverhead + int(length)
+		total := EntrySize(rest)
+		if total == 0 || total > int64(len(rest)) {
+			pos = d.notEntry(data, pos, base, a, path)
 			continue
 		}
-		total := logOverhead + length
-		if total > int64(len(rest)) {
-			i := d.raw(a, refPartial, off, len(rest))
-			d.report(a, i, off, path, fmt.Sprintf("partial batch: batchLength %d, %d bytes present", length, len(rest)-logOverhead), true)
-			return
-		}
 		entry := rest[:total] // at least 26 bytes: the magic is at 16
-
-		magic := int8(rest[16])
-		switch {
-		case magic == 2 && total < batchOverhead:
-			i := d.raw(a, refInvalid, off, int(total))
-			d.problem(a, i, off+8, path+".batchLength", fmt.Sprintf("batchLength %d is less than a RecordBatch v2 header (%d bytes)", length, batchOverhead-logOverhead))
-		case magic == 2:
+		if magic := int8(rest[16]); magic == 2 {
 			d.batchV2(entry, off, a, path)
-			k++
-		case magic == 0 || magic == 1:
-			if min := map[int8]int64{0: legacyMinV0, 1: legacyMinV1}[magic]; length < min {
-				i := d.raw(a, refInvalid, off, int(total))
-				d.problem(a, i, off+8, path+".messageSize", fmt.Sprintf("messageSize %d is less than a magic %d message (%d bytes)", length, magic, min))
-				break
-			}
+		} else {
 			d.legacy(entry, off, a, path, magic)
-			k++
-		default:
-			i := d.raw(a, refInvalid, off, int(total))
-			d.problem(a, i, off+16, path+".magic", fmt.Sprintf("unknown magic %d (Kafka knows 0, 1 and 2)", magic))
 		}
+		k++
 		pos += int(total)
 	}
+}
+
+// EntryHeader is the bytes of a log entry up to and including its magic:
+// baseOffset (int64), length (int32), then partitionLeaderEpoch (v2) or
+// the crc (legacy), then the magic byte.
+const EntryHeader = 17
+
+// MaxBatchLength is the largest length a batch cut by the end of the
+// bytes may claim and still be taken for a partial batch: 100 MiB, Kafka's
+// default socket.request.max.bytes, which bounds the produce request that
+// carries a batch. Larger lengths at the end are bytes that are not a
+// batch. A whole entry inside the bytes is decoded whatever its length.
+const MaxBatchLength = 100 << 20
+
+// minLength is the smallest length (after the length field) of an entry
+// of the given magic: Kafka's LegacyRecord.RECORD_OVERHEAD_V0/V1 and
+// DefaultRecordBatch.RECORD_BATCH_OVERHEAD.
+func minLength(magic int8) int64 {
+	switch magic {
+	case 0:
+		return legacyMinV0
+	case 1:
+		return legacyMinV1
+	}
+	return batchOverhead - logOverhead
+}
+
+// EntrySize is the size in bytes (its length field plus 12) of the log
+// entry that b starts with, when its first EntryHeader bytes are a header
+// Kafka's log reader takes: magic 0, 1 or 2 and a length at least the
+// smallest entry of that magic (14, 22, 49). It may be more than len(b).
+// 0 when b is shorter than EntryHeader or does not start with such a
+// header (bytes that are not a batch, zero bytes, a cut header).
+func EntrySize(b []byte) int64 {
+	if len(b) < EntryHeader {
+		return 0
+	}
+	magic := int8(b[16])
+	length := int64(int32(binary.BigEndian.Uint32(b[8:])))
+	if magic < 0 || magic > 2 || length < minLength(magic) {
+		return 0
+	}
+	return logOverhead + length
+}
+
+// wholeEntry reports whether b starts with a whole log entry whose checksum
+// matches: EntrySize within b and the CRC-32C of a v2 batch, or the CRC-32
+// of a legacy message. It is how bytes that are not a batch are skipped to
+// the next batch.
+func wholeEntry(b []byte) bool {
+	total := EntrySize(b)
+	if total == 0 || total > int64(len(b)) {
+		return false
+	}
+	if b[16] == 2 {
+		return CRC32C(b[21:total]) == binary.BigEndian.Uint32(b[17:])
+	}
+	return crc32.ChecksumIEEE(b[16:total]) == binary.BigEndian.Uint32(b[12:])
+}
+
+// nextEntry is the first position from from on where data holds a whole
+// entry (wholeEntry), or -1.
+func nextEntry(data []byte, from int) int {
+	for q := from; q+EntryHeader <= len(data); q++ {
+		if m := data[q+16]; m <= 2 && wholeEntry(data[q:]) {
+			return q
+		}
+	}
+	return -1
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// notEntry covers the bytes at data[pos:] that do not start a whole
+// entry and returns where decoding goes on:
+//
+//   - zero bytes up to the end, at least 12 (a length of 0): one "N zero
+//     bytes from X to the end" (a notice with Options.Preallocated);
+//   - a partial batch, a notice (an error with Options.Complete): what is
+//     left could be the start of an entry cut by the end (partialBatch) and
+//     no whole entry follows it;
+//   - else the bytes up to the next whole entry (nextEntry), or to the end
+//     when there is none, are skipped and reported as one error: "unknown
+//     magic 7 (…): 4096 bytes skipped from 0x00ae to 0x10ae", or "N zero
+//     bytes from X to Y".
+func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string) int {
+	rest := data[pos:]
+	off := base + int32(pos)
+	if len(rest) >= logOverhead && allZero(rest) {
+		// (Fewer zero bytes could be the baseOffset 0 of a cut batch.)
+		i := d.raw(a, refZeros, off, len(rest))
+		d.report(a, i, off, path, fmt.Sprintf("%d zero bytes from %s to the end", len(rest), d.at(a, off)), d.o.Preallocated && !a.virtual)
+		return len(data)
+	}
+	next := nextEntry(data, pos+1)
+	if next < 0 {
+		if msg, ok := partialBatch(rest); ok {
+			i := d.raw(a, refPartial, off, len(rest))
+			if d.o.Complete {
+				msg += ": the records end inside it"
+			}
+			d.report(a, i, off, path, msg, !d.o.Complete)
+			return len(data)
+		}
+	}
+	end, to := len(data), "the end"
+	if next >= 0 {
+		end, to = next, d.at(a, base+int32(next))
+	}
+	skipped := data[pos:end]
+	i := d.raw(a, refSkipped, off, len(skipped))
+	msg := fmt.Sprintf("%d zero bytes from %s to %s", len(skipped), d.at(a, off), to)
+	if !allZero(skipped) {
+		msg = fmt.Sprintf("%s: %d bytes skipped from %s to %s", notBatch(rest, len(skipped), next >= 0), len(skipped), d.at(a, off), to)
+	}
+	d.problem(a, i, off, path, msg)
+	return end
+}
+
+// at formats offset off of area a for a message: "0x00ae" counted from the
+// start of the file (Options.FileOffset), "v0x0012" in a decompressed view.
+func (d *decoder) at(a area, off int32) string {
+	if a.virtual {
+		return fmt.Sprintf("v0x%04x", off)
+	}
+	return fmt.Sprintf("0x%04x", d.o.FileOffset+int64(off))
+}
+
+// partialBatch says whether rest, which runs to the end of the bytes, is
+// plausibly the start of an entry cut by that end, with the message
+// saying so: fewer than 12 bytes; or a length at least the smallest entry
+// and at most MaxBatchLength, then, when present, magic 0, 1 or 2 with a
+// length its entries can have and attributes with no unknown bit or
+// compression.
+func partialBatch(rest []byte) (string, bool) {
+	if len(rest) < logOverhead {
+		return fmt.Sprintf("partial batch: %d bytes, too short for a batch header", len(rest)), true
+	}
+	length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
+	msg := fmt.Sprintf("partial batch: batchLength %d, %d bytes present", length, len(rest)-logOverhead)
+	if length < legacyMinV0 || length > MaxBatchLength {
+		return "", false
+	}
+	if len(rest) < EntryHeader {
+		return msg, true
+	}
+	magic := int8(rest[16])
+	if magic < 0 || magic > 2 || length < minLength(magic) {
+		return "", false
+	}
+	switch {
+	case magic == 2 && len(rest) >= 23:
+		attrs := binary.BigEndian.Uint16(rest[21:])
+		return msg, attrs&^0x7f == 0 && attrs&7 <= compressionMax
+	case magic < 2 && len(rest) >= 18:
+		attrs := rest[17]
+		return msg, attrs&^0x0f == 0 && attrs&7 <= 3 && (magic == 1 || attrs&0x08 == 0)
+	}
+	return msg, true
+}
+
+// notBatch says why rest, whose first n bytes are skipped, does not start
+// an entry; next is set when a whole entry follows them.
+func notBatch(rest []byte, n int, next bool) string {
+	if len(rest) < logOverhead {
+		return fmt.Sprintf("%d bytes, too short for a batch header", len(rest))
+	}
+	length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
+	if len(rest) < EntryHeader {
+		return fmt.Sprintf("batchLength %d, and the bytes end before the magic", length)
+	}
+	magic := int8(rest[16])
+	switch {
+	case magic < 0 || magic > 2:
+		return fmt.Sprintf("unknown magic %d (Kafka knows 0, 1 and 2)", magic)
+	case length < 0:
+		return fmt.Sprintf("batchLength %d is negative", length)
+	case length < minLength(magic) && magic == 2:
+		return fmt.Sprintf("batchLength %d is less than a RecordBatch v2 header (%d bytes)", length, batchOverhead-logOverhead)
+	case length < minLength(magic):
+		return fmt.Sprintf("messageSize %d is less than a magic %d message (%d bytes)", length, magic, minLength(magic))
+	case next:
+		return fmt.Sprintf("batchLength %d, but a batch starts %d bytes after this one", length, n)
+	case length > MaxBatchLength:
+		return fmt.Sprintf("batchLength %d runs past the end and is more than a batch can be (%d bytes)", length, MaxBatchLength)
+	}
+	return fmt.Sprintf("batchLength %d runs past the end, and the attributes are not a batch's", length)
 }
 
 // batchInfo is what records need to know of their batch.

@@ -205,7 +205,7 @@ func badRecords(t *tree.Tree) string {
 		switch {
 		case n.Kind == tree.RecordBatch && n.Flags&tree.FlagBadCRC != 0:
 			return fmt.Sprintf("the record batch at 0x%04x has a CRC-32C that does not match its bytes", n.Off)
-		case n.Kind == tree.Raw && t.Name(int32(i)) == "partial batch":
+		case n.Kind == tree.Raw && (t.Name(int32(i)) == "partial batch" || t.Name(int32(i)) == "skipped" || t.Name(int32(i)) == "zero bytes"):
 			return fmt.Sprintf("the records at 0x%04x are not whole record batches", n.Off)
 		}
 	}

@@ -48,7 +48,52 @@ type Record struct {
 func (w *Window) Describe(b *records.LogBatch, r records.LogRecord) Record {
 	d := Record{File: w.File, BatchOffset: b.BaseOffset, Control: b.Control, LogRecord: r}
 	d.Type, d.Version, d.Data, d.Err = describeValue(w.codec, r, b.Control, w.Metadata)
+	if d.Err != nil {
+		if p, ok := w.valueProblem(r); ok {
+			d.Err = errors.New(p)
+		}
+	}
 	return d
+}
+
+// valueProblem is the first problem the decode of the window reported in
+// the value of record r, as "frame_version at 0x0045: msg": its path
+// below the value, its offset the file's (as the problems of Read's
+// Summary have them).
+func (w *Window) valueProblem(r records.LogRecord) (string, bool) {
+	t := w.Tree
+	v := int32(-1)
+	t.Children(r.Node, func(c int32) bool {
+		if t.Name(c) == "value" {
+			v = c
+			return false
+		}
+		return true
+	})
+	if v < 0 {
+		return "", false
+	}
+	n := &t.Nodes[v]
+	virtual := n.Flags&tree.FlagVirtual != 0
+	for _, p := range t.Problems {
+		at := p.Off
+		if virtual {
+			at = p.VOff
+		} else if p.VOff >= 0 {
+			continue
+		}
+		if at < n.Off || at >= n.Off+max(n.Size, 1) {
+			continue
+		}
+		q := shiftProblem(p, "", w.Off, w.batches, w.virtual)
+		if _, rest, ok := strings.Cut(q.Path, ".value."); ok {
+			q.Path = rest
+		} else {
+			q.Path = "value"
+		}
+		return q.String(), true
+	}
+	return "", false
 }
 
 // IsType reports whether the record is a data record whose value holds
@@ -74,7 +119,7 @@ func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata bool)
 		}
 	case metadata && cd != nil:
 		if r.ValueNull {
-			return "", 0, nil, errors.New("null value: not a metadata record")
+			return "", 0, nil, errors.New("null value")
 		}
 	default:
 		return "", 0, nil, nil
@@ -111,9 +156,11 @@ func BatchText(b *records.LogBatch) string {
 
 // AppendText appends the record's line of a text listing, with its line
 // end: "  offset 5  CreateTime 1700000000000  " (no timestamp for magic 0),
-// then the decoded record ("TopicRecord v0 {…}", a control record's type,
-// or "Type: error") or the key and value as v shows them ("key \"k\"
-// value 0x00ff"), then its headers when it has any ("  headers
+// then the decoded record ("TopicRecord v0 {…}", a control record's
+// type), or what did not decode with why and its value as v shows it
+// ("not a metadata record: frame_version at 0x0045: …  value 0x0203",
+// "TopicRecord v0: TopicRecord.name at 0x0050: …  value 0x…"), or the key
+// and value as v shows them ("key \"k\"  value 0x00ff"), then its headers when it has any ("  headers
 // \"h1\"=\"x\" \"h2\"=null": keys quoted, values as v shows them).
 func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 	dst = fmt.Appendf(dst, "  offset %d  ", d.Offset)
@@ -122,7 +169,15 @@ func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 	}
 	switch {
 	case d.Err != nil:
-		dst = fmt.Appendf(dst, "%s: %v", d.Type, d.Err)
+		if d.Type == "" {
+			dst = append(dst, "not a metadata record"...)
+		} else {
+			dst = fmt.Appendf(dst, "%s v%d", d.Type, d.Version)
+		}
+		dst = fmt.Appendf(dst, ": %v", d.Err)
+		if !d.ValueNull {
+			dst = append(append(dst, "  value "...), bytesText(d.Value, false, v)...)
+		}
 	case d.Type != "" && d.Data != nil:
 		dst = fmt.Appendf(dst, "%s v%d %s", d.Type, d.Version, d.Data)
 	case d.Type != "":
@@ -178,8 +233,9 @@ type jsonHeader struct {
 // in order: "file", "offset", "batch_offset", "control" (true only),
 // "timestamp_type" ("CreateTime", "LogAppendTime") and "timestamp" (ms;
 // neither for magic 0), "type", "version" and "data" of a decoded record,
-// "error"'s text when its value did not decode; a data record that is not
-// decoded has its key and value in the member v names ("key"/"value" text,
+// "error"'s text when its value did not decode ("frame_version at 0x0045:
+// …", the offset the file's); a data record that is not decoded (or whose
+// metadata record did not decode) has its key and value in the member v names ("key"/"value" text,
 // "key_base64"…, "key_hex"…, "key_json"…; see bytesJSON; none when null).
 // "headers", when it has any, is a list of {"key": …} objects with the
 // value in the same members.
@@ -214,7 +270,8 @@ func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
 }
 
 // bytesJSON gives a key, value or header value for a JSON line, in the
-// member v chooses: auto, text when it is UTF-8 and base64 else ("key",
+// member v chooses: auto, text when it is printable UTF-8 (no control
+// characters; empty too) and base64 else ("key",
 // "key_base64"); utf8, text whatever it holds (bytes that are not UTF-8
 // become U+FFFD); hex ("key_hex"); base64; json, the value itself when it
 // parses as JSON ("key_json"), else as auto. Null gives none.
@@ -237,7 +294,7 @@ func bytesJSON(b []byte, null bool, v render.Values) (text, b64, hx *string, js 
 			return nil, nil, nil, c
 		}
 	}
-	if utf8.Valid(b) {
+	if printable(b) {
 		s := string(b)
 		return &s, nil, nil, nil
 	}
@@ -256,7 +313,7 @@ func compactJSON(b []byte) []byte {
 }
 
 // bytesText shows a key, value or header value on a text line as v
-// chooses: auto (quoted when UTF-8, else "0x…"), utf8 (quoted, \x escapes
+// chooses: auto (quoted when printable UTF-8, else "0x…"), utf8 (quoted, \x escapes
 // for bytes that are not UTF-8), hex ("0x…", "empty"), base64
 // ("base64:…", "empty"), json (compacted when it parses as JSON, else as
 // auto followed by "(not JSON)"). Null is "null".
@@ -286,10 +343,25 @@ func bytesText(b []byte, null bool, v render.Values) string {
 	return autoText(b)
 }
 
-// autoText is b quoted when it is UTF-8, else as hex.
+// autoText is b quoted when it is printable UTF-8 text (no control
+// characters; empty too), else as hex, as the tree views show values.
 func autoText(b []byte) string {
-	if utf8.Valid(b) {
+	if printable(b) {
 		return strconv.Quote(string(b))
 	}
 	return "0x" + hex.EncodeToString(b)
+}
+
+// printable reports whether b is UTF-8 text without control characters
+// (C0 and DEL), as the tree views' auto form takes text.
+func printable(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

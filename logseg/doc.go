@@ -11,7 +11,11 @@
 //     are independent, so memory does not grow with the file) and gives
 //     each window's tree and batches; its Summary holds the problems with
 //     the byte offsets and batch indexes of a decode of the whole file.
-//     ReadWhole decodes a file whole into one tree.
+//     ReadFrom does the same for a stream (standard input), ReadWhole
+//     decodes a file whole into one tree. Bytes that are not a batch are
+//     skipped to the next batch (package records decides where that is);
+//     a snapshot cut short is an error, zero bytes at the end of a segment
+//     (preallocated) a notice.
 //   - Window.Describe decodes what a record's value holds (a control
 //     record's message, a KRaft metadata record) and Record's AppendText
 //     and AppendJSON build the listing's line of a record: offset,
@@ -19,7 +23,8 @@
 //     headers. BatchText is a batch's line.
 //   - Summary.Findings and Source.Findings say what a file or a PATH held
 //     when it is not a listing: an empty file, bytes that are not a record
-//     batch, a directory with no record batch.
+//     batch, an index file (NotLog), a directory with no record batch.
+//     Problem.AppendJSON is a problem's JSON line.
 //
 // The record batches themselves are decoded by package records; this
 // package reads files and builds lines.

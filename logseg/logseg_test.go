@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/logseg"
@@ -125,10 +127,23 @@ func TestFindingsSayWhatAFileHeld(t *testing.T) {
 	}{
 		{"empty.log", nil, false, "error: empty file: no record batches\n"},
 		{"empty.log", nil, true, "notice: empty file: no record batches\n"},
-		{"short.log", []byte{1, 2, 3, 4, 5}, true, "error: no record batch at offset 0: short.log[0] at 0x0000: partial batch: 5 bytes, too short for a batch header\n"},
-		{"long.log", append(make([]byte, 8), 0x7f, 0, 0, 0, 9), false, "error: no record batch at offset 0: long.log[0] at 0x0000: partial batch: batchLength 2130706432, 1 bytes present\n"},
+		{"short.log", []byte{1, 2, 3, 4, 5}, false, "error: no record batch at offset 0: short.log[0] at 0x0000: partial batch: 5 bytes, too short for a batch header\n"},
+		// In a directory, a first batch being written is a notice.
+		{"short.log", []byte{1, 2, 3, 4, 5}, true, "notice: short.log[0] at 0x0000: partial batch: 5 bytes, too short for a batch header\n"},
+		{"long.log", append(make([]byte, 8), 0x7f, 0, 0, 0, 9), false, "error: no record batch at offset 0: long.log[0] at 0x0000: batchLength 2130706432 runs past the end and is more than a batch can be (104857600 bytes): 13 bytes skipped from 0x0000 to the end\n"},
 		{"first.log", b[:40], false, "error: no record batch at offset 0: first.log[0] at 0x0000: partial batch: batchLength 57, 28 bytes present\n"},
-		{"magic.log", append(append(make([]byte, 8), 0, 0, 0, 20), append([]byte{0, 0, 0, 0, 7}, make([]byte, 15)...)...), false, "error: no record batch at offset 0: magic.log[0].magic at 0x0010: unknown magic 7 (Kafka knows 0, 1 and 2)\n"},
+		{"magic.log", append(append(make([]byte, 8), 0, 0, 0, 20), append([]byte{0, 0, 0, 0, 7}, make([]byte, 15)...)...), false, "error: no record batch at offset 0: magic.log[0] at 0x0000: unknown magic 7 (Kafka knows 0, 1 and 2): 32 bytes skipped from 0x0000 to the end\n"},
+		// Random bytes before a batch, zero bytes after it: a segment
+		// preallocated (file.preallocate) is a notice.
+		{"junk.log", append(append([]byte("not a batch, not a batch, not a batch"), b...), make([]byte, 12)...), false, "error: junk.log[0] at 0x0000: unknown magic 32 (Kafka knows 0, 1 and 2): 37 bytes skipped from 0x0000 to 0x0025\nnotice: junk.log[1] at 0x006a: 12 zero bytes from 0x006a to the end\n"},
+		{"zeros.log", make([]byte, 4096), false, "error: no record batch at offset 0: zeros.log[0] at 0x0000: 4096 zero bytes from 0x0000 to the end\n"},
+		{"zeros.log", make([]byte, 4096), true, "notice: zeros.log[0] at 0x0000: 4096 zero bytes from 0x0000 to the end\n"},
+		// A snapshot is never appended to: cut, it is an error.
+		{"00000000000000000010-0000000001.checkpoint", append(append([]byte{}, b...), b[:20]...), false, "error: 00000000000000000010-0000000001.checkpoint[1] at 0x0045: partial batch: batchLength 57, 8 bytes present: the records end inside it\n"},
+		{"00000000000000000010-0000000001.checkpoint", append(append([]byte{}, b...), make([]byte, 12)...), false, "error: 00000000000000000010-0000000001.checkpoint[1] at 0x0045: 12 zero bytes from 0x0045 to the end\n"},
+		// Not read: the other files of a partition directory.
+		{"00000000000000000000.index", b, false, "error: an offset index (*.index), not a log segment (*.log) or a KRaft snapshot (*.checkpoint)\n"},
+		{"00000000000000000000.timeindex", b, false, "error: a time index (*.timeindex), not a log segment (*.log) or a KRaft snapshot (*.checkpoint)\n"},
 		// A broker appending: a batch, then the start of the next.
 		{"tail.log", append(append([]byte{}, b...), b[:20]...), false, "notice: tail.log[1] at 0x0045: partial batch: batchLength 57, 8 bytes present\n"},
 		{"good.log", b, false, ""},
@@ -215,16 +230,20 @@ func TestReadWindowsMatchTheWholeFile(t *testing.T) {
 		seg = append(seg, fatGzipBatch(int64(10*k+5))...)
 	}
 	bad := binary.BigEndian.AppendUint64(nil, 99)
-	bad = binary.BigEndian.AppendUint32(bad, 0xfffffff0) // a negative length: the rest is one entry
+	bad = binary.BigEndian.AppendUint32(bad, 0xfffffff0) // a negative length: not an entry, skipped
 	seg = append(seg, bad...)
 	seg = append(seg, records.Batch{BaseOffset: 100}.Bytes()...)
+	seg = append(seg, bytes.Repeat([]byte{0xa5}, 300)...) // not a batch, skipped
+	seg = append(seg, records.Batch{BaseOffset: 200}.Bytes()...)
+	seg = append(seg, make([]byte, 40)...) // preallocated
+
 	path := writeFile(t, t.TempDir(), "00000000000000000000.log", seg)
 
 	tr, sum, err := logseg.ReadWhole(path, logseg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Batches != 12 || sum.Size != int64(len(seg)) || len(tr.Bytes) != len(seg) {
+	if sum.Batches != 14 || sum.Size != int64(len(seg)) || len(tr.Bytes) != len(seg) {
 		t.Fatalf("whole: %d batches, %d bytes", sum.Batches, sum.Size)
 	}
 	whole, n := listing(t, path, logseg.Options{})
@@ -236,7 +255,7 @@ func TestReadWindowsMatchTheWholeFile(t *testing.T) {
 		"00000000000000000000.log[6].crc at 0x",
 		"00000000000000000000.log[11].decompressed.Record[0] at 0x",
 		"(decompressed v0x",
-		"00000000000000000000.log[12].batchLength at 0x",
+		"batch 100  records 0  attributes 0x0000  epoch 0  magic 2  CRC valid\nbatch 200  records 0  attributes 0x0000  epoch 0  magic 2  CRC valid\n",
 		"batch 30  records 1  attributes 0x0000  epoch 0  magic 2  CRC INVALID",
 		`  offset 35  CreateTime 1000  key "k"  value "v"`,
 	} {
@@ -244,12 +263,41 @@ func TestReadWindowsMatchTheWholeFile(t *testing.T) {
 			t.Errorf("whole file: no %q in\n%s", want, text)
 		}
 	}
+	if !strings.HasSuffix(text, "\n00000000000000000000.log[12] at 0x05a1: batchLength -16 is negative: 12 bytes skipped from 0x05a1 to 0x05ad\n"+
+		"00000000000000000000.log[13] at 0x05ea: unknown magic -91 (Kafka knows 0, 1 and 2): 300 bytes skipped from 0x05ea to 0x0716\n"+
+		"00000000000000000000.log[14] at 0x0753: 40 zero bytes from 0x0753 to the end") {
+		t.Errorf("whole file: the last problems are not the bytes skipped and the zero bytes:\n%s", text)
+	}
 	var wholeProblems []string
 	for _, p := range sum.Problems {
 		wholeProblems = append(wholeProblems, p.String())
 	}
 	if !reflect.DeepEqual(whole[len(whole)-len(wholeProblems):], wholeProblems) {
 		t.Errorf("Read's problems differ from ReadWhole's:\n%q\n%q", whole, wholeProblems)
+	}
+	// A stream (standard input) read a byte at a time gives the same.
+	for _, w := range []int{0, 1, 100} {
+		var got []string
+		sum, err := logseg.ReadFrom(iotest.OneByteReader(bytes.NewReader(seg)), path, logseg.Options{Window: w}, func(w *logseg.Window) error {
+			for i := range w.Batches {
+				b := &w.Batches[i]
+				got = append(got, logseg.BatchText(b))
+				for _, r := range b.Records {
+					d := w.Describe(b, r)
+					got = append(got, string(d.AppendText(nil, render.ValuesAuto)))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range sum.Problems {
+			got = append(got, p.String())
+		}
+		if !reflect.DeepEqual(got, whole) || sum.Size != int64(len(seg)) || sum.Batches != 14 {
+			t.Errorf("stream, window %d: %d bytes, %d batches:\n%s", w, sum.Size, sum.Batches, strings.Join(got, "\n"))
+		}
 	}
 	for _, w := range []int{1, 100, 200, 1000} {
 		got, n := listing(t, path, logseg.Options{Window: w})
@@ -375,29 +423,49 @@ func TestDescribeMetadataAndControlRecords(t *testing.T) {
 	feature := []byte{0x01, 0x0c, 0x00, 0x11, 'm', 'e', 't', 'a', 'd', 'a', 't', 'a', '.', 'v', 'e', 'r', 's', 'i', 'o', 'n', 0x00, 0x14, 0x00}
 	snap := records.Batch{LeaderEpoch: 1, Control: true, Records: []records.KeyValue{{Key: []byte{0, 0, 0, 3}, Value: []byte{0, 0, 0, 0, 0, 0, 0, 0, 0x27, 0x10, 0}}}}.Bytes()
 	snap = append(snap, records.Batch{BaseOffset: 1, Timestamp: 5, Records: []records.KeyValue{{Value: feature}, {Value: nil}}}.Bytes()...)
+	// A value that is not a metadata record (frame version 2), in a batch
+	// of its own: its problem is named at its offset in the file.
+	snap = append(snap, records.Batch{BaseOffset: 3, Timestamp: 5, Records: []records.KeyValue{{Value: []byte{0x02, 0x7e, 0x7f}}}}.Bytes()...)
+	at := fmt.Sprintf("0x%04x", bytes.Index(snap, []byte{0x02, 0x7e, 0x7f}))
 	path := writeFile(t, t.TempDir(), "00000000000000000010-0000000001.checkpoint", snap)
-	text, js := lines(t, path, logseg.Options{Codec: codec.New(set)}, render.ValuesAuto)
 	wantText := `batch 0  records 1  attributes 0x0020  epoch 1  magic 2  CRC valid  control
   offset 0  CreateTime 0  SnapshotHeaderRecord v0 {"version":0,"lastContainedLogTimestamp":10000}
 batch 1  records 2  attributes 0x0000  epoch 0  magic 2  CRC valid
   offset 1  CreateTime 5  FeatureLevelRecord v0 {"name":"metadata.version","featureLevel":20}
-  offset 2  CreateTime 5  : null value: not a metadata record
+  offset 2  CreateTime 5  not a metadata record: null value
+batch 3  records 1  attributes 0x0000  epoch 0  magic 2  CRC valid
+  offset 3  CreateTime 5  not a metadata record: frame_version at ` + at + `: metadata record frame version 2 is not supported (want 1)  value 0x027e7f
 `
-	if text != wantText {
-		t.Errorf("text:\n%s\nwant\n%s", text, wantText)
-	}
-	for _, want := range []string{
-		`"offset":0,"batch_offset":0,"control":true,"timestamp_type":"CreateTime","timestamp":0,"type":"SnapshotHeaderRecord","version":0,"data":{"version":0,"lastContainedLogTimestamp":10000}}`,
-		`"offset":1,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":5,"type":"FeatureLevelRecord","version":0,"data":{"name":"metadata.version","featureLevel":20}}`,
-		`"offset":2,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":5,"error":"null value: not a metadata record"}`,
-	} {
-		if !strings.Contains(js, want) {
-			t.Errorf("no %s in\n%s", want, js)
+	// The same in one window and in a window a batch.
+	for _, w := range []int{0, 1} {
+		o := logseg.Options{Codec: codec.New(set), Window: w}
+		text, js := lines(t, path, o, render.ValuesAuto)
+		if text != wantText {
+			t.Errorf("window %d, text:\n%s\nwant\n%s", w, text, wantText)
+		}
+		for _, want := range []string{
+			`"offset":0,"batch_offset":0,"control":true,"timestamp_type":"CreateTime","timestamp":0,"type":"SnapshotHeaderRecord","version":0,"data":{"version":0,"lastContainedLogTimestamp":10000}}`,
+			`"offset":1,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":5,"type":"FeatureLevelRecord","version":0,"data":{"name":"metadata.version","featureLevel":20}}`,
+			`"offset":2,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":5,"error":"null value"}`,
+			`"offset":3,"batch_offset":3,"timestamp_type":"CreateTime","timestamp":5,"value_base64":"An5/","error":"frame_version at ` + at + `: metadata record frame version 2 is not supported (want 1)"}`,
+		} {
+			if !strings.Contains(js, want) {
+				t.Errorf("window %d: no %s in\n%s", w, want, js)
+			}
+		}
+		// The problem is the one the Summary reports, at the same offset.
+		sum, err := logseg.Read(path, o, func(*logseg.Window) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Problems) != 1 || sum.Problems[0].String() != "00000000000000000010-0000000001.checkpoint[2].Record[0].value.frame_version at "+at+": metadata record frame version 2 is not supported (want 1)" {
+			t.Errorf("window %d: problems %v", w, sum.Problems)
 		}
 	}
 	// Without a codec the values stay bytes; the control record is named.
-	text, _ = lines(t, path, logseg.Options{}, render.ValuesAuto)
-	if !strings.Contains(text, "  offset 0  CreateTime 0  SNAPSHOT_HEADER\n") || !strings.Contains(text, `  offset 1  CreateTime 5  key null  value "\x01\f\x00\x11metadata.version\x00\x14\x00"`) {
+	// Bytes that are not printable text are shown as hex, as in the tree.
+	text, _ := lines(t, path, logseg.Options{}, render.ValuesAuto)
+	if !strings.Contains(text, "  offset 0  CreateTime 0  SNAPSHOT_HEADER\n") || !strings.Contains(text, "  offset 1  CreateTime 5  key null  value 0x010c00116d657461646174612e76657273696f6e001400\n") {
 		t.Errorf("without a codec:\n%s", text)
 	}
 }

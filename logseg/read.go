@@ -2,12 +2,13 @@ package logseg
 
 import (
 	"cmp"
-	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,9 @@ type Options struct {
 	// (whole entries; one larger entry is read whole); 0 is
 	// DefaultWindow.
 	Window int
+	// Stdin is what Read and ReadWhole read for the path "-" (nil: none,
+	// an error).
+	Stdin io.Reader
 }
 
 // recordsOptions are the decoding options of one file.
@@ -48,7 +52,37 @@ func (o Options) recordsOptions(path string) records.Options {
 	ro.MaxDecompressed = o.MaxDecompressed
 	ro.Metadata = o.Metadata || IsMetadata(path)
 	ro.Path = filepath.Base(path)
+	if path == "-" {
+		ro.Path = "stdin"
+	}
+	// A snapshot is written once, whole: a cut at its end is an error. A
+	// segment may have been grown ahead with zero bytes (file.preallocate).
+	ro.Complete = IsSnapshot(path)
+	ro.Preallocated = !ro.Complete
 	return ro
+}
+
+// IsSnapshot says whether the file at path is a KRaft snapshot
+// (*.checkpoint).
+func IsSnapshot(path string) bool { return strings.HasSuffix(path, ".checkpoint") }
+
+// NotLog says what the file at path is when its name says it is one of
+// the other files of a partition directory, which Read and ReadWhole do
+// not read: "an offset index (*.index)", "a time index (*.timeindex)", "a
+// transaction index (*.txnindex)", "a producer state snapshot
+// (*.snapshot)"; "" for any other name.
+func NotLog(path string) string {
+	for _, k := range []struct{ ext, what string }{
+		{".index", "an offset index"},
+		{".timeindex", "a time index"},
+		{".txnindex", "a transaction index"},
+		{".snapshot", "a producer state snapshot"},
+	} {
+		if strings.HasSuffix(path, k.ext) {
+			return k.what + " (*" + k.ext + ")"
+		}
+	}
+	return ""
 }
 
 // Window is a part of a file decoded on its own: whole log entries.
@@ -67,6 +101,9 @@ type Window struct {
 	// records.
 	Metadata bool
 	codec    *codec.Codec
+	// batches and virtual are the entries and decompressed bytes of the
+	// windows before this one (to place its problems in the file).
+	batches, virtual int
 }
 
 // Summary is what Read or ReadWhole found in a file.
@@ -79,6 +116,9 @@ type Summary struct {
 	// Problems are the problems of the bytes, as a decode of the whole
 	// file reports them (offsets and batch indexes the file's).
 	Problems []Problem
+	// NotLog is set when the file was not read because its name says what
+	// else it is (NotLog's text).
+	NotLog string
 }
 
 // Problem is a problem of a log file at byte Off of the file (which may
@@ -87,6 +127,48 @@ type Summary struct {
 type Problem struct {
 	tree.Problem
 	Off int64
+	// dir marks a finding about a directory (Source.Findings).
+	dir bool
+}
+
+// problemJSON is a problem's JSON line.
+type problemJSON struct {
+	Type       string `json:"type"`
+	Kind       string `json:"kind"`
+	File       string `json:"file"`
+	FileOffset *int64 `json:"file_offset,omitempty"`
+	VOffset    *int32 `json:"decompressed_offset,omitempty"`
+	Path       string `json:"path,omitempty"`
+	Message    string `json:"message"`
+}
+
+// AppendJSON appends the problem's JSON line, with its line end, for the
+// file or directory at path. Members, in order: "type" ("problem", or
+// "notice" for a notice, as kwire pcap's problem lines), "kind"
+// ("records" for a problem in the bytes, "file" or "dir" for a finding
+// about what a file or directory held), "file" (path), "file_offset"
+// (bytes; none for a finding), "decompressed_offset" (in a decompressed
+// view), "path" (the entry's path, "x.log[2].crc"), "message" (String).
+func (p Problem) AppendJSON(dst []byte, path string) []byte {
+	j := problemJSON{Type: "problem", Kind: "records", File: path, Path: p.Path, Message: p.String()}
+	if p.Notice {
+		j.Type = "notice"
+	}
+	switch {
+	case p.dir:
+		j.Kind = "dir"
+	case p.Off < 0:
+		j.Kind = "file"
+	default:
+		off := p.Off
+		j.FileOffset = &off
+		if p.VOff >= 0 {
+			v := p.VOff
+			j.VOffset = &v
+		}
+	}
+	line, _ := json.Marshal(j) // strings and numbers: cannot fail
+	return append(append(dst, line...), '\n')
 }
 
 // String is tree.Problem's "path at 0x0030: msg" with the file's offset,
@@ -112,88 +194,192 @@ func fileProblem(msg string, notice bool) Problem {
 }
 
 // Findings are the problems to report of a file whose Summary s is: its
-// Problems, and what the file held when it held no record batch. An empty
-// file is an error ("empty file: no record batches"), or a notice when walked
-// is set (the file was found in a directory, where a broker's newly
-// rolled segment is empty). A file with bytes and no batch is an error
-// "no record batch at offset 0: …" naming the first problem (random
-// bytes, a file that is not a segment, a first batch still being
-// written), which it replaces. A partial batch at the end after at least
-// one batch stays the notice it is: a segment the broker is appending to.
+// Problems, and what the file held when it held no record batch. A file
+// that NotLog names is an error ("an offset index (*.index), not a log
+// segment (*.log) or a KRaft snapshot (*.checkpoint)"). An empty file is an
+// error ("empty file: no record batches"), or a notice when walked is set
+// (the file was found in a directory, where a broker's newly rolled
+// segment is empty). A file with bytes and no batch is an error "no record
+// batch at offset 0: …" naming the first problem (random bytes, a file
+// that is not a segment, a first batch still being written), which it
+// replaces; when walked is set and its problems are all notices (a first
+// batch being written, preallocated zero bytes) they stay notices. A
+// partial batch at the end of a segment after at least one batch stays
+// the notice it is: a segment the broker is appending to.
 func (s Summary) Findings(walked bool) []Problem {
 	switch {
+	case s.NotLog != "":
+		return []Problem{fileProblem(s.NotLog+", not a log segment (*.log) or a KRaft snapshot (*.checkpoint)", false)}
 	case s.Size == 0:
 		return []Problem{fileProblem("empty file: no record batches", walked)}
 	case s.Batches > 0:
 		return s.Problems
 	case len(s.Problems) == 0:
 		return []Problem{fileProblem("no record batch at offset 0", false)}
+	case walked && notices(s.Problems):
+		return s.Problems
 	}
 	out := []Problem{fileProblem("no record batch at offset 0: "+s.Problems[0].String(), false)}
 	return append(out, s.Problems[1:]...)
 }
 
-// Read decodes the file at path a window of whole log entries at a time
-// and calls fn with each window in order; an error of fn ends Read with
-// it. The windows list exactly what a decode of the whole file lists, and
-// Summary's Problems are that decode's, with two differences: the bound on
-// the decompressed bytes of one decode (records.DefaultMaxDecompressedTotal)
-// applies per window, and an entry whose length is negative or runs past
-// the end of the file is read with the rest of the file as one window (as
-// the decoder takes it as one invalid or partial entry). Errors are those
-// of opening and reading the file.
+func notices(ps []Problem) bool {
+	for _, p := range ps {
+		if !p.Notice {
+			return false
+		}
+	}
+	return true
+}
+
+// Read decodes the file at path ("-": Options.Stdin) a window of whole
+// log entries at a time and calls fn with each window in order; an error
+// of fn ends Read with it. A file that NotLog names is not read (its
+// Summary says so). See ReadFrom.
 func Read(path string, o Options, fn func(w *Window) error) (Summary, error) {
+	if path == "-" {
+		if o.Stdin == nil {
+			return Summary{}, errors.New("-: no standard input to read")
+		}
+		return ReadFrom(o.Stdin, path, o, fn)
+	}
+	if what := NotLog(path); what != "" {
+		return Summary{NotLog: what}, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Summary{}, err
-	}
-	ro := o.recordsOptions(path)
-	window := o.Window
+	return ReadFrom(f, path, o, fn)
+}
+
+// ReadFrom decodes the log file that r streams (name is its path, which
+// says how it is decoded: IsMetadata, IsSnapshot) a window of whole log
+// entries at a time, as Read does. The windows list exactly what a decode
+// of the whole file lists, and Summary's Problems are that decode's, with
+// two differences: the bound on the decompressed bytes of one decode
+// (records.DefaultMaxDecompressedTotal) applies per window, and from an
+// entry that is not whole (records.EntrySize: a header Kafka's reader does
+// not take, a length past the end) the rest of the file is one window, as
+// the decoder takes it (a partial batch, or bytes it skips to the next
+// batch). Memory grows with the window, one entry, or that rest, never
+// with what a length claims. Errors are those of reading r and of fn.
+func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Summary, error) {
+	ro := o.recordsOptions(name)
+	window := int64(o.Window)
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	s := Summary{Size: fi.Size()}
+	window = max(window, records.EntryHeader)
 	var (
+		s       Summary
 		buf     []byte
-		off     int64
+		eof     bool
 		virtual int
 	)
-	for off < s.Size {
-		buf, err = nextWindow(f, off, s.Size, window, buf)
+	// fill reads until buf holds n bytes or r ends, growing buf with the
+	// bytes that arrive.
+	fill := func(n int64) error {
+		for !eof && int64(len(buf)) < n {
+			if len(buf) == cap(buf) {
+				grow := min(n-int64(len(buf)), max(int64(len(buf)), 64<<10))
+				buf = slices.Grow(buf, int(grow))
+			}
+			k, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+k]
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for {
+		if err := fill(window); err != nil {
+			return s, err
+		}
+		if len(buf) == 0 {
+			return s, nil
+		}
+		end, err := windowEnd(buf, fill, func() []byte { return buf })
 		if err != nil {
 			return s, err
 		}
-		t := records.Decode(buf, ro)
+		ro.FileOffset = s.Size
+		t := records.Decode(buf[:end], ro)
 		for _, p := range t.Problems {
-			s.Problems = append(s.Problems, shiftProblem(p, ro.Path, off, s.Batches, virtual))
+			s.Problems = append(s.Problems, shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
 		}
-		w := &Window{File: path, Off: off, Tree: t, Batches: records.LogBatches(t), Metadata: ro.Metadata, codec: o.Codec}
+		w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Metadata: ro.Metadata, codec: o.Codec, batches: s.Batches, virtual: virtual}
 		if err := fn(w); err != nil {
 			return s, err
 		}
 		s.Batches += entries(t)
 		virtual += len(t.Virtual)
-		off += int64(len(buf))
+		s.Size += int64(end)
+		buf = buf[:copy(buf, buf[end:])]
 	}
-	return s, nil
 }
 
-// ReadWhole decodes the file at path whole, into one tree (for a view of
-// every byte): the tree and its Summary.
+// windowEnd is where the window that buf starts ends: after as many whole
+// entries as buf holds, at least one (fill reads more of it: bytes() is
+// buf after fill), or the end of the file when one of them is not an
+// entry or the first runs past the end.
+func windowEnd(buf []byte, fill func(int64) error, bytes func() []byte) (int, error) {
+	end := 0
+	for {
+		if end+records.EntryHeader > len(buf) {
+			if end == 0 {
+				// Fewer bytes than a header left: the end of the file.
+				end = len(buf)
+			}
+			return end, nil
+		}
+		total := records.EntrySize(buf[end:])
+		switch {
+		case total == 0:
+			// Not an entry: the decoder takes the rest of the file (to
+			// skip to the next batch), and so does the window.
+			err := fill(1<<63 - 1)
+			return len(bytes()), err
+		case int64(end)+total <= int64(len(buf)):
+			end += int(total)
+		case end > 0:
+			return end, nil
+		default:
+			// One entry larger than the window, or past the end of the
+			// file (then the rest is the window).
+			err := fill(total)
+			return int(min(total, int64(len(bytes())))), err
+		}
+	}
+}
+
+// ReadWhole decodes the file at path ("-": Options.Stdin) whole, into one
+// tree (for a view of every byte): the tree and its Summary. A file that
+// NotLog names is not read (nil tree).
 func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	switch {
+	case path == "-" && o.Stdin == nil:
+		return nil, Summary{}, errors.New("-: no standard input to read")
+	case path == "-":
+		data, err = io.ReadAll(o.Stdin)
+	case NotLog(path) != "":
+		return nil, Summary{NotLog: NotLog(path)}, nil
+	default:
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return nil, Summary{}, err
 	}
 	t := records.Decode(data, o.recordsOptions(path))
 	s := Summary{Size: int64(len(data)), Batches: entries(t)}
 	for _, p := range t.Problems {
-		s.Problems = append(s.Problems, Problem{p, int64(p.Off)})
+		s.Problems = append(s.Problems, Problem{Problem: p, Off: int64(p.Off)})
 	}
 	return t, s, nil
 }
@@ -208,57 +394,6 @@ func entries(t *tree.Tree) int {
 		return true
 	})
 	return n
-}
-
-// nextWindow reads the log entries of file (size bytes) from off: as many
-// whole entries (offset, length, then length bytes) as fit in window
-// bytes, at least one, or the rest of the file from an entry whose length
-// is negative or goes past the end. buf is reused.
-func nextWindow(f io.ReaderAt, off, size int64, window int, buf []byte) ([]byte, error) {
-	const overhead = 12 // baseOffset int64, length int32
-	want := min(max(int64(window), overhead), size-off)
-	buf, err := readAt(f, buf, off, want)
-	if err != nil {
-		return nil, err
-	}
-	if want < overhead {
-		// Less than a header left: the end of the file.
-		return buf, nil
-	}
-	end := int64(0)
-	for {
-		if end+overhead > int64(len(buf)) {
-			return buf[:end], nil
-		}
-		length := int64(int32(binary.BigEndian.Uint32(buf[end+8:])))
-		total := overhead + length
-		switch {
-		case length < 0 || off+end+total > size:
-			// The format cannot say where this entry ends: the decoder
-			// takes the rest of the file as one entry, and so does the
-			// window.
-			return readAt(f, buf, off, size-off)
-		case end+total <= int64(len(buf)):
-			end += total
-		case end > 0:
-			return buf[:end], nil
-		default:
-			// One entry larger than the window.
-			return readAt(f, buf, off, total)
-		}
-	}
-}
-
-// readAt reads n bytes of f at off into buf (grown as needed).
-func readAt(f io.ReaderAt, buf []byte, off, n int64) ([]byte, error) {
-	if int64(cap(buf)) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	if _, err := f.ReadAt(buf, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
-		return nil, err
-	}
-	return buf, nil
 }
 
 // shiftProblem places a problem of a window that starts at byte off of
@@ -276,5 +411,5 @@ func shiftProblem(p tree.Problem, prefix string, off int64, batches, virtual int
 			}
 		}
 	}
-	return Problem{p, off + int64(p.Off)}
+	return Problem{Problem: p, Off: off + int64(p.Off)}
 }

@@ -21,7 +21,7 @@ type Source struct {
 }
 
 // Expand expands each path into a Source: a file is itself (whatever its
-// name); a directory gives its *.log and *.checkpoint files (regular
+// name), and so is "-" (standard input); a directory gives its *.log and *.checkpoint files (regular
 // files only), in name order, which is offset order for Kafka's
 // zero-padded names, then those of its subdirectories walked the same
 // way, partition directories ("topic-2") in the order of topic and
@@ -33,6 +33,11 @@ type Source struct {
 func Expand(paths []string) ([]Source, error) {
 	var out []Source
 	for _, p := range paths {
+		if p == "-" {
+			// Standard input (Options.Stdin): one file.
+			out = append(out, Source{Path: p, Files: []string{p}})
+			continue
+		}
 		fi, err := os.Stat(p)
 		if err != nil {
 			return nil, err
@@ -133,5 +138,7 @@ func (s Source) Findings(batches int) []Problem {
 	if len(s.Files) != 1 {
 		n = strconv.Itoa(len(s.Files)) + " files"
 	}
-	return []Problem{fileProblem(fmt.Sprintf("no record batch in its %s (*.log, *.checkpoint)", n), false)}
+	p := fileProblem(fmt.Sprintf("no record batch in its %s (*.log, *.checkpoint)", n), false)
+	p.dir = true
+	return []Problem{p}
 }

@@ -497,21 +497,26 @@ func notBatch(rest []byte, n int, next bool) string {
 		return fmt.Sprintf("%d bytes, too short for a batch header", len(rest))
 	}
 	length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
-	if len(rest) < EntryHeader {
-		return fmt.Sprintf("batchLength %d, and the bytes end before the magic", length)
+	if len(rest) >= EntryHeader {
+		magic := int8(rest[16])
+		switch {
+		case magic < 0 || magic > 2:
+			return fmt.Sprintf("unknown magic %d (Kafka knows 0, 1 and 2)", magic)
+		case length < 0:
+			return fmt.Sprintf("batchLength %d is negative", length)
+		case length < minLength(magic) && magic == 2:
+			return fmt.Sprintf("batchLength %d is less than a RecordBatch v2 header (%d bytes)", length, batchOverhead-logOverhead)
+		case length < minLength(magic):
+			return fmt.Sprintf("messageSize %d is less than a magic %d message (%d bytes)", length, magic, minLength(magic))
+		}
 	}
-	magic := int8(rest[16])
 	switch {
-	case magic < 0 || magic > 2:
-		return fmt.Sprintf("unknown magic %d (Kafka knows 0, 1 and 2)", magic)
-	case length < 0:
-		return fmt.Sprintf("batchLength %d is negative", length)
-	case length < minLength(magic) && magic == 2:
-		return fmt.Sprintf("batchLength %d is less than a RecordBatch v2 header (%d bytes)", length, batchOverhead-logOverhead)
-	case length < minLength(magic):
-		return fmt.Sprintf("messageSize %d is less than a magic %d message (%d bytes)", length, magic, minLength(magic))
 	case next:
 		return fmt.Sprintf("batchLength %d, but a batch starts %d bytes after this one", length, n)
+	case length < 0:
+		return fmt.Sprintf("batchLength %d is negative", length)
+	case length < legacyMinV0:
+		return fmt.Sprintf("batchLength %d is less than the smallest entry (%d bytes)", length, legacyMinV0)
 	case length > MaxBatchLength:
 		return fmt.Sprintf("batchLength %d runs past the end and is more than a batch can be (%d bytes)", length, MaxBatchLength)
 	}

@@ -18,10 +18,10 @@ import (
 )
 
 type logCmd struct {
-	Paths    []string `arg:"" help:"Log segments (*.log), KRaft snapshots (*.checkpoint) or directories holding them."`
+	Paths    []string `arg:"" help:"Log segments (*.log), KRaft snapshots (*.checkpoint), directories holding them, or - (a segment on standard input)."`
 	Type     string   `help:"Show only metadata records of this type (PartitionRecord)." placeholder:"NAME"`
 	Offset   string   `help:"Show only records with offsets in A..B (inclusive; either end may be empty)." placeholder:"A..B"`
-	Format   string   `help:"Output format: text, or json (one line per record)." enum:"text,json" default:"text"`
+	Format   string   `help:"Output format: text, or json (one line per record and per problem)." enum:"text,json" default:"text"`
 	Tree     bool     `help:"Print the full tree of each file instead of one line per batch and record."`
 	Metadata bool     `help:"Decode data record values as KRaft metadata records (the default for __cluster_metadata and .checkpoint files)."`
 	// MaxDecompressed bounds each compressed record payload (bytes).
@@ -64,6 +64,9 @@ func (r offsetRange) has(o int64) bool { return o >= r.lo && o <= r.hi }
 var logWindow = logseg.DefaultWindow
 
 func (a *app) log(c *logCmd) error {
+	if c.MaxDecompressed <= 0 {
+		return usagef("--max-decompressed %d: must be positive", c.MaxDecompressed)
+	}
 	set, err := a.loadSet()
 	if err != nil {
 		return err
@@ -86,14 +89,24 @@ func (a *app) log(c *logCmd) error {
 		return err
 	}
 	var files []string
+	stdin := 0
 	for _, s := range srcs {
 		files = append(files, s.Files...)
+		if s.Path == "-" {
+			stdin++
+		}
 	}
-	o := logseg.Options{Codec: codec.New(set), MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Window: logWindow}
+	if stdin > 1 {
+		return usagef("- (standard input) may be named once")
+	}
+	o := logseg.Options{Codec: codec.New(set), MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Window: logWindow, Stdin: a.stdin}
 	prog := a.logProgress(files)
 	defer prog.Done()
 	failed := 0
-	report := func(path string, ps []logseg.Problem) {
+	// report prints problems: on standard error in text, as JSON lines
+	// among the records in json.
+	report := func(path string, ps []logseg.Problem) error {
+		var buf []byte
 		for _, p := range ps {
 			kind := "error"
 			if p.Notice {
@@ -101,17 +114,24 @@ func (a *app) log(c *logCmd) error {
 			} else {
 				failed++
 			}
-			fmt.Fprintf(prog.Output(a.stderr), "%s: %s: %s\n", path, kind, p)
+			if c.Format == "json" {
+				buf = p.AppendJSON(buf, path)
+			} else {
+				fmt.Fprintf(prog.Output(a.stderr), "%s: %s: %s\n", path, kind, p)
+			}
 		}
+		_, err := prog.Output(a.stdout).Write(buf)
+		return err
 	}
 	for _, s := range srcs {
 		batches := 0
 		for _, f := range s.Files {
-			// Several files in text: a line naming each, since offsets
-			// start again in each segment and snapshot (JSON lines carry
-			// "file").
+			// Several files in text: a line naming each before its first
+			// line, since offsets start again in each segment and snapshot
+			// (JSON lines carry "file").
+			header := ""
 			if len(files) > 1 && c.Format != "json" {
-				fmt.Fprintf(prog.Output(a.stdout), "== %s\n", f)
+				header = "== " + f + "\n"
 			}
 			var sum logseg.Summary
 			if c.Tree {
@@ -120,29 +140,37 @@ func (a *app) log(c *logCmd) error {
 					return err
 				}
 				prog.Add(sum.Size)
-				if err := render.WriteTree(prog.Output(a.stdout), t, a.renderOptions()); err != nil {
-					return err
+				if t != nil {
+					io.WriteString(prog.Output(a.stdout), header)
+					if err := render.WriteTree(prog.Output(a.stdout), t, a.renderOptions()); err != nil {
+						return err
+					}
 				}
 			} else if sum, err = logseg.Read(f, o, func(w *logseg.Window) error {
 				prog.Add(int64(len(w.Tree.Bytes)))
-				return a.logWindow(w, c, rng, values, prog.Output(a.stdout))
+				return a.logWindow(w, c, rng, values, &header, prog.Output(a.stdout))
 			}); err != nil {
 				return err
 			}
 			batches += sum.Batches
-			report(f, sum.Findings(s.Dir))
+			if err := report(f, sum.Findings(s.Dir)); err != nil {
+				return err
+			}
 		}
-		report(s.Path, s.Findings(batches))
+		if err := report(s.Path, s.Findings(batches)); err != nil {
+			return err
+		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d problems in the records (above)", failed)
+		return fmt.Errorf("%d %s in the records (above)", failed, plural(failed, "problem", "problems"))
 	}
 	return nil
 }
 
-// logWindow prints the batches and records of one window.
-func (a *app) logWindow(w *logseg.Window, c *logCmd, rng offsetRange, values render.Values, out io.Writer) error {
-	var buf []byte
+// logWindow prints the batches and records of one window, after *header
+// (then cleared) when it prints any.
+func (a *app) logWindow(w *logseg.Window, c *logCmd, rng offsetRange, values render.Values, header *string, out io.Writer) error {
+	buf := []byte(*header)
 	for i := range w.Batches {
 		b := &w.Batches[i]
 		if c.Format == "text" && c.Type == "" {
@@ -166,6 +194,10 @@ func (a *app) logWindow(w *logseg.Window, c *logCmd, rng offsetRange, values ren
 			}
 		}
 	}
+	if len(buf) == len(*header) {
+		return nil
+	}
+	*header = ""
 	_, err := out.Write(buf)
 	return err
 }
@@ -190,7 +222,7 @@ func (a *app) logProgress(files []string) *progress.Bar {
 	}
 	var total int64
 	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil {
+		if fi, err := os.Stat(f); err == nil && f != "-" {
 			total += fi.Size()
 		}
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,8 +169,10 @@ func TestLogDataRecordsAndBadCRC(t *testing.T) {
 	if err := os.WriteFile(path, append(append([]byte{}, b...), b[:20]...), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// In JSON, the notice is a line among the records.
 	r := kwire(t, "log", path, "--format", "json")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"file":"`+path+`","offset":7,"batch_offset":7,"timestamp_type":"CreateTime","timestamp":0,"key":"k","value_base64":"/wA="}` || !strings.Contains(r.stderr, "notice") {
+	if r.code != 0 || r.stdout != `{"file":"`+path+`","offset":7,"batch_offset":7,"timestamp_type":"CreateTime","timestamp":0,"key":"k","value_base64":"/wA="}`+"\n"+
+		`{"type":"notice","kind":"records","file":"`+path+`","file_offset":71,"path":"00000000000000000007.log[1]","message":"00000000000000000007.log[1] at 0x0047: partial batch: batchLength 59, 8 bytes present"}`+"\n" || r.stderr != "" {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	b[30] ^= 0xff // baseTimestamp: covered by the CRC
@@ -246,9 +250,9 @@ func TestLogSaysWhatWasFound(t *testing.T) {
 	}{
 		{empty, 1, "kwire: dir " + empty + ": no log segments (*.log) or snapshots (*.checkpoint)\n"},
 		{noSegs, 1, "kwire: dir " + noSegs + ": no log segments (*.log) or snapshots (*.checkpoint)\n"},
-		{emptyFile, 1, emptyFile + ": error: empty file: no record batches\nkwire: 1 problems in the records (above)\n"},
-		{random, 1, random + ": error: no record batch at offset 0: r.log[0] at 0x0000: partial batch: batchLength 1852797984, 20 bytes present\nkwire: 1 problems in the records (above)\n"},
-		{onlyEmpty, 1, onlyEmpty + "/00000000000000000000.log: notice: empty file: no record batches\n" + onlyEmpty + ": error: no record batch in its 1 file (*.log, *.checkpoint)\nkwire: 1 problems in the records (above)\n"},
+		{emptyFile, 1, emptyFile + ": error: empty file: no record batches\nkwire: 1 problem in the records (above)\n"},
+		{random, 1, random + ": error: no record batch at offset 0: r.log[0] at 0x0000: unknown magic 103 (Kafka knows 0, 1 and 2): 32 bytes skipped from 0x0000 to the end\nkwire: 1 problem in the records (above)\n"},
+		{onlyEmpty, 1, onlyEmpty + "/00000000000000000000.log: notice: empty file: no record batches\n" + onlyEmpty + ": error: no record batch in its 1 file (*.log, *.checkpoint)\nkwire: 1 problem in the records (above)\n"},
 		{filepath.Join(root, "t-1"), 0, filepath.Join(root, "t-1", "00000000000000000005.log") + ": notice: empty file: no record batches\n"},
 		{tail, 0, tail + ": notice: tail.log[1] at 0x0045: partial batch: batchLength 57, 18 bytes present\n"},
 	} {
@@ -257,7 +261,7 @@ func TestLogSaysWhatWasFound(t *testing.T) {
 			t.Errorf("log %s: exit %d, want %d\n got %q\nwant %q", c.path, r.code, c.code, r.stderr, c.stderr)
 		}
 	}
-	if r := kwire(t, "log", "--tree", random); r.code != 1 || !strings.Contains(r.stderr, "no record batch at offset 0") || !strings.Contains(r.stdout, "partial batch") {
+	if r := kwire(t, "log", "--tree", random); r.code != 1 || !strings.Contains(r.stderr, "no record batch at offset 0") || !strings.Contains(r.stdout, "+-- skipped  raw  = 0x74686973206973206e6f742061206c6f…  [0x0000, 32B]") {
 		t.Errorf("--tree of random bytes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -280,5 +284,151 @@ func TestLogTimestampsAndHeaders(t *testing.T) {
 	wantJSON := `{"file":` + string(must(json.Marshal(path))) + `,"offset":0,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"key":"k","value":"abc","headers":[{"key":"h1","value":"v"},{"key":"h2"}]}` + "\n"
 	if got := mustRun(t, "log", path, "--format", "json"); got != wantJSON {
 		t.Errorf("json:\n%s\nwant\n%s", got, wantJSON)
+	}
+}
+
+// twoBatches is a segment of two batches (offsets 0 and 1), 0x90 bytes.
+func twoBatches(t *testing.T) []byte {
+	t.Helper()
+	a := records.Batch{BaseOffset: 0, Timestamp: 1700000000000, Records: []records.KeyValue{{Key: []byte("k1"), Value: []byte("abc")}}}.Bytes()
+	b := records.Batch{BaseOffset: 1, Timestamp: 1700000000000, Records: []records.KeyValue{{Value: []byte{1, 2, 3}}}}.Bytes()
+	seg := append(a, b...)
+	if len(seg) != 0x90 {
+		t.Fatalf("segment of %d bytes, want 0x90", len(seg))
+	}
+	return seg
+}
+
+const twoBatchesText = "batch 0  records 1  attributes 0x0000  epoch 0  magic 2  CRC valid\n" +
+	`  offset 0  CreateTime 1700000000000  key "k1"  value "abc"` + "\n" +
+	"batch 1  records 1  attributes 0x0000  epoch 0  magic 2  CRC valid\n" +
+	"  offset 1  CreateTime 1700000000000  key null  value 0x010203\n"
+
+// Random bytes inside a segment are an error at their offset; the batches
+// after them are listed (from a file and from standard input alike).
+func TestLogSkipsBytesThatAreNotABatch(t *testing.T) {
+	seg := twoBatches(t)
+	junk := make([]byte, 4096)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range junk {
+		junk[i] = byte(rng.Uint32())
+	}
+	magic := int8(junk[16])
+	if magic >= 0 && magic <= 2 {
+		t.Fatalf("junk with magic %d", magic)
+	}
+	data := append(append(append([]byte{}, seg...), junk...), seg...)
+	path := filepath.Join(t.TempDir(), "mid.log")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msg := fmt.Sprintf("[2] at 0x0090: unknown magic %d (Kafka knows 0, 1 and 2): 4096 bytes skipped from 0x0090 to 0x1090\n", magic)
+	r := kwire(t, "log", path)
+	if r.code != 1 || r.stdout != twoBatchesText+twoBatchesText || r.stderr != path+": error: mid.log"+msg+"kwire: 1 problem in the records (above)\n" {
+		t.Errorf("file: exit %d\n%s\n%q", r.code, r.stdout, r.stderr)
+	}
+	in := kwireIn(t, string(data), "log", "-")
+	if in.code != 1 || in.stdout != twoBatchesText+twoBatchesText || in.stderr != "-: error: stdin"+msg+"kwire: 1 problem in the records (above)\n" {
+		t.Errorf("stdin: exit %d\n%s\n%q", in.code, in.stdout, in.stderr)
+	}
+	// In JSON the problem is a line between the records it lies between.
+	js := kwire(t, "log", path, "--format", "json")
+	lines := strings.Split(js.stdout, "\n")
+	want := `{"type":"problem","kind":"records","file":` + string(must(json.Marshal(path))) + `,"file_offset":144,"path":"mid.log[2]","message":"mid.log` + strings.TrimSuffix(msg, "\n") + `"}`
+	if js.code != 1 || len(lines) != 6 || lines[4] != want || js.stderr != "kwire: 1 problem in the records (above)\n" {
+		t.Errorf("json: exit %d\n%s\nwant line 5\n%s\n%s", js.code, js.stdout, want, js.stderr)
+	}
+	if r := kwireIn(t, "", "log", "-", "-"); r.code != 2 {
+		t.Errorf("- twice: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// Zero bytes at the end of a segment (preallocated) are one notice; a
+// snapshot cut short is an error.
+func TestLogZeroBytesAndCutSnapshots(t *testing.T) {
+	seg := twoBatches(t)
+	dir := t.TempDir()
+	zeros := filepath.Join(dir, "00000000000000000000.log")
+	if err := os.WriteFile(zeros, append(append([]byte{}, seg...), make([]byte, 40)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := kwire(t, "log", zeros); r.code != 0 || r.stdout != twoBatchesText || r.stderr != zeros+": notice: 00000000000000000000.log[2] at 0x0090: 40 zero bytes from 0x0090 to the end\n" {
+		t.Errorf("zeros: exit %d\n%s\n%q", r.code, r.stdout, r.stderr)
+	}
+	_, snap, _ := logFixtures(t)
+	data, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, filepath.Base(snap))
+	if err := os.WriteFile(cut, data[:len(data)-5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	footer := len(data) - 75 // the SnapshotFooter batch: 61 bytes and a record of 14
+	want := fmt.Sprintf("%s: error: %s[2] at 0x%04x: partial batch: batchLength 63, 58 bytes present: the records end inside it\nkwire: 1 problem in the records (above)\n", cut, filepath.Base(cut), footer)
+	if r := kwire(t, "log", cut); r.code != 1 || r.stderr != want {
+		t.Errorf("cut snapshot: exit %d\n%q\nwant %q", r.code, r.stderr, want)
+	}
+}
+
+// A value that is not a metadata record names what it is, where (the
+// file's offset) and shows its bytes as --values says, in text and JSON.
+func TestLogBadMetadataValue(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "__cluster_metadata-0")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "00000000000000000000.log")
+	if err := os.WriteFile(path, twoBatches(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "log", path)
+	wantOut := "batch 0  records 1  attributes 0x0000  epoch 0  magic 2  CRC valid\n" +
+		`  offset 0  CreateTime 1700000000000  not a metadata record: frame_version at 0x0045: metadata record frame version 97 is not supported (want 1)  value "abc"` + "\n" +
+		"batch 1  records 1  attributes 0x0000  epoch 0  magic 2  CRC valid\n" +
+		"  offset 1  CreateTime 1700000000000  TopicRecord v3: TopicRecord at 0x008c: TopicRecord has no version 3 (valid versions: 0)  value 0x010203\n"
+	wantErr := path + ": error: 00000000000000000000.log[0].Record[0].value.frame_version at 0x0045: metadata record frame version 97 is not supported (want 1)\n" +
+		path + ": error: 00000000000000000000.log[1].Record[0].value.TopicRecord at 0x008c: TopicRecord has no version 3 (valid versions: 0)\n" +
+		"kwire: 2 problems in the records (above)\n"
+	if r.code != 1 || r.stdout != wantOut || r.stderr != wantErr {
+		t.Errorf("text: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := kwire(t, "log", path, "--values", "hex"); !strings.Contains(r.stdout, `(want 1)  value 0x616263`+"\n") {
+		t.Errorf("--values hex:\n%s", r.stdout)
+	}
+	f := `{"file":` + string(must(json.Marshal(path)))
+	wantJSON := f + `,"offset":0,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"key":"k1","value":"abc","error":"frame_version at 0x0045: metadata record frame version 97 is not supported (want 1)"}` + "\n" +
+		f + `,"offset":1,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":1700000000000,"type":"TopicRecord","version":3,"value_base64":"AQID","error":"TopicRecord at 0x008c: TopicRecord has no version 3 (valid versions: 0)"}` + "\n" +
+		`{"type":"problem","kind":"records","file":` + string(must(json.Marshal(path))) + `,"file_offset":69,"path":"00000000000000000000.log[0].Record[0].value.frame_version","message":"00000000000000000000.log[0].Record[0].value.frame_version at 0x0045: metadata record frame version 97 is not supported (want 1)"}` + "\n" +
+		`{"type":"problem","kind":"records","file":` + string(must(json.Marshal(path))) + `,"file_offset":140,"path":"00000000000000000000.log[1].Record[0].value.TopicRecord","message":"00000000000000000000.log[1].Record[0].value.TopicRecord at 0x008c: TopicRecord has no version 3 (valid versions: 0)"}` + "\n"
+	if r := kwire(t, "log", path, "--format", "json"); r.code != 1 || r.stdout != wantJSON {
+		t.Errorf("json: exit %d\n%s\nwant\n%s", r.code, r.stdout, wantJSON)
+	}
+}
+
+// Index files are named as what they are; --type names only the files
+// that have a matching record; --max-decompressed must be positive.
+func TestLogWrongInputsAndHeaders(t *testing.T) {
+	seg, snap, _ := logFixtures(t)
+	idx := filepath.Join(t.TempDir(), "00000000000000000000.index")
+	if err := os.WriteFile(idx, make([]byte, 16), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := kwire(t, "log", idx); r.code != 1 || r.stdout != "" || r.stderr != idx+": error: an offset index (*.index), not a log segment (*.log) or a KRaft snapshot (*.checkpoint)\nkwire: 1 problem in the records (above)\n" {
+		t.Errorf("index: exit %d %q", r.code, r.stderr)
+	}
+	// Both files hold a TopicRecord: both are named.
+	typed := mustRun(t, "log", seg, snap, "--type", "TopicRecord")
+	if want := "== " + seg + "\n" + `  offset 1  CreateTime 1700000000000  TopicRecord v0 {"name":"t1","topicId":"` + topicID + `"}` + "\n" +
+		"== " + snap + "\n" + `  offset 1  CreateTime 0  TopicRecord v0 {"name":"t1","topicId":"` + topicID + `"}` + "\n"; typed != want {
+		t.Errorf("--type TopicRecord:\n%s\nwant\n%s", typed, want)
+	}
+	if got := mustRun(t, "log", seg, snap, "--type", "FeatureLevelRecord"); got != "== "+seg+"\n"+`  offset 0  CreateTime 0  FeatureLevelRecord v0 {"name":"metadata.version","featureLevel":20}`+"\n" {
+		t.Errorf("--type FeatureLevelRecord: the snapshot, which has none, is named:\n%s", got)
+	}
+	for _, v := range []string{"0", "-1"} {
+		if r := kwire(t, "log", seg, "--max-decompressed="+v); r.code != 2 || r.stderr != "kwire: --max-decompressed "+v+": must be positive\n" {
+			t.Errorf("--max-decompressed %s: exit %d %q", v, r.code, r.stderr)
+		}
 	}
 }

@@ -187,16 +187,23 @@ func TestLogWindowsMatchTheWholeFile(t *testing.T) {
 		seg = append(seg, fatGzipBatch(int64(10*k+5))...)
 	}
 	bad := binary.BigEndian.AppendUint64(nil, 99)
-	bad = binary.BigEndian.AppendUint32(bad, 0xfffffff0) // a negative length: the rest is one entry
+	bad = binary.BigEndian.AppendUint32(bad, 0xfffffff0) // a negative length: not an entry, skipped
 	seg = append(seg, bad...)
 	seg = append(seg, records.Batch{BaseOffset: 100}.Bytes()...)
+	seg = append(seg, bytes.Repeat([]byte{0xa5}, 300)...) // not a batch, skipped
+	seg = append(seg, records.Batch{BaseOffset: 200}.Bytes()...)
+	seg = append(seg, make([]byte, 40)...) // preallocated
+
 	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
 	if err := os.WriteFile(path, seg, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	whole := kwire(t, "log", path)
 	wholeJSON := kwire(t, "log", path, "--format", "json")
-	if whole.code != 1 || !strings.Contains(whole.stderr, "CRC") || !strings.Contains(whole.stderr, "(decompressed v0x") || !strings.Contains(whole.stderr, "[12].batchLength") {
+	if whole.code != 1 || !strings.Contains(whole.stderr, "CRC") || !strings.Contains(whole.stderr, "(decompressed v0x") || !strings.HasSuffix(whole.stderr, "\n"+path+": error: 00000000000000000000.log[12] at 0x05a1: batchLength -16 is negative: 12 bytes skipped from 0x05a1 to 0x05ad\n"+
+		path+": error: 00000000000000000000.log[13] at 0x05ea: unknown magic -91 (Kafka knows 0, 1 and 2): 300 bytes skipped from 0x05ea to 0x0716\n"+
+		path+": notice: 00000000000000000000.log[14] at 0x0753: 40 zero bytes from 0x0753 to the end\n"+
+		"kwire: 9 problems in the records (above)\n") || !strings.HasSuffix(whole.stdout, "batch 100  records 0  attributes 0x0000  epoch 0  magic 2  CRC valid\nbatch 200  records 0  attributes 0x0000  epoch 0  magic 2  CRC valid\n") {
 		t.Fatalf("whole file: exit %d\n%s\n%s", whole.code, whole.stdout, whole.stderr)
 	}
 	defer func(w int) { logWindow = w }(logWindow)

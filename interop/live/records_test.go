@@ -275,6 +275,7 @@ func kwireLog(t *testing.T, path string) []logRecord {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var e struct {
+			Type          string  `json:"type"`
 			Offset        int64   `json:"offset"`
 			Control       bool    `json:"control"`
 			TimestampType string  `json:"timestamp_type"`
@@ -288,7 +289,8 @@ func kwireLog(t *testing.T, path string) []logRecord {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("kwire log line %q: %v", sc.Text(), err)
 		}
-		if e.Control {
+		if e.Control || e.Type == "problem" || e.Type == "notice" {
+			// (A notice, exit 0: the partial batch a broker is writing.)
 			continue
 		}
 		r := logRecord{Offset: e.Offset}
@@ -407,7 +409,7 @@ func kwireMetadata(t *testing.T, args ...string) []metaRecord {
 		if e.Error != "" {
 			t.Errorf("kwire log: offset %d: %s", e.Offset, e.Error)
 		}
-		if e.Control {
+		if e.Control || e.Type == "problem" || e.Type == "notice" {
 			continue
 		}
 		var d any

@@ -1349,4 +1349,8 @@ func TestTrailingBytesAreReported(t *testing.T) {
 	if !errors.Is(err, codec.ErrTrailing) || !errors.As(err, &we) || we.Offset != 4+len(frame) || !strings.Contains(we.Msg, "2 bytes after the frame") {
 		t.Errorf("bytes after the frame: %v", err)
 	}
+	_, err = c.DecodeRequest(append(framed(frame), 0xff))
+	if !errors.As(err, &we) || we.Msg != "1 byte after the frame ("+codec.ErrTrailing.Error()+")" {
+		t.Errorf("a byte after the frame: %v", err)
+	}
 }

@@ -499,7 +499,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 	}
 	d.closeTree(refAfterFrame)
 	if err == nil && after > 0 {
-		err = &trailingError{&wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d bytes after the frame (%v)", after, ErrTrailing)}}
+		err = &trailingError{&wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d byte%s after the frame (%v)", after, map[bool]string{true: "s"}[after != 1], ErrTrailing)}}
 	}
 	return err
 }

@@ -14,6 +14,9 @@ import (
 )
 
 func (a *app) decode(c *decodeCmd) error {
+	if c.MaxDecompressed <= 0 {
+		return usagef("--max-decompressed %d: must be positive", c.MaxDecompressed)
+	}
 	b, err := readInput(c.Hex, c.File, a.stdin)
 	if err != nil {
 		return err

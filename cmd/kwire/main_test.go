@@ -1347,6 +1347,12 @@ func TestDecodeMaxDecompressed(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "problem in the records") {
 		t.Errorf("--max-decompressed 1000: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// 0 and less mean nothing: a usage error.
+	for _, v := range []string{"0", "-1"} {
+		if r := kwire(t, "decode", "--max-decompressed="+v, "--hex", in); r.code != 2 || r.stderr != "kwire: --max-decompressed "+v+": must be positive\n" {
+			t.Errorf("--max-decompressed %s: exit %d, stderr %q", v, r.code, r.stderr)
+		}
+	}
 }
 
 // firstPage decodes b as `kwire decode` does without flags and returns

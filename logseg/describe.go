@@ -37,7 +37,10 @@ type Record struct {
 	// Data is the decoded message as Kafka's converter JSON, nil when
 	// none.
 	Data []byte
-	// Err says why the value did not decode as what it should hold.
+	// Err says why the value did not decode as what it should hold: the
+	// first problem the window's decode reported in the value, its path
+	// below the value and its offset the file's ("frame_version at
+	// 0x0045: …", as Read's Summary has it), or "null value".
 	Err error
 }
 

@@ -240,34 +240,35 @@ func isFrameError(err error) bool {
 }
 
 // frames decodes b as frames one after another with one, a page each: one
-// page when b is one frame (or not a whole frame followed by more).
+// page when b is one frame (or not a whole frame followed by more). Each
+// frame is decoded on its own bytes, as its size prefix (frame.Size)
+// delimits them.
 func frames(set *spec.Set, b []byte, one func([]byte) (Side, error)) ([]*Page, error) {
 	var pages []*Page
-	off := 0
-	for {
+	for off := 0; ; {
 		rest := b[off:]
-		side, err := one(rest)
-		if n := frameEnd(side.Tree, err); n > 0 && n < len(rest) {
+		if size, ok := frame.Size(rest); ok && size >= 4 && int64(size)+4 < int64(len(rest)) {
 			// A whole frame and more bytes: decode the frame alone, then
 			// the rest. A first frame that fails alone is shown with all
 			// the bytes, as one frame with bytes after it.
-			alone, aerr := one(rest[:n])
-			if aerr == nil || off > 0 {
-				alone.Err = aerr
-				pages = append(pages, &Page{Set: set, Sides: []Side{alone}, Offset: off})
-				if aerr != nil {
+			n := int(size) + 4
+			side, err := one(rest[:n])
+			if err == nil || off > 0 {
+				side.Err = err
+				pages = append(pages, &Page{Set: set, Sides: []Side{side}, Offset: off})
+				if err != nil {
 					break
 				}
 				off += n
 				continue
 			}
 		}
+		side, err := one(rest)
 		side.Err = err
 		pages = append(pages, &Page{Set: set, Sides: []Side{side}, Offset: off})
 		break
 	}
 	if len(pages) == 1 {
-		pages[0].Offset = 0
 		return pages, pages[0].Sides[0].Err
 	}
 	for k, p := range pages {
@@ -278,20 +279,6 @@ func frames(set *spec.Set, b []byte, one func([]byte) (Side, error)) ([]*Page, e
 		return pages, &StreamError{Frame: last.Frame, Offset: last.Offset, Err: err}
 	}
 	return pages, nil
-}
-
-// frameEnd returns the length of the frame at the start of t's bytes
-// (size prefix included) when t decoded it whole and bytes follow it, else
-// 0.
-func frameEnd(t *tree.Tree, err error) int {
-	if t == nil || !errors.Is(err, codec.ErrTrailing) {
-		return 0
-	}
-	n := frameSize(t)
-	if n < 8 || n >= len(t.Bytes) {
-		return 0
-	}
-	return n
 }
 
 // checkRequest checks a decoded request against the claimed request and

@@ -51,16 +51,35 @@ type Options struct {
 	// zero value, ValuesAuto, is text when printable and hex otherwise.
 	Values Values
 	// Width is the width of the output in columns (a terminal's); 0 means
-	// no limit. When the object tree's rows are wider, its about column is
-	// wrapped at spaces onto lines of their own below the row, or dropped
-	// when fewer than MinAboutWidth columns would be left for it. The other
-	// columns and views are as without a limit.
+	// no limit. When the object tree's rows are wider, they are fitted in
+	// this order, each step only as far as needed:
+	//
+	//  1. the about column is wrapped at spaces onto lines of their own
+	//     below the row, or dropped when fewer than MinAboutWidth columns
+	//     would be left for it;
+	//  2. value cells wider than MidValueWidth columns (with their "= ")
+	//     are cut, ending in "…";
+	//  3. type cells wider than MinTypeWidth columns are cut the same way;
+	//  4. value cells are cut further, down to MinValueWidth columns;
+	//  5. the type column is dropped (a node's type is in its spec; its
+	//     value is in the bytes), and then the value column.
+	//
+	// The name (with the tree drawing) and the range ("[0x000e, 16B]") are
+	// never cut: a tree too deep for even those two is wider than Width.
+	// The other views are as without a limit.
 	Width int
 }
 
-// MinAboutWidth is the narrowest about column Options.Width wraps to; with
-// less room the column is dropped.
-const MinAboutWidth = 20
+// The narrowest columns Options.Width fits the object tree to: the about
+// column wraps down to MinAboutWidth runes, value cells (with their "= ")
+// are cut to MidValueWidth and then MinValueWidth, type cells to
+// MinTypeWidth. A column narrower than that is dropped instead.
+const (
+	MinAboutWidth = 20
+	MidValueWidth = 16
+	MinTypeWidth  = 10
+	MinValueWidth = 8
+)
 
 // WriteText writes the page: a summary block, then for each side its
 // label, a title line ("EndQuorumEpochRequest v1, request header v2, 62
@@ -224,7 +243,58 @@ func writeTree(s *sink, t *tree.Tree, o Options) {
 			tw.wrap = o.Width - tw.aboutAt
 		}
 	}
+	if o.Width > 0 && tw.widths[4] == 0 {
+		tw.narrow(o.Width)
+	}
 	tw.row(0, root, 0, true)
+}
+
+// narrow fits the columns name, type, value and range of a tree without
+// its about column into width, in the order Options.Width documents:
+// value cells down to MidValueWidth, type cells down to MinTypeWidth,
+// value cells down to MinValueWidth, then no type column, then no value
+// column. tw.widths[1] and [2] become the widest a cell may be.
+func (tw *treeWriter) narrow(width int) {
+	over := func() int {
+		n := -2 // no padding after the last column
+		for col := range 4 {
+			if tw.widths[col] > 0 {
+				n += tw.widths[col] + 2
+			}
+		}
+		return n - width
+	}
+	shrink := func(col, least int) {
+		if d := over(); d > 0 && tw.widths[col] > least {
+			tw.widths[col] = max(least, tw.widths[col]-d)
+		}
+	}
+	value := tw.widths[2]
+	shrink(2, MidValueWidth)
+	shrink(1, MinTypeWidth)
+	shrink(2, MinValueWidth)
+	if over() > 0 {
+		// Without the type column the value cells get its room back.
+		tw.widths[1], tw.widths[2] = 0, value
+		shrink(2, MidValueWidth)
+		shrink(2, MinValueWidth)
+	}
+	if over() > 0 {
+		tw.widths[2] = 0
+	}
+}
+
+// elide cuts the cell at tw.b[at:] to at most n runes, the last one "…".
+func (tw *treeWriter) elide(at, n int) {
+	if utf8.RuneCount(tw.b[at:]) <= n {
+		return
+	}
+	end := at
+	for k := 0; k < n-1; k++ {
+		_, w := utf8.DecodeRune(tw.b[end:])
+		end += w
+	}
+	tw.b = append(tw.b[:end], "…"...)
 }
 
 // cutAbout keeps on the row the first line of the about text that starts
@@ -335,12 +405,14 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 			tw.b = appendName(tw.b, t, i, c)
 		case 1:
 			tw.b = appendType(tw.b, t, i, c)
+			tw.elide(at, tw.widths[1])
 		case 2:
 			tw.b = append(tw.b, "= "...)
 			v := len(tw.b)
 			if tw.b = appendValueText(tw.b, t, i, c, tw.values); len(tw.b) == v {
 				tw.b = tw.b[:at] // no value, no "= "
 			}
+			tw.elide(at, tw.widths[2])
 		case 3:
 			tw.b = appendNodeRange(tw.b, n)
 		case 4:

@@ -51,8 +51,8 @@ func TestWidthWrapsTheAboutColumn(t *testing.T) {
 }
 
 // With fewer than MinAboutWidth columns left after the range column, the
-// about column is dropped: the rows are those of the unlimited tree cut
-// after the range.
+// about column is dropped: when the rows then fit (95 columns), they are
+// those of the unlimited tree cut after the range.
 func TestWidthDropsTheAboutColumn(t *testing.T) {
 	full := treeWidth(t, Options{})
 	var want strings.Builder
@@ -62,7 +62,7 @@ func TestWidthDropsTheAboutColumn(t *testing.T) {
 		}
 		want.WriteString(line)
 	}
-	for _, w := range []int{80, 97 + MinAboutWidth - 1} {
+	for _, w := range []int{95, 97 + MinAboutWidth - 1} {
 		if got := treeWidth(t, Options{Width: w}); got != want.String() {
 			t.Errorf("Width %d:\n%s", w, firstDiff(got, want.String()))
 		}
@@ -70,5 +70,50 @@ func TestWidthDropsTheAboutColumn(t *testing.T) {
 	pad := "\n    |       |       |   " + strings.Repeat(" ", 97-24)
 	if got := treeWidth(t, Options{Width: 97 + MinAboutWidth}); !strings.Contains(got, "The ID of the"+pad+"current leader or -1"+pad+"if the leader is"+pad+"unknown.\n") {
 		t.Errorf("Width %d: the about column is not wrapped to %d columns:\n%s", 97+MinAboutWidth, MinAboutWidth, got)
+	}
+}
+
+// Narrower than the rows without the about column (95), the value cells
+// are cut to MidValueWidth, the type cells to MinTypeWidth and the value
+// cells to MinValueWidth; then the type column goes and the values get its
+// room; then the value column goes. Name and range are never cut: at 62
+// columns and fewer the rows are name and range alone, at most 53 wide.
+func TestWidthNarrowsTypeAndValue(t *testing.T) {
+	golden(t, "vote_v2_response.width80.tree.txt", treeWidth(t, Options{Width: 80}))
+	row := func(w int, name string) string {
+		for _, line := range strings.Split(treeWidth(t, Options{Width: w}), "\n") {
+			if strings.Contains(line, "+-- "+name+" ") {
+				return line
+			}
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		w          int
+		name, want string
+	}{
+		{94, "TopicName", "    |       +-- TopicName               string           = \"\" (compact, len+1=…  [0x000c, 1B]"},
+		{80, "TopicName", "    |       +-- TopicName               string      = \"\" (compac…  [0x000c, 1B]"},
+		{80, "Partitions", "    |       +-- Partitions              []Partiti…  = 1 element    [0x000d, 17B]"},
+		{76, "Partitions", "    |       +-- Partitions              []Partiti…  = 1 elem…  [0x000d, 17B]"},
+		{74, "Partitions", "    |       +-- Partitions              = 1 element          [0x000d, 17B]"},
+		{63, "Partitions", "    |       +-- Partitions              = 1 ele…  [0x000d, 17B]"},
+		{64, "TopicName", "    |       +-- TopicName               = \"\" (co…  [0x000c, 1B]"},
+		{62, "TopicName", "    |       +-- TopicName               [0x000c, 1B]"},
+		{40, "VoteGranted", "    |       |       +-- VoteGranted     [0x001c, 1B]"},
+	} {
+		if got := row(c.w, c.name); got != c.want {
+			t.Errorf("Width %d, row %s:\n got %q\nwant %q", c.w, c.name, got, c.want)
+		}
+	}
+	for w := 53; w <= 95; w++ {
+		for _, line := range strings.Split(treeWidth(t, Options{Width: w}), "\n") {
+			if n := utf8.RuneCountInString(line); n > w {
+				t.Errorf("Width %d: a line of %d columns: %q", w, n, line)
+			}
+		}
+	}
+	if got, want := stripANSI(treeWidth(t, Options{Width: 80, Color: true})), treeWidth(t, Options{Width: 80}); got != want {
+		t.Errorf("coloured narrowed tree differs once escapes are removed:\n%s", firstDiff(got, want))
 	}
 }

@@ -42,7 +42,8 @@ func (e *AddrError) Unwrap() error { return e.Err }
 // Each host is resolved once, with lookup (net.DefaultResolver.LookupHost
 // when nil); a host given as an IP address is not looked up. The proxy
 // still dials Upstream by name, so that a broker whose address changes is
-// followed. The error is an *AddrError.
+// followed. The error is an *AddrError; its Err is a *ResolveError when
+// the address is well formed but its host does not resolve.
 func CheckAddrs(ctx context.Context, o Options, lookup func(ctx context.Context, host string) ([]string, error)) error {
 	if lookup == nil {
 		lookup = net.DefaultResolver.LookupHost
@@ -110,11 +111,28 @@ func checkAddr(ctx context.Context, addr string, listen, resolve bool, lookup fu
 		err = errors.New("no addresses")
 	}
 	if err != nil {
-		var de *net.DNSError
-		if errors.As(err, &de) && de.IsNotFound {
-			return fmt.Errorf("host %q does not resolve (no such host)", host)
-		}
-		return fmt.Errorf("host %q does not resolve: %w", host, err)
+		return &ResolveError{Host: host, Err: err}
 	}
 	return nil
 }
+
+// ResolveError is an address whose host does not resolve: the address is
+// well formed, but the name finds no host (an *AddrError's Err).
+type ResolveError struct {
+	// Host is the host name as given.
+	Host string
+	// Err is the resolver's error.
+	Err error
+}
+
+// Error reads `host "nohost.invalid" does not resolve (no such host)`.
+func (e *ResolveError) Error() string {
+	var de *net.DNSError
+	if errors.As(e.Err, &de) && de.IsNotFound {
+		return fmt.Sprintf("host %q does not resolve (no such host)", e.Host)
+	}
+	return fmt.Sprintf("host %q does not resolve: %v", e.Host, e.Err)
+}
+
+// Unwrap returns the resolver's error.
+func (e *ResolveError) Unwrap() error { return e.Err }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -34,6 +36,9 @@ type callCmd struct {
 // timeouts, a response that does not decode, an API the node does not
 // support, an unknown API or a body that does not fit; 2 for usage.
 func (a *app) call(c *callCmd) error {
+	if err := cli.HostPort("bootstrap", c.Bootstrap, false); err != nil {
+		return err
+	}
 	set, err := a.loadSet()
 	if err != nil {
 		return err
@@ -51,6 +56,10 @@ func (a *app) call(c *callCmd) error {
 	body, err := a.callBody(c)
 	if err != nil {
 		return err
+	}
+	if body != nil && !json.Valid(body) { // before connecting: at any version
+		_, err := codec.FromJSON(body, req, req.ValidVersions.Hi)
+		return fmt.Errorf("%s body: %w", req.Name, err)
 	}
 
 	if c.Timeout <= 0 {

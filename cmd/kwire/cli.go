@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,8 +8,10 @@ import (
 	"github.com/alecthomas/kong"
 	kongcompletion "github.com/jotaen/kong-completion"
 
+	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/bundle"
 )
 
 // env is what a run of kwire sees of the outside world, so that tests can
@@ -25,9 +26,9 @@ type env struct {
 	width    int
 }
 
-// cli is the command line, as kong parses it.
-type cli struct {
-	Kafka string `help:"Embedded Kafka release: 4.4, 3.9, 4.4.0 (default: the newest)." placeholder:"R"`
+// kwireCLI is the command line, as kong parses it.
+type kwireCLI struct {
+	Kafka string `help:"Embedded Kafka release: 4.4, 3.9, 4.4.0 (default: the newest)." placeholder:"R" predictor:"release"`
 	Specs string `help:"Load the specs from a directory, a .jar/.zip or one spec file instead of an embedded release." placeholder:"PATH"`
 	Color string `help:"Colour the output: auto (only on a terminal, and never when NO_COLOR is set), always, never." enum:"auto,always,never" default:"auto"`
 
@@ -50,8 +51,8 @@ type cli struct {
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
 	Proxy   proxyCmd   `cmd:"" help:"Forward Kafka connections to a broker unchanged and print each request and response as it goes through, with problems (TLS, frames over --max-frame, cut frames)."`
 
-	Help       helpCmd                   `cmd:"" help:"Show the help of a command, as kwire COMMAND --help does."`
-	Completion kongcompletion.Completion `cmd:"" help:"Tab completion of kwire's commands and flags in bash, zsh or fish: says how to turn it on; -c prints the shell code."`
+	Help       helpCmd        `cmd:"" help:"Show the help of a command, as kwire COMMAND --help does."`
+	Completion cli.Completion `cmd:"" help:"Tab completion of kwire's commands and flags in bash, zsh or fish: says how to turn it on; -c prints the shell code."`
 }
 
 type helpCmd struct {
@@ -95,25 +96,11 @@ type encodeCmd struct {
 
 type versionCmd struct{}
 
-// usageError is an error of the command line itself (exit 2). Every other
-// error a command returns is a finding about its input (exit 1).
-type usageError struct{ error }
+// usageError is an error of the command line itself (exit 2); every other
+// error a command returns is a finding (exit 1): the rule of cli.ExitCode.
+type usageError = cli.UsageError
 
-func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
-
-// exitCode maps a command's error to kwire's exit code.
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var u usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
-}
+var usagef = cli.Usagef
 
 // kongExit carries kong's request to exit (after --help) out of Parse.
 type kongExit int
@@ -121,21 +108,24 @@ type kongExit int
 // run runs kwire with args (without the program name) and returns the exit
 // code.
 func run(args []string, e *env) (code int) {
-	var c cli
-	parser, err := kong.New(&c,
-		kong.Name("kwire"),
-		kong.Description("kwire makes the Apache Kafka wire protocol visible.\n\n"+
-			"Exit status: 0 done; 1 findings (an unknown name or version, bytes that do not decode, "+
-			"JSON that does not fit the message, spec errors that keep the named message from loading); 2 usage."),
-		kong.Writers(e.stdout, e.stderr),
-		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.ValueFormatter(helpWithDefault),
+	var (
+		c      kwireCLI
+		parser *kong.Kong
 	)
+	help, err := cli.RootFlagHelp("version", "Print kwire's version and its embedded Kafka releases (kwire version); only before a command.")
+	if err == nil {
+		parser, err = kong.New(&c, kong.Name("kwire"),
+			kong.Description("kwire makes the Apache Kafka wire protocol visible.\n\n"+cli.Rule),
+			kong.Writers(e.stdout, e.stderr),
+			kong.Exit(func(code int) { panic(kongExit(code)) }),
+			kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+			kong.ValueFormatter(cli.HelpWithDefault), help)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v\n", err)
 		return 2
 	}
+	cli.Placeholders(parser.Model)
 	defer func() {
 		if r := recover(); r != nil {
 			x, ok := r.(kongExit)
@@ -145,11 +135,22 @@ func run(args []string, e *env) (code int) {
 			code = int(x)
 		}
 	}()
-	kongcompletion.Register(parser)
-	if len(args) > 0 && args[0] == "--version" {
-		args = append([]string{"version"}, args[1:]...)
+	var flags []string
+	for _, r := range bundle.Releases() {
+		flags = append(flags, releaseFlag(r))
 	}
-	ctx, err := parser.Parse(args)
+	kongcompletion.Register(parser, cli.Predictors(flags)...)
+	version, err := cli.RootVersion(args, "kafka", "specs", "color", "values")
+	if version {
+		args = []string{"version"}
+	}
+	var ctx *kong.Context
+	if err == nil {
+		ctx, err = parser.Parse(args)
+		if err != nil {
+			err = cli.ExplainParse(args, err)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v (see kwire --help)\n", err)
 		return 2
@@ -187,7 +188,9 @@ func run(args []string, e *env) (code int) {
 	case "proxy":
 		err = a.proxy(&c.Proxy)
 	case "help":
-		return run(append(c.Help.Command, "--help"), e)
+		if args, err = cli.HelpArgs(parser.Model, c.Help.Command); err == nil {
+			return run(args, e)
+		}
 	case "completion":
 		err = c.Completion.Run(ctx)
 	default:
@@ -196,23 +199,13 @@ func run(args []string, e *env) (code int) {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v\n", err)
 	}
-	return exitCode(err)
-}
-
-// helpWithDefault is a flag's help with its default, when it has one:
-// "… frames are reported and skipped (default: 104857600)."
-func helpWithDefault(v *kong.Value) string {
-	h := kong.DefaultHelpValueFormatter(v)
-	if !v.HasDefault || v.Default == "" {
-		return h
-	}
-	return strings.TrimSuffix(h, ".") + " (default: " + v.Default + ")."
+	return cli.ExitCode(err)
 }
 
 // app is one run of a command: the parsed flags and the environment.
 type app struct {
 	*env
-	cli *cli
+	cli *kwireCLI
 	// problems are the errors and warnings of --specs files, once loaded.
 	problems spec.ErrorList
 }
@@ -251,13 +244,26 @@ func (a *app) loadSet() (*spec.Set, error) {
 			fmt.Fprintln(a.stderr, p)
 		}
 		a.problems = problems
+		if n := len(set.Unloaded); len(set.Messages) == 0 && n > 0 {
+			return nil, fmt.Errorf("--specs %s: no spec loaded: %d spec %s did not load (errors above)", a.cli.Specs, n, plural(n, "object", "objects"))
+		} else if len(set.Messages) == 0 {
+			return nil, fmt.Errorf("--specs %s: no spec loaded%s", a.cli.Specs, above(len(problems.Errors())))
+		}
 		return set, nil
 	}
 	set, err := spec.Embedded(a.cli.Kafka)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	return set, nil
+}
+
+// above is " (N spec errors above)", or "" for none.
+func above(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d spec %s above)", n, plural(n, "error", "errors"))
 }
 
 // notLoaded adds to a lookup error that the specs had errors, when they

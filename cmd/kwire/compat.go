@@ -126,6 +126,13 @@ func (a *app) sides(scanned bool, flags []source, oldArg, newArg string) (source
 	return all[0], all[1], nil
 }
 
+// releaseLike reports whether s reads as a release number ("4.5", "3.9.1"):
+// such a side that is not embedded is an unknown release (usage), as with
+// --kafka; any other missing side is a missing path (a finding).
+func releaseLike(s string) bool {
+	return strings.Trim(s, "0123456789.") == "" && strings.Contains(s, ".")
+}
+
 // loadSource loads one side. Problems in spec files are printed to stderr
 // and kept in a.problems. single reports a side that is one spec file.
 func (a *app) loadSource(s source) (set *spec.Set, single bool, err error) {
@@ -135,14 +142,16 @@ func (a *app) loadSource(s source) (set *spec.Set, single bool, err error) {
 			kind = "specs"
 		} else if _, err := bundle.Load(s.value); err == nil {
 			kind = "kafka"
-		} else {
+		} else if releaseLike(s.value) {
 			return nil, false, usagef("%q is neither a file or directory nor an embedded release (embedded: %s)", s.value, strings.Join(bundle.Releases(), ", "))
+		} else {
+			return nil, false, fmt.Errorf("%s: no such file or directory, nor an embedded release (embedded: %s)", s.value, strings.Join(bundle.Releases(), ", "))
 		}
 	}
 	if kind == "kafka" {
 		set, err := spec.Embedded(s.value)
 		if err != nil {
-			return nil, false, usageError{err}
+			return nil, false, usageError{Err: err}
 		}
 		return set, false, nil
 	}

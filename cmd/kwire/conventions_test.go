@@ -12,6 +12,7 @@ import (
 	"github.com/google/gopacket/layers"
 
 	"github.com/kwire/kwire/capture/capturetest"
+	"github.com/kwire/kwire/internal/cli"
 )
 
 // mustExit runs kwire and fails unless it exits with code; it returns
@@ -42,7 +43,7 @@ func TestVersionFlagIsTheVersionCommand(t *testing.T) {
 // commands are kwire's commands, as kong sees them.
 func commands(t *testing.T) []*kong.Node {
 	t.Helper()
-	p, err := kong.New(&cli{}, kong.Name("kwire"), kong.ValueFormatter(helpWithDefault))
+	p, err := kong.New(&kwireCLI{}, kong.Name("kwire"), kong.ValueFormatter(cli.HelpWithDefault))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 		t.Errorf("pcap --max-frame:\n%s", help)
 	}
 	if help := collapse(mustRun(t, "help", "proxy")); !strings.Contains(help, "not decoded (default: 104857600).") ||
-		!strings.Contains(help, "--grace=5s On SIGINT or SIGTERM, how long open connections may go on before they are closed (default: 5s).") {
+		!strings.Contains(help, "--grace=DURATION On SIGINT or SIGTERM, how long open connections may go on before they are closed (default: 5s).") {
 		t.Errorf("proxy --max-frame, --grace:\n%s", help)
 	}
 }

@@ -40,6 +40,11 @@ func (a *app) decode(c *decodeCmd) error {
 		}
 		for i := range p.Sides {
 			p.Sides[i].Err = decodeHint(set, p.Sides[i].Err)
+			if c.Format == "text" {
+				// The error is printed once, on standard error below the
+				// page, as every command's error is.
+				p.Sides[i].Err = nil
+			}
 			if note := p.Sides[i].Note; note != "" && c.Format == "kafka" {
 				fmt.Fprintf(a.stderr, "kwire: note: %s\n", note)
 			}
@@ -117,7 +122,8 @@ func (a *app) recordProblems(p *render.Page) error {
 
 // readInput returns the bytes to decode: --hex, or the file (raw, or hex
 // text or a hex dump when it looks like one), or standard input for "-".
-// No bytes at all is a finding.
+// --hex that is not hex or holds no bytes, or no input named, is a usage
+// error; a file that holds no bytes or bad hex is a finding.
 func readInput(hexFlag *string, file string, stdin io.Reader) ([]byte, error) {
 	switch {
 	case hexFlag != nil && file != "":
@@ -128,7 +134,7 @@ func readInput(hexFlag *string, file string, stdin io.Reader) ([]byte, error) {
 			return nil, usagef("--hex: %v", err)
 		}
 		if len(b) == 0 {
-			return nil, errors.New("no bytes to decode: --hex holds no hex digits")
+			return nil, usagef("no bytes to decode: --hex holds no hex digits")
 		}
 		return b, nil
 	case file == "":

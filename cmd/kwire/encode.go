@@ -131,7 +131,7 @@ func headerFromJSON(set *spec.Set, m *spec.Message, v int16, text string) (*tree
 	if err != nil {
 		err = fmt.Errorf("--header-json (%s v%d): %w", hs.Name, hv, err)
 		if !json.Valid([]byte(text)) {
-			return nil, usageError{err}
+			return nil, usageError{Err: err}
 		}
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func (a *app) lintInputs(c *lintCmd) ([]lintInput, error) {
 	if len(paths) == 0 {
 		r, err := bundle.Load(a.cli.Kafka)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, usageError{Err: err}
 		}
 		return []lintInput{{name: "embedded Kafka " + r.Version, files: r.Files, whole: true}}, nil
 	}

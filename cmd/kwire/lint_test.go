@@ -73,7 +73,7 @@ func TestLintReadmeWalkthrough(t *testing.T) {
 	}
 	// The draft itself: nothing loads until fixed, and list says so.
 	r = kwire(t, "--specs", f, "list")
-	if r.code != 1 || !strings.Contains(r.stderr, "kwire: 2 spec objects did not load (errors above): the list lacks their messages\n") {
+	if r.code != 1 || r.stdout != "" || !strings.HasSuffix(r.stderr, "\nkwire: --specs "+f+": no spec loaded: 2 spec objects did not load (errors above)\n") {
 		t.Errorf("list --specs of the draft: exit %d\n%s", r.code, r.stderr)
 	}
 }

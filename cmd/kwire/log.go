@@ -82,7 +82,7 @@ func (a *app) log(c *logCmd) error {
 	}
 	values, err := render.ParseValues(a.cli.Values)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	srcs, err := logseg.Expand(c.Paths)
 	if err != nil {

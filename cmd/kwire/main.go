@@ -12,7 +12,8 @@
 //	                                    a framed VoteRequest v2 from JSON in the
 //	                                    format of Kafka's JsonConverters, as hex
 //	kwire decode --format kafka -       the body back as that JSON
-//	kwire version                       kwire and its embedded Kafka releases (also --version)
+//	kwire version                       kwire and its embedded Kafka releases (also
+//	                                    --version, before any command)
 //	kwire log DIR                       log segments and KRaft snapshots, metadata decoded
 //	kwire call --bootstrap H:P DescribeQuorum
 //	                                    one request to a live node, response decoded
@@ -26,20 +27,11 @@
 // or one file instead, --color auto|always|never (auto: colour only when
 // stdout is a terminal and NO_COLOR is unset or empty).
 //
-// Exit codes:
-//
-//	0  done
-//	1  findings: what was named does not exist in the chosen specs (unknown
-//	   API or record type, a version it does not have), the bytes do not
-//	   decode (the partial tree is still printed), JSON that does not fit
-//	   the message (malformed, an unknown field, a wrong type, a value out
-//	   of range; the error names the JSON path), the spec files have
-//	   errors that keep the named message (or, for list, any message) from
-//	   loading, a capture with problems, or a file cannot be read
-//	2  usage: unknown command or flag, a malformed flag value (--hex that is
-//	   not hex, --header-json that is not JSON, an unknown --kafka
-//	   release), flags that contradict each other or miss a companion
-//	   (--response without --api and --version, encode without --version)
+// Exit status (the rule of package internal/cli): 0 done; 1 the command
+// ran and found something (bad input files or bytes, a missing path, an
+// unknown name or version, a peer that does not resolve or answer,
+// problems in the data); 2 the command line is malformed or contradictory.
+// Errors are printed once, on standard error.
 //
 // The command only parses flags and prints; the work is done by packages
 // spec, codec, instance, render and the others (report writes the lines of

@@ -379,7 +379,6 @@ func TestDecodeNoBytes(t *testing.T) {
 		{[]string{"-"}, "", "kwire: no bytes to decode: standard input is empty\n"},
 		{[]string{empty}, "", "kwire: no bytes to decode: " + empty + " is empty\n"},
 		{[]string{blank}, "", "kwire: no bytes to decode: " + blank + " holds no hex digits\n"},
-		{[]string{"--hex", ""}, "", "kwire: no bytes to decode: --hex holds no hex digits\n"},
 	} {
 		r := kwireIn(t, c.stdin, append([]string{"decode"}, c.args...)...)
 		if r.code != 1 || r.stderr != c.want || r.stdout != "" {
@@ -448,7 +447,7 @@ func TestDecodeInputs(t *testing.T) {
 		{[]string{"decode", "--hex", "000"}, 2},
 		{[]string{"decode", "--hex", "00", raw}, 2},
 		{[]string{"decode", filepath.Join(dir, "missing")}, 1},
-		{[]string{"decode", "--hex", " "}, 1},
+		{[]string{"decode", "--hex", " "}, 2},
 	} {
 		if r := kwire(t, c.args...); r.code != c.code || r.stderr == "" {
 			t.Errorf("kwire %s: exit %d (stderr %q), want %d", strings.Join(c.args, " "), r.code, r.stderr, c.code)
@@ -1369,7 +1368,7 @@ func TestDecodeSaysWhatTheBytesMayBe(t *testing.T) {
 	// A response decoded as a request: the form that decodes a response.
 	r := kwire(t, "decode", "--hex", voteResponseV2)
 	const want = "kwire: RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0 (valid versions: 3-13); the bytes do not read as a request header (RequestHeader.ClientId at 0x000c: need 260 bytes, have 20): these may be the bytes of a response: decode them with --api NAME --response --version N\n"
-	if r.code != 1 || r.stderr != want || !strings.Contains(r.stdout, "error: "+strings.TrimPrefix(strings.TrimSuffix(want, "\n"), "kwire: ")) {
+	if r.code != 1 || r.stderr != want || strings.Contains(r.stdout, "error: ") {
 		t.Errorf("response as request: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Produce v0 that decodes in Kafka 3.9: the hint to use it.

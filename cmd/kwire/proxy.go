@@ -29,7 +29,7 @@ type proxyCmd struct {
 	MaxFrame          int           `name:"max-frame" help:"Largest frame size prefix decoded (bytes); larger frames are forwarded and reported, not decoded." default:"104857600" placeholder:"BYTES"`
 	RewriteAdvertised bool          `name:"rewrite-advertised" help:"Rewrite the broker addresses in Metadata, FindCoordinator and DescribeCluster responses to the proxy's, so that clients stay on the proxy."`
 	Advertise         string        `help:"The address --rewrite-advertised writes (default: the listen address)." placeholder:"HOST:PORT"`
-	Grace             time.Duration `help:"On SIGINT or SIGTERM, how long open connections may go on before they are closed." default:"5s"`
+	Grace             time.Duration `help:"On SIGINT or SIGTERM, how long open connections may go on before they are closed." default:"5s" placeholder:"DURATION"`
 }
 
 // proxyContext is the context kwire proxy runs under: cancelled by SIGINT
@@ -42,18 +42,25 @@ var proxyContext = func() (context.Context, context.CancelFunc) {
 // (nil: the system's resolver). Tests replace it.
 var proxyLookup func(ctx context.Context, host string) ([]string, error)
 
-// checkProxyAddrs refuses, as a usage error naming the flag, an address
-// that is not host:port, has a port out of range or (--listen,
-// --upstream) a host that does not resolve.
+// checkProxyAddrs refuses an address that is not host:port or has a port
+// out of range (a usage error naming the flag) or whose host does not
+// resolve (--listen, --upstream: a finding, as a peer call cannot reach).
 func checkProxyAddrs(o proxy.Options) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := proxy.CheckAddrs(ctx, o, proxyLookup)
-	var ae *proxy.AddrError
-	if errors.As(err, &ae) {
-		return usagef("--%s %q: %v", strings.ToLower(ae.Option), ae.Addr, ae.Err)
+	var (
+		ae *proxy.AddrError
+		re *proxy.ResolveError
+	)
+	if !errors.As(err, &ae) {
+		return err
 	}
-	return err
+	err = fmt.Errorf("--%s %q: %v", strings.ToLower(ae.Option), ae.Addr, ae.Err)
+	if errors.As(ae.Err, &re) {
+		return err
+	}
+	return usageError{Err: err}
 }
 
 // proxyRun prints the events of one kwire proxy run; events come from

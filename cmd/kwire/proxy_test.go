@@ -400,20 +400,23 @@ func TestProxyRefusesBadAddressesAtStart(t *testing.T) {
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
 	t.Cleanup(func() { proxyLookup = old })
+	// A malformed address is a usage error (2); a well-formed one whose
+	// host does not resolve is a finding (1), as call's unreachable peer.
 	for _, c := range []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"--upstream", "nohost"}, `kwire: --upstream "nohost": missing port in address (want host:port)`},
-		{[]string{"--upstream", "nohost:9092"}, `kwire: --upstream "nohost:9092": host "nohost" does not resolve (no such host)`},
-		{[]string{"--upstream", "broker-a.internal:99999"}, `kwire: --upstream "broker-a.internal:99999": port 99999 is out of range (1-65535)`},
-		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "nohost:19092"}, `kwire: --listen "nohost:19092": host "nohost" does not resolve (no such host)`},
-		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "127.0.0.1"}, `kwire: --listen "127.0.0.1": missing port in address (want host:port)`},
-		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--advertise", "proxy:x"}, `kwire: --advertise "proxy:x": port "x" is not a number`},
+		{[]string{"--upstream", "nohost"}, 2, `kwire: --upstream "nohost": missing port in address (want host:port)`},
+		{[]string{"--upstream", "nohost:9092"}, 1, `kwire: --upstream "nohost:9092": host "nohost" does not resolve (no such host)`},
+		{[]string{"--upstream", "broker-a.internal:99999"}, 2, `kwire: --upstream "broker-a.internal:99999": port 99999 is out of range (1-65535)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "nohost:19092"}, 1, `kwire: --listen "nohost:19092": host "nohost" does not resolve (no such host)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "127.0.0.1"}, 2, `kwire: --listen "127.0.0.1": missing port in address (want host:port)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--advertise", "proxy:x"}, 2, `kwire: --advertise "proxy:x": port "x" is not a number`},
 	} {
 		r := kwire(t, append([]string{"proxy"}, c.args...)...)
-		if r.code != 2 || r.stderr != c.want+"\n" || r.stdout != "" {
-			t.Errorf("kwire proxy %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.want)
+		if r.code != c.code || r.stderr != c.want+"\n" || r.stdout != "" {
+			t.Errorf("kwire proxy %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/hexdump"
+	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
@@ -24,6 +25,9 @@ type serveCmd struct {
 }
 
 func (a *app) serve(c *serveCmd) error {
+	if err := cli.HostPort("addr", c.Addr, true); err != nil {
+		return err
+	}
 	sets, err := a.siteSets()
 	if err != nil {
 		return err
@@ -71,7 +75,7 @@ func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 	if len(pages) == 0 {
 		var u usageError
 		if errors.As(err, &u) {
-			return nil, u.error
+			return nil, u.Err
 		}
 		return nil, err
 	}

@@ -138,7 +138,7 @@ func Load(release string) (*Release, error) {
 	if avail == "" {
 		avail = "none"
 	}
-	return nil, fmt.Errorf("bundle: no embedded Kafka release matches %q (embedded: %s)", release, avail)
+	return nil, fmt.Errorf("no embedded Kafka release matches %q (embedded: %s)", release, avail)
 }
 
 // decode reads and verifies the embedded bundle name.

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/zip"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -31,7 +32,7 @@ const maxFileSize = 16 << 20
 func ReadPath(path string) ([]File, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("bundle: %w", err)
+		return nil, pathError(path, err)
 	}
 	switch {
 	case info.IsDir():
@@ -41,10 +42,20 @@ func ReadPath(path string) ([]File, error) {
 	default:
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("bundle: %w", err)
+			return nil, pathError(path, err)
 		}
 		return []File{{Source: path, Path: filepath.Base(path), Data: data}}, nil
 	}
+}
+
+// pathError says err of path as "nodir: no such file or directory" (not
+// "stat nodir: …"); errors.Is still finds fs.ErrNotExist and the others.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // hasExt reports whether name ends in ext, ignoring case.
@@ -73,10 +84,14 @@ func readDir(dir string) ([]File, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bundle: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pathError(pe.Path, err)
+		}
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("bundle: %s: no *.json files found", dir)
+		return nil, fmt.Errorf("%s: no *.json files found", dir)
 	}
 	return files, nil
 }
@@ -84,7 +99,7 @@ func readDir(dir string) ([]File, error) {
 func readArchive(name string) ([]File, error) {
 	zr, err := zip.OpenReader(name)
 	if err != nil {
-		return nil, fmt.Errorf("bundle: %s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer zr.Close()
 	var all, common []*zip.File
@@ -101,13 +116,13 @@ func readArchive(name string) ([]File, error) {
 		all = common
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("bundle: %s: no *.json entries found", name)
+		return nil, fmt.Errorf("%s: no *.json entries found", name)
 	}
 	files := make([]File, 0, len(all))
 	for _, f := range all {
 		data, err := readEntry(f)
 		if err != nil {
-			return nil, fmt.Errorf("bundle: %s: %s: %w", name, f.Name, err)
+			return nil, fmt.Errorf("%s: %s: %w", name, f.Name, err)
 		}
 		files = append(files, File{Source: name, Path: f.Name, Data: data})
 	}

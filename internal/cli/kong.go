@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	kongcompletion "github.com/jotaen/kong-completion"
+	"github.com/posener/complete"
+)
+
+// RootVersion reports whether args ask for kwire's own version: a
+// "--version" before the command word, with only global flags around it
+// (globals names those that take a value, without dashes: "kafka"). Global
+// flags are then ignored: kwire's version names every embedded release.
+// "--version" followed by a command is a UsageError: a command's
+// --version N (a message version) goes after the command word.
+func RootVersion(args []string, globals ...string) (bool, error) {
+	takesValue := func(a string) bool {
+		for _, g := range globals {
+			if a == "--"+g {
+				return true
+			}
+		}
+		return false
+	}
+	seen := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false, nil
+		case a == "--version":
+			seen = true
+		case takesValue(a):
+			i++
+		case strings.HasPrefix(a, "-"):
+		case seen:
+			return false, Usagef("--version before a command asks for kwire's own version; a message version goes after the command: kwire %s … --version N", a)
+		default:
+			return false, nil
+		}
+	}
+	return seen, nil
+}
+
+// ExplainParse rewrites kong's parse error about args where a plainer one
+// is known: a --version with no number after it ("expected int value but
+// got "EOL"") says that --version needs a version number. Other errors are
+// returned as they are.
+func ExplainParse(args []string, err error) error {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a != "--version" || i == 0 {
+			continue
+		}
+		if i+1 == len(args) {
+			return Usagef("--version needs a version number (e.g. --version 2)")
+		}
+		if _, perr := strconv.ParseInt(args[i+1], 10, 16); perr != nil {
+			return Usagef("--version needs a version number (e.g. --version 2), not %q", args[i+1])
+		}
+	}
+	return UsageError{err}
+}
+
+// HelpWithDefault formats a flag's help with its default, when it has one:
+// "… frames are reported and skipped (default: 104857600)." It is a
+// kong.ValueFormatter; Placeholders keeps the default from showing twice.
+func HelpWithDefault(v *kong.Value) string {
+	h := kong.DefaultHelpValueFormatter(v)
+	if !v.HasDefault || v.Default == "" {
+		return h
+	}
+	return strings.TrimSuffix(h, ".") + " (default: " + v.Default + ")."
+}
+
+// Placeholders gives every flag of app that has a default and no
+// placeholder its name in upper case as the placeholder (--color=COLOR):
+// kong would show the default there (--color="auto"), and HelpWithDefault
+// already shows it in the help text.
+func Placeholders(app *kong.Application) {
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, f := range n.Flags {
+			if f.HasDefault && f.PlaceHolder == "" && !f.IsBool() {
+				f.PlaceHolder = strings.ToUpper(f.Name)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(app.Node)
+}
+
+// RootFlagHelp returns a kong.Help printer that lists flag, a flag kwire
+// handles before kong parses (RootVersion's --version, which kong cannot
+// hold: commands have a --version of their own), under the Flags of the
+// root's help.
+func RootFlagHelp(name, help string) (kong.Option, error) {
+	var v struct {
+		F bool `help:""`
+	}
+	k, err := kong.New(&v)
+	if err != nil {
+		return nil, err
+	}
+	f := k.Model.Node.Flags[len(k.Model.Node.Flags)-1]
+	f.Name, f.Help = name, help
+	return kong.Help(func(o kong.HelpOptions, ctx *kong.Context) error {
+		root := ctx.Model.Node
+		if ctx.Selected() != nil {
+			return kong.DefaultHelpPrinter(o, ctx)
+		}
+		saved := root.Flags
+		root.Flags = append(append([]*kong.Flag{}, saved...), f)
+		defer func() { root.Flags = saved }()
+		return kong.DefaultHelpPrinter(o, ctx)
+	}), nil
+}
+
+// HelpArgs turns the words of `kwire help WORDS` into the arguments that
+// show that help: "show" becomes "show --help", nothing "--help". More
+// than one word, or a word that is not a command of app, is a UsageError
+// that lists the commands.
+func HelpArgs(app *kong.Application, words []string) ([]string, error) {
+	names := commands(app)
+	switch {
+	case len(words) == 0:
+		return []string{"--help"}, nil
+	case len(words) > 1:
+		return nil, Usagef("help takes one command, not %d (%s): kwire help COMMAND", len(words), strings.Join(words, " "))
+	}
+	for _, n := range names {
+		if n == words[0] {
+			return []string{n, "--help"}, nil
+		}
+	}
+	return nil, Usagef("unknown command %s: the commands are %s", words[0], strings.Join(names, ", "))
+}
+
+// Shells are the shells Completion supports.
+var Shells = []string{"bash", "zsh", "fish"}
+
+// Completion is the `completion` command: it says how to turn on tab
+// completion in a shell, or (-c) prints the shell code that does. It runs
+// kong-completion's command after checking the shell's name.
+type Completion struct {
+	Shell string `arg:"" optional:"" predictor:"shell" help:"The shell: bash, zsh or fish (default: your login shell)."`
+	Code  bool   `short:"c" help:"Print the shell code that turns completion on (source <(kwire completion -c bash)), instead of the command that loads it."`
+}
+
+// Help is the command's help text.
+func (c *Completion) Help() string {
+	return "Prints the command that turns on tab completion of commands, flags and their values " +
+		"in the current shell session; paste it into the shell's init file (~/.bashrc, ~/.zshrc, " +
+		"~/.config/fish/config.fish) to keep it. The completion runs the installed kwire."
+}
+
+// Run checks the shell and prints the command or the code. An unknown
+// shell is a UsageError.
+func (c *Completion) Run(ctx *kong.Context) error {
+	if c.Shell != "" && !contains(Shells, c.Shell) {
+		return Usagef("unknown shell %q: kwire completes in %s", c.Shell, strings.Join(Shells, ", "))
+	}
+	return (&kongcompletion.Completion{Shell: c.Shell, Code: c.Code}).Run(ctx)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Predictors are the completion predictors of kwire's flags and
+// arguments, for kongcompletion.Register: "shell" offers Shells, "release"
+// the given --kafka values.
+func Predictors(releases []string) []kongcompletion.Option {
+	return []kongcompletion.Option{
+		kongcompletion.WithPredictor("shell", complete.PredictSet(Shells...)),
+		kongcompletion.WithPredictor("release", complete.PredictSet(releases...)),
+	}
+}
+
+// commands are the names of app's commands, in order.
+func commands(app *kong.Application) []string {
+	var names []string
+	for _, c := range app.Children {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}

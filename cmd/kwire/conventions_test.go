@@ -69,8 +69,10 @@ func TestHelpCommandIsHelpFlag(t *testing.T) {
 	}
 }
 
+// collapse joins the words of s with one space: help text wraps.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 func TestHelpShowsEveryDefault(t *testing.T) {
-	collapse := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	shown := 0
 	for _, c := range commands(t) {
 		help := collapse(mustRun(t, c.Name, "--help"))
@@ -90,6 +92,24 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 	}
 	if shown != 25 {
 		t.Errorf("%d defaults shown, want 25", shown)
+	}
+	// The default shows once, in the help text, not also as the value
+	// (--color="auto"); kwire's own --version is listed with the root's
+	// flags.
+	for _, c := range append(commands(t), nil) {
+		args := []string{"--help"}
+		if c != nil {
+			args = []string{c.Name, "--help"}
+		}
+		if help := mustRun(t, args...); strings.Contains(help, `="`) || !strings.Contains(collapse(help), "--color=COLOR Colour the output: auto") {
+			t.Errorf("kwire %s:\n%s", strings.Join(args, " "), help)
+		}
+	}
+	if help := collapse(mustRun(t, "--help")); !strings.Contains(help, "--version Print kwire's version and its embedded Kafka releases (kwire version); only before a command. Commands:") {
+		t.Errorf("kwire --help lacks --version:\n%s", help)
+	}
+	if help := mustRun(t, "show", "--help"); strings.Contains(help, "kwire's version") {
+		t.Errorf("kwire show --help lists the root's --version:\n%s", help)
 	}
 	for cmd, want := range map[string]string{
 		"serve":  "--addr=HOST:PORT Address to listen on (default: 127.0.0.1:8080).",
@@ -134,6 +154,11 @@ func TestCompletion(t *testing.T) {
 	if r := kwire(t, "completion", "tcsh"); r.code != 2 {
 		t.Errorf("completion tcsh: exit %d", r.code)
 	}
+	// The help is kwire's own and lists the shells.
+	help := collapse(mustRun(t, "completion", "--help"))
+	if !strings.Contains(help, "Arguments: [<shell>] The shell: bash, zsh or fish (default: your login shell). Flags:") || strings.Contains(help, "in order activate") {
+		t.Errorf("completion --help:\n%s", help)
+	}
 	// The scripts ask kwire itself, with the command line in COMP_LINE:
 	// its answers name the commands, flags and enum values.
 	for line, want := range map[string][]string{
@@ -146,6 +171,9 @@ func TestCompletion(t *testing.T) {
 		"kwire show Vote --vers": {"--version"},
 		"kwire serve --addr=1 -": {"--addr", "--color", "--dir", "--help", "--kafka", "--specs", "--values", "-h"},
 		"kwire completion -c fi": {"fish"},
+		"kwire completion ":      {"bash", "fish", "zsh"},
+		"kwire --kafka ":         {"3.9", "4.4"},
+		"kwire show --kafka 3":   {"3.9"},
 	} {
 		t.Setenv("COMP_LINE", line)
 		r := kwire(t)

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/alecthomas/kong"
+)
+
+func TestExitCode(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{nil, 0},
+		{errors.New("bytes do not decode"), 1},
+		{Usagef("--hex: bad"), 2},
+		{fmt.Errorf("frame 2: %w", Usagef("wrapped")), 2},
+	} {
+		if got := ExitCode(c.err); got != c.code {
+			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.code)
+		}
+	}
+}
+
+func TestHostPort(t *testing.T) {
+	for _, c := range []struct {
+		addr   string
+		listen bool
+		want   string // "" for valid
+	}{
+		{"127.0.0.1:9092", false, ""},
+		{"[::1]:9092", false, ""},
+		{":0", true, ""},
+		{"broker:65535", false, ""},
+		{"nohost", false, `--f "nohost": missing port in address (want host:port)`},
+		{"nohost:", false, `--f "nohost:": no port (want host:port)`},
+		{"h:x", false, `--f "h:x": port "x" is not a number`},
+		{"h:0", false, `--f "h:0": port 0 is out of range (1-65535)`},
+		{"h:99999", true, `--f "h:99999": port 99999 is out of range (0-65535)`},
+		{":9092", false, `--f ":9092": no host (want host:port)`},
+	} {
+		err := HostPort("f", c.addr, c.listen)
+		got := ""
+		if err != nil {
+			got = err.Error()
+			if ExitCode(err) != 2 {
+				t.Errorf("%q: not a usage error", c.addr)
+			}
+		}
+		if got != c.want {
+			t.Errorf("HostPort(%q, %v) = %q, want %q", c.addr, c.listen, got, c.want)
+		}
+	}
+}
+
+func TestRootVersion(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		version bool
+		err     string
+	}{
+		{[]string{"--version"}, true, ""},
+		{[]string{"--kafka", "3.9", "--version"}, true, ""},
+		{[]string{"--kafka=3.9", "--version", "--color", "never"}, true, ""},
+		{[]string{"show", "Vote", "--version", "2"}, false, ""},
+		{[]string{"--kafka", "--version"}, false, ""}, // --version is --kafka's value: kong says
+		{[]string{"--", "--version"}, false, ""},
+		{[]string{}, false, ""},
+		{[]string{"--version", "show", "Vote"}, false, "--version before a command asks for kwire's own version; a message version goes after the command: kwire show … --version N"},
+	} {
+		v, err := RootVersion(c.args, "kafka", "specs", "color", "values")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if v != c.version || got != c.err {
+			t.Errorf("RootVersion(%q) = %v, %q; want %v, %q", c.args, v, got, c.version, c.err)
+		}
+	}
+}
+
+func TestExplainParse(t *testing.T) {
+	kongErr := errors.New(`--version: expected int value but got "EOL" (<EOL>)`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "--version"}, "--version needs a version number (e.g. --version 2)"},
+		{[]string{"show", "--version", "x", "Vote"}, `--version needs a version number (e.g. --version 2), not "x"`},
+		{[]string{"show", "--version", "2", "--nosuch"}, kongErr.Error()},
+	} {
+		err := ExplainParse(c.args, kongErr)
+		if err.Error() != c.want || ExitCode(err) != 2 {
+			t.Errorf("ExplainParse(%q) = %q (exit %d), want %q", c.args, err, ExitCode(err), c.want)
+		}
+	}
+}
+
+type testCLI struct {
+	Color string `help:"Colour." enum:"auto,never" default:"auto"`
+	Limit int    `help:"Most bytes." default:"10" placeholder:"BYTES"`
+	Show  struct {
+		Format string `help:"Format." default:"text"`
+	} `cmd:""`
+	List struct{} `cmd:""`
+}
+
+func TestPlaceholdersAndHelpArgs(t *testing.T) {
+	k, err := kong.New(&testCLI{}, kong.Name("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Placeholders(k.Model)
+	got := map[string]string{}
+	for _, f := range append(k.Model.Flags, k.Model.Children[0].Flags...) {
+		got[f.Name] = f.FormatPlaceHolder()
+	}
+	if got["color"] != "COLOR" || got["limit"] != "BYTES" || got["format"] != "FORMAT" {
+		t.Errorf("placeholders %v", got)
+	}
+	if h := HelpWithDefault(k.Model.Flags[1].Value); h != "Colour (default: auto)." {
+		t.Errorf("HelpWithDefault = %q", h)
+	}
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{
+		{nil, "[--help]"},
+		{[]string{"show"}, "[show --help]"},
+		{[]string{"nosuch"}, "unknown command nosuch: the commands are show, list"},
+		{[]string{"show", "list"}, "help takes one command, not 2 (show list): kwire help COMMAND"},
+	} {
+		args, err := HelpArgs(k.Model, c.words)
+		got := fmt.Sprint(args)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("HelpArgs(%q) = %q, want %q", c.words, got, c.want)
+		}
+	}
+}
+
+func ExampleHostPort() {
+	fmt.Println(HostPort("bootstrap", "localhost:9092", false))
+	err := HostPort("bootstrap", "localhost", false)
+	fmt.Println(err, ExitCode(err))
+	// Output:
+	// <nil>
+	// --bootstrap "localhost": missing port in address (want host:port) 2
+}

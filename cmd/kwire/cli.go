@@ -137,7 +137,7 @@ func run(args []string, e *env) (code int) {
 	}()
 	var flags []string
 	for _, r := range bundle.Releases() {
-		flags = append(flags, releaseFlag(r))
+		flags = append(flags, bundle.Flag(r))
 	}
 	kongcompletion.Register(parser, cli.Predictors(flags)...)
 	version, err := cli.RootVersion(args, "kafka", "specs", "color", "values")

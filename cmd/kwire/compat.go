@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -48,54 +49,21 @@ type historyCmd struct {
 	Format string `help:"Output format: text or json." enum:"text,json" default:"text"`
 }
 
-// source is one side of a comparison: an embedded release (--kafka), a
-// path (--specs), or an argument that is either.
-type source struct {
-	kind  string // "kafka", "specs" or "arg"
-	value string
-}
-
-func (s source) String() string {
-	if s.kind == "arg" {
-		return s.value
-	}
-	return "--" + s.kind + " " + s.value
-}
+// source is one side of a comparison: an embedded release (Flag
+// "kafka"), a path ("specs"), or an argument that is either ("arg").
+type source = cli.FlagValue
 
 // AfterApply collects every --kafka and --specs of the command line: the
 // global flags keep only their last value.
 func (c *compatCmd) AfterApply(ctx *kong.Context) error {
-	c.sources, c.scanned = scanSources(ctx.Args), true
+	c.sources, c.scanned = cli.FlagValues(ctx.Args, "kafka", "specs"), true
 	return nil
 }
 
 // AfterApply collects every --kafka and --specs of the command line.
 func (c *diffCmd) AfterApply(ctx *kong.Context) error {
-	c.sources, c.scanned = scanSources(ctx.Args), true
+	c.sources, c.scanned = cli.FlagValues(ctx.Args, "kafka", "specs"), true
 	return nil
-}
-
-// scanSources returns the values of --kafka and --specs in args, in order,
-// in both the "--kafka 3.9" and the "--kafka=3.9" forms, up to "--".
-func scanSources(args []string) []source {
-	var out []source
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		for _, kind := range []string{"kafka", "specs"} {
-			flag := "--" + kind
-			switch {
-			case a == flag && i+1 < len(args):
-				out = append(out, source{kind, args[i+1]})
-				i++
-			case strings.HasPrefix(a, flag+"="):
-				out = append(out, source{kind, a[len(flag)+1:]})
-			}
-		}
-	}
-	return out
 }
 
 // sides returns the old and new sources: the flags' (in order), then the
@@ -105,15 +73,15 @@ func (a *app) sides(scanned bool, flags []source, oldArg, newArg string) (source
 	if !scanned { // called without kong's hook (tests): the flags kong kept
 		all = nil
 		if a.cli.Kafka != "" {
-			all = append(all, source{"kafka", a.cli.Kafka})
+			all = append(all, source{Flag: "kafka", Value: a.cli.Kafka})
 		}
 		if a.cli.Specs != "" {
-			all = append(all, source{"specs", a.cli.Specs})
+			all = append(all, source{Flag: "specs", Value: a.cli.Specs})
 		}
 	}
 	for _, s := range []string{oldArg, newArg} {
 		if s != "" {
-			all = append(all, source{"arg", s})
+			all = append(all, source{Flag: "arg", Value: s})
 		}
 	}
 	if len(all) != 2 {
@@ -136,26 +104,26 @@ func releaseLike(s string) bool {
 // loadSource loads one side. Problems in spec files are printed to stderr
 // and kept in a.problems. single reports a side that is one spec file.
 func (a *app) loadSource(s source) (set *spec.Set, single bool, err error) {
-	kind := s.kind
+	kind := s.Flag
 	if kind == "arg" {
-		if _, err := os.Stat(s.value); err == nil {
+		if _, err := os.Stat(s.Value); err == nil {
 			kind = "specs"
-		} else if _, err := bundle.Load(s.value); err == nil {
+		} else if _, err := bundle.Load(s.Value); err == nil {
 			kind = "kafka"
-		} else if releaseLike(s.value) {
-			return nil, false, usagef("%q is neither a file or directory nor an embedded release (embedded: %s)", s.value, strings.Join(bundle.Releases(), ", "))
+		} else if releaseLike(s.Value) {
+			return nil, false, usagef("%q is neither a file or directory nor an embedded release (embedded: %s)", s.Value, strings.Join(bundle.Releases(), ", "))
 		} else {
-			return nil, false, fmt.Errorf("%s: no such file or directory, nor an embedded release (embedded: %s)", s.value, strings.Join(bundle.Releases(), ", "))
+			return nil, false, fmt.Errorf("%s: no such file or directory, nor an embedded release (embedded: %s)", s.Value, strings.Join(bundle.Releases(), ", "))
 		}
 	}
 	if kind == "kafka" {
-		set, err := spec.Embedded(s.value)
+		set, err := spec.Embedded(s.Value)
 		if err != nil {
 			return nil, false, usageError{Err: err}
 		}
 		return set, false, nil
 	}
-	set, problems, err := spec.FromPath(s.value)
+	set, problems, err := spec.FromPath(s.Value)
 	if err != nil {
 		return nil, false, err
 	}
@@ -163,7 +131,7 @@ func (a *app) loadSource(s source) (set *spec.Set, single bool, err error) {
 		fmt.Fprintln(a.stderr, p)
 	}
 	a.problems = append(a.problems, problems...)
-	if fi, err := os.Stat(s.value); err == nil && !fi.IsDir() && strings.HasSuffix(strings.ToLower(s.value), ".json") {
+	if fi, err := os.Stat(s.Value); err == nil && !fi.IsDir() && strings.HasSuffix(strings.ToLower(s.Value), ".json") {
 		single = true
 	}
 	return set, single, nil
@@ -191,7 +159,7 @@ func label(s source, set *spec.Set) string {
 	if set.Release != "" {
 		return "Kafka " + set.Release
 	}
-	return s.value
+	return s.Value
 }
 
 // compare loads both sides and compares them.

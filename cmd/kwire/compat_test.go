@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/spec"
 )
 
@@ -25,10 +26,10 @@ func needCommand(t *testing.T, field string) {
 }
 
 func TestScanSources(t *testing.T) {
-	got := scanSources([]string{"--kafka", "3.9", "compat", "--format", "json", "--specs=dir", "--kafka=4.4", "--", "--kafka", "x"})
-	want := []source{{"kafka", "3.9"}, {"specs", "dir"}, {"kafka", "4.4"}}
+	got := cli.FlagValues([]string{"--kafka", "3.9", "compat", "--format", "json", "--specs=dir", "--kafka=4.4", "--", "--kafka", "x"}, "kafka", "specs")
+	want := []source{{Flag: "kafka", Value: "3.9"}, {Flag: "specs", Value: "dir"}, {Flag: "kafka", Value: "4.4"}}
 	if !slices.Equal(got, want) {
-		t.Errorf("scanSources = %v, want %v", got, want)
+		t.Errorf("FlagValues = %v, want %v", got, want)
 	}
 }
 

@@ -132,25 +132,12 @@ func elsewhere(set *spec.Set, name string, v *int16) string {
 		if m == nil || m.ValidVersions.Empty() || v != nil && !m.ValidVersions.Contains(*v) {
 			continue
 		}
-		hints = append(hints, fmt.Sprintf("Kafka %s has versions %s: try --kafka %s", r, m.ValidVersions, releaseFlag(r)))
+		hints = append(hints, fmt.Sprintf("Kafka %s has versions %s: try --kafka %s", r, m.ValidVersions, bundle.Flag(r)))
 	}
 	if len(hints) == 0 {
 		return ""
 	}
 	return "; " + strings.Join(hints, "; ")
-}
-
-// releaseFlag is the shortest --kafka value that selects embedded release
-// r: "3.9" for 3.9.1 when no newer 3.9.x is embedded.
-func releaseFlag(r string) string {
-	parts := strings.Split(r, ".")
-	if len(parts) > 2 {
-		short := strings.Join(parts[:2], ".")
-		if rel, err := bundle.Load(short); err == nil && rel.Version == r {
-			return short
-		}
-	}
-	return r
 }
 
 // renderOptions are the render options of --color and --values, fitted

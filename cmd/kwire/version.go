@@ -21,7 +21,7 @@ func (a *app) version() error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "  %s\t--kafka %s, %d spec files\n", r, releaseFlag(r), len(rel.Files))
+		fmt.Fprintf(tw, "  %s\t--kafka %s, %d spec files\n", r, bundle.Flag(r), len(rel.Files))
 		for _, art := range rel.Artifacts {
 			fmt.Fprintf(tw, "\t%s\tsha256 %s\n", art.Coord, art.SHA256)
 		}

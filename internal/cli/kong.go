@@ -198,3 +198,37 @@ func commands(app *kong.Application) []string {
 	}
 	return names
 }
+
+// FlagValue is one value of a flag on a command line (Flag "kafka", Value
+// "3.9"), or a positional argument (Flag "arg").
+type FlagValue struct {
+	Flag, Value string
+}
+
+// String is "--kafka 3.9", or the argument itself.
+func (f FlagValue) String() string {
+	if f.Flag == "arg" {
+		return f.Value
+	}
+	return "--" + f.Flag + " " + f.Value
+}
+
+// FlagValues returns every value of the named flags (without dashes) in
+// args, in order, in both the "--kafka 3.9" and the "--kafka=3.9" forms,
+// up to "--": kong keeps only the last value of a repeated flag.
+func FlagValues(args []string, flags ...string) []FlagValue {
+	var out []FlagValue
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		for _, name := range flags {
+			flag := "--" + name
+			switch a := args[i]; {
+			case a == flag && i+1 < len(args):
+				out = append(out, FlagValue{name, args[i+1]})
+				i++
+			case strings.HasPrefix(a, flag+"="):
+				out = append(out, FlagValue{name, a[len(flag)+1:]})
+			}
+		}
+	}
+	return out
+}

@@ -100,6 +100,20 @@ var index = sync.OnceValue(func() []*entry {
 	return es
 })
 
+// Flag is the shortest --kafka value that selects embedded release r
+// (Load's argument): "3.9" for "3.9.1" when no newer 3.9.x is embedded,
+// else r itself.
+func Flag(r string) string {
+	parts := strings.Split(r, ".")
+	if len(parts) > 2 {
+		short := strings.Join(parts[:2], ".")
+		if rel, err := Load(short); err == nil && rel.Version == r {
+			return short
+		}
+	}
+	return r
+}
+
 // Releases returns the versions of the embedded releases, newest first,
 // e.g. ["4.4.0", "3.9.1"].
 func Releases() []string {

@@ -465,3 +465,11 @@ func TestLoadConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestFlag(t *testing.T) {
+	for r, want := range map[string]string{"3.9.1": "3.9", "4.4.0": "4.4", "9.9.9": "9.9.9", "4.4": "4.4"} {
+		if got := Flag(r); got != want {
+			t.Errorf("Flag(%q) = %q, want %q", r, got, want)
+		}
+	}
+}

@@ -8,8 +8,8 @@
 // Splitter that cuts a byte stream fed in chunks of any size into frames.
 //
 // Every other part of kwire that needs a frame's size, api key, version or
-// correlation id asks this package: codec for the header version and the
-// api key and version it dispatches on, flow for splitting and
+// correlation id asks this package: codec for the size prefix, the header
+// version and the api key and version it dispatches on, flow for splitting and
 // resynchronising a connection's streams, proxy for following frame
 // boundaries on its forwarding path and holding responses it rewrites,
 // client for reading responses.

@@ -100,9 +100,11 @@ func ResponseHeaderVersion(resp *spec.Message, v int16) int16 {
 //	    length: it is not flexible in any version)
 type RequestHeader struct {
 	// Version is the header version (0, 1 or 2).
-	Version       int16
-	APIKey        int16
-	APIVersion    int16
+	Version int16
+	// APIKey and APIVersion are request_api_key and request_api_version:
+	// which request, at which version.
+	APIKey, APIVersion int16
+	// CorrelationID is correlation_id, which the response repeats.
 	CorrelationID int32
 	// ClientID is the client_id's bytes (v1 and v2), nil when null or
 	// absent (v0). A parsed header's ClientID refers to the frame.
@@ -122,7 +124,8 @@ type RequestHeader struct {
 //	v1: v0, then the header's tagged fields
 type ResponseHeader struct {
 	// Version is the header version (0 or 1).
-	Version       int16
+	Version int16
+	// CorrelationID is the correlation_id of the request answered.
 	CorrelationID int32
 	// Tags is the tagged-fields section (v1) as on the wire, as for
 	// RequestHeader.Tags.

@@ -1,9 +1,6 @@
 package frame
 
-import (
-	"encoding/binary"
-	"sync"
-)
+import "sync"
 
 // Kind is what Splitter.Next found.
 type Kind uint8
@@ -51,6 +48,7 @@ func (k Kind) String() string {
 // Splitter (Next, Feed, Take, Gap, GapToFrame, End), and must not be
 // modified.
 type Event struct {
+	// Kind says what was found.
 	Kind Kind
 	// Off is the stream offset of the frame's size prefix (the count of
 	// bytes fed and reported missing before it).
@@ -182,6 +180,7 @@ func (s *Splitter) State() State { return s.state }
 
 // Pending describes what the Splitter is inside between calls.
 type Pending struct {
+	// State is the Splitter's State.
 	State State
 	// Off is, for InFrame, the offset of the frame begun (-1 when at a
 	// frame boundary); for Skipping, the offset of the frame being
@@ -459,7 +458,8 @@ func (s *Splitter) frame() (Event, bool) {
 		// Fast path: judge the size prefix in place, and deliver what is
 		// whole in the input without copying it.
 		if len(s.in) >= 4 {
-			size := int64(int32(binary.BigEndian.Uint32(s.in)))
+			size32, _ := Size(s.in)
+			size := int64(size32)
 			switch {
 			case size < 0:
 				return s.negative(s.in[:4], size, true), true
@@ -485,7 +485,8 @@ func (s *Splitter) frame() (Event, bool) {
 		if len(s.buf) < 4 {
 			return Event{}, false
 		}
-		size := int64(int32(binary.BigEndian.Uint32(s.buf)))
+		size32, _ := Size(s.buf)
+		size := int64(size32)
 		if size < 0 {
 			copy(s.pfx[:], s.buf)
 			return s.negative(s.pfx[:], size, false), true

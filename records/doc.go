@@ -32,7 +32,16 @@
 //   - bytes that do not form a whole entry are Raw leaves: "partial
 //     batch" at the end when they could be the start of one, "zero bytes"
 //     up to the end, else "skipped" up to the next whole entry (its
-//     header one Kafka's reader takes, its CRC matching) or the end.
+//     header one Kafka's reader takes, its CRC matching) or the end. A
+//     partial batch's Num is the length its entry declares, -1 when it is
+//     too short to say (see PartialBatch).
+//
+// The meaning of these nodes' values is this package's to tell: views and
+// commands read it with BatchFactsOf (an entry's header fields typed, its
+// CRC as stored and as computed), Attributes (the attributes bits:
+// compression codec, timestamp type, transactional, control, delete
+// horizon), PartialBatch and LogBatches (batches and records, with each
+// record's offset and timestamp), never by parsing the bytes again.
 //
 // The wire leaves always tile the records bytes exactly, whatever the
 // input. Nothing here fails: what is wrong (a CRC that does not match, a

@@ -28,15 +28,15 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 	for k, f := range legacyFields {
 		n := tree.Node{Kind: tree.BatchField, Wire: f.w, Ref: f.ref, Off: off + int32(p), Size: int32(f.size), Num: readFixed(msg[p:], f.w), Flags: fl}
 		switch k {
-		case 0:
+		case legacyOffset:
 			offset = n.Num
-		case 2:
+		case legacyCRC:
 			n.Index, n.Flags = int32(computed), flags
-		case 4:
+		case legacyAttributes:
 			attrs = n.Num
 		}
 		li := b.Leaf(n)
-		if k == 2 && stored != computed {
+		if k == legacyCRC && stored != computed {
 			d.problem(a, li, off+12, path+".crc", fmt.Sprintf("CRC-32 0x%08x stored, 0x%08x computed: the message is corrupt", stored, computed))
 		}
 		p += f.size
@@ -45,7 +45,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 		b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireInt64, Ref: refLegacyTimestamp, Off: off + int32(p), Size: 8, Num: readFixed(msg[p:], tree.WireInt64), Flags: fl})
 		p += 8
 	}
-	codec := int(attrs & 7)
+	codec := int(Attributes(attrs).Compression())
 	// key, then value: int32 length (negative: null) and bytes.
 	for _, isValue := range [2]bool{false, true} {
 		name, ref := "key", refLegacyKey
@@ -101,8 +101,8 @@ func (d *decoder) wrapper(data []byte, off int32, a area, path string, codec int
 	case a.inWrapper:
 		d.problem(a, vi, off, vpath, "a message inside a compressed wrapper is itself compressed: Kafka does not allow it (not decompressed)")
 		return
-	case codec > 3:
-		if codec == 4 {
+	case codec > int(CompressionLZ4):
+		if codec == int(CompressionZstd) {
 			d.problem(a, vi, off, vpath, fmt.Sprintf("zstd compression needs magic 2, this message is magic %d (not decompressed)", magic))
 		} else {
 			d.problem(a, vi, off, vpath, fmt.Sprintf("unknown compression id %d (magic %d knows 0-3): not decompressed", codec, magic))

@@ -138,34 +138,18 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 		legacyBatch(t, bi, &lb)
 		return lb
 	}
+	f, _ := BatchFactsOf(t, bi)
+	lb.BaseOffset, lb.LeaderEpoch, lb.Count = f.BaseOffset, f.LeaderEpoch, f.Count
+	lb.Attributes, lb.Control, lb.TimestampType = int16(f.Attributes), f.Attributes.Control(), f.Attributes.TimestampType()
 	// The header fields come before the records in the tree.
-	var baseTs, maxTs int64
 	for c := bi + 1; c < n.End; c = t.Nodes[c].End {
-		cn := &t.Nodes[c]
-		switch cn.Kind {
-		case tree.BatchField:
-			switch t.Name(c) {
-			case "baseOffset":
-				lb.BaseOffset = cn.Num
-			case "partitionLeaderEpoch":
-				lb.LeaderEpoch = int32(cn.Num)
-			case "attributes":
-				lb.Attributes = int16(cn.Num)
-				lb.Control = cn.Num&0x20 != 0
-				lb.TimestampType = timestampTypeOf(cn.Num)
-			case "baseTimestamp":
-				baseTs = cn.Num
-			case "maxTimestamp":
-				maxTs = cn.Num
-			case "recordsCount":
-				lb.Count = int32(cn.Num)
-			}
+		switch t.Nodes[c].Kind {
 		case tree.Record:
-			lb.Records = append(lb.Records, logRecord(t, c, lb.TimestampType, baseTs, maxTs))
+			lb.Records = append(lb.Records, logRecord(t, c, f))
 		case tree.Decompressed:
 			t.Children(c, func(r int32) bool {
 				if t.Nodes[r].Kind == tree.Record {
-					lb.Records = append(lb.Records, logRecord(t, r, lb.TimestampType, baseTs, maxTs))
+					lb.Records = append(lb.Records, logRecord(t, r, f))
 				}
 				return true
 			})
@@ -174,17 +158,17 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 	return lb
 }
 
-// logRecord reads record ri of a v2 batch whose timestamp type and
-// baseTimestamp and maxTimestamp are given
+// logRecord reads record ri of a v2 batch whose facts are f
 // (DefaultRecordBatch.uncompressedIterator).
-func logRecord(t *tree.Tree, ri int32, tt TimestampType, baseTs, maxTs int64) LogRecord {
-	lr := LogRecord{Node: ri, Offset: t.Nodes[ri].Num, Embedded: -1, TimestampType: tt, Timestamp: maxTs}
+func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
+	tt := f.Attributes.TimestampType()
+	lr := LogRecord{Node: ri, Offset: t.Nodes[ri].Num, Embedded: -1, TimestampType: tt, Timestamp: f.MaxTimestamp}
 	t.Children(ri, func(c int32) bool {
 		cn := &t.Nodes[c]
 		switch cn.Ref {
 		case refTsDelta:
 			if tt != LogAppendTime {
-				lr.Timestamp = baseTs + cn.Num
+				lr.Timestamp = f.BaseTimestamp + cn.Num
 			}
 		case refKey:
 			lr.Key, lr.KeyNull = contents(t, c)

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"strconv"
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -78,7 +77,7 @@ const (
 	batchOverhead  = 61 // RecordBatch v2 header (DefaultRecordBatch.RECORD_BATCH_OVERHEAD)
 	legacyMinV0    = 14 // LegacyRecord.RECORD_OVERHEAD_V0: crc, magic, attributes, key and value lengths
 	legacyMinV1    = 22 // RECORD_OVERHEAD_V1: plus the timestamp
-	compressionMax = 4  // zstd
+	compressionMax = 4  // CompressionZstd
 )
 
 // Refs of record nodes: names and about texts are interned once.
@@ -142,10 +141,19 @@ var v2Header = []batchField{
 
 // Indexes of v2Header.
 const (
-	v2BaseOffset = 0
-	v2CRC        = 4
-	v2Attributes = 5
-	v2Count      = 12
+	v2BaseOffset = iota
+	v2Length
+	v2LeaderEpoch
+	v2Magic
+	v2CRC
+	v2Attributes
+	v2LastOffsetDelta
+	v2BaseTimestamp
+	v2MaxTimestamp
+	v2ProducerID
+	v2ProducerEpoch
+	v2BaseSequence
+	v2Count
 )
 
 var legacyFields = []batchField{
@@ -155,6 +163,15 @@ var legacyFields = []batchField{
 	bf("magic", "message format version", tree.WireInt8, 1),
 	bf("attributes", "compression (bits 0-2), timestamp type (bit 3, v1)", tree.WireInt8, 1),
 }
+
+// Indexes of legacyFields.
+const (
+	legacyOffset = iota
+	legacySize
+	legacyCRC
+	legacyMagic
+	legacyAttributes
+)
 
 func readFixed(b []byte, w tree.Wire) int64 {
 	switch w {
@@ -427,6 +444,10 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 	if next < 0 {
 		if msg, ok := partialBatch(rest); ok {
 			i := d.raw(a, refPartial, off, len(rest))
+			d.b.T.Nodes[i].Num = -1 // see PartialBatch
+			if len(rest) >= EntryHeader {
+				d.b.T.Nodes[i].Num = int64(int32(binary.BigEndian.Uint32(rest[8:])))
+			}
 			if d.o.Complete {
 				msg += ": the records end inside it"
 			}
@@ -566,14 +587,14 @@ func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 		}
 		p += f.size
 	}
-	info.control = attrs&0x20 != 0
+	info.control = Attributes(attrs).Control()
 	if count < 0 {
 		d.problem(a, countLeaf, off+57, path+".recordsCount", fmt.Sprintf("recordsCount %d is negative", count))
 		count = 0
 	}
 	body := batch[batchOverhead:]
 	boff := off + batchOverhead
-	codec := int(attrs & 7)
+	codec := int(Attributes(attrs).Compression())
 	got := int32(-1)
 	switch {
 	case codec == 0 || len(body) == 0:
@@ -635,15 +656,15 @@ func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off 
 	if err == errTooLarge {
 		t.Virtual = t.Virtual[:start]
 		if limit < d.o.MaxDecompressed {
-			fail(fmt.Sprintf("%s payload: the decompressed views of these records reach their limit of %d bytes together: not decompressed", codecName(codec), d.o.MaxDecompressedTotal))
+			fail(fmt.Sprintf("%s payload: the decompressed views of these records reach their limit of %d bytes together: not decompressed", Compression(codec).String(), d.o.MaxDecompressedTotal))
 		} else {
-			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes (the limit, --max-decompressed): not followed", codecName(codec), d.o.MaxDecompressed))
+			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes (the limit, --max-decompressed): not followed", Compression(codec).String(), d.o.MaxDecompressed))
 		}
 		return nil, 0, false
 	}
 	if err != nil {
 		t.Virtual = t.Virtual[:start]
-		fail(fmt.Sprintf("%s payload does not decompress: %v", codecName(codec), err))
+		fail(fmt.Sprintf("%s payload does not decompress: %v", Compression(codec).String(), err))
 		return nil, 0, false
 	}
 	t.Virtual = v
@@ -931,20 +952,4 @@ func errText(e *wire.Error) string {
 		return e.Msg
 	}
 	return fmt.Sprintf("need %d bytes, have %d", e.Need, e.Have)
-}
-
-func codecName(c int) string {
-	switch c {
-	case 0:
-		return "uncompressed"
-	case 1:
-		return "gzip"
-	case 2:
-		return "snappy"
-	case 3:
-		return "lz4"
-	case 4:
-		return "zstd"
-	}
-	return "compression " + strconv.Itoa(c)
 }

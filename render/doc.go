@@ -19,15 +19,19 @@
 // is exactly what the codec attributed. Nodes carry only a Ref id with a
 // static name and about text; texts that depend on values ("Record[2]",
 // "RecordBatch v2, 61 bytes, CRC valid", "gzip, LogAppendTime") are
-// composed here from the node's Num, Index, Flags, Size and contents.
+// composed here from the node's Num, Index, Flags, Size and contents. What
+// a record batch's values mean (the attributes bits, the CRC as stored and
+// as computed, the length a partial batch declares) is package records'
+// to say: render asks it (records.BatchFactsOf, records.Attributes,
+// records.PartialBatch) rather than decoding bits or bytes itself.
 //
 // The object tree's layout (columns name, type, value, range and about,
 // each padded to its widest cell plus two spaces; "+-- " and "|   "
 // drawing; "= 2 (compact, n+1)" and `"" (int16 len=0)` notes) follows
-// kwire's seed pages for EndQuorumEpoch v1 and Vote v2, except that a body
-// string or bytes field nullable at the message's version is typed
-// "nullable_string" or "nullable_bytes", as the header's client_id is
-// there. Field names, types
+// kwire's seed pages for EndQuorumEpoch v1 and Vote v2 (testdata/seed00*,
+// whose frames docs/wire-cases.md lists), except that a body string or
+// bytes field nullable at the message's version is typed "nullable_string"
+// or "nullable_bytes", as the header's client_id is there. Field names, types
 // and about texts come from Kafka's message specs
 // (clients/src/main/resources/common/message/*.json); the request and
 // response header rows use kwire's own snake_case names and descriptions.

@@ -1,12 +1,12 @@
 package render
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -328,7 +328,7 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.Record:
 		return append(b, "Record"...)
 	case tree.Decompressed:
-		return appendCompression(b, int64(t.Compression(i)))
+		return records.Compression(t.Compression(i)).AppendName(b)
 	case tree.Embedded:
 		if embeddedFramed(t, i) {
 			return strconv.AppendInt(append(b, "metadata record v"...), int64(t.NodeVersion(i)), 10)
@@ -766,7 +766,8 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 			if n.Flags&tree.FlagVirtual != 0 && n.End > i+1 && c.parent >= 0 {
 				// An inner message of a compressed wrapper: its offset
 				// (magic 1: relative to the wrapper's, see Decompressed).
-				b = strconv.AppendInt(append(b, ", offset "...), t.Nodes[c.parent].Num+t.Nodes[i+1].Num, 10)
+				f, _ := records.BatchFactsOf(t, i)
+				b = strconv.AppendInt(append(b, ", offset "...), t.Nodes[c.parent].Num+f.BaseOffset, 10)
 			}
 			return b, true
 		}
@@ -778,7 +779,7 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		}
 		return b, true
 	case tree.Decompressed:
-		b = appendCompression(b, int64(t.Compression(i)))
+		b = records.Compression(t.Compression(i)).AppendName(b)
 		b = append(b, " payload decompressed, not wire bytes (v offsets)"...)
 		if c.parent >= 0 && t.Name(c.parent) == "LegacyMessage" && t.Magic(c.parent) == 1 {
 			b = strconv.AppendInt(append(b, "; inner offsets relative to "...), n.Num, 10)
@@ -789,11 +790,11 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		inLegacy := c.parent >= 0 && t.Name(c.parent) == "LegacyMessage"
 		switch {
 		case (inBatch || inLegacy) && ref.Name == "crc":
-			return appendCRCText(append(append(b, ref.About...), ": "...), t, i), true
-		case inBatch && ref.Name == "attributes":
-			return appendAttributes(b, n.Num), true
-		case inLegacy && ref.Name == "attributes":
-			return appendLegacyAttributes(b, n.Num, int64(t.Magic(c.parent))), true
+			f, _ := records.BatchFactsOf(t, c.parent)
+			return appendCRCText(append(append(b, ref.About...), ": "...), f), true
+		case (inBatch || inLegacy) && ref.Name == "attributes":
+			f, _ := records.BatchFactsOf(t, c.parent)
+			return f.Attributes.AppendText(b, f.Magic), true
 		case ref.Name == "key", ref.Name == "value", ref.Name == "headersCount", ref.Name == "headerKey", ref.Name == "headerValue":
 			// The name and the value say what these are.
 			return b, true
@@ -801,12 +802,14 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 	case tree.Raw:
 		switch ref.Name {
 		case "partial batch":
-			return appendPartialBatchAbout(b, t.Data(i)), true
+			return appendPartialBatchAbout(b, t, i), true
 		case "records":
-			b = appendCompression(b, batchAttributes(t, c.parent)&7)
+			f, _ := records.BatchFactsOf(t, c.parent)
+			b = f.Attributes.Compression().AppendName(b)
 			return append(b, " records payload, not decoded here"...), true
 		case "compressed records":
-			b = appendCompression(b, batchAttributes(t, c.parent)&7)
+			f, _ := records.BatchFactsOf(t, c.parent)
+			b = f.Attributes.Compression().AppendName(b)
 			return append(b, " records payload, decompressed below"...), true
 		case "trailing":
 			// "N bytes, not decoded", as for any raw bytes.
@@ -817,119 +820,37 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 }
 
 // appendBatchAbout describes a RecordBatch v2: its size and whether its
-// CRC-32C matches (the computed CRC is kept on its crc leaf).
+// CRC-32C matches (and if not, the CRC its bytes have).
 func appendBatchAbout(b []byte, t *tree.Tree, i int32) []byte {
-	n := &t.Nodes[i]
-	b = strconv.AppendInt(append(b, "RecordBatch v2, "...), int64(n.Size), 10)
+	f, _ := records.BatchFactsOf(t, i)
+	b = strconv.AppendInt(append(b, "RecordBatch v2, "...), int64(t.Nodes[i].Size), 10)
 	b = append(b, " bytes"...)
-	if n.Flags&tree.FlagBadCRC == 0 {
+	if f.CRCValid() {
 		return append(b, ", CRC valid"...)
 	}
-	b = append(b, ", CRC INVALID"...)
-	if crc := batchChild(t, i, "crc"); crc >= 0 {
-		b = appendHex8(append(b, " (computed 0x"...), t.CRC(crc))
-		b = append(b, ')')
-	}
-	return b
+	b = appendHex8(append(b, ", CRC INVALID (computed 0x"...), f.ComputedCRC)
+	return append(b, ')')
 }
 
-// appendCRCText says whether RecordBatch v2 crc leaf i (stored CRC in its
-// value, computed CRC in Tree.CRC) is valid.
-func appendCRCText(b []byte, t *tree.Tree, i int32) []byte {
-	if t.Nodes[i].Flags&tree.FlagBadCRC != 0 {
-		return appendHex8(append(b, "INVALID, computed 0x"...), t.CRC(i))
+// appendCRCText says whether the CRC of the entry whose facts are f is
+// valid.
+func appendCRCText(b []byte, f records.BatchFacts) []byte {
+	if !f.CRCValid() {
+		return appendHex8(append(b, "INVALID, computed 0x"...), f.ComputedCRC)
 	}
-	return append(appendHex8(append(b, "valid (0x"...), t.CRC(i)), ')')
+	return append(appendHex8(append(b, "valid (0x"...), f.ComputedCRC), ')')
 }
 
-// batchChild returns the child of RecordBatch node i with synthetic name
-// name, or -1. The header fields come first, so the search is short.
-func batchChild(t *tree.Tree, i int32, name string) int32 {
-	r := int32(-1)
-	t.Children(i, func(c int32) bool {
-		if t.Name(c) == name {
-			r = c
-			return false
-		}
-		return true
-	})
-	return r
-}
-
-// batchAttributes returns the attributes of RecordBatch node i (0 when it
-// has none).
-func batchAttributes(t *tree.Tree, i int32) int64 {
-	if i < 0 {
-		return 0
+// appendPartialBatchAbout says why the bytes of "partial batch" leaf i at
+// the end of a records field do not hold a whole batch.
+func appendPartialBatchAbout(b []byte, t *tree.Tree, i int32) []byte {
+	length, present, ok := records.PartialBatch(t, i)
+	if !ok {
+		return append(strconv.AppendInt(b, int64(t.Nodes[i].Size), 10), " bytes: too short for a batch header"...)
 	}
-	if a := batchChild(t, i, "attributes"); a >= 0 {
-		return t.Nodes[a].Num
-	}
-	return 0
-}
-
-// appendPartialBatchAbout says why the bytes at the end of a records field
-// do not hold a whole batch.
-func appendPartialBatchAbout(b, d []byte) []byte {
-	if len(d) < 17 {
-		return append(strconv.AppendInt(b, int64(len(d)), 10), " bytes: too short for a batch header"...)
-	}
-	length := int32(binary.BigEndian.Uint32(d[8:]))
 	b = strconv.AppendInt(append(b, "batch length "...), int64(length), 10)
-	b = strconv.AppendInt(append(b, ", "...), int64(len(d)-12), 10)
+	b = strconv.AppendInt(append(b, ", "...), int64(present), 10)
 	return append(b, " bytes present"...)
-}
-
-// appendCompression names the compression codec of attributes bits 0-2.
-func appendCompression(b []byte, c int64) []byte {
-	switch c {
-	case 0:
-		return append(b, "uncompressed"...)
-	case 1:
-		return append(b, "gzip"...)
-	case 2:
-		return append(b, "snappy"...)
-	case 3:
-		return append(b, "lz4"...)
-	case 4:
-		return append(b, "zstd"...)
-	}
-	return strconv.AppendInt(append(b, "compression "...), c, 10)
-}
-
-// appendAttributes spells out a RecordBatch v2's attributes: compression
-// (bits 0-2), timestamp type (bit 3), transactional (bit 4), control (bit
-// 5) and delete horizon (bit 6).
-func appendAttributes(b []byte, v int64) []byte {
-	b = appendCompression(b, v&7)
-	if v&8 != 0 {
-		b = append(b, ", LogAppendTime"...)
-	} else {
-		b = append(b, ", CreateTime"...)
-	}
-	if v&16 != 0 {
-		b = append(b, ", transactional"...)
-	}
-	if v&32 != 0 {
-		b = append(b, ", control"...)
-	}
-	if v&64 != 0 {
-		b = append(b, ", delete horizon"...)
-	}
-	return b
-}
-
-// appendLegacyAttributes spells out a legacy message's attributes:
-// compression (bits 0-2) and, for magic 1, timestamp type (bit 3).
-func appendLegacyAttributes(b []byte, v, magic int64) []byte {
-	b = appendCompression(b, v&7)
-	if magic == 0 {
-		return b
-	}
-	if v&8 != 0 {
-		return append(b, ", LogAppendTime"...)
-	}
-	return append(b, ", CreateTime"...)
 }
 
 func tagOwner(c ctx) string {

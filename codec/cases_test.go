@@ -1,7 +1,7 @@
 package codec_test
 
-// The wire cases of /shared/cases/wire-cases.md (faults real Kafka clients,
-// brokers and proxies have shipped) as fixed byte vectors, plus bad-input
+// The wire cases of docs/wire-cases.md (rules of the format that Kafka
+// clients, brokers and proxies have got wrong, ids C01…) as fixed byte vectors, plus bad-input
 // tests: truncation, absurd counts, non-Kafka frames, unknown keys and
 // versions.
 

@@ -1,7 +1,8 @@
 // Package instance builds message values to encode: the smallest legal
-// instance of any message at any version (the rule of kwire's seed pages,
-// see DESIGN.md), and seeded random valid instances (Random, RecordBatch)
-// for round-trip tests, fuzzing and the oracle harness.
+// instance of any message at any version (the rule of Smallest; its seed
+// vectors are listed in docs/wire-cases.md), and seeded random valid
+// instances (Random, RecordBatch) for round-trip tests, fuzzing and the
+// oracle harness.
 package instance
 
 import (

@@ -20,7 +20,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ (not the seed extracts)")
 
-// seedVectors are the frames of DESIGN.md's seed pages.
+// seedVectors are the seed vectors of docs/wire-cases.md: the frames of the
+// seed pages (testdata/seed00*).
 var seedVectors = []struct {
 	name    string
 	version int16

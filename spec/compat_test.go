@@ -172,7 +172,7 @@ func TestCompatRules(t *testing.T) {
 	}
 }
 
-// TestCompatC20 is case C20 of wire-cases.md: a field goes uint16 → int32
+// TestCompatC20 is case C20 of docs/wire-cases.md: a field goes uint16 → int32
 // at the same versions, which is wire-incompatible.
 func TestCompatC20(t *testing.T) {
 	dir := filepath.Join("testdata", "compat", "c20")

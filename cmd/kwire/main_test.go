@@ -20,7 +20,7 @@ import (
 	"github.com/kwire/kwire/spec/bundle"
 )
 
-// The seed pages' vectors (DESIGN.md): whole frames of the smallest
+// The seed vectors (docs/wire-cases.md): whole frames of the smallest
 // instances of VoteRequest and VoteResponse v2.
 const (
 	voteRequestV2  = "0000004f00340002000000000000000100000000020102" + "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000" + "000000"

@@ -14,7 +14,7 @@ import (
 )
 
 // metadataResponse builds a MetadataResponse v13 body with topics x
-// partitions (the DESIGN.md benchmark: 1000 x 10) through kmsg, so both
+// partitions (the benchmark of the package doc: 1000 x 10) through kmsg, so both
 // decoders read bytes neither of them wrote.
 func metadataResponse(topics, partitions int) []byte {
 	r := kmsg.NewMetadataResponse()

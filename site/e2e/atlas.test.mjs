@@ -20,7 +20,7 @@ const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 if (!base || !siteDir) throw new Error("KWIRE_URL and KWIRE_SITE must be set (see run.sh)");
 fs.mkdirSync(artifacts, { recursive: true });
 
-// The seed vector of DESIGN.md: the smallest VoteRequest v2, 83 bytes.
+// A seed vector of docs/wire-cases.md: the smallest VoteRequest v2, 83 bytes.
 const voteRequestV2 =
   "0000004f 00340002 00000000 00000001 00000000 02010200 00000000 00000000 00000000 00000000 " +
   "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 000000";

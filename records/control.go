@@ -87,6 +87,17 @@ var (
 	refControlTooShort = tree.NameRef("undecoded", "bytes not decoded because of the problem reported here")
 )
 
+// isCtlTypeRef reports whether ref is the Ref of a control key's type
+// leaf.
+func isCtlTypeRef(ref int32) bool {
+	for _, r := range refCtlTypes {
+		if ref == r {
+			return true
+		}
+	}
+	return false
+}
+
 func ctlTypeRef(t int) int32 {
 	if t >= 0 && t <= 6 {
 		return refCtlTypes[t]

@@ -159,3 +159,21 @@ func TestPartialBatchFacts(t *testing.T) {
 		}
 	}
 }
+
+// ControlType reads the type decoded from a control batch's keys; the
+// same key bytes in a data batch are user data, not a control type.
+func TestControlTypeComesFromTheControlKey(t *testing.T) {
+	key := []byte{0, 0, 0, 1}
+	ctl := records.Batch{Control: true, Records: []records.KeyValue{{Key: key, Value: []byte{0, 0, 0, 0, 0, 5}}}}.Bytes()
+	data := records.Batch{BaseOffset: 1, Records: []records.KeyValue{{Key: key, Value: []byte("v")}}}.Bytes()
+	short := records.Batch{BaseOffset: 2, Control: true, Records: []records.KeyValue{{Key: key[:3]}}}.Bytes()
+	bs := records.LogBatches(records.Decode(append(append(ctl, data...), short...), records.Options{}))
+	if len(bs) != 3 {
+		t.Fatalf("batches %+v", bs)
+	}
+	for i, want := range []int{records.ControlCommit, -1, -1} {
+		if len(bs[i].Records) != 1 || bs[i].Records[0].ControlType() != want {
+			t.Errorf("batch %d: records %+v, want control type %d", i, bs[i].Records, want)
+		}
+	}
+}

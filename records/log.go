@@ -94,6 +94,8 @@ type LogRecord struct {
 	// Embedded is the node of the message decoded from the value (a control
 	// record's message, a framed metadata record), -1 when none.
 	Embedded int32
+	// ctl is the control record type the key holds plus one, 0 for none.
+	ctl int
 }
 
 // Header is one record header: a string key and a value; ValueNull marks
@@ -104,14 +106,11 @@ type Header struct {
 	ValueNull bool
 }
 
-// ControlType is the control record type its key holds (ControlCommit…),
-// or -1 when the key is not a control key.
-func (r LogRecord) ControlType() int {
-	if r.KeyNull || len(r.Key) < 4 {
-		return -1
-	}
-	return int(int16(binary.BigEndian.Uint16(r.Key[2:])))
-}
+// ControlType is the control record type the record's key holds
+// (ControlCommit…): the type field decoded from the key of a record of a
+// control batch. It is -1 for a record of a data batch or a legacy
+// message, and for a control key too short to hold a type.
+func (r LogRecord) ControlType() int { return r.ctl - 1 }
 
 // LogBatches lists the batches and records of a tree that Decode returned,
 // in order, looking into decompressed views. Entries that are not batches
@@ -172,6 +171,12 @@ func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
 			}
 		case refKey:
 			lr.Key, lr.KeyNull = contents(t, c)
+			t.Children(c, func(k int32) bool {
+				if isCtlTypeRef(t.Nodes[k].Ref) {
+					lr.ctl = int(t.Nodes[k].Num) + 1
+				}
+				return true
+			})
 		case refValue:
 			lr.Value, lr.ValueNull = contents(t, c)
 			if e := t.Find(c, tree.Embedded); e >= 0 {

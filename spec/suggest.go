@@ -24,9 +24,15 @@ func Suggest(s string, candidates []string) string {
 			best, bestD = c, d
 		}
 	}
-	limit := 2
-	if len(s) > 8 {
+	// A typo changes at most about one letter in four: one edit in a
+	// name of up to 4 letters ("Nope" is not "Vote"), two up to 8, three
+	// beyond.
+	limit := 1
+	switch {
+	case len(s) > 8:
 		limit = 3
+	case len(s) > 4:
+		limit = 2
 	}
 	if bestD <= limit && bestD < len(s) {
 		return best

@@ -245,9 +245,13 @@ type Exchange struct {
 	CorrelationID int32   `json:"correlation_id"`
 	ClientID      string  `json:"client_id"`
 	// Request and Response are null when not seen.
-	Request    *Frame `json:"request"`
-	Response   *Frame `json:"response"`
-	NoResponse bool   `json:"no_response"`
+	Request  *Frame `json:"request"`
+	Response *Frame `json:"response"`
+	// NoResponse is true when no response was seen (Response is null), as
+	// the text line's "no response"; NoResponseExpected when none will
+	// come: a Produce request with acks=0 (the text's "(acks=0)").
+	NoResponse         bool `json:"no_response"`
+	NoResponseExpected bool `json:"no_response_expected"`
 	// LatencyNs is from the request's last byte to the response's, null
 	// without both.
 	LatencyNs *int64      `json:"latency_ns"`
@@ -260,7 +264,8 @@ type Exchange struct {
 func NewExchange(x *flow.Exchange, conn uint64, client, server string, frame func(*flow.Frame) *Frame) *Exchange {
 	j := &Exchange{Type: "exchange", Time: JSONTime(Start(x)), Conn: conn, Client: client, Server: server,
 		APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
-		Request: frame(x.Request), Response: frame(x.Response), NoResponse: x.NoResponse, Errors: []ErrorCode{}}
+		Request: frame(x.Request), Response: frame(x.Response),
+		NoResponse: x.Response == nil, NoResponseExpected: x.NoResponse, Errors: []ErrorCode{}}
 	if x.API != "" {
 		api := x.API
 		j.API = &api

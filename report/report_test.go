@@ -67,6 +67,11 @@ func TestExchangeLine(t *testing.T) {
 		if got := ExchangeLine("#1 c", &c.x); got != c.want {
 			t.Errorf("ExchangeLine =\n%s\nwant\n%s", got, c.want)
 		}
+		// The JSON line says what the text line says.
+		j := NewExchange(&c.x, 1, "c", "s", func(*flow.Frame) *Frame { return nil })
+		if j.NoResponse != strings.Contains(c.want, "no response") || j.NoResponseExpected != strings.Contains(c.want, "(acks=0)") {
+			t.Errorf("%s: no_response %v, no_response_expected %v", c.want, j.NoResponse, j.NoResponseExpected)
+		}
 	}
 }
 
@@ -144,7 +149,7 @@ func TestExchangeJSON(t *testing.T) {
 		`"api":"Vote","api_key":52,"version":2,"correlation_id":7,"client_id":"report-test",` +
 		`"request":{"time":"2026-01-02T03:04:05.0001Z","stream_offset":0,"size":94,"error":null},` +
 		`"response":{"time":"2026-01-02T03:04:05.0011Z","stream_offset":0,"size":32,"error":null},` +
-		`"no_response":false,"latency_ns":1000000,"errors":[{"code":3,"name":"UNKNOWN_TOPIC_OR_PARTITION","path":"VoteResponse.Topics[0].Partitions[0].ErrorCode"}]}`
+		`"no_response":false,"no_response_expected":false,"latency_ns":1000000,"errors":[{"code":3,"name":"UNKNOWN_TOPIC_OR_PARTITION","path":"VoteResponse.Topics[0].Partitions[0].ErrorCode"}]}`
 	if string(b) != want {
 		t.Errorf("exchange JSON\n%s\nwant\n%s", b, want)
 	}
@@ -154,7 +159,7 @@ func TestExchangeJSON(t *testing.T) {
 	y := &flow.Exchange{APIKey: 999, Version: 1, CorrelationID: 5, Request: &flow.Frame{Offset: 40, Size: 12, Start: t0, Err: errors.New("cut")}}
 	b, _ = json.Marshal(NewExchange(y, 1, "c", "s", plain))
 	want = `{"type":"exchange","time":"2026-01-02T03:04:05.0001Z","conn":1,"client":"c","server":"s","api":null,"api_key":999,"version":1,"correlation_id":5,"client_id":"",` +
-		`"request":{"time":"2026-01-02T03:04:05.0001Z","stream_offset":40,"size":12,"error":"cut"},"response":null,"no_response":false,"latency_ns":null,"errors":[]}`
+		`"request":{"time":"2026-01-02T03:04:05.0001Z","stream_offset":40,"size":12,"error":"cut"},"response":null,"no_response":true,"no_response_expected":false,"latency_ns":null,"errors":[]}`
 	if string(b) != want {
 		t.Errorf("exchange JSON\n%s\nwant\n%s", b, want)
 	}

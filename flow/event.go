@@ -114,7 +114,10 @@ const (
 	// longer decoded, its bytes only counted.
 	NotKafka
 	// Truncated is the end of a stream inside a frame: Size is the size
-	// the prefix gave, Have the bytes of the frame that arrived.
+	// the prefix gave, Have the bytes of the frame that arrived. When the
+	// stream ends inside the 4-byte size prefix itself, Size is -1 (no
+	// size was read) and Have is the bytes of the prefix that arrived,
+	// 1 to 3.
 	Truncated
 	// DecodeFailed is a well-framed request or response that did not
 	// decode; Err is the codec's error and Path its field path. Decoding
@@ -163,11 +166,13 @@ type Problem struct {
 	// Time is the time of the data that showed the problem.
 	Time time.Time
 	// Size is the size prefix read (FrameTooLarge, NegativeSize, NotKafka,
-	// Truncated, DecodeFailed and Records: the whole frame then).
+	// Truncated, DecodeFailed and Records: the whole frame then); -1 for
+	// a Truncated size prefix.
 	Size int64
 	// Limit is the MaxFrame in force (FrameTooLarge, NotKafka).
 	Limit int
-	// Have is the number of bytes of a Truncated frame that arrived.
+	// Have is the number of bytes of a Truncated frame that arrived after
+	// its size prefix, or (Size -1) of the size prefix.
 	Have int64
 	// Skipped is the number of bytes passed over (Resync, Garbage); Missing
 	// the number of bytes that never arrived (Gap).
@@ -204,6 +209,10 @@ func (p *Problem) String() string {
 	case NotKafka:
 		fmt.Fprintf(&b, "frame size %d is not a Kafka frame (limit %d): these bytes look like %s, not Kafka; this direction is no longer decoded", p.Size, p.Limit, p.Protocol)
 	case Truncated:
+		if p.Size < 0 {
+			fmt.Fprintf(&b, "the stream ends inside a size prefix (%d of 4 bytes)", p.Have)
+			break
+		}
 		fmt.Fprintf(&b, "end of stream inside a frame: its size prefix says %d bytes follow, %d arrived", p.Size, p.Have)
 	case DecodeFailed, Records:
 		side := "request"

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -204,8 +205,22 @@ func TestTruncatedAtEnd(t *testing.T) {
 	r = newConn(Options{})
 	r.conn.Data(ServerToClient, []byte{0, 0}, t0)
 	r.conn.Close(t0)
-	if tr := r.problems(Truncated); len(tr) != 1 || tr[0].Have != 2 || tr[0].Size != -1 {
+	if tr := r.problems(Truncated); len(tr) != 1 || tr[0].Have != 2 || tr[0].Size != -1 ||
+		tr[0].String() != "s2c at stream offset 0: the stream ends inside a size prefix (2 of 4 bytes)" {
 		t.Fatalf("problems %v", r.pr)
+	}
+	// A whole frame and 1 to 3 bytes more: the next size prefix is cut.
+	for extra := 1; extra <= 3; extra++ {
+		r = newConn(Options{})
+		r.conn.Data(ClientToServer, append(append([]byte{}, req...), make([]byte, extra)...), t0)
+		r.conn.Close(t0)
+		want := fmt.Sprintf("c2s at stream offset %d: the stream ends inside a size prefix (%d of 4 bytes)", len(req), extra)
+		if tr := r.problems(Truncated); len(tr) != 1 || tr[0].Size != -1 || tr[0].Have != int64(extra) || tr[0].String() != want {
+			t.Errorf("%d bytes after the frame: problems %v, want %q", extra, r.pr, want)
+		}
+	}
+	if got := tr[0].String(); got != "c2s at stream offset 0: end of stream inside a frame: its size prefix says "+fmt.Sprint(len(req)-4)+" bytes follow, 6 arrived" {
+		t.Errorf("Truncated = %q", got)
 	}
 }
 

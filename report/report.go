@@ -297,8 +297,12 @@ type Problem struct {
 	// Offset is where in Dir's byte stream.
 	Offset *int64 `json:"stream_offset,omitempty"`
 	// Size is the frame's size prefix (frame-too-large, negative-size,
-	// not-kafka, truncated, decode-failed, records).
+	// not-kafka, truncated, decode-failed, records); absent for a
+	// truncated size prefix (flow.Problem's Size -1).
 	Size *int64 `json:"size,omitempty"`
+	// Have is the bytes of a truncated frame that arrived after its size
+	// prefix, or of a truncated size prefix (1-3).
+	Have *int64 `json:"have,omitempty"`
 	// Skipped is the bytes skipped (resync, garbage).
 	Skipped *int64 `json:"skipped,omitempty"`
 	// Missing is the bytes missing (gap).
@@ -317,7 +321,13 @@ func NewProblem(p *flow.Problem, conn uint64, client, server string) *Problem {
 	off := p.Offset
 	j.Offset = &off
 	switch p.Kind {
-	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.Truncated, flow.DecodeFailed, flow.Records:
+	case flow.Truncated:
+		if n := p.Size; n >= 0 {
+			j.Size = &n
+		}
+		h := p.Have
+		j.Have = &h
+	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.DecodeFailed, flow.Records:
 		n := p.Size
 		j.Size = &n
 	case flow.Resync, flow.Garbage:

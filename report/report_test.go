@@ -222,7 +222,8 @@ func TestProblem(t *testing.T) {
 		{flow.Problem{Kind: flow.Resync, Skipped: 5}, `"skipped":5`},
 		{flow.Problem{Kind: flow.Garbage, Skipped: 9}, `"skipped":9`},
 		{flow.Problem{Kind: flow.Gap, Missing: 100}, `"missing":100`},
-		{flow.Problem{Kind: flow.Truncated, Size: 40, Have: 3}, `"size":40`},
+		{flow.Problem{Kind: flow.Truncated, Size: 40, Have: 3}, `"size":40,"have":3`},
+		{flow.Problem{Kind: flow.Truncated, Size: -1, Have: 2}, `"have":2`},
 	} {
 		c.p.Dir, c.p.Offset, c.p.Time = flow.ServerToClient, 7, t0
 		b, _ := json.Marshal(NewProblem(&c.p, 1, "c", "s"))

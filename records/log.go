@@ -265,9 +265,9 @@ func legacyBatch(t *tree.Tree, bi int32, lb *LogBatch) {
 	}
 	switch {
 	case m.inner >= 0:
-		// A magic 1 wrapper's inner offsets are relative: the group's Num
-		// is what makes them absolute (0 for magic 0).
-		base := t.Nodes[m.inner].Num
+		// A magic 1 wrapper's inner offsets are relative: the group's
+		// offset base is what makes them absolute (0 for magic 0).
+		base := t.OffsetBase(m.inner)
 		t.Children(m.inner, func(c int32) bool {
 			if t.Nodes[c].Kind == tree.RecordBatch {
 				im := readLegacy(t, c)

@@ -767,7 +767,7 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 				// An inner message of a compressed wrapper: its offset
 				// (magic 1: relative to the wrapper's, see Decompressed).
 				f, _ := records.BatchFactsOf(t, i)
-				b = strconv.AppendInt(append(b, ", offset "...), t.Nodes[c.parent].Num+f.BaseOffset, 10)
+				b = strconv.AppendInt(append(b, ", offset "...), t.OffsetBase(c.parent)+f.BaseOffset, 10)
 			}
 			return b, true
 		}
@@ -782,7 +782,7 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		b = records.Compression(t.Compression(i)).AppendName(b)
 		b = append(b, " payload decompressed, not wire bytes (v offsets)"...)
 		if c.parent >= 0 && t.Name(c.parent) == "LegacyMessage" && t.Magic(c.parent) == 1 {
-			b = strconv.AppendInt(append(b, "; inner offsets relative to "...), n.Num, 10)
+			b = strconv.AppendInt(append(b, "; inner offsets relative to "...), t.OffsetBase(i), 10)
 		}
 		return b, true
 	case tree.BatchField:

@@ -246,8 +246,9 @@ type Node struct {
 	End int32
 	// Num holds integer values (ints, bool 0/1, lengths, counts, tags),
 	// float64 bits, the version of Message/Header/Body/Embedded nodes and
-	// the magic of a RecordBatch. Read the version and the magic with
-	// Tree.NodeVersion and Tree.Magic.
+	// the magic of a RecordBatch and the offset base of a Decompressed
+	// node. Read those with Tree.NodeVersion, Tree.Magic and
+	// Tree.OffsetBase.
 	Num int64
 	// DOff and DLen locate the contents of strings, bytes, uuids, records,
 	// unknown-tag payloads and raw leaves in Tree.Bytes.
@@ -370,6 +371,10 @@ func (t *Tree) CRC(i int32) uint32 { return uint32(t.Nodes[i].Index) }
 // Compression returns the compression id of Decompressed node i (1 gzip,
 // 2 snappy, 3 lz4, 4 zstd).
 func (t *Tree) Compression(i int32) int { return int(t.Nodes[i].Index) }
+
+// OffsetBase returns the offset the inner records' offsets of
+// Decompressed node i are relative to (see Decompressed).
+func (t *Tree) OffsetBase(i int32) int64 { return t.Nodes[i].Num }
 
 // Magic returns the magic of RecordBatch node i: 2 for a RecordBatch v2,
 // 0 or 1 for a legacy message.

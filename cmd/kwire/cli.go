@@ -148,7 +148,7 @@ func run(args []string, e *env) (code int) {
 	if err == nil {
 		ctx, err = parser.Parse(args)
 		if err != nil {
-			err = cli.ExplainParse(args, err)
+			err = cli.ExplainParse(parser.Model, args, err)
 		}
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	"github.com/google/gopacket/layers"
@@ -204,6 +205,17 @@ func TestOutputFitsTheTerminal(t *testing.T) {
 		if len(l) > 100 {
 			t.Errorf("a line of %d columns: %q", len(l), l)
 		}
+	}
+	// At 80 columns the tree is narrowed further (render.Options.Width):
+	// no line is wider, and every node keeps its name and range.
+	at80 := kwireEnv(t, &env{terminal: true, width: 80}, args...)
+	for _, l := range strings.Split(at80.stdout, "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("80 columns: a line of %d: %q", utf8.RuneCountInString(l), l)
+		}
+	}
+	if !strings.Contains(at80.stdout, "\n    |       |       +-- LeaderId        int32       = 0            [0x0014, 4B]\n") {
+		t.Errorf("80 columns:\n%s", at80.stdout)
 	}
 	wide := kwireEnv(t, &env{terminal: true, width: 200}, args...)
 	if wide.stdout != plain {

@@ -65,6 +65,7 @@ func TestExitStatusRule(t *testing.T) {
 		{[]string{"--version", "show", "Vote"}, 2, "kwire: --version before a command asks for kwire's own version; a message version goes after the command: kwire show … --version N (see kwire --help)\n"},
 		// help and completion name what is wrong.
 		{[]string{"help", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, help, completion\n"},
+		{[]string{"--kafka", "3.9", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, help, completion (see kwire --help)\n"},
 		{[]string{"help", "show", "decode"}, 2, "kwire: help takes one command, not 2 (show decode): kwire help COMMAND\n"},
 		{[]string{"completion", "tcsh"}, 2, `kwire: unknown shell "tcsh": kwire completes in bash, zsh, fish` + "\n"},
 	} {

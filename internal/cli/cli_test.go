@@ -82,6 +82,25 @@ func TestRootVersion(t *testing.T) {
 }
 
 func TestExplainParse(t *testing.T) {
+	k, err := kong.New(&testCLI{}, kong.Name("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--color", "never", "nosuch"}, "unknown command nosuch: the commands are show, list"},
+		{[]string{"show", "nosuch"}, "unexpected argument nosuch"},
+	} {
+		_, perr := k.Parse(c.args)
+		if perr == nil {
+			t.Fatalf("%q parsed", c.args)
+		}
+		if err := ExplainParse(k.Model, c.args, perr); err.Error() != c.want || ExitCode(err) != 2 {
+			t.Errorf("ExplainParse(%q) = %q, want %q", c.args, err, c.want)
+		}
+	}
 	kongErr := errors.New(`--version: expected int value but got "EOL" (<EOL>)`)
 	for _, c := range []struct {
 		args []string
@@ -91,7 +110,7 @@ func TestExplainParse(t *testing.T) {
 		{[]string{"show", "--version", "x", "Vote"}, `--version needs a version number (e.g. --version 2), not "x"`},
 		{[]string{"show", "--version", "2", "--nosuch"}, kongErr.Error()},
 	} {
-		err := ExplainParse(c.args, kongErr)
+		err := ExplainParse(k.Model, c.args, kongErr)
 		if err.Error() != c.want || ExitCode(err) != 2 {
 			t.Errorf("ExplainParse(%q) = %q (exit %d), want %q", c.args, err, ExitCode(err), c.want)
 		}

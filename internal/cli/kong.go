@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,11 +45,17 @@ func RootVersion(args []string, globals ...string) (bool, error) {
 	return seen, nil
 }
 
-// ExplainParse rewrites kong's parse error about args where a plainer one
-// is known: a --version with no number after it ("expected int value but
-// got "EOL"") says that --version needs a version number. Other errors are
-// returned as they are.
-func ExplainParse(args []string, err error) error {
+// ExplainParse rewrites kong's parse error about args of app where a
+// plainer one is known: a --version with no number after it ("expected int
+// value but got "EOL"") says that --version needs a version number, and a
+// command line without a command whose word kong did not expect
+// ("unexpected argument nosuch") names the commands. Other errors are
+// returned as they are; all are UsageErrors.
+func ExplainParse(app *kong.Application, args []string, err error) error {
+	names := commands(app)
+	if word, ok := strings.CutPrefix(err.Error(), "unexpected argument "); ok && !slices.ContainsFunc(args, func(a string) bool { return slices.Contains(names, a) }) {
+		return Usagef("unknown command %s: the commands are %s", word, strings.Join(names, ", "))
+	}
 	for i, a := range args {
 		if a == "--" {
 			break
@@ -163,19 +170,10 @@ func (c *Completion) Help() string {
 // Run checks the shell and prints the command or the code. An unknown
 // shell is a UsageError.
 func (c *Completion) Run(ctx *kong.Context) error {
-	if c.Shell != "" && !contains(Shells, c.Shell) {
+	if c.Shell != "" && !slices.Contains(Shells, c.Shell) {
 		return Usagef("unknown shell %q: kwire completes in %s", c.Shell, strings.Join(Shells, ", "))
 	}
 	return (&kongcompletion.Completion{Shell: c.Shell, Code: c.Code}).Run(ctx)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Predictors are the completion predictors of kwire's flags and

@@ -142,6 +142,7 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 	var err error
 	switch c.Format {
 	case "page":
+		p.Sides[1].Err = nil // printed once, on standard error
 		err = render.WriteText(a.stdout, p, a.renderOptions())
 	case "json":
 		err = render.WritePageJSON(a.stdout, p, a.renderOptions())
@@ -166,9 +167,6 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 			writeQuorum(a.stdout, resp)
 		}
 		err = render.WriteTree(a.stdout, resp, a.renderOptions())
-		if decodeErr != nil {
-			fmt.Fprintf(a.stdout, "decode error: %v\n", decodeErr)
-		}
 	}
 	if err != nil {
 		return err

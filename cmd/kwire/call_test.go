@@ -216,6 +216,13 @@ func TestCallErrors(t *testing.T) {
 // (ApiVersions aside) on the channel.
 func fullBroker(t *testing.T) (string, <-chan *tree.Tree) {
 	t.Helper()
+	return fullBrokerWith(t, nil)
+}
+
+// fullBrokerWith is fullBroker whose responses other than ApiVersions'
+// are passed through mangle first, when not nil.
+func fullBrokerWith(t *testing.T, mangle func([]byte) []byte) (string, <-chan *tree.Tree) {
+	t.Helper()
 	set, err := spec.Embedded("")
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +273,11 @@ func fullBroker(t *testing.T) (string, <-chan *tree.Tree) {
 					} else {
 						got <- tr
 					}
-					conn.Write(frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body))
+					out := frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body)
+					if mangle != nil && tr.Message.APIKey != 18 {
+						out = mangle(out)
+					}
+					conn.Write(out)
 				}
 			}()
 		}
@@ -384,5 +395,27 @@ func TestWriteQuorum(t *testing.T) {
 		"  observer            7  log end offset 100, lag 30\n"
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// A response that does not decode: the partial tree on standard output and
+// the error once, on standard error, in the text and page formats.
+func TestCallResponseThatDoesNotDecode(t *testing.T) {
+	// The last byte of the body (its tagged fields) cut off, the size
+	// prefix made to agree.
+	addr, got := fullBrokerWith(t, func(b []byte) []byte {
+		b = b[:len(b)-1]
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+		return b
+	})
+	const want = ")\nkwire: VoteResponse._tagged_fields at 0x000c: truncated uvarint: need 1 bytes, have 0\n"
+	for _, format := range []string{"text", "page"} {
+		r := kwire(t, "call", "--bootstrap", addr, "Vote", "--format", format)
+		<-got
+		if r.code != 1 || !strings.HasSuffix(r.stderr, want) || strings.Count(r.stderr, "\n") != 2 ||
+			!strings.Contains(r.stdout, "\n        +-- length      uvarint      = 1 (compact, n+1)  [0x000b, 1B]   no elements follow\n") ||
+			strings.Contains(r.stdout, "truncated uvarint") {
+			t.Errorf("--format %s: exit %d, stderr %q, stdout:\n%q", format, r.code, r.stderr, r.stdout)
+		}
 	}
 }

@@ -115,6 +115,11 @@ func TestExplainParse(t *testing.T) {
 			t.Errorf("ExplainParse(%q) = %q (exit %d), want %q", c.args, err, ExitCode(err), c.want)
 		}
 	}
+	// A command without --version: kong's unknown flag stands.
+	unknown := errors.New("unknown flag --version")
+	if err := ExplainParse(k.Model, []string{"list", "--version"}, unknown); err.Error() != unknown.Error() {
+		t.Errorf("list --version: %q", err)
+	}
 }
 
 type testCLI struct {

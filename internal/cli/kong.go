@@ -18,12 +18,7 @@ import (
 // --version N (a message version) goes after the command word.
 func RootVersion(args []string, globals ...string) (bool, error) {
 	takesValue := func(a string) bool {
-		for _, g := range globals {
-			if a == "--"+g {
-				return true
-			}
-		}
-		return false
+		return strings.HasPrefix(a, "--") && slices.Contains(globals, a[2:])
 	}
 	seen := false
 	for i := 0; i < len(args); i++ {
@@ -57,7 +52,7 @@ func ExplainParse(app *kong.Application, args []string, err error) error {
 		return Usagef("unknown command %s: the commands are %s", word, strings.Join(names, ", "))
 	}
 	for i, a := range args {
-		if a == "--" {
+		if a == "--" || !strings.HasPrefix(err.Error(), "--version: ") {
 			break
 		}
 		if a != "--version" || i == 0 {

@@ -102,6 +102,12 @@ func newFakeBroker(t testing.TB) *fakeBroker {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newFakeBrokerOn(t, ln)
+}
+
+// newFakeBrokerOn serves the fake broker on ln (a TLS listener, say; it
+// keeps the plaintext).
+func newFakeBrokerOn(t testing.TB, ln net.Listener) *fakeBroker {
 	f := &fakeBroker{t: t, ln: ln, c: codec.New(testSet)}
 	f.wg.Add(1)
 	go func() {

@@ -12,6 +12,14 @@
 // addresses of Metadata, FindCoordinator and DescribeCluster responses (and
 // holds those responses, only those, until they are whole).
 //
+// TLS is a property of the connections, not of the forwarding: with
+// Options.TLS every connection accepted is a TLS server connection, with
+// Options.UpstreamTLS every upstream connection is a TLS client connection,
+// and the proxy forwards, counts, hashes and decodes the plaintext inside.
+// Each handshake runs in its connection's goroutine, bounded by
+// Options.HandshakeTimeout; a failed one is that connection's Failed event
+// (a *HandshakeError naming the side and the cause).
+//
 // A client's half-close is passed on (CloseWrite) so that each side sees the
 // other's end of stream; a connection ends when both directions have ended
 // or either side fails.
@@ -20,6 +28,7 @@ package proxy
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"hash"
@@ -88,6 +97,19 @@ type Options struct {
 	// Its context ends after DialTimeout, or when the proxy closes its
 	// connections; cancelling Serve's context alone does not end it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TLS, when not nil, terminates TLS on the proxy's listener: every
+	// client connection accepted is a TLS server connection with this
+	// configuration (see internal/tlsconf), and the proxy forwards, hashes
+	// and decodes the plaintext inside. nil: the listener is plaintext.
+	TLS *tls.Config
+	// UpstreamTLS, when not nil, makes every upstream connection a TLS
+	// client connection with this configuration. When its ServerName is
+	// "", the host of the address dialled is verified.
+	UpstreamTLS *tls.Config
+	// HandshakeTimeout bounds each TLS handshake, with the client and with
+	// the upstream (10s when 0). Handshakes run in each connection's own
+	// goroutine and never hold up accepting others.
+	HandshakeTimeout time.Duration
 }
 
 // EventKind says what an Event reports.
@@ -101,8 +123,9 @@ const (
 	// Closed: the connection ended; Event.Stats has its counts and Err
 	// the error that ended it, if any.
 	Closed
-	// Failed: a client connected but the upstream could not be reached
-	// (Err); the client connection is closed.
+	// Failed: a client connected but the connection could not be made
+	// (Err): the upstream could not be reached, or a TLS handshake failed
+	// (a *HandshakeError); the client connection is closed.
 	Failed
 )
 
@@ -135,7 +158,7 @@ type Event struct {
 	Flow flow.Event
 	// Stats are the connection's counts (Kind Closed).
 	Stats *ConnStats
-	// Err is why the upstream could not be reached (Failed), or what ended
+	// Err is why the connection could not be made (Failed), or what ended
 	// the connection other than an end of stream (Closed).
 	Err error
 }
@@ -199,6 +222,9 @@ func New(o Options) (*Proxy, error) {
 	}
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = 10 * time.Second
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = defaultHandshakeTimeout
 	}
 	if o.Dial == nil {
 		o.Dial = (&net.Dialer{}).DialContext
@@ -387,12 +413,20 @@ type conn struct {
 
 func (p *Proxy) handle(client net.Conn, id uint64) {
 	defer p.wg.Done()
-	dctx, cancel := context.WithTimeout(p.dialCtx, p.o.DialTimeout)
-	up, err := p.o.Dial(dctx, "tcp", p.o.Upstream)
-	cancel()
+	clientAddr := client.RemoteAddr().String()
+	// Report a failure before closing the client, so that its report
+	// comes before whatever the client does next.
+	raw := client
+	client, err := p.acceptTLS(raw)
 	if err != nil {
+		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: p.o.Upstream, Time: time.Now(), Err: err})
+		raw.Close()
+		return
+	}
+	up, err := p.dialUpstream(p.dialCtx, p.o.Upstream)
+	if err != nil {
+		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: p.o.Upstream, Time: time.Now(), Err: err})
 		client.Close()
-		p.emit(Event{Kind: Failed, Conn: id, Client: client.RemoteAddr().String(), Upstream: p.o.Upstream, Time: time.Now(), Err: err})
 		return
 	}
 	c := &conn{p: p, id: id, client: client, up: up}

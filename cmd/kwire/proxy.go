@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/proxy"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/report"
@@ -30,6 +32,56 @@ type proxyCmd struct {
 	RewriteAdvertised bool          `name:"rewrite-advertised" help:"Rewrite the broker addresses in Metadata, FindCoordinator and DescribeCluster responses to the proxy's, so that clients stay on the proxy."`
 	Advertise         string        `help:"The address --rewrite-advertised writes (default: the listen address)." placeholder:"HOST:PORT"`
 	Grace             time.Duration `help:"On SIGINT or SIGTERM, how long open connections may go on before they are closed." default:"5s" placeholder:"DURATION"`
+
+	TLSCert            string `name:"tls-cert" help:"Terminate TLS on the listener with this certificate chain (PEM; with --tls-key)." placeholder:"FILE"`
+	TLSKey             string `name:"tls-key" help:"The private key of --tls-cert (PEM)." placeholder:"FILE"`
+	TLSClientCA        string `name:"tls-client-ca" help:"Require client certificates signed by a CA in this file (PEM)." placeholder:"FILE"`
+	UpstreamTLS        bool   `name:"upstream-tls" help:"Speak TLS to the broker."`
+	UpstreamCA         string `name:"upstream-ca" help:"Verify the broker's certificate with the CAs in this file (PEM; default: the system's)." placeholder:"FILE"`
+	UpstreamServerName string `name:"upstream-server-name" help:"The name the broker's certificate must carry (default: the host of --upstream)." placeholder:"NAME"`
+	UpstreamCert       string `name:"upstream-cert" help:"Client certificate presented to the broker (PEM; with --upstream-key)." placeholder:"FILE"`
+	UpstreamKey        string `name:"upstream-key" help:"The private key of --upstream-cert (PEM)." placeholder:"FILE"`
+	UpstreamInsecure   bool   `name:"upstream-insecure" help:"Do not verify the broker's certificate (anyone in between can read the traffic)."`
+}
+
+// tlsConfigs turns the TLS flags into the proxy's listener and upstream
+// configurations (nil: plaintext). Flags that go together but are given
+// alone are usage errors; unreadable or wrong files are errors naming
+// the file.
+func (c *proxyCmd) tlsConfigs() (listen, upstream *tls.Config, err error) {
+	switch {
+	case c.TLSCert != "" && c.TLSKey == "":
+		return nil, nil, usagef("--tls-cert needs --tls-key")
+	case c.TLSKey != "" && c.TLSCert == "":
+		return nil, nil, usagef("--tls-key needs --tls-cert")
+	case c.TLSClientCA != "" && c.TLSCert == "":
+		return nil, nil, usagef("--tls-client-ca needs --tls-cert and --tls-key")
+	case c.UpstreamCert != "" && c.UpstreamKey == "":
+		return nil, nil, usagef("--upstream-cert needs --upstream-key")
+	case c.UpstreamKey != "" && c.UpstreamCert == "":
+		return nil, nil, usagef("--upstream-key needs --upstream-cert")
+	}
+	if !c.UpstreamTLS {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"upstream-ca", c.UpstreamCA != ""}, {"upstream-server-name", c.UpstreamServerName != ""}, {"upstream-cert", c.UpstreamCert != ""}, {"upstream-insecure", c.UpstreamInsecure}} {
+			if f.set {
+				return nil, nil, usagef("--%s needs --upstream-tls", f.name)
+			}
+		}
+	}
+	if c.TLSCert != "" {
+		if listen, err = tlsconf.Server(c.TLSCert, c.TLSKey, c.TLSClientCA); err != nil {
+			return nil, nil, fmt.Errorf("listener TLS: %w", err)
+		}
+	}
+	if c.UpstreamTLS {
+		if upstream, err = tlsconf.Client(c.UpstreamCA, c.UpstreamServerName, c.UpstreamCert, c.UpstreamKey, c.UpstreamInsecure); err != nil {
+			return nil, nil, fmt.Errorf("upstream TLS: %w", err)
+		}
+	}
+	return listen, upstream, nil
 }
 
 // proxyContext is the context kwire proxy runs under: cancelled by SIGINT
@@ -85,6 +137,10 @@ func (a *app) proxy(c *proxyCmd) error {
 	if err := checkProxyAddrs(addrs); err != nil {
 		return err
 	}
+	listenTLS, upstreamTLS, err := c.tlsConfigs()
+	if err != nil {
+		return err
+	}
 	set, err := a.loadSet()
 	if err != nil {
 		return err
@@ -99,6 +155,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	p, err := proxy.New(proxy.Options{
 		Listen: c.Listen, Upstream: c.Upstream, Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree,
 		RewriteAdvertised: c.RewriteAdvertised, Advertise: c.Advertise, Grace: grace, OnEvent: r.event,
+		TLS: listenTLS, UpstreamTLS: upstreamTLS,
 	})
 	if err != nil {
 		return err

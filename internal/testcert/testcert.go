@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -18,6 +19,10 @@ import (
 	"testing"
 	"time"
 )
+
+// cas numbers the CAs made, so that two CAs of one test have different
+// names.
+var cas atomic.Int64
 
 // CA is a certificate authority made for one test.
 type CA struct {
@@ -45,7 +50,7 @@ func New(t testing.TB, hosts ...string) *CA {
 	ca.Key = newKey(t)
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "kwire test CA " + t.Name()},
+		Subject:               pkix.Name{CommonName: fmt.Sprintf("kwire test CA %d for %s", cas.Add(1), t.Name())},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(time.Hour),
 		IsCA:                  true,

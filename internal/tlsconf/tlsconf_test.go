@@ -82,6 +82,12 @@ func TestHandshake(t *testing.T) {
 		}
 		return c
 	}
+	// The stranger sends its certificate although the server names the
+	// CAs it accepts.
+	stranger := client(ca.CertFile, "", ocert, okey, false)
+	stranger.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		return &stranger.Certificates[0], nil
+	}
 	for _, k := range []struct {
 		name       string
 		sc, cc     *tls.Config
@@ -93,8 +99,9 @@ func TestHandshake(t *testing.T) {
 		{"unknown CA", plain, client(other.CertFile, "", "", "", false), "bad certificate", "certificate signed by unknown authority"},
 		{"insecure", plain, client(other.CertFile, "other.test", "", "", true), "", ""},
 		{"mtls", mtls, client(ca.CertFile, "", ccert, ckey, false), "", ""},
+		{"mtls other CA's cert", mtls, client(ca.CertFile, "", ocert, okey, false), "client didn't provide a certificate", "certificate required"},
 		{"mtls no cert", mtls, client(ca.CertFile, "", "", "", false), "client didn't provide a certificate", "certificate required"},
-		{"mtls stranger", mtls, client(ca.CertFile, "", ocert, okey, false), "certificate signed by unknown authority", "unknown certificate authority"},
+		{"mtls stranger", mtls, stranger, "certificate signed by unknown authority", "unknown certificate authority"},
 	} {
 		t.Run(k.name, func(t *testing.T) {
 			// ServerName "" means the address's host: 127.0.0.1 here.

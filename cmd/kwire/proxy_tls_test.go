@@ -1,0 +1,141 @@
+package main
+
+import (
+	"crypto/tls"
+	"encoding/binary"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kwire/kwire/internal/testcert"
+	"github.com/kwire/kwire/internal/tlsconf"
+)
+
+// tlsFront terminates TLS with sc in front of the plaintext server at
+// upstream: a TLS broker.
+func tlsFront(t *testing.T, sc *tls.Config, upstream string) string {
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				up, err := net.Dial("tcp", upstream)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go func() { io.Copy(up, c); up.(*net.TCPConn).CloseWrite() }()
+				io.Copy(c, up)
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().String()
+}
+
+// kwire proxy with TLS on both sides: a TLS client's exchanges are decoded
+// and reported as over plaintext; a plaintext client of the TLS listener
+// gets one line naming the cause, and the proxy goes on.
+func TestProxyTLSBothSides(t *testing.T) {
+	ca := testcert.New(t, "127.0.0.1")
+	cert, key := ca.Leaf("proxy", "proxy.test", "127.0.0.1")
+	bcert, bkey := ca.Leaf("broker", "broker.test")
+	sc, err := tlsconf.Server(bcert, bkey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := tlsFront(t, sc, fakeKafka(t))
+	c := proxyCodec(t)
+	addr, stop := proxyCommand(t, "--upstream", up, "--tls-cert", cert, "--tls-key", key,
+		"--upstream-tls", "--upstream-ca", ca.CertFile, "--upstream-server-name", "broker.test")
+	req := frameOf(t, c, "ApiVersions", true, 3, 7, "")
+
+	plain, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Write(req)
+	if b, _ := io.ReadAll(plain); len(b) != 0 {
+		t.Errorf("plaintext client got %d bytes", len(b))
+	}
+	plain.Close()
+
+	cc, err := tlsconf.Client(ca.CertFile, "proxy.test", "", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tls.Dial("tcp", addr, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write(req)
+	var h [4]byte
+	if _, err := io.ReadFull(conn, h[:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(conn, make([]byte, binary.BigEndian.Uint32(h[:]))); err != nil {
+		t.Fatal(err)
+	}
+	conn.CloseWrite()
+	io.Copy(io.Discard, conn)
+	conn.Close()
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	t.Log("\n" + r.stdout)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i, want := range []*regexp.Regexp{
+		regexp.MustCompile(`  #1 127\.0\.0\.1:(\d+)  failed: client 127\.0\.0\.1:\d+: TLS handshake: client sent plaintext \(looks like a Kafka request: ApiVersions v3\)$`),
+		regexp.MustCompile(`  #2 127\.0\.0\.1:\d+  opened to ` + regexp.QuoteMeta(up) + `$`),
+		regexp.MustCompile(`  #2 127\.0\.0\.1:\d+  ApiVersions\(18\) v3  corr 7  client "cmd-test"  req \d+ B  resp \d+ B  \d+\.\d{3} ms$`),
+		regexp.MustCompile(`  #2 127\.0\.0\.1:\d+  closed: ` + strconv.Itoa(len(req)) + ` B from the client, 16 B from the broker$`),
+	} {
+		if !want.MatchString(lines[i]) {
+			t.Errorf("line %d: %q does not match %s", i, lines[i], want)
+		}
+	}
+}
+
+func TestProxyTLSFlags(t *testing.T) {
+	ca := testcert.New(t, "127.0.0.1")
+	cert, key := ca.Leaf("proxy")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--tls-cert", cert}, 2, "kwire: --tls-cert needs --tls-key"},
+		{[]string{"--tls-key", key}, 2, "kwire: --tls-key needs --tls-cert"},
+		{[]string{"--tls-client-ca", ca.CertFile}, 2, "kwire: --tls-client-ca needs --tls-cert and --tls-key"},
+		{[]string{"--upstream-ca", ca.CertFile}, 2, "kwire: --upstream-ca needs --upstream-tls"},
+		{[]string{"--upstream-insecure"}, 2, "kwire: --upstream-insecure needs --upstream-tls"},
+		{[]string{"--upstream-tls", "--upstream-cert", cert}, 2, "kwire: --upstream-cert needs --upstream-key"},
+		{[]string{"--tls-cert", key, "--tls-key", key}, 1, "kwire: listener TLS: " + key + ": no PEM certificate in it"},
+		{[]string{"--upstream-tls", "--upstream-ca", key}, 1, "kwire: upstream TLS: " + key + ": no PEM certificate in it"},
+	} {
+		r := kwire(t, append([]string{"proxy", "--upstream", "127.0.0.1:9092"}, c.args...)...)
+		if r.code != c.code || r.stderr != c.want+"\n" || r.stdout != "" {
+			t.Errorf("kwire proxy %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,227 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/kwire/kwire/frame"
+)
+
+// HandshakeError is a TLS handshake that failed, with a client of the
+// proxy's listener (Side "client") or with the upstream broker (Side
+// "upstream"). The connection it belongs to is reported Failed with it;
+// other connections go on.
+type HandshakeError struct {
+	// Side is "client" or "upstream"; Addr is that side's address.
+	Side, Addr string
+	// Err is the cause: what crypto/tls said (a certificate verification
+	// error is given as its x509 error), or what the peer sent instead of
+	// TLS (ErrPlaintext), or a timeout (Options.HandshakeTimeout).
+	Err error
+}
+
+// Error reads "client 127.0.0.1:5555: TLS handshake: <cause>".
+func (e *HandshakeError) Error() string {
+	return fmt.Sprintf("%s %s: TLS handshake: %v", e.Side, e.Addr, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *HandshakeError) Unwrap() error { return e.Err }
+
+// ErrPlaintext is the cause of a HandshakeError when the peer's first
+// bytes are not a TLS record: a client speaking plaintext Kafka to a TLS
+// listener, or a broker answering in plaintext.
+var ErrPlaintext = errors.New("plaintext, not TLS")
+
+// plaintextError says what a peer sent instead of a TLS record, from its
+// first bytes (at least the 5 of a record header).
+type plaintextError struct {
+	side  string
+	first []byte
+	name  func(key int16) string
+}
+
+func (e *plaintextError) Error() string {
+	what := "client sent plaintext"
+	if e.side == "upstream" {
+		what = "the broker answered in plaintext"
+	}
+	return what + " (" + e.looks() + ")"
+}
+
+func (e *plaintextError) Is(target error) bool { return target == ErrPlaintext }
+
+// looks says what the first bytes look like: a Kafka request (api and
+// version from its header), HTTP, or just the bytes.
+func (e *plaintextError) looks() string {
+	b := e.first
+	if frame.Sniff(b) == "HTTP" {
+		return "looks like HTTP"
+	}
+	if size, ok := frame.Size(b); ok && size >= 8 && e.side == "client" {
+		if key, ver, ok := frame.RequestAPI(b); ok && key >= 0 && ver >= 0 {
+			if n := e.name(key); n != "" {
+				return fmt.Sprintf("looks like a Kafka request: %s v%d", n, ver)
+			}
+		}
+	}
+	if size, ok := frame.Size(b); ok && size >= 4 && e.side == "upstream" {
+		return fmt.Sprintf("looks like a Kafka response of %d bytes", size)
+	}
+	return fmt.Sprintf("first bytes % x", b)
+}
+
+// firstBytes keeps the first bytes read from a connection, to say what a
+// peer sent when it was not TLS. Only the handshake's goroutine reads
+// them (tls.Conn reads one at a time), so there is no lock.
+type firstBytes struct {
+	net.Conn
+	first []byte
+}
+
+// firstKept is how many bytes firstBytes keeps: a Kafka request's size,
+// api key and version.
+const firstKept = 8
+
+func (f *firstBytes) Read(b []byte) (int, error) {
+	n, err := f.Conn.Read(b)
+	if n > 0 {
+		if len(f.first) < firstKept {
+			f.first = append(f.first, b[:min(n, firstKept-len(f.first))]...)
+		}
+	}
+	return n, err
+}
+
+// kept returns the bytes kept; call it once the handshake has returned.
+func (f *firstBytes) kept() []byte { return f.first }
+
+// apiName names an api key with the codec's spec set ("" when unknown or
+// without a codec).
+func (p *Proxy) apiName(key int16) string {
+	if p.o.Codec == nil || p.o.Codec.Set == nil {
+		return ""
+	}
+	if m := p.o.Codec.Set.Request(key); m != nil {
+		return m.BaseName()
+	}
+	return ""
+}
+
+// acceptTLS runs the server handshake with a client of any of the proxy's
+// listeners (Options.TLS), bounded by Options.HandshakeTimeout and by a
+// hard close of the proxy. Without Options.TLS it returns c as is. On
+// failure the caller closes c (after reporting, so that the report comes
+// before the client sees the end).
+func (p *Proxy) acceptTLS(c net.Conn) (net.Conn, error) {
+	if p.o.TLS == nil {
+		return c, nil
+	}
+	fb := &firstBytes{Conn: newReadAhead(c, p.o.BufferSize)}
+	tc := tls.Server(fb, p.o.TLS)
+	if err := p.handshake(tc); err != nil {
+		return nil, &HandshakeError{Side: "client", Addr: c.RemoteAddr().String(), Err: p.cause("client", err, fb)}
+	}
+	return tc, nil
+}
+
+// dialUpstream connects to the broker at addr and, with
+// Options.UpstreamTLS, runs the client handshake (server name: the
+// config's, else addr's host).
+func (p *Proxy) dialUpstream(ctx context.Context, addr string) (net.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, p.o.DialTimeout)
+	c, err := p.o.Dial(dctx, "tcp", addr)
+	cancel()
+	if err != nil || p.o.UpstreamTLS == nil {
+		return c, err
+	}
+	cfg := p.o.UpstreamTLS
+	if cfg.ServerName == "" {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			host = addr
+		}
+		cfg = cfg.Clone()
+		cfg.ServerName = host
+	}
+	fb := &firstBytes{Conn: newReadAhead(c, p.o.BufferSize)}
+	tc := tls.Client(fb, cfg)
+	if err := p.handshake(tc); err != nil {
+		c.Close()
+		return nil, &HandshakeError{Side: "upstream", Addr: addr, Err: p.cause("upstream", err, fb)}
+	}
+	return tc, nil
+}
+
+// handshake runs tc's handshake within HandshakeTimeout; a hard close of
+// the proxy ends it too.
+func (p *Proxy) handshake(tc *tls.Conn) error {
+	ctx, cancel := context.WithTimeout(p.dialCtx, p.o.HandshakeTimeout)
+	defer cancel()
+	err := tc.HandshakeContext(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no handshake within %v", p.o.HandshakeTimeout)
+	}
+	return err
+}
+
+// cause turns a handshake error into what went wrong, in the terms of the
+// side that failed.
+func (p *Proxy) cause(side string, err error, fb *firstBytes) error {
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) {
+		first := fb.kept()
+		if len(first) < len(rh.RecordHeader) {
+			first = rh.RecordHeader[:]
+		}
+		return &plaintextError{side: side, first: first, name: p.apiName}
+	}
+	var ve *tls.CertificateVerificationError
+	if errors.As(err, &ve) {
+		return ve.Err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if side == "upstream" {
+			return errors.New("the broker closed the connection (is it a plaintext listener?)")
+		}
+		return errors.New("the client closed the connection")
+	}
+	if side == "client" && strings.HasPrefix(err.Error(), "remote error: tls: ") && strings.Contains(err.Error(), "certificate") {
+		return fmt.Errorf("%w (the client refused the proxy's certificate)", err)
+	}
+	return err
+}
+
+// defaultHandshakeTimeout bounds a TLS handshake when
+// Options.HandshakeTimeout is 0.
+const defaultHandshakeTimeout = 10 * time.Second
+
+// readAhead reads the raw bytes under a tls.Conn in large reads: crypto/tls
+// reads about one record (16 KiB at most) per read from its connection,
+// which makes one system call per record; through readAhead it makes one
+// per BufferSize. A read returns what is buffered without waiting for
+// more, and waits only when nothing is, as the connection's own read does.
+type readAhead struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func newReadAhead(c net.Conn, size int) *readAhead {
+	ra := &readAhead{Conn: c}
+	ra.r = bufio.NewReaderSize(rawReader{c}, size)
+	return ra
+}
+
+func (ra *readAhead) Read(b []byte) (int, error) { return ra.r.Read(b) }
+
+// rawReader hides the connection's other methods from bufio.
+type rawReader struct{ c net.Conn }
+
+func (r rawReader) Read(b []byte) (int, error) { return r.c.Read(b) }

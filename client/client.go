@@ -6,12 +6,15 @@
 // decoded by package codec, so what is sent and received is exactly what
 // kwire shows.
 //
-// A Conn is not a general-purpose client: no SASL, no TLS, no pipelining
-// (one request in flight), no retries; errors are returned as they come.
+// A Conn may speak TLS (Options.TLS) and authenticate with SASL PLAIN or
+// SCRAM (Options.SASL). It is not a general-purpose client: no pipelining
+// (one request in flight), no retries, no re-authentication (KIP-368);
+// errors are returned as they come.
 package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +52,13 @@ type Options struct {
 	// MaxFrame is the largest response frame accepted (codec.DefaultMaxFrame
 	// when 0); a larger size prefix fails the call before any allocation.
 	MaxFrame int
+	// TLS, when not nil, is the configuration of a TLS connection (see
+	// internal/tlsconf.Client); its ServerName defaults to the host of the
+	// address dialled. nil: plaintext.
+	TLS *tls.Config
+	// SASL, when not nil, is the authentication performed after the
+	// ApiVersions handshake and before any other request.
+	SASL *SASL
 }
 
 // Conn is one connection to a Kafka node after the ApiVersions handshake.
@@ -71,6 +81,8 @@ type Conn struct {
 	apiVersionsVersion int16
 	// handshake is the last ApiVersions exchange of the handshake.
 	handshake *Exchange
+	// session is what SASL authentication established (nil without).
+	session *Session
 }
 
 // Exchange is one request and its response on a Conn.
@@ -85,13 +97,17 @@ type Exchange struct {
 	Latency time.Duration
 }
 
-// Dial connects to addr (host:port) and performs the ApiVersions handshake:
-// it sends the highest ApiVersionsRequest version of c's specs and, when the
-// node answers UNSUPPORTED_VERSION (with its own ApiVersions range in a v0
-// response, KIP-511), retries once at the highest version both support.
-// Errors: connection failures (net errors), timeouts, a response that does
-// not decode (*wire.Error, with byte offset and field path) or a non-zero
-// ApiVersions error code.
+// Dial connects to addr (host:port), performs the TLS handshake (with
+// o.TLS), the ApiVersions handshake and SASL authentication (with o.SASL),
+// in that order. ApiVersions: it sends the highest ApiVersionsRequest
+// version of c's specs and, when the node answers UNSUPPORTED_VERSION
+// (with its own ApiVersions range in a v0 response, KIP-511), retries once
+// at the highest version both support.
+// Errors: connection failures (net errors), a failed TLS handshake
+// ("TLS handshake: " and crypto/tls's cause), timeouts, a
+// response that does not decode (*wire.Error, with byte offset and field
+// path), a non-zero ApiVersions error code, a refused SASL mechanism or
+// authentication (*SASLError).
 func Dial(ctx context.Context, addr string, c *codec.Codec, o Options) (*Conn, error) {
 	if o.ClientID == "" {
 		o.ClientID = "kwire"
@@ -111,13 +127,39 @@ func Dial(ctx context.Context, addr string, c *codec.Codec, o Options) (*Conn, e
 	if err != nil {
 		return nil, err
 	}
+	if o.TLS != nil {
+		if nc, err = tlsHandshake(ctx, nc, addr, o.TLS); err != nil {
+			return nil, err
+		}
+	}
 	cn := &Conn{codec: c, opts: o, addr: addr, nc: nc, rbuf: make([]byte, 64<<10)}
 	cn.sp.Max = o.MaxFrame
-	if err := cn.handshakeVersions(ctx); err != nil {
-		nc.Close()
+	err = cn.handshakeVersions(ctx)
+	if err == nil && o.SASL != nil {
+		err = cn.authenticate(ctx, o.SASL)
+	}
+	if err != nil {
+		cn.Close()
 		return nil, err
 	}
 	return cn, nil
+}
+
+// tlsHandshake runs the client side of a TLS handshake on nc (closed on
+// failure), with the host of addr as the server name unless cfg has one.
+func tlsHandshake(ctx context.Context, nc net.Conn, addr string, cfg *tls.Config) (net.Conn, error) {
+	if cfg.ServerName == "" {
+		cfg = cfg.Clone()
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			cfg.ServerName = host
+		}
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("TLS handshake: %w", err)
+	}
+	return tc, nil
 }
 
 // softwareText makes s fit what brokers accept as ClientSoftwareName and

@@ -16,6 +16,7 @@ import (
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/cli"
+	"github.com/kwire/kwire/internal/connflags"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -29,6 +30,7 @@ type callCmd struct {
 	Format    string        `help:"Output: text (a summary line and the response's object tree), page (request and response pages with byte layouts), json (the page as JSON), kafka (the response body in Kafka's converter JSON)." enum:"text,page,json,kafka" default:"text"`
 	Timeout   time.Duration `help:"Bound on connecting and on each request." default:"10s"`
 	ClientID  string        `name:"client-id" help:"The request header's client_id." default:"kwire"`
+	connflags.Flags
 }
 
 // call connects to --bootstrap, negotiates with ApiVersions, sends one
@@ -65,14 +67,21 @@ func (a *app) call(c *callCmd) error {
 	if c.Timeout <= 0 {
 		return usagef("--timeout %v: give a positive duration", c.Timeout)
 	}
+	tc, sasl, err := c.Options(a.getenv)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cd := codec.New(set)
-	conn, err := client.Dial(ctx, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion()})
+	conn, err := client.Dial(ctx, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl})
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Bootstrap, err)
 	}
 	defer conn.Close()
+	if s := conn.Session(); s != nil {
+		fmt.Fprintf(a.stderr, "kwire: note: %s\n", s)
+	}
 
 	var v int16
 	if c.Version != nil {

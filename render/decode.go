@@ -85,21 +85,33 @@ func (e *MismatchError) Error() string {
 
 // NotRequestError is the error of bytes decoded as a request whose header
 // does not fit a request: an api key or version no embedded Kafka release
-// has, a client id that does not fit the frame, or an api key and version
-// other than the claimed request's. The bytes may be a response.
+// has (or only another release has: Release), a client id that does not
+// fit the frame, or an api key and version other than the claimed
+// request's; or, with no request claimed, whose body does not decode. The
+// bytes may be a response.
 type NotRequestError struct {
 	// Err is the decoding error.
 	Err error
 	// Why says what does not fit ("bytes 4-7 read as a request header
-	// say ProduceRequest v0, not VoteRequest").
+	// say ProduceRequest v0, not VoteRequest", "the bytes decode as
+	// ProduceRequest v0 of Kafka 3.9.1": a request of Release, or a
+	// response).
+	// Empty when only the body does not decode.
 	Why string
 	// Claimed is the request the claim names; nil when it names none.
 	Claimed *spec.Message
+	// Release is another embedded Kafka release whose request of the
+	// header's api key and version the bytes decode as (as far as they go,
+	// when the frame is cut short); nil when none.
+	Release *spec.Set
 }
 
 // Error renders the decoding error, what does not fit, and that the bytes
 // may be a response.
 func (e *NotRequestError) Error() string {
+	if e.Why == "" {
+		return fmt.Sprintf("%v: these bytes may be a response", e.Err)
+	}
 	return fmt.Sprintf("%v; %s: these bytes may be a response", e.Err, e.Why)
 }
 
@@ -181,11 +193,14 @@ func Decode(set *spec.Set, c Claim, b []byte) ([]*Page, error) {
 			if err != nil && resp.APIKey == apiVersionsKey && *version != 0 && !isFrameError(err) {
 				if t0, err0 := cd.DecodeResponse(f, resp, 0); err0 == nil {
 					side.Tree, err = t0, nil
-					code := fmt.Sprint(errorCode(t0))
-					if code == "35" {
-						code += " (UNSUPPORTED_VERSION)"
+					code := errorCode(t0)
+					side.Note = fmt.Sprintf("decoded as v0, not v%d: the bytes do not read as %s v%d, and a broker answers an ApiVersions request of a version it does not support in the v0 layout; the error code is %d", *version, resp.Name, *version, code)
+					switch code {
+					case 35:
+						side.Note += " (UNSUPPORTED_VERSION)"
+					case 0:
+						side.Note += fmt.Sprintf(" (NONE), not 35 (UNSUPPORTED_VERSION): error code 0 in the v0 layout is the answer to a v0 request, so the version asked, v%d, is likely wrong", *version)
 					}
-					side.Note = fmt.Sprintf("decoded as v0, not v%d: the bytes do not read as %s v%d, and a broker answers an ApiVersions request of a version it does not support in the v0 layout; the error code is %s", *version, resp.Name, *version, code)
 				}
 			}
 			return side, err
@@ -335,11 +350,17 @@ func notRequest(set *spec.Set, t *tree.Tree, f []byte, err error, claimed *spec.
 		var fe *codec.FrameError
 		if _, oerr := codec.New(other).DecodeRequest(f); oerr != nil && !errors.As(oerr, &fe) {
 			why = fmt.Sprintf("the bytes do not decode as %s v%d of %s either (%v)", ve.Message, ver, SetName(other), oerr)
+		} else {
+			why = fmt.Sprintf("the bytes decode as %s v%d of %s", ve.Message, ver, SetName(other))
+			return &NotRequestError{Err: err, Why: why, Claimed: claimed, Release: other}
 		}
 	case errors.As(err, &we) && we.Path == "RequestHeader.RequestApiKey":
 		why = fmt.Sprintf("api key %d is a request of other Kafka releases only", key)
 	}
-	if why == "" {
+	var fe *codec.FrameError
+	if why == "" && (claimed != nil || errors.As(err, &fe)) {
+		// A body that fails against a claimed request whose header fits,
+		// or where a cut frame ends: a request, as far as the bytes say.
 		return err
 	}
 	return &NotRequestError{Err: err, Why: why, Claimed: claimed}

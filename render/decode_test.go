@@ -120,24 +120,37 @@ func TestDecodeResponseAsRequest(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s", c.name, err, c.err)
 		}
 	}
-	// Produce v0 of Kafka 3.9 that decodes there: no NotRequestError, the
-	// *codec.VersionError is for the command to hint at the release.
+	// Produce v0 of Kafka 3.9 that decodes there: the NotRequestError
+	// names that release (a request of it, or a response), and wraps the
+	// *codec.VersionError.
 	p0 := "00000017 0000 0000 00000007 0003 616263 0001 00000000 00000000"
+	const p0Err = "RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0 (valid versions: 3-13); the bytes decode as ProduceRequest v0 of Kafka 3.9.1: these bytes may be a response"
 	_, err := Decode(s, Claim{}, unhex(t, p0))
 	var ne *NotRequestError
 	var ve *codec.VersionError
 	var we *wire.Error
-	if errors.As(err, &ne) || !errors.As(err, &ve) || !errors.As(err, &we) || we.Offset != 6 {
+	if !errors.As(err, &ne) || ne.Release == nil || ne.Release.Release != "3.9.1" || !errors.As(err, &ve) || !errors.As(err, &we) || we.Offset != 6 || err.Error() != p0Err {
 		t.Errorf("Produce v0: %v", err)
 	}
 	if _, err := Decode(embedded(t, "3.9.1"), Claim{}, unhex(t, p0)); err != nil {
 		t.Errorf("Produce v0 in Kafka 3.9.1: %v", err)
 	}
 	// The same cut short (a capture that ends early): it decodes in Kafka
-	// 3.9.1 as far as it goes, so no NotRequestError either.
+	// 3.9.1 as far as it goes, so that release is named too.
 	_, err = Decode(s, Claim{}, unhex(t, p0)[:20])
-	if errors.As(err, &ne) || !errors.As(err, &ve) {
+	if !errors.As(err, &ne) || ne.Release == nil || !errors.As(err, &ve) {
 		t.Errorf("Produce v0 cut short: %v", err)
+	}
+	// In Kafka 3.9.1, the smallest JoinGroupResponse v2 reads as
+	// ProduceRequest v0 whose body does not decode: no release, a
+	// NotRequestError without a Why.
+	_, err = Decode(embedded(t, "3.9.1"), Claim{}, unhex(t, "0000001e 00000000 00000000 00000000 00000000 00000000 00000000 00000001 00000000 0000"))
+	if !errors.As(err, &ne) || ne.Why != "" || ne.Release != nil || err.Error() != "ProduceRequest at 0x0018: 10 bytes left after the body (trailing bytes): these bytes may be a response" {
+		t.Errorf("JoinGroupResponse v2 in Kafka 3.9.1: %v", err)
+	}
+	// A body that fails where a cut frame ends is no NotRequestError.
+	if _, err = Decode(embedded(t, "3.9.1"), Claim{}, unhex(t, p0)[:20]); errors.As(err, &ne) || err == nil {
+		t.Errorf("Produce v0 cut short in Kafka 3.9.1: %v", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/bundle"
 )
 
 func (a *app) decode(c *decodeCmd) error {
@@ -93,10 +94,17 @@ func decodeHint(set *spec.Set, err error) error {
 		}
 		return fmt.Errorf("%w as --version says", err)
 	case errors.As(err, &ne):
-		if ne.Claimed != nil {
-			return fmt.Errorf("%w; %s: if these bytes are a response, add --response", ne.Err, ne.Why)
+		why, how := "", "these may be the bytes of a response: decode them with --api NAME --response --version N"
+		if ne.Why != "" {
+			why = "; " + ne.Why
 		}
-		return fmt.Errorf("%w; %s: these may be the bytes of a response: decode them with --api NAME --response --version N", ne.Err, ne.Why)
+		if ne.Claimed != nil {
+			how = "if these bytes are a response, add --response"
+		}
+		if ne.Release != nil {
+			how = fmt.Sprintf("try --kafka %s; or %s", bundle.Flag(ne.Release.Release), how)
+		}
+		return fmt.Errorf("%w%s: %s", ne.Err, why, how)
 	case errors.As(err, &ve):
 		return fmt.Errorf("%w%s", err, elsewhere(set, ve.Message, &ve.Version))
 	}

@@ -1373,7 +1373,7 @@ func TestDecodeSaysWhatTheBytesMayBe(t *testing.T) {
 	}
 	// Produce v0 that decodes in Kafka 3.9: the hint to use it.
 	p0 := "00000017 0000 0000 00000007 0003 616263 0001 00000000 00000000"
-	if r := kwire(t, "decode", "--hex", p0); r.code != 1 || !strings.HasSuffix(r.stderr, "(valid versions: 3-13); Kafka 3.9.1 has versions 0-11: try --kafka 3.9\n") {
+	if r := kwire(t, "decode", "--hex", p0); r.code != 1 || !strings.HasSuffix(r.stderr, "(valid versions: 3-13); the bytes decode as ProduceRequest v0 of Kafka 3.9.1: try --kafka 3.9; or these may be the bytes of a response: decode them with --api NAME --response --version N\n") {
 		t.Errorf("Produce v0: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if r := kwire(t, "--kafka", "3.9", "decode", "--hex", p0); r.code != 0 {
@@ -1384,6 +1384,11 @@ func TestDecodeSaysWhatTheBytesMayBe(t *testing.T) {
 	r = kwire(t, "decode", "--api", "ApiVersions", "--response", "--version", "3", "--hex", av0)
 	if r.code != 0 || !strings.Contains(r.stdout, "ApiVersionsResponse v0, response header v0, 20 bytes on the wire\nnote: decoded as v0, not v3:") || r.stderr != "" {
 		t.Errorf("ApiVersions v0: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
+	}
+	// The same with error code 0: the version asked is likely wrong.
+	r = kwire(t, "decode", "--api", "ApiVersions", "--response", "--version", "3", "--hex", strings.Replace(av0, "0023", "0000", 1))
+	if r.code != 0 || !strings.Contains(r.stdout, "; the error code is 0 (NONE), not 35 (UNSUPPORTED_VERSION): error code 0 in the v0 layout is the answer to a v0 request, so the version asked, v3, is likely wrong\n") {
+		t.Errorf("ApiVersions v0 with error code 0: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 	r = kwire(t, "decode", "--api", "ApiVersions", "--response", "--version", "3", "--format", "kafka", "--hex", av0)
 	if r.code != 0 || r.stdout != `{"errorCode":35,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":3}]}`+"\n" || !strings.HasPrefix(r.stderr, "kwire: note: decoded as v0, not v3") {

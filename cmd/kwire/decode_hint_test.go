@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/bundle"
+)
+
+// Every smallest response of every embedded release, at every version,
+// decoded without --response: the error always names the --response form,
+// and offers --kafka R only when the bytes decode whole under R. The
+// responses whose bytes decode whole as a request (ProduceRequest v0 in
+// Kafka 3.9.1: correlation id 0 reads as api key 0 v0) are listed.
+func TestDecodeResponsesWithoutResponseFlag(t *testing.T) {
+	sets := map[string]*spec.Set{}
+	for _, r := range bundle.Releases() {
+		s, err := spec.Embedded(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets[bundle.Flag(r)] = s
+	}
+	kafkaHint := regexp.MustCompile(`try --kafka (\S+);`)
+	decoded := map[string][]string{}
+	hinted, n := 0, 0
+	for _, r := range bundle.Releases() {
+		s := sets[bundle.Flag(r)]
+		c := codec.New(s)
+		for _, key := range s.APIKeys() {
+			m := s.Response(key)
+			if m == nil {
+				continue
+			}
+			for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
+				enc, err := c.Encode(m, v, nil, instance.Smallest(m, v))
+				if err != nil {
+					t.Fatalf("%s v%d: %v", m.Name, v, err)
+				}
+				n++
+				_, err = render.Decode(s, render.Claim{}, enc.Bytes)
+				if err == nil {
+					decoded[r] = append(decoded[r], fmt.Sprintf("%s v%d", m.Name, v))
+					continue
+				}
+				msg := decodeHint(s, err).Error()
+				if !strings.Contains(msg, "--api NAME --response --version N") {
+					t.Errorf("%s %s v%d: no --response form: %s", r, m.Name, v, msg)
+				}
+				if k := kafkaHint.FindStringSubmatch(msg); k != nil {
+					hinted++
+					other := sets[k[1]]
+					if other == nil || other == s {
+						t.Errorf("%s %s v%d: hint of release %q: %s", r, m.Name, v, k[1], msg)
+					} else if _, err := render.Decode(other, render.Claim{}, enc.Bytes); err != nil {
+						t.Errorf("%s %s v%d: the hint's --kafka %s does not decode the bytes (%v): %s", r, m.Name, v, k[1], err, msg)
+					}
+				}
+			}
+		}
+	}
+	// 323 responses in Kafka 3.9.1, 309 in 4.4.0.
+	if n != 632 {
+		t.Errorf("%d responses, want 632", n)
+	}
+	want39 := "OffsetCommitResponse v0, OffsetCommitResponse v1, OffsetCommitResponse v2, JoinGroupResponse v0, JoinGroupResponse v1, LeaveGroupResponse v3, InitProducerIdResponse v0, InitProducerIdResponse v1, SaslAuthenticateResponse v1, RenewDelegationTokenResponse v2, ExpireDelegationTokenResponse v2, OffsetDeleteResponse v0, BrokerRegistrationResponse v0, BrokerRegistrationResponse v1, BrokerRegistrationResponse v2, BrokerRegistrationResponse v3, BrokerRegistrationResponse v4"
+	if got := strings.Join(decoded["3.9.1"], ", "); got != want39 || len(decoded["4.4.0"]) != 0 {
+		t.Errorf("decode whole as requests:\n3.9.1: %s\n4.4.0: %v", got, decoded["4.4.0"])
+	}
+	// The same 15 in Kafka 4.4.0 (OffsetCommitResponse v0-v1 are gone)
+	// get the hint to 3.9, where they decode.
+	if hinted != 15 {
+		t.Errorf("%d --kafka hints, want 15", hinted)
+	}
+}

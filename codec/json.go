@@ -30,6 +30,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -447,6 +448,11 @@ func (w *jsonWriter) scalar(f *spec.Field, k spec.Kind, n int32) {
 		default:
 			num = f.DefaultInt
 		}
+	}
+	if n >= 0 && w.t.Nodes[n].Flags&tree.FlagSecret != 0 && !null {
+		// A credential redacted by package secret.
+		w.buf = appendJSONString(w.buf, secret.Text(int(w.t.Nodes[n].DLen)))
+		return
 	}
 	if null && (k == spec.KindString || k == spec.KindBytes) {
 		if f == nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -452,6 +453,10 @@ func appendNameSteps(p tree.Path, t *tree.Tree, i int32, c ctx) tree.Path {
 func (j *jsonWriter) value(i int32) {
 	t := j.t
 	n := &t.Nodes[i]
+	if n.Flags&tree.FlagSecret != 0 && !n.Null {
+		j.b = append(append(append(j.b, '"'), secret.Text(int(n.DLen))...), '"')
+		return
+	}
 	switch n.Kind {
 	case tree.Array:
 		j.b = appendIntOrNull(j.b, int64(t.Count(i)), !n.Null)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -377,6 +378,9 @@ func appendHeaderType(b []byte, t *tree.Tree, n *tree.Node, f *spec.Field) []byt
 // chooses; nothing when the row has no value.
 func appendValueText(b []byte, t *tree.Tree, i int32, c ctx, v Values) []byte {
 	n := &t.Nodes[i]
+	if n.Flags&tree.FlagSecret != 0 && !n.Null {
+		return append(b, secret.Text(int(n.DLen))...)
+	}
 	switch n.Kind {
 	case tree.Field:
 		if c.hdr == hdrRequest {

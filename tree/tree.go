@@ -217,6 +217,11 @@ const (
 	// record that does not parse, a payload that does not decompress, a
 	// batch whose count does not match its records).
 	FlagProblem
+	// FlagSecret marks a leaf whose contents are a credential (a password,
+	// a SCRAM proof or salt, a token's HMAC, a sensitive config value):
+	// views show it as "<redacted, N bytes>" (N its contents' length) and
+	// its secret bytes have been overwritten (package secret).
+	FlagSecret
 )
 
 // Node is one node of a span tree (or of a value tree). It holds no

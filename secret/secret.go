@@ -1,0 +1,246 @@
+// Package secret decides which values of a decoded Kafka message are
+// credentials, and redacts them: kwire proxy, pcap, call and log show a
+// credential as "<redacted, N bytes>" (N the length of its contents) unless
+// asked to show secrets (--show-secrets). kwire show, decode and encode show
+// the bytes a user hands in as they are.
+//
+// Redact marks each secret leaf of a span tree with tree.FlagSecret and
+// overwrites its secret bytes in Tree.Bytes with Fill, so that a view that
+// shows bytes (a hex grid, base64) shows only Fill where the secret was,
+// and a view that shows values (text trees, the page JSON, Kafka-converter
+// JSON) shows "<redacted, N bytes>" (Text). The secrets are:
+//
+//   - SaslAuthenticateRequest.AuthBytes and SaslAuthenticateResponse.AuthBytes:
+//     the bytes SASLRanges finds for the connection's mechanism (PLAIN's
+//     password, SCRAM's proofs, salts and server signatures, OAUTHBEARER's
+//     token, all of GSSAPI's and an unknown mechanism's tokens);
+//   - the fields Hmac (the HMAC of a delegation token, the token's password:
+//     CreateDelegationTokenResponse, RenewDelegationTokenRequest,
+//     ExpireDelegationTokenRequest, DescribeDelegationTokenResponse), Salt
+//     and SaltedPassword (AlterUserScramCredentialsRequest), Salt, StoredKey
+//     and ServerKey (the UserScramCredentialRecord of the metadata log: what
+//     SCRAM's salted password derives);
+//   - config values: the string Value of a struct that also holds a string
+//     Name or Key, when SensitiveConfig says the name is sensitive, when the
+//     struct's IsSensitive is true (DescribeConfigsResponse,
+//     CreateTopicsResponse), or when it lies inside such a struct (the
+//     Synonyms of a sensitive config). This covers AlterConfigsRequest,
+//     IncrementalAlterConfigsRequest, CreateTopicsRequest and Response,
+//     DescribeConfigsResponse and the metadata log's ConfigRecord. A null
+//     value is not marked.
+package secret
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// Fill is the byte that overwrites secret bytes ('*').
+const Fill = '*'
+
+// Text is how views show a secret of n bytes: "<redacted, 5 bytes>".
+func Text(n int) string {
+	if n == 1 {
+		return "<redacted, 1 byte>"
+	}
+	return "<redacted, " + strconv.Itoa(n) + " bytes>"
+}
+
+// Options give what Redact needs beyond the tree.
+type Options struct {
+	// Mechanism is the SASL mechanism of the connection the tree was seen
+	// on (its last SaslHandshakeRequest's), "" when unknown: all of a
+	// SaslAuthenticate message's auth bytes are then secret.
+	Mechanism string
+	// Show shows the secrets: Redact and Redacted leave the tree as it is
+	// (--show-secrets).
+	Show bool
+}
+
+// SensitiveConfig reports whether a config of this name holds a secret, by
+// the names Kafka gives its PASSWORD-type configs (compared in lower
+// case, with any listener or mechanism prefix, as in
+// "listener.name.sasl_ssl.plain.sasl.jaas.config"):
+//
+//   - its last dot-separated word is "password", "passphrase" or
+//     "secret" (ssl.key.password, ssl.keystore.password,
+//     ssl.truststore.password, password.encoder.secret,
+//     sasl.oauthbearer.client.credentials.client.secret), or it ends in
+//     ".key" (ssl.keystore.key, delegation.token.secret.key,
+//     delegation.token.master.key);
+//   - it ends in "sasl.jaas.config" (which holds passwords inline),
+//     "ssl.keystore.certificate.chain" or "ssl.truststore.certificates".
+func SensitiveConfig(name string) bool {
+	n := strings.ToLower(name)
+	last := n[strings.LastIndexByte(n, '.')+1:]
+	switch last {
+	case "password", "passphrase", "secret":
+		return true
+	}
+	return strings.HasSuffix(n, ".key") || strings.HasSuffix(n, "sasl.jaas.config") ||
+		strings.HasSuffix(n, "ssl.keystore.certificate.chain") || strings.HasSuffix(n, "ssl.truststore.certificates")
+}
+
+// secretFields are the fields whose every non-null value is a secret.
+var secretFields = map[string]bool{"Hmac": true, "Salt": true, "SaltedPassword": true, "StoredKey": true, "ServerKey": true}
+
+// Redact marks the secrets of t (see the package doc) with
+// tree.FlagSecret and overwrites their secret bytes in t.Bytes (and
+// t.Virtual) with Fill, in place: t's bytes must be the caller's own. It
+// returns the number of leaves marked (0 with Options.Show, which leaves t
+// alone). Redacting a tree twice changes nothing more.
+func Redact(t *tree.Tree, o Options) int {
+	if t == nil || len(t.Nodes) == 0 || o.Show {
+		return 0
+	}
+	r := redactor{t: t, o: o}
+	if t.Message != nil {
+		r.client = t.Message.Type == spec.Request
+	}
+	for i := range t.Nodes {
+		r.node(int32(i))
+	}
+	return r.n
+}
+
+// Redacted returns t with its secrets redacted: t itself when it holds
+// none, else a copy (Nodes, Bytes and Virtual copied) that Redact
+// changed, t unchanged.
+func Redacted(t *tree.Tree, o Options) *tree.Tree {
+	if t == nil || o.Show || !Has(t, o) {
+		return t
+	}
+	c := *t
+	c.Nodes = append([]tree.Node(nil), t.Nodes...)
+	c.Bytes = append([]byte(nil), t.Bytes...)
+	if t.Virtual != nil {
+		c.Virtual = append([]byte(nil), t.Virtual...)
+	}
+	Redact(&c, o)
+	return &c
+}
+
+// Has reports whether t holds a secret that Redact would mark.
+func Has(t *tree.Tree, o Options) bool {
+	if t == nil || len(t.Nodes) == 0 {
+		return false
+	}
+	r := redactor{t: t, o: o, dry: true}
+	if t.Message != nil {
+		r.client = t.Message.Type == spec.Request
+	}
+	for i := range t.Nodes {
+		if r.node(int32(i)); r.n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+type redactor struct {
+	t      *tree.Tree
+	o      Options
+	client bool
+	dry    bool
+	n      int
+	// sensitiveEnd is the node index up to which the nodes lie inside a
+	// struct whose IsSensitive is true.
+	sensitiveEnd int32
+}
+
+// node handles node i: a secret field, or a struct holding a config.
+func (r *redactor) node(i int32) {
+	t := r.t
+	n := &t.Nodes[i]
+	switch n.Kind {
+	case tree.Field, tree.Element:
+		if n.Kind == tree.Element && t.Struct(i) != nil {
+			r.config(i)
+			return
+		}
+		f := t.Field(i)
+		if f == nil || n.Null {
+			return
+		}
+		switch {
+		case secretFields[f.Name] && isBytes(n):
+			r.mark(i, []Range{{0, int(n.DLen)}})
+		case f.Name == "AuthBytes" && isBytes(n):
+			r.mark(i, SASLRanges(r.o.Mechanism, r.client, t.Data(i)))
+		}
+	case tree.Body, tree.Struct, tree.Embedded:
+		if !n.Null {
+			r.config(i)
+		}
+	}
+}
+
+func isBytes(n *tree.Node) bool {
+	switch n.Wire {
+	case tree.WireBytes, tree.WireCompactBytes, tree.WireString, tree.WireCompactString:
+		return true
+	}
+	return false
+}
+
+// config marks the Value of struct-like node i when it is a sensitive
+// config's.
+func (r *redactor) config(i int32) {
+	t := r.t
+	name, value, sensitive := int32(-1), int32(-1), false
+	t.Fields(i, func(c int32) bool {
+		f := t.Field(c)
+		if f == nil {
+			return true
+		}
+		n := &t.Nodes[c]
+		switch f.Name {
+		case "Name", "Key":
+			if n.Kind == tree.Field && isBytes(n) {
+				name = c
+			}
+		case "Value":
+			if n.Kind == tree.Field && isBytes(n) {
+				value = c
+			}
+		case "IsSensitive":
+			sensitive = n.Kind == tree.Field && n.Wire == tree.WireBool && n.Num != 0
+		}
+		return true
+	})
+	if sensitive {
+		r.sensitiveEnd = max(r.sensitiveEnd, t.Nodes[i].End)
+	}
+	if value < 0 || t.Nodes[value].Null {
+		return
+	}
+	if sensitive || i < r.sensitiveEnd || (name >= 0 && SensitiveConfig(string(t.Data(name)))) {
+		r.mark(value, []Range{{0, int(t.Nodes[value].DLen)}})
+	}
+}
+
+// mark flags leaf i secret and fills the ranges of its contents.
+func (r *redactor) mark(i int32, rs []Range) {
+	if len(rs) == 0 {
+		return
+	}
+	r.n++
+	if r.dry {
+		return
+	}
+	t := r.t
+	n := &t.Nodes[i]
+	n.Flags |= tree.FlagSecret
+	d := t.Data(i)
+	for _, g := range rs {
+		if g.Off < 0 || g.Off+g.Len > len(d) {
+			continue
+		}
+		for k := g.Off; k < g.Off+g.Len; k++ {
+			d[k] = Fill
+		}
+	}
+}

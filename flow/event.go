@@ -87,6 +87,20 @@ type Exchange struct {
 	NoResponse bool
 	// Errors are the non-zero error codes of the response, in tree order.
 	Errors []ErrorCode
+	// Token marks an exchange of raw SASL tokens: after a successful
+	// SaslHandshake v0 the client sends its SASL tokens framed by an int32
+	// size alone (no request header) and the broker answers each likewise,
+	// until authentication completes. APIKey and Version are then -1,
+	// API "", and the frames have no tree (their bytes are the tokens).
+	Token bool
+	// Mechanism is the SASL mechanism ("PLAIN", "SCRAM-SHA-512") of the
+	// connection's last SaslHandshake request (on SaslHandshake,
+	// SaslAuthenticate and Token exchanges), and User the user name the
+	// first auth bytes after it show (secret.SASLUser: PLAIN's authcid,
+	// SCRAM's n=; on SaslAuthenticate and Token exchanges); "" when not
+	// known. A new SaslHandshake (re-authentication, KIP-368)
+	// starts them again.
+	Mechanism, User string
 }
 
 // Latency is the time from the end of the request to the end of the

@@ -53,6 +53,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -79,6 +80,12 @@ type Options struct {
 	// MaxPending bounds the requests awaiting a response; past it the
 	// oldest is reported unanswered. 0 means 1024.
 	MaxPending int
+	// ShowSecrets keeps credentials in the trees kept (KeepTrees). By
+	// default each kept tree is redacted (secret.Redact, with the
+	// connection's SASL mechanism) before it is reported: its secret bytes
+	// overwritten, its secret leaves flagged, so that every view of it
+	// shows "<redacted, N bytes>".
+	ShowSecrets bool
 }
 
 // Stats count what a Conn has seen, per direction (indexed by Dir).
@@ -138,6 +145,30 @@ type Conn struct {
 	acks *spec.Field
 	// closed is set by Close.
 	closed bool
+	// sasl is the connection's SASL state.
+	sasl saslState
+	// saslFields are the spec fields the SASL state is read from.
+	mechField, authField, hsErrField *spec.Field
+}
+
+// saslState follows a connection's SASL authentication: the mechanism of
+// its last SaslHandshake request, the user its first auth bytes showed,
+// and the raw token frames after a SaslHandshake v0.
+type saslState struct {
+	mech, user string
+	// raw is set from a SaslHandshake v0 request until its response says
+	// it failed, or until the client sends a Kafka request again: the
+	// client's frames that are not a Kafka request are raw SASL tokens
+	// (an int32 size, then the token; no request header).
+	raw bool
+	// v0corr is the correlation id of the SaslHandshake v0 request that
+	// set raw, awaiting its response.
+	v0corr int32
+	v0wait bool
+	// tokens are the client's raw tokens awaiting the broker's.
+	tokens []*Frame
+	// first is set once the first auth bytes of the mechanism were seen.
+	first bool
 }
 
 // New returns a Conn that reports its events to emit (called on the
@@ -167,14 +198,30 @@ func New(o Options, emit func(Event)) *Conn {
 			st.sp.Search()
 		}
 	}
-	if m := c.set.Request(0); m != nil {
-		for _, f := range m.Root.Fields {
-			if f.Name == "Acks" {
-				c.acks = f
-			}
+	c.acks = rootField(c.set.Request(0), "Acks")
+	c.mechField = rootField(c.set.Request(saslHandshakeKey), "Mechanism")
+	c.authField = rootField(c.set.Request(saslAuthenticateKey), "AuthBytes")
+	c.hsErrField = rootField(c.set.Response(saslHandshakeKey), "ErrorCode")
+	return c
+}
+
+// The api keys of SaslHandshake and SaslAuthenticate.
+const (
+	saslHandshakeKey    = 17
+	saslAuthenticateKey = 36
+)
+
+// rootField is the field of m's body of that name, or nil.
+func rootField(m *spec.Message, name string) *spec.Field {
+	if m == nil {
+		return nil
+	}
+	for _, f := range m.Root.Fields {
+		if f.Name == name {
+			return f
 		}
 	}
-	return c
+	return nil
 }
 
 // Stats returns what the Conn has counted so far.
@@ -402,10 +449,103 @@ func (c *Conn) judge(d Dir, b []byte) frame.Verdict {
 func (c *Conn) whole(s *stream, fr []byte, off int64, start, end time.Time) {
 	c.stats.Frames[s.dir]++
 	f := &Frame{Offset: off, Size: len(fr), Start: start, End: end, HeaderVersion: -1}
-	if s.dir == ClientToServer {
+	switch {
+	case s.dir == ClientToServer && c.sasl.raw && !(c.judge(s.dir, fr) == frame.Accept && c.trial(s, fr)):
+		c.clientToken(f, fr)
+	case s.dir == ServerToClient && len(c.sasl.tokens) > 0 && !c.handshakeV0Response(fr):
+		c.serverToken(f, fr)
+	case s.dir == ClientToServer:
+		c.sasl.raw = false
 		c.request(s, fr, f)
-	} else {
+	default:
 		c.response(s, fr, f)
+	}
+	c.tokenSizes()
+}
+
+// handshakeV0Response reports whether fr, a frame of the broker, is the
+// response to the SaslHandshake v0 request awaiting one (a client that
+// sends its first token at once may be fed before it).
+func (c *Conn) handshakeV0Response(fr []byte) bool {
+	corr, ok := frame.ResponseCorrelationID(fr)
+	return ok && c.sasl.v0wait && corr == c.sasl.v0corr
+}
+
+// tokenSizes lets frames of any size through while raw SASL tokens may
+// come (an empty token is a size of 0), and restores the header minimum
+// after.
+func (c *Conn) tokenSizes() {
+	raw := c.sasl.raw || len(c.sasl.tokens) > 0
+	for d := range c.s {
+		st := &c.s[d]
+		switch {
+		case raw:
+			st.sp.Min = 0
+		case st.dir == ClientToServer:
+			st.sp.Min = 8
+		default:
+			st.sp.Min = 4
+		}
+	}
+}
+
+// clientToken records a raw SASL token of the client (after a
+// SaslHandshake v0), to be paired with the broker's answer.
+func (c *Conn) clientToken(f *Frame, fr []byte) {
+	tok := fr[4:]
+	if !c.sasl.first {
+		c.sasl.first = true
+		c.sasl.user = secret.SASLUser(c.sasl.mech, tok)
+	}
+	if len(c.sasl.tokens) >= c.o.MaxPending {
+		x := c.tokenExchange()
+		x.Request = c.sasl.tokens[0]
+		c.sasl.tokens = c.sasl.tokens[1:]
+		c.report(x)
+	}
+	c.sasl.tokens = append(c.sasl.tokens, f)
+}
+
+// serverToken pairs the broker's raw SASL token with the client's oldest.
+func (c *Conn) serverToken(f *Frame, fr []byte) {
+	x := c.tokenExchange()
+	x.Request, x.Response = c.sasl.tokens[0], f
+	c.sasl.tokens[0] = nil
+	c.sasl.tokens = c.sasl.tokens[1:]
+	c.report(x)
+}
+
+func (c *Conn) tokenExchange() *Exchange {
+	return &Exchange{APIKey: -1, Version: -1, Token: true, Mechanism: c.sasl.mech, User: c.sasl.user}
+}
+
+// saslRequest follows a SaslHandshake or SaslAuthenticate request that
+// decoded into t.
+func (c *Conn) saslRequest(t *tree.Tree, key, ver int16, corr int32) {
+	body := t.Part(tree.Body)
+	if body < 0 {
+		return
+	}
+	switch key {
+	case saslHandshakeKey:
+		if i := t.Lookup(body, c.mechField); i >= 0 {
+			c.sasl = saslState{mech: string(t.Data(i))}
+		}
+		if ver == 0 {
+			c.sasl.raw, c.sasl.v0corr, c.sasl.v0wait = true, corr, true
+		}
+	case saslAuthenticateKey:
+		if i := t.Lookup(body, c.authField); i >= 0 && !c.sasl.first {
+			c.sasl.first = true
+			c.sasl.user = secret.SASLUser(c.sasl.mech, t.Data(i))
+		}
+	}
+}
+
+// redact redacts a kept tree unless secrets are shown.
+func (c *Conn) redact(t *tree.Tree) {
+	if c.o.KeepTrees && !c.o.ShowSecrets {
+		secret.Redact(t, secret.Options{Mechanism: c.sasl.mech})
 	}
 }
 
@@ -435,7 +575,11 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 		c.decodeFailed(s, f, err, key, ver, corr)
 	} else {
 		c.recordProblems(s, f, t, key, ver, corr)
+		if key == saslHandshakeKey || key == saslAuthenticateKey {
+			c.saslRequest(t, key, ver, corr)
+		}
 	}
+	c.redact(t)
 	if len(fr) < 12 {
 		return
 	}
@@ -501,6 +645,12 @@ func (c *Conn) exchange(key, ver int16, corr int32, clientID string) *Exchange {
 	if m := c.set.Request(key); m != nil {
 		x.API = m.BaseName()
 	}
+	switch key {
+	case saslHandshakeKey:
+		x.Mechanism = c.sasl.mech
+	case saslAuthenticateKey:
+		x.Mechanism, x.User = c.sasl.mech, c.sasl.user
+	}
 	return x
 }
 
@@ -564,6 +714,14 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 	} else {
 		c.recordProblems(s, f, t, q.key, q.ver, q.corr)
 	}
+	if q.key == saslHandshakeKey && c.sasl.v0wait && q.corr == c.sasl.v0corr {
+		// A v0 handshake that failed is followed by no tokens.
+		c.sasl.v0wait = false
+		if b := t.Part(tree.Body); err != nil || b < 0 || t.Lookup(b, c.hsErrField) < 0 || t.Nodes[t.Lookup(b, c.hsErrField)].Num != 0 {
+			c.sasl.raw = false
+		}
+	}
+	c.redact(t)
 	x.Errors = ErrorCodes(t)
 	c.report(x)
 }
@@ -715,4 +873,10 @@ func (c *Conn) Close(at time.Time) {
 		c.End(Dir(d), at)
 	}
 	c.unanswered(len(c.pend))
+	for _, f := range c.sasl.tokens {
+		x := c.tokenExchange()
+		x.Request = f
+		c.report(x)
+	}
+	c.sasl.tokens = nil
 }

@@ -60,7 +60,9 @@ const maxErrors = 5
 
 // ExchangeLine renders an exchange on one line after the connection's
 // name conn: api name(key) vN (or "api key K vN" for a key the specs do not
-// know, "? (request not seen)"), correlation id, client id, request and
+// know, "? (request not seen)", "SASL token" for raw SASL tokens after a
+// SaslHandshake v0, which have no correlation id), correlation id, client
+// id, the SASL mechanism and user (SASL exchanges, when known), request and
 // response sizes in bytes (or why there is no response), the latency, the
 // response's error codes (at most five, with their field paths, then how
 // many more) and which side did not decode.
@@ -69,6 +71,8 @@ func ExchangeLine(conn string, x *flow.Exchange) string {
 	b.WriteString(conn)
 	b.WriteString("  ")
 	switch {
+	case x.Token:
+		b.WriteString("SASL token")
 	case x.APIKey < 0:
 		b.WriteString("? (request not seen)")
 	case x.API == "":
@@ -76,9 +80,17 @@ func ExchangeLine(conn string, x *flow.Exchange) string {
 	default:
 		fmt.Fprintf(&b, "%s(%d) v%d", x.API, x.APIKey, x.Version)
 	}
-	fmt.Fprintf(&b, "  corr %d", x.CorrelationID)
+	if !x.Token {
+		fmt.Fprintf(&b, "  corr %d", x.CorrelationID)
+	}
 	if x.ClientID != "" {
 		fmt.Fprintf(&b, "  client %q", x.ClientID)
+	}
+	if x.Mechanism != "" {
+		fmt.Fprintf(&b, "  mechanism %s", x.Mechanism)
+	}
+	if x.User != "" {
+		fmt.Fprintf(&b, "  user %q", x.User)
 	}
 	if x.Request != nil {
 		fmt.Fprintf(&b, "  req %d B", x.Request.Size)
@@ -256,6 +268,14 @@ type Exchange struct {
 	// without both.
 	LatencyNs *int64      `json:"latency_ns"`
 	Errors    []ErrorCode `json:"errors"`
+	// SASLToken marks raw SASL tokens after a SaslHandshake v0 (no
+	// header: api null, api_key, version -1, correlation_id 0); absent
+	// otherwise.
+	SASLToken bool `json:"sasl_token,omitempty"`
+	// Mechanism and User are the SASL mechanism and user of a SASL
+	// exchange (flow.Exchange), absent when not known.
+	Mechanism string `json:"mechanism,omitempty"`
+	User      string `json:"user,omitempty"`
 }
 
 // NewExchange describes x, seen on connection conn between client and
@@ -265,7 +285,8 @@ func NewExchange(x *flow.Exchange, conn uint64, client, server string, frame fun
 	j := &Exchange{Type: "exchange", Time: JSONTime(Start(x)), Conn: conn, Client: client, Server: server,
 		APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
 		Request: frame(x.Request), Response: frame(x.Response),
-		NoResponse: x.Response == nil, NoResponseExpected: x.NoResponse, Errors: []ErrorCode{}}
+		NoResponse: x.Response == nil, NoResponseExpected: x.NoResponse, Errors: []ErrorCode{},
+		SASLToken: x.Token, Mechanism: x.Mechanism, User: x.User}
 	if x.API != "" {
 		api := x.API
 		j.API = &api

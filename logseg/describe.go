@@ -14,6 +14,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -50,7 +51,7 @@ type Record struct {
 // converter JSON.
 func (w *Window) Describe(b *records.LogBatch, r records.LogRecord) Record {
 	d := Record{File: w.File, BatchOffset: b.BaseOffset, Control: b.Control, LogRecord: r}
-	d.Type, d.Version, d.Data, d.Err = describeValue(w.codec, r, b.Control, w.Metadata)
+	d.Type, d.Version, d.Data, d.Err = describeValue(w.codec, r, b.Control, w.Metadata, w.showSecrets)
 	if d.Err != nil {
 		if p, ok := w.valueProblem(r); ok {
 			d.Err = errors.New(p)
@@ -108,7 +109,7 @@ func (d *Record) IsType(name string) bool {
 // describeValue decodes a record's value: a control record's message or a
 // framed metadata record, as type, version and Kafka converter JSON. name
 // is "" for a data record of another log.
-func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata bool) (name string, version int16, data []byte, err error) {
+func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata, showSecrets bool) (name string, version int16, data []byte, err error) {
 	var m *spec.Message
 	switch {
 	case control:
@@ -134,6 +135,7 @@ func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata bool)
 	if err != nil {
 		return name, version, nil, err
 	}
+	vt = secret.Redacted(vt, secret.Options{Show: showSecrets})
 	body := vt.Part(tree.Body)
 	if body < 0 {
 		body = 0

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -41,6 +42,11 @@ type Options struct {
 	// Stdin is what Read and ReadWhole read for the path "-" (nil: none,
 	// an error).
 	Stdin io.Reader
+	// ShowSecrets keeps credentials in Window.Describe's decoded records;
+	// by default the values package secret finds (the salts and keys of
+	// UserScramCredentialRecord, a sensitive ConfigRecord's value) are
+	// "<redacted, N bytes>" in Record.Data.
+	ShowSecrets bool
 }
 
 // recordsOptions are the decoding options of one file.
@@ -101,6 +107,8 @@ type Window struct {
 	// records.
 	Metadata bool
 	codec    *codec.Codec
+	// showSecrets is Options.ShowSecrets.
+	showSecrets bool
 	// batches and virtual are the entries and decompressed bytes of the
 	// windows before this one (to place its problems in the file).
 	batches, virtual int
@@ -312,7 +320,7 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		for _, p := range t.Problems {
 			s.Problems = append(s.Problems, shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
 		}
-		w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Metadata: ro.Metadata, codec: o.Codec, batches: s.Batches, virtual: virtual}
+		w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Metadata: ro.Metadata, codec: o.Codec, showSecrets: o.ShowSecrets, batches: s.Batches, virtual: virtual}
 		if err := fn(w); err != nil {
 			return s, err
 		}
@@ -359,7 +367,8 @@ func windowEnd(buf []byte, fill func(int64) error, bytes func() []byte) (int, er
 
 // ReadWhole decodes the file at path ("-": Options.Stdin) whole, into one
 // tree (for a view of every byte): the tree and its Summary. A file that
-// NotLog names is not read (nil tree).
+// NotLog names is not read (nil tree). Unless Options.ShowSecrets, the
+// tree's credentials are redacted (secret.Redact).
 func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	var data []byte
 	var err error
@@ -381,6 +390,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	for _, p := range t.Problems {
 		s.Problems = append(s.Problems, Problem{Problem: p, Off: int64(p.Off)})
 	}
+	secret.Redact(t, secret.Options{Show: o.ShowSecrets})
 	return t, s, nil
 }
 

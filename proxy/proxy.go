@@ -61,6 +61,10 @@ type Options struct {
 	// KeepTrees keeps the decoded span trees in the exchanges reported
 	// (flow.Options.KeepTrees).
 	KeepTrees bool
+	// ShowSecrets keeps credentials in the trees kept; by default they are
+	// redacted (flow.Options.ShowSecrets). The bytes forwarded are never
+	// changed.
+	ShowSecrets bool
 	// RewriteAdvertised rewrites the host and port of every broker in
 	// Metadata, FindCoordinator (v0-3 and each coordinator of v4+) and
 	// DescribeCluster responses to Advertise, re-encoding the response and
@@ -507,7 +511,7 @@ func (c *conn) fail(err error) {
 // decode runs the flow decoder over the queue until it is closed.
 func (c *conn) decode(done chan<- flow.Stats) {
 	p := c.p
-	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees}, func(e flow.Event) {
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets}, func(e flow.Event) {
 		at := time.Now()
 		switch e := e.(type) {
 		case *flow.Exchange:

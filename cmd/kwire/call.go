@@ -18,6 +18,7 @@ import (
 	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/internal/connflags"
 	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -143,9 +144,9 @@ func (a *app) callBody(c *callCmd) ([]byte, error) {
 // body as converter JSON. A response that did not decode whole is printed as
 // far as it went and decodeErr returned.
 func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr error) error {
-	resp := x.Response
+	resp := secret.Redacted(x.Response, secret.Options{Show: a.cli.ShowSecrets})
 	p := &render.Page{Set: set, Sides: []render.Side{
-		{Label: "Request", Tree: x.Request},
+		{Label: "Request", Tree: secret.Redacted(x.Request, secret.Options{Show: a.cli.ShowSecrets})},
 		{Label: "Response", Tree: resp, Err: decodeErr},
 	}}
 	var err error

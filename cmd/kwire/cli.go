@@ -32,8 +32,9 @@ type kwireCLI struct {
 	Specs string `help:"Load the specs from a directory, a .jar/.zip or one spec file instead of an embedded release." placeholder:"PATH"`
 	Color string `help:"Colour the output: auto (only on a terminal, and never when NO_COLOR is set), always, never." enum:"auto,always,never" default:"auto"`
 
-	// Values is how the views show record bytes (render.Options.Values).
-	Values string `help:"Show record keys, values and header values as: auto (text when printable, else hex), utf8, hex, base64, or json (values that parse as JSON as JSON, others as auto, marked)." enum:"auto,utf8,hex,base64,json" default:"auto"`
+	// Values is how the views show record bytes (render.Options.Values); ShowSecrets stops package secret redacting.
+	Values      string `help:"Show record keys, values and header values as: auto (text when printable, else hex), utf8, hex, base64, or json (values that parse as JSON as JSON, others as auto, marked)." enum:"auto,utf8,hex,base64,json" default:"auto"`
+	ShowSecrets bool   `name:"show-secrets" help:"Show credentials (SASL passwords, proofs and tokens, SCRAM salts, delegation-token HMACs, sensitive config values) in the output of proxy, pcap, call and log instead of <redacted, N bytes>. show, decode and encode never redact."`
 
 	List    listCmd    `cmd:"" help:"List every API and record type of the release."`
 	Show    showCmd    `cmd:"" help:"Show the smallest legal instance of an API's request and response, or of a record type."`

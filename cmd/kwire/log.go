@@ -99,7 +99,7 @@ func (a *app) log(c *logCmd) error {
 	if stdin > 1 {
 		return usagef("- (standard input) may be named once")
 	}
-	o := logseg.Options{Codec: codec.New(set), MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Window: logWindow, Stdin: a.stdin}
+	o := logseg.Options{Codec: codec.New(set), MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets}
 	prog := a.logProgress(files)
 	defer prog.Done()
 	failed := 0

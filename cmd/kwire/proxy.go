@@ -153,7 +153,7 @@ func (a *app) proxy(c *proxyCmd) error {
 		grace = -1 // close at once
 	}
 	p, err := proxy.New(proxy.Options{
-		Listen: c.Listen, Upstream: c.Upstream, Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree,
+		Listen: c.Listen, Upstream: c.Upstream, Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree, ShowSecrets: a.cli.ShowSecrets,
 		RewriteAdvertised: c.RewriteAdvertised, Advertise: c.Advertise, Grace: grace, OnEvent: r.event,
 		TLS: listenTLS, UpstreamTLS: upstreamTLS,
 	})

@@ -170,7 +170,7 @@ func TestCompletion(t *testing.T) {
 		"kwire pcap --format ":   {"json", "text"},
 		"kwire --color a":        {"always", "auto"},
 		"kwire show Vote --vers": {"--version"},
-		"kwire serve --addr=1 -": {"--addr", "--color", "--dir", "--help", "--kafka", "--specs", "--values", "-h"},
+		"kwire serve --addr=1 -": {"--addr", "--color", "--dir", "--help", "--kafka", "--show-secrets", "--specs", "--values", "-h"},
 		"kwire completion -c fi": {"fish"},
 		"kwire completion ":      {"bash", "fish", "zsh"},
 		"kwire --kafka ":         {"3.9", "4.4"},

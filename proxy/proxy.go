@@ -8,9 +8,10 @@
 // every buffer, the bytes read are forwarded but not decoded, counted in
 // ConnStats.Undecoded and reported to the decoder as a gap (a flow.Gap
 // problem), after which it resynchronises. The only exception to "bytes
-// unchanged" is Options.RewriteAdvertised, which rewrites the broker
-// addresses of Metadata, FindCoordinator and DescribeCluster responses (and
-// holds those responses, only those, until they are whole).
+// unchanged" is Options.RewriteAdvertised, which gives every broker a
+// listener of its own and rewrites the broker addresses of the responses
+// that carry them (see AddressFields; it holds those responses, only those
+// and only at the versions that have such fields, until they are whole).
 //
 // TLS is a property of the connections, not of the forwarding: with
 // Options.TLS every connection accepted is a TLS server connection, with
@@ -65,13 +66,24 @@ type Options struct {
 	// redacted (flow.Options.ShowSecrets). The bytes forwarded are never
 	// changed.
 	ShowSecrets bool
-	// RewriteAdvertised rewrites the host and port of every broker in
-	// Metadata, FindCoordinator (v0-3 and each coordinator of v4+) and
-	// DescribeCluster responses to Advertise, re-encoding the response and
-	// its size prefix, so that clients keep talking through the proxy.
+	// RewriteAdvertised routes every broker through the proxy. The proxy
+	// learns the brokers (node id and address) from the responses it
+	// forwards, opens a listener for each node id as it appears (ports
+	// from BrokerPorts) whose connections go to that node's address as
+	// last learned, and rewrites every broker address of a response (the
+	// structs listed by AddressFields) to the proxy's host and that
+	// node's port, re-encoding the response and its size prefix. The
+	// bootstrap listener (Listen) still goes to Upstream. A node that gets
+	// no listener (no port left) is written as the bootstrap address and
+	// reported (a Learned event with Err).
 	RewriteAdvertised bool
-	// Advertise is the "host:port" written by RewriteAdvertised; "" means
-	// the listen address (with an unspecified IP replaced by 127.0.0.1).
+	// BrokerPorts are the ports of the per-broker listeners (the zero
+	// range: free ports), on the host of Listen.
+	BrokerPorts PortRange
+	// Advertise is the "host:port" of the bootstrap listener as clients
+	// reach it; its host is written for every broker, with the port of
+	// the broker's listener. "" means the listen address (with an
+	// unspecified IP replaced by 127.0.0.1).
 	Advertise string
 	// OnEvent receives the proxy's events. It is called from the
 	// connections' decoder goroutines (and, for Opened and Failed, their
@@ -131,6 +143,10 @@ const (
 	// (Err): the upstream could not be reached, or a TLS handshake failed
 	// (a *HandshakeError); the client connection is closed.
 	Failed
+	// Learned: RewriteAdvertised learned a broker (Event.Broker) from a
+	// response of connection Conn: a new node id and its listener, or a
+	// node's new address; Err when the node could get no listener.
+	Learned
 )
 
 // String names the kind ("opened", "flow", "closed", "failed").
@@ -144,6 +160,8 @@ func (k EventKind) String() string {
 		return "closed"
 	case Failed:
 		return "failed"
+	case Learned:
+		return "learned"
 	}
 	return fmt.Sprintf("kind(%d)", k)
 }
@@ -153,7 +171,8 @@ type Event struct {
 	Kind EventKind
 	// Conn numbers the connection (from 1, in accept order).
 	Conn uint64
-	// Client is the client's address, Upstream the broker's.
+	// Client is the client's address, Upstream the broker's (for Learned,
+	// the broker's address as the response gave it).
 	Client, Upstream string
 	// Time is when the event happened (for Flow, when the proxy saw the
 	// data).
@@ -162,9 +181,12 @@ type Event struct {
 	Flow flow.Event
 	// Stats are the connection's counts (Kind Closed).
 	Stats *ConnStats
-	// Err is why the connection could not be made (Failed), or what ended
-	// the connection other than an end of stream (Closed).
+	// Err is why the connection could not be made (Failed), what ended
+	// the connection other than an end of stream (Closed), or why a
+	// broker got no listener (Learned).
 	Err error
+	// Broker is the broker learned (Kind Learned).
+	Broker *Broker
 }
 
 // ConnStats count one connection's traffic, per direction (indexed by
@@ -208,6 +230,19 @@ type Proxy struct {
 	dialCtx    context.Context
 	dialCancel context.CancelFunc
 	hard       bool
+	// plan is where the responses carry broker addresses.
+	plan addressPlan
+	// boot is the bootstrap listener's route (to Options.Upstream).
+	boot *route
+	// rmu guards routes (the brokers' listeners, by node id), failed (the
+	// address of each node that got no listener, reported) and stopped
+	// (no listener opens any more); acceptWG counts the brokers' accept
+	// loops.
+	rmu      sync.Mutex
+	routes   map[int32]*route
+	failed   map[int32]string
+	stopped  bool
+	acceptWG sync.WaitGroup
 }
 
 // New listens on o.Listen and returns the proxy; Serve starts accepting.
@@ -242,11 +277,16 @@ func New(o Options) (*Proxy, error) {
 	if o.RewriteAdvertised && o.Codec == nil {
 		return nil, errors.New("proxy: RewriteAdvertised needs a Codec")
 	}
-	ln, err := net.Listen("tcp", o.Listen)
+	if pr := o.BrokerPorts; pr != (PortRange{}) && (pr.First < 1 || pr.Last > 65535 || pr.First > pr.Last) {
+		return nil, fmt.Errorf("proxy: BrokerPorts %d-%d is not a range of ports", pr.First, pr.Last)
+	}
+	p := &Proxy{o: o, conns: map[*conn]struct{}{}, closed: make(chan struct{}), routes: map[int32]*route{}, failed: map[int32]string{}}
+	ln, err := p.listen(o.Listen)
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{o: o, ln: ln, conns: map[*conn]struct{}{}, closed: make(chan struct{})}
+	p.ln = ln
+	p.boot = &route{node: -1, ln: ln, addr: o.Upstream}
 	p.dialCtx, p.dialCancel = context.WithCancel(context.Background())
 	if o.RewriteAdvertised {
 		adv := o.Advertise
@@ -262,6 +302,7 @@ func New(o Options) (*Proxy, error) {
 			host = "127.0.0.1"
 		}
 		p.advHost, p.advPort = host, port
+		p.plan = newAddressPlan(o.Codec)
 	}
 	return p, nil
 }
@@ -287,25 +328,20 @@ func (p *Proxy) Addr() net.Addr { return p.ln.Addr() }
 // ended and its Closed event has been reported. It returns nil after a
 // cancellation or Close, else the listener's error.
 func (p *Proxy) Serve(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() { p.ln.Close() })
+	stop := context.AfterFunc(ctx, func() { p.closeListeners() })
 	defer stop()
 	var err error
-	for {
-		c, aerr := p.ln.Accept()
-		if aerr != nil {
-			select {
-			case <-p.closed:
-			default:
-				if ctx.Err() == nil {
-					err = aerr
-				}
+	if aerr := p.accept(p.ln, p.boot); aerr != nil {
+		select {
+		case <-p.closed:
+		default:
+			if ctx.Err() == nil {
+				err = aerr
 			}
-			break
 		}
-		p.wg.Add(1)
-		go p.handle(c, p.nextID.Add(1))
 	}
-	p.ln.Close()
+	p.closeListeners()
+	p.acceptWG.Wait()
 	if ctx.Err() != nil && p.o.Grace > 0 {
 		done := make(chan struct{})
 		go func() { p.wg.Wait(); close(done) }()
@@ -320,11 +356,11 @@ func (p *Proxy) Serve(ctx context.Context) error {
 	return err
 }
 
-// Close stops the proxy at once: the listener and every open connection
+// Close stops the proxy at once: the listeners and every open connection
 // are closed (their Closed events are still reported, from Serve).
 func (p *Proxy) Close() error {
 	p.closeOnce.Do(func() { close(p.closed) })
-	err := p.ln.Close()
+	err := p.closeListeners()
 	p.closeConns()
 	return err
 }
@@ -415,21 +451,25 @@ type conn struct {
 	upstreamAddr string
 }
 
-func (p *Proxy) handle(client net.Conn, id uint64) {
+func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 	defer p.wg.Done()
 	clientAddr := client.RemoteAddr().String()
+	addr := r.upstream()
 	// Report a failure before closing the client, so that its report
 	// comes before whatever the client does next.
 	raw := client
 	client, err := p.acceptTLS(raw)
 	if err != nil {
-		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: p.o.Upstream, Time: time.Now(), Err: err})
+		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: addr, Time: time.Now(), Err: err})
 		raw.Close()
 		return
 	}
-	up, err := p.dialUpstream(p.dialCtx, p.o.Upstream)
+	up, err := p.dialUpstream(p.dialCtx, addr)
 	if err != nil {
-		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: p.o.Upstream, Time: time.Now(), Err: err})
+		if r.node >= 0 {
+			err = fmt.Errorf("broker %d: %w", r.node, err)
+		}
+		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: addr, Time: time.Now(), Err: err})
 		client.Close()
 		return
 	}
@@ -451,8 +491,8 @@ func (p *Proxy) handle(client net.Conn, id uint64) {
 		}
 	}
 	if p.o.RewriteAdvertised {
-		c.track = newTracker(p.o.MaxFrame)
-		c.rw = newRewriter(p, c.track)
+		c.track = newTracker(p.o.MaxFrame, p.plan)
+		c.rw = newRewriter(p, c.track, c)
 	}
 	decoded := make(chan flow.Stats, 1)
 	if p.o.Codec != nil {

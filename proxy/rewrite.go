@@ -1,19 +1,84 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/tree"
 )
 
-// The APIs whose responses advertise broker addresses.
-const (
-	keyMetadata        = 3
-	keyFindCoordinator = 10
-	keyDescribeCluster = 60
-)
+// AddressField is a struct of a response that holds a broker's address in
+// its fields Host and Port, and the field that holds the broker's node id.
+type AddressField struct {
+	// Struct is the struct's path from the response's name, through
+	// arrays without indexes: "MetadataResponse.Brokers"; the response's
+	// name alone for its top-level fields.
+	Struct string
+	// Node is the field of the struct with the broker's node id
+	// ("NodeId", "BrokerId", "LeaderId"), or, with ParentNode, the field of
+	// the struct that holds the struct (a node's listeners).
+	Node       string
+	ParentNode bool
+}
+
+// brokerAddressFields are every struct of a response that carries a
+// broker's host and port in the embedded specs (requests carry the
+// addresses a client or broker gives, not ones a client follows). A test
+// walks the specs and fails on a struct with Host and Port that is neither
+// here nor in notBrokerAddressFields.
+var brokerAddressFields = []AddressField{
+	{Struct: "ProduceResponse.NodeEndpoints", Node: "NodeId"},
+	{Struct: "FetchResponse.NodeEndpoints", Node: "NodeId"},
+	{Struct: "MetadataResponse.Brokers", Node: "NodeId"},
+	{Struct: "FindCoordinatorResponse", Node: "NodeId"},
+	{Struct: "FindCoordinatorResponse.Coordinators", Node: "NodeId"},
+	{Struct: "VoteResponse.NodeEndpoints", Node: "NodeId"},
+	{Struct: "BeginQuorumEpochResponse.NodeEndpoints", Node: "NodeId"},
+	{Struct: "EndQuorumEpochResponse.NodeEndpoints", Node: "NodeId"},
+	{Struct: "DescribeQuorumResponse.Nodes.Listeners", Node: "NodeId", ParentNode: true},
+	{Struct: "FetchSnapshotResponse.NodeEndpoints", Node: "NodeId"},
+	{Struct: "DescribeClusterResponse.Brokers", Node: "BrokerId"},
+	{Struct: "UpdateRaftVoterResponse.CurrentLeader", Node: "LeaderId"},
+	{Struct: "ShareFetchResponse.NodeEndpoints", Node: "NodeId"},
+	{Struct: "ShareAcknowledgeResponse.NodeEndpoints", Node: "NodeId"},
+}
+
+// notBrokerAddressFields are the structs of responses with Host and Port
+// that are not a broker's address, with the reason.
+var notBrokerAddressFields = map[string]string{
+	"StreamsGroupDescribeResponse.Groups.Members.UserEndpoint":            "a Kafka Streams instance's own endpoint, not a broker",
+	"StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.UserEndpoint": "a Kafka Streams instance's own endpoint, not a broker",
+}
+
+// AddressFields returns the structs of responses whose broker addresses
+// RewriteAdvertised rewrites, in api key order.
+func AddressFields() []AddressField { return append([]AddressField(nil), brokerAddressFields...) }
+
+// addressPlan is, per api key of a response, its AddressFields split into
+// steps after the message name.
+type addressPlan map[int16][]addressSteps
+
+type addressSteps struct {
+	steps []string
+	f     AddressField
+}
+
+func newAddressPlan(c *codec.Codec) addressPlan {
+	plan := addressPlan{}
+	for _, f := range brokerAddressFields {
+		steps := strings.Split(f.Struct, ".")
+		m := c.Set.Message(steps[0])
+		if m == nil || m.APIKey < 0 {
+			continue // not in this release
+		}
+		plan[m.APIKey] = append(plan[m.APIKey], addressSteps{steps[1:], f})
+	}
+	return plan
+}
 
 // reqKey is the api key and version of a request awaiting its response.
 type reqKey struct{ key, ver int16 }
@@ -26,6 +91,7 @@ const maxTracked = 1024
 // the correlation ids of requests whose responses are rewritten.
 type tracker struct {
 	maxFrame int64
+	plan     addressPlan
 	mu       sync.Mutex
 	pending  map[int32]reqKey
 	// sp follows the frames, buffering none (Max < 0); it stops on a
@@ -33,8 +99,8 @@ type tracker struct {
 	sp frame.Splitter
 }
 
-func newTracker(maxFrame int) *tracker {
-	return &tracker{maxFrame: int64(maxFrame), pending: map[int32]reqKey{}, sp: frame.Splitter{Max: -1, Head: 12}}
+func newTracker(maxFrame int, plan addressPlan) *tracker {
+	return &tracker{maxFrame: int64(maxFrame), plan: plan, pending: map[int32]reqKey{}, sp: frame.Splitter{Max: -1, Head: 12}}
 }
 
 // feed looks at the next bytes of the request stream.
@@ -46,7 +112,7 @@ func (t *tracker) feed(b []byte) {
 			continue
 		}
 		key, ver, _ := frame.RequestAPI(ev.Bytes)
-		if key == keyMetadata || key == keyFindCoordinator || key == keyDescribeCluster {
+		if _, ok := t.plan[key]; ok {
 			corr, _ := frame.RequestCorrelationID(ev.Bytes)
 			t.mu.Lock()
 			if len(t.pending) < maxTracked {
@@ -77,6 +143,7 @@ func (t *tracker) take(corr int32) (reqKey, bool) {
 // id) split across reads, which wait for the rest.
 type rewriter struct {
 	p     *Proxy
+	c     *conn
 	track *tracker
 	// sp follows the frames by their first 8 bytes (Max < 0), buffering
 	// only the frames taken for rewriting; it stops on a stream that is
@@ -86,8 +153,8 @@ type rewriter struct {
 	count int
 }
 
-func newRewriter(p *Proxy, t *tracker) *rewriter {
-	return &rewriter{p: p, track: t, sp: frame.Splitter{Max: -1, Head: 8}}
+func newRewriter(p *Proxy, t *tracker, c *conn) *rewriter {
+	return &rewriter{p: p, c: c, track: t, sp: frame.Splitter{Max: -1, Head: 8}}
 }
 
 // process forwards b through write, rewriting what must be.
@@ -157,9 +224,13 @@ func (r *rewriter) process(b []byte, write func([]byte) error) error {
 	}
 }
 
+// errUnchanged: a response held for rewriting had no broker address.
+var errUnchanged = errors.New("no broker address")
+
 // rewrite decodes the response fr, sets the Host and Port of every broker
-// (or coordinator) to the advertised address, and encodes it again with its
-// header, size prefix included.
+// address (AddressFields) to the proxy's host and the node's listener port,
+// learning the brokers, and encodes it again with its header, size prefix
+// included. A response without an address is errUnchanged.
 func (r *rewriter) rewrite(fr []byte) ([]byte, error) {
 	c := r.p.o.Codec
 	m := c.Set.Response(r.req.key)
@@ -170,12 +241,12 @@ func (r *rewriter) rewrite(fr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rewriteTree(r.p, t)
+	return rewriteTree(r.p, r.c, t, r.p.plan[r.req.key])
 }
 
-// rewriteTree re-encodes decoded response t with every field named Host
-// set to the advertised host and every field named Port to its port.
-func rewriteTree(p *Proxy, t *tree.Tree) ([]byte, error) {
+// rewriteTree re-encodes decoded response t with the Host and Port of each
+// broker address of plan set to the proxy's.
+func rewriteTree(p *Proxy, c *conn, t *tree.Tree, plan []addressSteps) ([]byte, error) {
 	hi, bi := t.Part(tree.Header), t.Part(tree.Body)
 	if hi < 0 || bi < 0 {
 		return nil, fmt.Errorf("no header or body")
@@ -183,28 +254,73 @@ func rewriteTree(p *Proxy, t *tree.Tree) ([]byte, error) {
 	header, body := t.Sub(hi), t.Sub(bi)
 	// Edit the body's value (the decoded frame is left as it is: the first
 	// SetString copies the body's bytes).
-	for i := range body.Nodes {
-		if body.Nodes[i].Kind != tree.Field || body.IsVirtual(int32(i)) {
-			continue
-		}
-		f := body.Field(int32(i))
-		if f == nil {
-			continue
-		}
-		var err error
-		switch f.Name {
-		case "Host":
-			err = body.At(int32(i)).SetString(p.advHost)
-		case "Port":
-			err = body.At(int32(i)).SetInt(int64(p.advPort))
-		}
-		if err != nil {
-			return nil, err
-		}
+	ed := &addrEditor{p: p, c: c, ports: map[int32]int32{}}
+	for _, a := range plan {
+		ed.f = a.f
+		ed.visit(body.Root(), tree.Value{}, a.steps)
+	}
+	if ed.err != nil {
+		return nil, ed.err
+	}
+	if !ed.changed {
+		return nil, errUnchanged
 	}
 	out, err := p.o.Codec.Encode(t.Message, t.Version, header, body)
 	if err != nil {
 		return nil, err
 	}
 	return out.Bytes, nil
+}
+
+// addrEditor sets the broker addresses of one response.
+type addrEditor struct {
+	p       *Proxy
+	c       *conn
+	f       AddressField
+	ports   map[int32]int32 // the port written for each node id seen
+	changed bool
+	err     error
+}
+
+// visit walks from v (a struct, or an array of them; parent is the
+// struct holding v) down steps to the structs holding addresses. A field
+// the response's version does not have is skipped.
+func (e *addrEditor) visit(v, parent tree.Value, steps []string) {
+	if v.Err() != nil {
+		return
+	}
+	if v.Kind() == tree.Array {
+		for i := range v.Len() {
+			e.visit(v.Elem(i), parent, steps)
+		}
+		return
+	}
+	if len(steps) > 0 {
+		e.visit(v.Field(steps[0]), v, steps[1:])
+		return
+	}
+	idv := v.Field(e.f.Node)
+	if e.f.ParentNode {
+		idv = parent.Field(e.f.Node)
+	}
+	id, err1 := idv.AsInt()
+	host, err2 := v.Field("Host").AsString()
+	port, err3 := v.Field("Port").AsInt()
+	if err1 != nil || err2 != nil || err3 != nil || id < 0 || host == "" || port <= 0 || port > 65535 {
+		return // no broker here (an error entry: node -1, host "")
+	}
+	node := int32(id)
+	np, seen := e.ports[node]
+	if !seen {
+		// The first address of a node in a response is the one learned.
+		np = e.p.brokerPort(e.c, node, host, int32(port))
+		e.ports[node] = np
+	}
+	if err := v.Field("Host").SetString(e.p.advHost); err != nil && e.err == nil {
+		e.err = err
+	}
+	if err := v.Field("Port").SetInt(int64(np)); err != nil && e.err == nil {
+		e.err = err
+	}
+	e.changed = true
 }

@@ -92,9 +92,6 @@ func (p *Proxy) listen(addr string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
-// errNoListener marks a node that has no listener of its own.
-var errNoListener = errors.New("no listener")
-
 // brokerPort returns the port to write for node id node at host:port (as
 // a response gave it), learning the node: a node seen for the first time
 // gets a listener, a node seen at a new address has its listener forward
@@ -123,7 +120,7 @@ func (p *Proxy) brokerPort(c *conn, node int32, host string, port int32) int32 {
 	if err != nil {
 		if p.failed[node] != addr {
 			p.failed[node] = addr
-			p.emitBroker(c, Broker{Node: node, Addr: addr}, fmt.Errorf("%w for broker %d: %v; advertised as the bootstrap address %s", errNoListener, node, err, net.JoinHostPort(p.advHost, strconv.Itoa(int(p.advPort)))))
+			p.emitBroker(c, Broker{Node: node, Addr: addr}, fmt.Errorf("%v; advertised as the bootstrap address %s", err, net.JoinHostPort(p.advHost, strconv.Itoa(int(p.advPort)))))
 		}
 		return p.advPort
 	}

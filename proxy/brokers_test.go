@@ -325,7 +325,7 @@ func TestBrokerPortsExhausted(t *testing.T) {
 	}
 	wantL := []string{fmt.Sprintf("1 %s %q", fc.addrs[1], want[1])}
 	for id := int32(2); id <= 3; id++ {
-		wantL = append(wantL, fmt.Sprintf("%d %s \"\": no listener for broker %d: no port left in %d-%d (1 taken by brokers); advertised as the bootstrap address %s", id, fc.addrs[id], id, port, port, bootAddr))
+		wantL = append(wantL, fmt.Sprintf("%d %s \"\": no port left in %d-%d (1 taken by brokers); advertised as the bootstrap address %s", id, fc.addrs[id], port, port, bootAddr))
 	}
 	if got := learnedLines(col); !slices.Equal(got, wantL) {
 		t.Errorf("learned\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantL, "\n"))

@@ -58,6 +58,15 @@ func TestConnectionLines(t *testing.T) {
 			Stats: &proxy.ConnStats{Read: [2]int64{10, 20}, Undecoded: [2]int64{0, 7}, Rewritten: 2}},
 			"2026-01-02 03:04:05.000100  #1 c  closed: 10 B from the client, 20 B from the broker, 7 B not decoded (decoder behind), 2 responses rewritten (reset)",
 			`{"type":"connection","event":"closed","time":"2026-01-02T03:04:05.0001Z","conn":1,"client":"c","server":"b","bytes_read":[10,20],"bytes_written":[0,0],"bytes_not_decoded":[0,7],"responses_rewritten":2,"error":"reset"}`},
+		{proxy.Event{Kind: proxy.Learned, Conn: 1, Client: "c", Upstream: "b2:9092", Time: t0, Broker: &proxy.Broker{Node: 2, Addr: "b2:9092", Listen: "127.0.0.1:20002"}},
+			"2026-01-02 03:04:05.000100  #1 c  broker 2 at b2:9092: listening on 127.0.0.1:20002",
+			`{"type":"connection","event":"learned","time":"2026-01-02T03:04:05.0001Z","conn":1,"client":"c","server":"b2:9092","node":2,"listen":"127.0.0.1:20002","error":null}`},
+		{proxy.Event{Kind: proxy.Learned, Conn: 3, Client: "c", Upstream: "b2b:9092", Time: t0, Broker: &proxy.Broker{Node: 2, Addr: "b2b:9092", Listen: "127.0.0.1:20002", Moved: true, Previous: "b2:9092"}},
+			"2026-01-02 03:04:05.000100  #1 c  broker 2 moved from b2:9092 to b2b:9092: listening on 127.0.0.1:20002",
+			`{"type":"connection","event":"learned","time":"2026-01-02T03:04:05.0001Z","conn":3,"client":"c","server":"b2b:9092","node":2,"listen":"127.0.0.1:20002","previous":"b2:9092","error":null}`},
+		{proxy.Event{Kind: proxy.Learned, Conn: 1, Client: "c", Upstream: "b3:9092", Time: t0, Broker: &proxy.Broker{Node: 3, Addr: "b3:9092"}, Err: errors.New("no port left in 20001-20002 (2 taken by brokers); advertised as the bootstrap address 127.0.0.1:19092")},
+			"2026-01-02 03:04:05.000100  #1 c  broker 3 at b3:9092: no listener: no port left in 20001-20002 (2 taken by brokers); advertised as the bootstrap address 127.0.0.1:19092",
+			`{"type":"connection","event":"learned","time":"2026-01-02T03:04:05.0001Z","conn":1,"client":"c","server":"b3:9092","node":3,"error":"no port left in 20001-20002 (2 taken by brokers); advertised as the bootstrap address 127.0.0.1:19092"}`},
 	} {
 		if got := ConnectionLine("#1 c", c.e); got != c.text {
 			t.Errorf("ConnectionLine =\n%s\nwant\n%s", got, c.text)

@@ -12,7 +12,10 @@ import (
 // or end (proxy.Opened, Failed, Closed), after the connection's name conn:
 // "opened to BROKER", "failed: ERR", or "closed: N B from the client, M B
 // from the broker" with the bytes not decoded, the responses rewritten and
-// what ended it when there are any. "" for other events.
+// what ended it when there are any; or of a broker learned from one of its
+// responses (proxy.Learned): "broker N at HOST:PORT: listening on ADDR",
+// "broker N moved from OLD to HOST:PORT: listening on ADDR", or "broker N
+// at HOST:PORT: no listener: ERR". "" for other events.
 func ConnectionLine(conn string, e proxy.Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s  ", Time(e.Time), conn)
@@ -21,6 +24,21 @@ func ConnectionLine(conn string, e proxy.Event) string {
 		fmt.Fprintf(&b, "opened to %s", e.Upstream)
 	case proxy.Failed:
 		fmt.Fprintf(&b, "failed: %v", e.Err)
+	case proxy.Learned:
+		br := e.Broker
+		if br == nil {
+			return ""
+		}
+		if br.Moved {
+			fmt.Fprintf(&b, "broker %d moved from %s to %s: ", br.Node, br.Previous, br.Addr)
+		} else {
+			fmt.Fprintf(&b, "broker %d at %s: ", br.Node, br.Addr)
+		}
+		if e.Err != nil {
+			fmt.Fprintf(&b, "no listener: %v", e.Err)
+		} else {
+			fmt.Fprintf(&b, "listening on %s", br.Listen)
+		}
 	case proxy.Closed:
 		st := e.Stats
 		fmt.Fprintf(&b, "closed: %d B from the client, %d B from the broker", st.Read[flow.ClientToServer], st.Read[flow.ServerToClient])
@@ -43,7 +61,7 @@ func ConnectionLine(conn string, e proxy.Event) string {
 // line (type "connection").
 type Connection struct {
 	Type string `json:"type"`
-	// Event is "opened", "failed" or "closed".
+	// Event is "opened", "failed", "closed" or "learned".
 	Event  string `json:"event"`
 	Time   string `json:"time"`
 	Conn   uint64 `json:"conn"`
@@ -56,14 +74,23 @@ type Connection struct {
 	Written   *[2]int64 `json:"bytes_written,omitempty"`
 	Undecoded *[2]int64 `json:"bytes_not_decoded,omitempty"`
 	Rewritten int       `json:"responses_rewritten,omitempty"`
+	// Node is the node id of a broker learned, Listen the proxy's
+	// listener for it ("" when it got none), Previous its address before
+	// it moved (event "learned"; Server is its address).
+	Node     *int32 `json:"node,omitempty"`
+	Listen   string `json:"listen,omitempty"`
+	Previous string `json:"previous,omitempty"`
 	// Error is why the broker could not be reached, or what ended the
 	// connection other than an end of stream; null when nothing.
 	Error *string `json:"error"`
 }
 
-// NewConnection describes a proxy.Opened, Failed or Closed event.
+// NewConnection describes a proxy.Opened, Failed, Closed or Learned event.
 func NewConnection(e proxy.Event) *Connection {
 	j := &Connection{Type: "connection", Event: e.Kind.String(), Time: JSONTime(e.Time), Conn: e.Conn, Client: e.Client, Server: e.Upstream}
+	if br := e.Broker; br != nil {
+		j.Node, j.Listen, j.Previous = &br.Node, br.Listen, br.Previous
+	}
 	if st := e.Stats; st != nil {
 		j.Read, j.Written, j.Undecoded, j.Rewritten = &st.Read, &st.Written, &st.Undecoded, st.Rewritten
 	}

@@ -24,14 +24,15 @@ import (
 )
 
 type proxyCmd struct {
-	Listen            string        `help:"Address to listen on for Kafka clients." default:"127.0.0.1:19092" placeholder:"HOST:PORT"`
-	Upstream          string        `help:"The broker to forward connections to." required:"" placeholder:"HOST:PORT"`
-	Tree              bool          `help:"Print the object tree of each request and response under its line (text), or their page JSON, body and header (json)."`
-	Format            string        `help:"Output format: text (one line per exchange, problem and connection) or json (one object per line)." enum:"text,json" default:"text"`
-	MaxFrame          int           `name:"max-frame" help:"Largest frame size prefix decoded (bytes); larger frames are forwarded and reported, not decoded." default:"104857600" placeholder:"BYTES"`
-	RewriteAdvertised bool          `name:"rewrite-advertised" help:"Rewrite the broker addresses in Metadata, FindCoordinator and DescribeCluster responses to the proxy's, so that clients stay on the proxy."`
-	Advertise         string        `help:"The address --rewrite-advertised writes (default: the listen address)." placeholder:"HOST:PORT"`
-	Grace             time.Duration `help:"On SIGINT or SIGTERM, how long open connections may go on before they are closed." default:"5s" placeholder:"DURATION"`
+	Listen            string          `help:"Address to listen on for Kafka clients." default:"127.0.0.1:19092" placeholder:"HOST:PORT"`
+	Upstream          string          `help:"The broker to forward connections to." required:"" placeholder:"HOST:PORT"`
+	Tree              bool            `help:"Print the object tree of each request and response under its line (text), or their page JSON, body and header (json)."`
+	Format            string          `help:"Output format: text (one line per exchange, problem and connection) or json (one object per line)." enum:"text,json" default:"text"`
+	MaxFrame          int             `name:"max-frame" help:"Largest frame size prefix decoded (bytes); larger frames are forwarded and reported, not decoded." default:"104857600" placeholder:"BYTES"`
+	RewriteAdvertised bool            `name:"rewrite-advertised" help:"Give every broker its own listening port and rewrite every broker address in responses (Metadata, FindCoordinator, DescribeCluster, NodeEndpoints…) to the proxy's, so that clients stay on the proxy."`
+	BrokerPorts       proxy.PortRange `name:"broker-ports" help:"Ports of the per-broker listeners of --rewrite-advertised (default: free ports)." placeholder:"FIRST-LAST"`
+	Advertise         string          `help:"The address --rewrite-advertised writes (default: the listen address)." placeholder:"HOST:PORT"`
+	Grace             time.Duration   `help:"On SIGINT or SIGTERM, how long open connections may go on before they are closed." default:"5s" placeholder:"DURATION"`
 
 	TLSCert            string `name:"tls-cert" help:"Terminate TLS on the listener with this certificate chain (PEM; with --tls-key)." placeholder:"FILE"`
 	TLSKey             string `name:"tls-key" help:"The private key of --tls-cert (PEM)." placeholder:"FILE"`
@@ -133,8 +134,8 @@ func (a *app) proxy(c *proxyCmd) error {
 	if c.MaxFrame <= 0 {
 		return usagef("--max-frame must be positive")
 	}
-	addrs := proxy.Options{Listen: c.Listen, Upstream: c.Upstream, Advertise: c.Advertise}
-	if err := checkProxyAddrs(addrs); err != nil {
+	o := proxy.Options{Listen: c.Listen, Upstream: c.Upstream, Advertise: c.Advertise, RewriteAdvertised: c.RewriteAdvertised, BrokerPorts: c.BrokerPorts}
+	if err := checkProxyAddrs(o); err != nil {
 		return err
 	}
 	listenTLS, upstreamTLS, err := c.tlsConfigs()
@@ -145,18 +146,14 @@ func (a *app) proxy(c *proxyCmd) error {
 	if err != nil {
 		return err
 	}
-	cd := codec.New(set)
-	cd.MaxFrame = c.MaxFrame
 	r := &proxyRun{a: a, c: c, set: set}
-	grace := c.Grace
-	if grace <= 0 {
-		grace = -1 // close at once
+	o.Codec, o.MaxFrame, o.KeepTrees, o.Grace, o.OnEvent = codec.New(set), c.MaxFrame, c.Tree, c.Grace, r.event
+	o.Codec.MaxFrame = c.MaxFrame
+	if o.Grace <= 0 {
+		o.Grace = -1 // close at once
 	}
-	p, err := proxy.New(proxy.Options{
-		Listen: c.Listen, Upstream: c.Upstream, Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree, ShowSecrets: a.cli.ShowSecrets,
-		RewriteAdvertised: c.RewriteAdvertised, Advertise: c.Advertise, Grace: grace, OnEvent: r.event,
-		TLS: listenTLS, UpstreamTLS: upstreamTLS,
-	})
+	o.TLS, o.UpstreamTLS, o.ShowSecrets = listenTLS, upstreamTLS, a.cli.ShowSecrets
+	p, err := proxy.New(o)
 	if err != nil {
 		return err
 	}
@@ -194,7 +191,7 @@ func (r *proxyRun) text(e proxy.Event) {
 	w := &r.buf
 	name := connName(e)
 	switch e.Kind {
-	case proxy.Opened, proxy.Failed, proxy.Closed:
+	case proxy.Opened, proxy.Failed, proxy.Closed, proxy.Learned:
 		fmt.Fprintf(w, "%s\n", report.ConnectionLine(name, e))
 	case proxy.Flow:
 		switch x := e.Flow.(type) {
@@ -209,7 +206,7 @@ func (r *proxyRun) text(e proxy.Event) {
 func (r *proxyRun) json(e proxy.Event) {
 	var v any
 	switch e.Kind {
-	case proxy.Opened, proxy.Failed, proxy.Closed:
+	case proxy.Opened, proxy.Failed, proxy.Closed, proxy.Learned:
 		v = report.NewConnection(e)
 	case proxy.Flow:
 		switch x := e.Flow.(type) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -328,7 +329,13 @@ func TestProxyTLSClient(t *testing.T) {
 func TestProxyFrameOverMaxFrameAndRewrite(t *testing.T) {
 	up := fakeKafka(t)
 	c := proxyCodec(t)
-	addr, stop := proxyCommand(t, "--upstream", up, "--max-frame", "1000", "--rewrite-advertised")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	addr, stop := proxyCommand(t, "--upstream", up, "--max-frame", "1000", "--rewrite-advertised", "--broker-ports", fmt.Sprintf("%d-%d", port, port+1))
 	big := make([]byte, 4+2000)
 	binary.BigEndian.PutUint32(big, 2000)
 	conn, err := net.Dial("tcp", addr)
@@ -349,20 +356,18 @@ func TestProxyFrameOverMaxFrameAndRewrite(t *testing.T) {
 	if !strings.Contains(r.stdout, "1 responses rewritten") {
 		t.Error("no rewrite")
 	}
+	if !strings.Contains(r.stdout, fmt.Sprintf("  broker 1 at broker-a.internal:9092: listening on 127.0.0.1:%d\n", port)) {
+		t.Error("no line for broker 1's listener")
+	}
 	m := c.Set.Message("MetadataResponse")
 	tr, err := c.DecodeResponse(resp, m, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	found := false
-	for i := range tr.Nodes {
-		if f := tr.Field(int32(i)); f != nil && f.Name == "Host" {
-			found = string(tr.Data(int32(i))) == host
-		}
-	}
-	if !found {
-		t.Error("host not rewritten")
+	b := tr.Root().Field("MetadataResponse").Field("Brokers").Elem(0)
+	if h, p := b.Field("Host").String(), b.Field("Port").Int(); h != host || p != int64(port) {
+		t.Errorf("broker 1 advertised at %s:%d, want %s:%d", h, p, host, port)
 	}
 }
 
@@ -413,6 +418,8 @@ func TestProxyRefusesBadAddressesAtStart(t *testing.T) {
 		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "nohost:19092"}, 1, `kwire: --listen "nohost:19092": host "nohost" does not resolve (no such host)`},
 		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "127.0.0.1"}, 2, `kwire: --listen "127.0.0.1": missing port in address (want host:port)`},
 		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--advertise", "proxy:x"}, 2, `kwire: --advertise "proxy:x": port "x" is not a number`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "20005-20001"}, 2, `kwire: --broker-ports: "20005-20001": the first port is after the last (see kwire --help)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "0-3"}, 2, `kwire: --broker-ports: "0-3": ports are 1-65535 (see kwire --help)`},
 	} {
 		r := kwire(t, append([]string{"proxy"}, c.args...)...)
 		if r.code != c.code || r.stderr != c.want+"\n" || r.stdout != "" {

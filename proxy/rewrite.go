@@ -3,11 +3,13 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -59,8 +61,20 @@ var notBrokerAddressFields = map[string]string{
 func AddressFields() []AddressField { return append([]AddressField(nil), brokerAddressFields...) }
 
 // addressPlan is, per api key of a response, its AddressFields split into
-// steps after the message name.
-type addressPlan map[int16][]addressSteps
+// steps after the message name, and the versions that have one of them
+// (the responses held for rewriting).
+type addressPlan map[int16]*apiAddresses
+
+type apiAddresses struct {
+	fields   []addressSteps
+	versions map[int16]bool
+}
+
+// wants reports whether responses of api key at ver may carry an address.
+func (p addressPlan) wants(key, ver int16) bool {
+	a := p[key]
+	return a != nil && a.versions[ver]
+}
 
 type addressSteps struct {
 	steps []string
@@ -75,9 +89,37 @@ func newAddressPlan(c *codec.Codec) addressPlan {
 		if m == nil || m.APIKey < 0 {
 			continue // not in this release
 		}
-		plan[m.APIKey] = append(plan[m.APIKey], addressSteps{steps[1:], f})
+		a := plan[m.APIKey]
+		if a == nil {
+			a = &apiAddresses{versions: map[int16]bool{}}
+			plan[m.APIKey] = a
+		}
+		a.fields = append(a.fields, addressSteps{steps[1:], f})
+		for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
+			if hasSteps(m.Root.Fields, v, steps[1:]) {
+				a.versions[v] = true
+			}
+		}
 	}
 	return plan
+}
+
+// hasSteps reports whether every field of steps, and the Host at their
+// end, is in the struct fields fs at v.
+func hasSteps(fs []*spec.Field, v int16, steps []string) bool {
+	if len(steps) == 0 {
+		return slices.ContainsFunc(fs, func(f *spec.Field) bool { return f.Name == "Host" && f.PresentIn(v) })
+	}
+	for _, fd := range fs {
+		if fd.Name == steps[0] && fd.PresentIn(v) {
+			sub := fd.Fields
+			if len(sub) == 0 && fd.Type.Struct != nil {
+				sub = fd.Type.Struct.Fields
+			}
+			return hasSteps(sub, v, steps[1:])
+		}
+	}
+	return false
 }
 
 // reqKey is the api key and version of a request awaiting its response.
@@ -112,7 +154,7 @@ func (t *tracker) feed(b []byte) {
 			continue
 		}
 		key, ver, _ := frame.RequestAPI(ev.Bytes)
-		if _, ok := t.plan[key]; ok {
+		if t.plan.wants(key, ver) {
 			corr, _ := frame.RequestCorrelationID(ev.Bytes)
 			t.mu.Lock()
 			if len(t.pending) < maxTracked {
@@ -241,7 +283,7 @@ func (r *rewriter) rewrite(fr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rewriteTree(r.p, r.c, t, r.p.plan[r.req.key])
+	return rewriteTree(r.p, r.c, t, r.p.plan[r.req.key].fields)
 }
 
 // rewriteTree re-encodes decoded response t with the Host and Port of each

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/gopacket/layers"
 
 	"github.com/kwire/kwire/capture/capturetest"
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/internal/fakebroker"
 	"github.com/kwire/kwire/records"
 )
 
@@ -93,5 +98,40 @@ func TestLogRedactsCredentials(t *testing.T) {
 	out = mustRun(t, "--show-secrets", "log", seg)
 	if !strings.Contains(out, `"value":"KEYSTORE-PASS"`) || !strings.Contains(out, base64.StdEncoding.EncodeToString([]byte(salt))) {
 		t.Errorf("--show-secrets:\n%s", out)
+	}
+}
+
+// Clients log in through kwire proxy with SASL PLAIN and SCRAM-SHA-512: the
+// lines name the mechanism and the user, and no output of the proxy holds
+// the password (or, for SCRAM, a proof: every p= value is redacted).
+func TestProxyRedactsSASL(t *testing.T) {
+	const password = "proxy-pa55word"
+	b := fakebroker.Start(t, fakebroker.Options{Mechanisms: []string{client.PLAIN, client.SCRAMSHA512}, Users: map[string]string{"alice": password}, SessionLifetimeMs: 3600000})
+	for _, args := range [][]string{{"--tree"}, {"--tree", "--format", "json"}} {
+		addr, stop := proxyCommand(t, append([]string{"--upstream", b.Addr}, args...)...)
+		for _, mech := range []string{client.PLAIN, client.SCRAMSHA512} {
+			cd := proxyCodec(t)
+			cn, err := client.Dial(context.Background(), addr, cd, client.Options{ClientID: "sasl-test", Timeout: 5 * time.Second, SASL: &client.SASL{Mechanism: mech, User: "alice", Password: password}})
+			if err != nil {
+				t.Fatalf("%s: %v", mech, err)
+			}
+			cn.Close()
+		}
+		r := stop()
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		noSecret(t, "proxy "+strings.Join(args, " "), r.stdout, password)
+		if strings.Contains(r.stdout, "p=") && regexp.MustCompile(`p=[^*]`).MatchString(strings.ReplaceAll(r.stdout, `\u003c`, "<")) {
+			t.Errorf("a SCRAM proof shows:\n%s", r.stdout)
+		}
+		for _, want := range []string{`mechanism PLAIN  user "alice"`, `mechanism SCRAM-SHA-512  user "alice"`, "<redacted, 21 bytes>"} {
+			if args[len(args)-1] == "json" {
+				want = map[string]string{`mechanism PLAIN  user "alice"`: `"mechanism":"PLAIN","user":"alice"`, `mechanism SCRAM-SHA-512  user "alice"`: `"mechanism":"SCRAM-SHA-512","user":"alice"`, "<redacted, 21 bytes>": `\u003credacted, 21 bytes\u003e`}[want]
+			}
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%v: no %q in %q", args, want, regexp.MustCompile(`(u003c|<)redacted[^>\\]*`).FindAllString(r.stdout, -1))
+			}
+		}
 	}
 }

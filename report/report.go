@@ -11,6 +11,9 @@
 // marshalled with encoding/json; their keys are documented on the fields and
 // stay the same for both commands. A capture's report ends with its summary
 // (WriteSummary, or the Summary JSON line).
+//
+// kwire call's summary of one exchange (CallSummary, WriteQuorum) is here
+// too.
 package report
 
 import (

@@ -13,11 +13,10 @@ import (
 
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/flow"
-	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/internal/connflags"
 	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -160,78 +159,11 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 		p.Sides = p.Sides[1:]
 		err = render.WriteKafka(a.stdout, p)
 	default:
-		fmt.Fprintf(a.stdout, "%s v%d  %s  correlation id %d  request %d B  response %d B  %s\n",
-			resp.Message.Name, resp.Version, c.Bootstrap, correlationOf(x), len(x.Request.Bytes), len(resp.Bytes),
-			x.Latency.Round(10*time.Microsecond))
-		if codes := flow.ErrorCodes(resp); len(codes) > 0 {
-			var b strings.Builder
-			for i, e := range codes {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "%s at %s", e, e.Path)
-			}
-			fmt.Fprintf(a.stdout, "error codes: %s\n", b.String())
-		}
-		if resp.Message.Name == "DescribeQuorumResponse" && decodeErr == nil {
-			writeQuorum(a.stdout, resp)
-		}
+		report.CallSummary(a.stdout, c.Bootstrap, x, decodeErr == nil)
 		err = render.WriteTree(a.stdout, resp, a.renderOptions())
 	}
 	if err != nil {
 		return err
 	}
 	return decodeErr
-}
-
-func correlationOf(x *client.Exchange) int32 {
-	if id, ok := frame.RequestCorrelationID(x.Request.Bytes); ok {
-		return id
-	}
-	return -1
-}
-
-// writeQuorum prints what DescribeQuorum answers (KIP-595, KIP-836), before
-// the tree: per partition the leader, epoch and high watermark, then each
-// voter and observer with its log end offset and its lag (the leader's log
-// end offset minus its own, in records).
-func writeQuorum(w io.Writer, t *tree.Tree) {
-	b := t.Part(tree.Body)
-	if b < 0 {
-		return
-	}
-	topics := t.At(b).Field("Topics")
-	for i := range topics.Len() {
-		tp := topics.Elem(i)
-		parts := tp.Field("Partitions")
-		for j := range parts.Len() {
-			p := parts.Elem(j)
-			leader := p.Field("LeaderId").Int()
-			fmt.Fprintf(w, "quorum %s-%d: leader %d, epoch %d, high watermark %d\n", tp.Field("TopicName").String(), p.Field("PartitionIndex").Int(), leader, p.Field("LeaderEpoch").Int(), p.Field("HighWatermark").Int())
-			voters := p.Field("CurrentVoters")
-			var leo int64 = -1
-			for k := range voters.Len() {
-				if m := voters.Elem(k); m.Field("ReplicaId").Int() == leader {
-					leo = m.Field("LogEndOffset").Int()
-				}
-			}
-			list := func(role string, ms tree.Value) {
-				for k := range ms.Len() {
-					m := ms.Elem(k)
-					id, end := m.Field("ReplicaId").Int(), m.Field("LogEndOffset").Int()
-					lag := "lag unknown"
-					if leo >= 0 && end >= 0 {
-						lag = fmt.Sprintf("lag %d", leo-end)
-					}
-					who := role
-					if id == leader {
-						who += " (leader)"
-					}
-					fmt.Fprintf(w, "  %-16s %4d  log end offset %d, %s\n", who, id, end, lag)
-				}
-			}
-			list("voter", voters)
-			list("observer", p.Field("Observers"))
-		}
-	}
 }

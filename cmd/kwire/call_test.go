@@ -352,52 +352,6 @@ type quorumMember struct {
 	LastCaughtUpTimestamp int64 `json:"lastCaughtUpTimestamp"`
 }
 
-// writeQuorum's summary of a DescribeQuorumResponse v2 built in Go: the
-// leader's line, the voters with their lag behind the leader (the leader
-// first, as the broker lists it), an observer, and a lag that cannot be
-// known (a log end offset of -1).
-func TestWriteQuorum(t *testing.T) {
-	s, err := spec.Embedded("4.4.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := s.Response(55)
-	b := codec.NewBuilder(m, 2).
-		Set("Topics[0].TopicName", "__cluster_metadata").
-		Set("Topics[0].Partitions[0].PartitionIndex", 0).
-		Set("Topics[0].Partitions[0].LeaderId", 1).
-		Set("Topics[0].Partitions[0].LeaderEpoch", 4).
-		Set("Topics[0].Partitions[0].HighWatermark", 120)
-	for k, v := range [][2]int{{1, 130}, {2, 125}, {3, -1}} {
-		p := "Topics[0].Partitions[0].CurrentVoters[" + strconv.Itoa(k) + "]."
-		b.Set(p+"ReplicaId", v[0]).Set(p+"LogEndOffset", v[1])
-	}
-	b.Set("Topics[0].Partitions[0].Observers[0].ReplicaId", 7).Set("Topics[0].Partitions[0].Observers[0].LogEndOffset", 100)
-	body, err := b.Tree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := codec.New(s)
-	enc, err := c.Encode(m, 2, nil, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := c.DecodeResponse(enc.Bytes, m, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	writeQuorum(&out, dec)
-	want := "quorum __cluster_metadata-0: leader 1, epoch 4, high watermark 120\n" +
-		"  voter (leader)      1  log end offset 130, lag 0\n" +
-		"  voter               2  log end offset 125, lag 5\n" +
-		"  voter               3  log end offset -1, lag unknown\n" +
-		"  observer            7  log end offset 100, lag 30\n"
-	if out.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
-	}
-}
-
 // A response that does not decode: the partial tree on standard output and
 // the error once, on standard error, in the text and page formats.
 func TestCallResponseThatDoesNotDecode(t *testing.T) {

@@ -338,3 +338,28 @@ func TestFrameAboutBeforeTheMessageIsKnown(t *testing.T) {
 		t.Errorf("record frame cut after frame_version: frame about %q", got)
 	}
 }
+
+// A partial batch says the length its entry declares once it holds the
+// entry's header up to the magic (17 bytes), as records.PartialBatch
+// reads it; before that it is too short to say.
+func TestPartialBatchAboutAtTheHeaderBoundary(t *testing.T) {
+	s := embedded(t, "4.4.0")
+	whole := batchV2(0, 1, recordV2(0, []byte("a"), []byte("b")), false)
+	for cut, want := range map[int]string{
+		11: "11 bytes: too short for a batch header",
+		16: "16 bytes: too short for a batch header",
+		17: "batch length 58, 5 bytes present",
+		69: "batch length 58, 57 bytes present",
+	} {
+		tr := decodeRequest(t, s, produceRequest(3, whole[:cut]))
+		got := ""
+		for i := range tr.Nodes {
+			if NodeName(tr, int32(i)) == "partial batch" {
+				got = NodeAbout(tr, int32(i))
+			}
+		}
+		if got != want {
+			t.Errorf("%d bytes of a batch: partial batch about %q, want %q", cut, got, want)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,5 +135,47 @@ func TestProxyRedactsSASL(t *testing.T) {
 				t.Errorf("%v: no %q in %q", args, want, regexp.MustCompile(`(u003c|<)redacted[^>\\]*`).FindAllString(r.stdout, -1))
 			}
 		}
+	}
+}
+
+// kwire call prints a delegation token's HMAC (here in a
+// RenewDelegationToken request and a CreateDelegationToken response)
+// redacted in every format, and as it is with --show-secrets.
+func TestCallRedactsTokenHMAC(t *testing.T) {
+	k := newKafkaFrames(t)
+	hmac := "HMAC-0123456789"
+	h64 := base64.StdEncoding.EncodeToString([]byte(hmac))
+	req, err := k.cd.DecodeRequest(k.request(t, "RenewDelegationToken", 2, 5, `{"hmac":"`+h64+`","renewPeriodMs":1000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := k.set.Message("CreateDelegationTokenResponse")
+	resp, err := k.cd.DecodeResponse(k.response(t, "CreateDelegationToken", 3, 5, `{"errorCode":0,"principalType":"User","principalName":"a","tokenRequesterPrincipalType":"User","tokenRequesterPrincipalName":"a","issueTimestampMs":0,"expiryTimestampMs":0,"maxTimestampMs":0,"tokenId":"tok","hmac":"`+h64+`","throttleTimeMs":0}`), m, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, show := range []bool{false, true} {
+		for _, format := range []string{"text", "page", "json", "kafka"} {
+			var out bytes.Buffer
+			a := &app{env: &env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }}, cli: &kwireCLI{ShowSecrets: show}}
+			x := &client.Exchange{Request: req, Response: resp}
+			if err := a.writeCall(&callCmd{Format: format, Bootstrap: "b:9092"}, k.set, x, nil); err != nil {
+				t.Fatal(err)
+			}
+			if show {
+				if !strings.Contains(out.String(), h64) && !strings.Contains(out.String(), hex.EncodeToString([]byte(hmac))) {
+					t.Errorf("--show-secrets %s: no HMAC:\n%s", format, out.String())
+				}
+				continue
+			}
+			noSecret(t, "call "+format, out.String(), hmac)
+			if !strings.Contains(out.String(), "redacted, 15 bytes") {
+				t.Errorf("%s: no <redacted, 15 bytes>:\n%s", format, out.String())
+			}
+		}
+	}
+	// The trees the client holds are not changed.
+	if !bytes.Contains(req.Bytes, []byte(hmac)) || !bytes.Contains(resp.Bytes, []byte(hmac)) {
+		t.Errorf("writeCall changed the exchange's trees")
 	}
 }

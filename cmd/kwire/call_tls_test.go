@@ -77,6 +77,17 @@ func TestCallTLSAndSASL(t *testing.T) {
 		t.Errorf("the call is the 5th request (ApiVersions, SaslHandshake, 2 SaslAuthenticate before it):\n%.200s", r.stdout)
 	}
 
+	// --show-secrets shows the call's secrets, not the login's: the SASL
+	// exchanges are never printed.
+	for _, format := range []string{"text", "page", "json"} {
+		r := withPassword(t, saslPassword, "--show-secrets", "call", "--bootstrap", b.Addr, "--tls", "--tls-ca", ca.CertFile,
+			"--sasl-mechanism", "PLAIN", "--sasl-user", "alice", "Metadata", "--format", format)
+		if r.code != 0 || strings.Contains(r.stdout, "Sasl") {
+			t.Fatalf("--show-secrets %s: exit %d: %s", format, r.code, r.stderr)
+		}
+		noPassword(t, r)
+	}
+
 	// The password from a file (one trailing newline dropped).
 	pwFile := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(pwFile, []byte(saslPassword+"\n"), 0o600); err != nil {

@@ -1,12 +1,17 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,7 +25,7 @@ import (
 
 // produceFrame is a Produce v9 request of about 1 MiB: one RecordBatch of
 // 100 records of 10 KiB.
-func produceFrame(b *testing.B, c *codec.Codec) []byte {
+func produceFrame(b testing.TB, c *codec.Codec) []byte {
 	var kvs []records.KeyValue
 	for i := range 100 {
 		v := make([]byte, 10<<10)
@@ -39,49 +44,33 @@ func produceFrame(b *testing.B, c *codec.Codec) []byte {
 // plaintext and TLS on both sides); the MB/s are one way (each byte also
 // comes back).
 //
-// cpu-ms/MB is the process's CPU time (user and system, getrusage) per
-// 10^6 bytes forwarded, both directions counted; the process also runs
-// the client and the echo server, so the "direct" cases are what the
-// proxy cases cost without the proxy.
+// The client and the echo server run in another process (this test binary
+// again, as TestBenchPeer), so that cpu-ms/MB is the proxy's own CPU time
+// (user and system, getrusage of this process) per 10^6 bytes forwarded,
+// both directions counted.
 func BenchmarkProxy(b *testing.B) {
 	c := codec.New(testSet)
-	frame := produceFrame(b, c)
-	certs := benchCerts(b)
-	echo := echoServer(b)
-	echoTLS := echoServerTLS(b, certs.server)
-	run := func(b *testing.B, addr string, cc *tls.Config) {
-		var conn net.Conn
-		var err error
-		if cc != nil {
-			conn, err = tls.Dial("tcp", addr, cc)
-		} else {
-			conn, err = net.Dial("tcp", addr)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer conn.Close()
-		b.SetBytes(int64(len(frame)))
-		done := make(chan error, 1)
-		go func() {
-			_, err := io.CopyN(io.Discard, conn, int64(len(frame))*int64(b.N))
-			done <- err
-		}()
+	peer := startBenchPeer(b)
+	tlsServer, err := tlsconf.Server(peer.cert, peer.key, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tlsClient, err := tlsconf.Client(peer.ca, "", "", "", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// run has the peer send b.N frames to addr and read them back; it
+	// returns this process's CPU time meanwhile per MB forwarded.
+	run := func(b *testing.B, addr string, tls bool) float64 {
+		b.SetBytes(peer.frameLen)
 		b.ResetTimer()
 		cpu0 := cpuTime(b)
-		for range b.N {
-			if _, err := conn.Write(frame); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := <-done; err != nil {
-			b.Fatal(err)
-		}
+		peer.run(b, addr, tls, b.N)
 		cpu := cpuTime(b) - cpu0
-		b.ReportMetric(float64(cpu.Milliseconds())/(float64(2*int64(len(frame))*int64(b.N))/1e6), "cpu-ms/MB")
+		return float64(cpu.Microseconds()) / 1e3 / (float64(2*peer.frameLen*int64(b.N)) / 1e6)
 	}
-	b.Run("direct", func(b *testing.B) { run(b, echo, nil) })
-	b.Run("direct-tls", func(b *testing.B) { run(b, echoTLS, certs.client) })
+	b.Run("direct", func(b *testing.B) { run(b, peer.echo, false) })
+	b.Run("direct-tls", func(b *testing.B) { run(b, peer.echoTLS, true) })
 	for _, k := range []struct {
 		name string
 		o    Options
@@ -89,15 +78,14 @@ func BenchmarkProxy(b *testing.B) {
 	}{
 		{"proxy", Options{Codec: c}, false},
 		{"proxy-nodecode", Options{}, false},
-		{"proxy-tls", Options{Codec: c, TLS: certs.server, UpstreamTLS: certs.client}, true},
-		{"proxy-tls-nodecode", Options{TLS: certs.server, UpstreamTLS: certs.client}, true},
+		{"proxy-tls", Options{Codec: c, TLS: tlsServer, UpstreamTLS: tlsClient}, true},
+		{"proxy-tls-nodecode", Options{TLS: tlsServer, UpstreamTLS: tlsClient}, true},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			o := k.o
-			o.Listen, o.Upstream = "127.0.0.1:0", echo
-			var cc *tls.Config
+			o.Listen, o.Upstream = "127.0.0.1:0", peer.echo
 			if k.tls {
-				o.Upstream, cc = echoTLS, certs.client
+				o.Upstream = peer.echoTLS
 			}
 			var undecoded int64
 			closed := make(chan struct{})
@@ -113,11 +101,12 @@ func BenchmarkProxy(b *testing.B) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			go p.Serve(ctx)
-			run(b, p.Addr().String(), cc)
+			perMB := run(b, p.Addr().String(), k.tls)
 			b.StopTimer()
 			<-closed
 			cancel()
-			b.ReportMetric(float64(undecoded)/float64(2*int64(len(frame))*int64(b.N)), "undecoded/byte")
+			b.ReportMetric(perMB, "cpu-ms/MB")
+			b.ReportMetric(float64(undecoded)/float64(2*peer.frameLen*int64(b.N)), "undecoded/byte")
 		})
 	}
 }
@@ -131,28 +120,126 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// benchTLS is a server and a client configuration that trust each other.
-type benchTLS struct{ server, client *tls.Config }
+// benchPeer is the process running BenchmarkProxy's client and echo
+// servers.
+type benchPeer struct {
+	cmd           *exec.Cmd
+	in            io.WriteCloser
+	out           *bufio.Scanner
+	echo, echoTLS string
+	cert, key, ca string
+	frameLen      int64
+}
 
-func benchCerts(b *testing.B) benchTLS {
+// startBenchPeer starts TestBenchPeer in a process of its own, with a CA
+// and a certificate for 127.0.0.1 made here.
+func startBenchPeer(b *testing.B) *benchPeer {
 	ca := testcert.New(b, "127.0.0.1")
-	cert, key := ca.Leaf("server")
-	s, err := tlsconf.Server(cert, key, "")
+	cert, key := ca.Leaf("echo")
+	p := &benchPeer{cert: cert, key: key, ca: ca.CertFile}
+	p.cmd = exec.Command(os.Args[0], "-test.run=^TestBenchPeer$", "-test.count=1")
+	p.cmd.Env = append(os.Environ(), "KWIRE_BENCH_PEER="+strings.Join([]string{cert, key, ca.CertFile}, string(filepath.ListSeparator)))
+	p.cmd.Stderr = os.Stderr
+	var err error
+	if p.in, err = p.cmd.StdinPipe(); err != nil {
+		b.Fatal(err)
+	}
+	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := tlsconf.Client(ca.CertFile, "", "", "", false)
-	if err != nil {
+	if err := p.cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	return benchTLS{s, c}
+	b.Cleanup(func() { p.in.Close(); p.cmd.Wait() })
+	p.out = bufio.NewScanner(out)
+	if !p.out.Scan() {
+		b.Fatalf("bench peer: %v", p.out.Err())
+	}
+	if _, err := fmt.Sscanf(p.out.Text(), "echo %s %s %d", &p.echo, &p.echoTLS, &p.frameLen); err != nil {
+		b.Fatalf("bench peer said %q: %v", p.out.Text(), err)
+	}
+	return p
+}
+
+// run has the peer send n frames to addr (with TLS) and read them back.
+func (p *benchPeer) run(b *testing.B, addr string, tls bool, n int) {
+	fmt.Fprintf(p.in, "run %s %t %d\n", addr, tls, n)
+	if !p.out.Scan() {
+		b.Fatalf("bench peer: %v", p.out.Err())
+	}
+	if p.out.Text() != "done" {
+		b.Fatalf("bench peer: %s", p.out.Text())
+	}
+}
+
+// TestBenchPeer is BenchmarkProxy's client and echo servers, run in a
+// process of their own; it does nothing unless KWIRE_BENCH_PEER names its
+// certificate, key and CA files. It prints "echo ADDR TLSADDR FRAMELEN",
+// then answers each line "run ADDR TLS N" from standard input, sending N
+// frames to ADDR and reading them back, with "done" or an error.
+func TestBenchPeer(t *testing.T) {
+	files := filepath.SplitList(os.Getenv("KWIRE_BENCH_PEER"))
+	if len(files) != 3 {
+		t.Skip("run by BenchmarkProxy")
+	}
+	sc, err := tlsconf.Server(files[0], files[1], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := tlsconf.Client(files[2], "", "", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := produceFrame(t, codec.New(testSet))
+	fmt.Printf("echo %s %s %d\n", echoServer(t), echoServerTLS(t, sc), len(frame))
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var addr string
+		var useTLS bool
+		var n int
+		if _, err := fmt.Sscanf(in.Text(), "run %s %t %d", &addr, &useTLS, &n); err != nil {
+			t.Fatal(err)
+		}
+		if err := benchClient(addr, useTLS, cc, frame, n); err != nil {
+			fmt.Printf("error: %v\n", err)
+			continue
+		}
+		fmt.Println("done")
+	}
+}
+
+// benchClient sends n frames to addr and reads as many bytes back.
+func benchClient(addr string, useTLS bool, cc *tls.Config, frame []byte, n int) error {
+	var conn net.Conn
+	var err error
+	if useTLS {
+		conn, err = tls.Dial("tcp", addr, cc)
+	} else {
+		conn, err = net.Dial("tcp", addr)
+	}
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.CopyN(io.Discard, conn, int64(len(frame))*int64(n))
+		done <- err
+	}()
+	for range n {
+		if _, err := conn.Write(frame); err != nil {
+			return err
+		}
+	}
+	return <-done
 }
 
 // echoServerTLS is echoServer behind TLS.
-func echoServerTLS(b *testing.B, sc *tls.Config) string {
+func echoServerTLS(t testing.TB, sc *tls.Config) string {
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", sc)
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -173,6 +260,6 @@ func echoServerTLS(b *testing.B, sc *tls.Config) string {
 			}()
 		}
 	}()
-	b.Cleanup(func() { ln.Close(); wg.Wait() })
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
 	return ln.Addr().String()
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kwire/kwire/frame"
@@ -78,31 +79,6 @@ func (e *plaintextError) looks() string {
 	return fmt.Sprintf("first bytes % x", b)
 }
 
-// firstBytes keeps the first bytes read from a connection, to say what a
-// peer sent when it was not TLS. Only the handshake's goroutine reads
-// them (tls.Conn reads one at a time), so there is no lock.
-type firstBytes struct {
-	net.Conn
-	first []byte
-}
-
-// firstKept is how many bytes firstBytes keeps: a Kafka request's size,
-// api key and version.
-const firstKept = 8
-
-func (f *firstBytes) Read(b []byte) (int, error) {
-	n, err := f.Conn.Read(b)
-	if n > 0 {
-		if len(f.first) < firstKept {
-			f.first = append(f.first, b[:min(n, firstKept-len(f.first))]...)
-		}
-	}
-	return n, err
-}
-
-// kept returns the bytes kept; call it once the handshake has returned.
-func (f *firstBytes) kept() []byte { return f.first }
-
 // apiName names an api key with the codec's spec set ("" when unknown or
 // without a codec).
 func (p *Proxy) apiName(key int16) string {
@@ -124,12 +100,13 @@ func (p *Proxy) acceptTLS(c net.Conn) (net.Conn, error) {
 	if p.o.TLS == nil {
 		return c, nil
 	}
-	fb := &firstBytes{Conn: newReadAhead(c, p.o.BufferSize)}
-	tc := tls.Server(fb, p.o.TLS)
+	u := newUnder(c, p.o.BufferSize)
+	tc := tls.Server(u, p.o.TLS)
 	if err := p.handshake(tc); err != nil {
-		return nil, &HandshakeError{Side: "client", Addr: c.RemoteAddr().String(), Err: p.cause("client", err, fb)}
+		return nil, &HandshakeError{Side: "client", Addr: c.RemoteAddr().String(), Err: p.cause("client", err, u)}
 	}
-	return tc, nil
+	u.first = nil
+	return &tlsConn{Conn: tc, u: u}, nil
 }
 
 // dialUpstream connects to the broker at addr and, with
@@ -151,13 +128,14 @@ func (p *Proxy) dialUpstream(ctx context.Context, addr string) (net.Conn, error)
 		cfg = cfg.Clone()
 		cfg.ServerName = host
 	}
-	fb := &firstBytes{Conn: newReadAhead(c, p.o.BufferSize)}
-	tc := tls.Client(fb, cfg)
+	u := newUnder(c, p.o.BufferSize)
+	tc := tls.Client(u, cfg)
 	if err := p.handshake(tc); err != nil {
 		c.Close()
-		return nil, &HandshakeError{Side: "upstream", Addr: addr, Err: p.cause("upstream", err, fb)}
+		return nil, &HandshakeError{Side: "upstream", Addr: addr, Err: p.cause("upstream", err, u)}
 	}
-	return tc, nil
+	u.first = nil
+	return &tlsConn{Conn: tc, u: u}, nil
 }
 
 // handshake runs tc's handshake within HandshakeTimeout; a hard close of
@@ -174,10 +152,10 @@ func (p *Proxy) handshake(tc *tls.Conn) error {
 
 // cause turns a handshake error into what went wrong, in the terms of the
 // side that failed.
-func (p *Proxy) cause(side string, err error, fb *firstBytes) error {
+func (p *Proxy) cause(side string, err error, u *under) error {
 	var rh tls.RecordHeaderError
 	if errors.As(err, &rh) {
-		first := fb.kept()
+		first := u.first
 		if len(first) < len(rh.RecordHeader) {
 			first = rh.RecordHeader[:]
 		}
@@ -203,23 +181,138 @@ func (p *Proxy) cause(side string, err error, fb *firstBytes) error {
 // Options.HandshakeTimeout is 0.
 const defaultHandshakeTimeout = 10 * time.Second
 
-// readAhead reads the raw bytes under a tls.Conn in large reads: crypto/tls
-// reads about one record (16 KiB at most) per read from its connection,
-// which makes one system call per record; through readAhead it makes one
-// per BufferSize. A read returns what is buffered without waiting for
-// more, and waits only when nothing is, as the connection's own read does.
-type readAhead struct {
+// tlsConn is a TLS connection of the proxy. Its reads take every record
+// already received, not one (16 KiB at most) as tls.Conn's do, and its
+// writes send the records of one write in one write to the connection
+// under it: with large reads and writes the forwarding makes as few
+// system calls with TLS as without.
+type tlsConn struct {
+	*tls.Conn
+	u *under
+	// err is a read error met after data, returned by the next Read.
+	err error
+}
+
+// Read waits for data as tls.Conn.Read does, then reads on as long as
+// records are already at hand (never waiting again) and b has room.
+func (c *tlsConn) Read(b []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.Conn.Read(b)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	c.u.noWait = true
+	for n < len(b) {
+		m, err := c.Conn.Read(b[n:])
+		n += m
+		if err != nil {
+			if err != errWouldWait {
+				c.err = err
+			}
+			break
+		}
+		if m == 0 {
+			break
+		}
+	}
+	c.u.noWait = false
+	return n, nil
+}
+
+// Write writes b as tls.Conn.Write does, its records gathered into one
+// write to the connection. When that write fails, none of b counts as
+// written.
+func (c *tlsConn) Write(b []byte) (int, error) {
+	c.u.hold()
+	n, err := c.Conn.Write(b)
+	if ferr := c.u.flush(); ferr != nil {
+		return 0, ferr
+	}
+	return n, err
+}
+
+// under is the connection under a tls.Conn: it reads ahead in large reads
+// (crypto/tls reads about one record per read, one system call each),
+// keeps the first bytes read (to say what a peer sent when it was not
+// TLS), can refuse to wait for data (noWait, for tlsConn.Read), and can
+// gather writes (hold, flush).
+type under struct {
 	net.Conn
 	r *bufio.Reader
+	// first are the first bytes read, until the handshake is done. Only
+	// the reading goroutine touches first and noWait.
+	first  []byte
+	noWait bool
+
+	mu      sync.Mutex
+	holding bool
+	buf     []byte
 }
 
-func newReadAhead(c net.Conn, size int) *readAhead {
-	ra := &readAhead{Conn: c}
-	ra.r = bufio.NewReaderSize(rawReader{c}, size)
-	return ra
+// firstKept is how many bytes under keeps: a Kafka request's size, api
+// key and version.
+const firstKept = 8
+
+func newUnder(c net.Conn, size int) *under {
+	return &under{Conn: c, r: bufio.NewReaderSize(rawReader{c}, size), first: make([]byte, 0, firstKept)}
 }
 
-func (ra *readAhead) Read(b []byte) (int, error) { return ra.r.Read(b) }
+// Read returns what is buffered without waiting for more, and waits only
+// when nothing is (then returning errWouldWait instead with noWait).
+func (u *under) Read(b []byte) (int, error) {
+	if u.noWait && u.r.Buffered() == 0 {
+		return 0, errWouldWait
+	}
+	n, err := u.r.Read(b)
+	if n > 0 && u.first != nil && len(u.first) < firstKept {
+		u.first = append(u.first, b[:min(n, firstKept-len(u.first))]...)
+	}
+	return n, err
+}
+
+// Write writes b, or gathers it while holding.
+func (u *under) Write(b []byte) (int, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.holding {
+		u.buf = append(u.buf, b...)
+		return len(b), nil
+	}
+	return u.Conn.Write(b)
+}
+
+func (u *under) hold() {
+	u.mu.Lock()
+	u.holding = true
+	u.mu.Unlock()
+}
+
+// flush writes what was gathered and stops holding. A write from another
+// goroutine meanwhile (tls.Conn.Close's close_notify) waits for it, and
+// follows it.
+func (u *under) flush() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.holding = false
+	if len(u.buf) == 0 {
+		return nil
+	}
+	_, err := u.Conn.Write(u.buf)
+	u.buf = u.buf[:0]
+	return err
+}
+
+// errWouldWait is what under.Read returns with noWait when it has nothing:
+// a temporary net.Error, after which tls.Conn keeps its state.
+var errWouldWait = wouldWait{}
+
+type wouldWait struct{}
+
+func (wouldWait) Error() string   { return "no data at hand" }
+func (wouldWait) Timeout() bool   { return true }
+func (wouldWait) Temporary() bool { return true }
 
 // rawReader hides the connection's other methods from bufio.
 type rawReader struct{ c net.Conn }

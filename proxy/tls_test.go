@@ -400,3 +400,43 @@ func TestUpstreamHandshakeFaults(t *testing.T) {
 		}
 	}
 }
+
+// Megabytes through TLS on both sides (reads of many records at once,
+// the records of a write sent together) come back unchanged, with the
+// proxy's counts and hashes of the plaintext equal to the client's.
+func TestTLSLargeTransfer(t *testing.T) {
+	s := newTLSSetup(t)
+	echo := echoServerTLS(t, must(t)(tlsconf.Server(s.brokerCert, s.brokerKey, "")))
+	o := Options{Hash: true, TLS: must(t)(tlsconf.Server(s.proxyCert, s.proxyKey, "")), UpstreamTLS: must(t)(tlsconf.Client(s.ca.CertFile, "broker.test", "", "", false))}
+	p, col := start(t, o, echo)
+	data := make([]byte, 3<<20+12345)
+	for i := range data {
+		data[i] = byte(i*7 + i>>11)
+	}
+	cl := dialAny(t, p, must(t)(tlsconf.Client(s.ca.CertFile, "proxy.test", "", "", false))).(*tls.Conn)
+	got := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(cl); got <- b }()
+	// Writes of odd sizes, then the end (close_notify right after data).
+	for off := 0; off < len(data); {
+		n := min(len(data)-off, 1+off%200000)
+		if _, err := cl.Write(data[off : off+n]); err != nil {
+			t.Fatal(err)
+		}
+		off += n
+	}
+	cl.CloseWrite()
+	if b := <-got; !bytes.Equal(b, data) {
+		t.Fatalf("got %d bytes back, want the %d sent", len(b), len(data))
+	}
+	cl.Close()
+	ev := col.waitClosed(t, 1)[1]
+	st := ev.Stats
+	n := int64(len(data))
+	if ev.Err != nil || st.Read != [2]int64{n, n} || st.Written != st.Read {
+		t.Fatalf("err %v, read %v, written %v", ev.Err, st.Read, st.Written)
+	}
+	h := sum(data)
+	if st.ReadSHA256 != [2][32]byte{h, h} || st.WrittenSHA256 != st.ReadSHA256 {
+		t.Error("hashes differ from the data's")
+	}
+}

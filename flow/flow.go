@@ -39,6 +39,17 @@
 // seen cannot be decoded (its api key and version are unknown), so such
 // bytes are skipped. A Resync problem says how many bytes were skipped.
 //
+// SASL. A Conn follows the connection's SASL authentication: the mechanism
+// of its last SaslHandshake request and the user the first auth bytes after
+// it show (Exchange.Mechanism, Exchange.User). After a SaslHandshake v0
+// request (until its response reports an error) the client's frames that do
+// not decode as a Kafka request are raw SASL tokens (an int32 size, then
+// the token: no header), each paired with the broker's next frame as a
+// Token exchange; frames of any size, empty ones too, are accepted while
+// tokens may come. The first client frame that decodes as a request ends
+// the token exchange. Kept trees are redacted (package secret) unless
+// Options.ShowSecrets.
+//
 // A Conn is not safe for concurrent use: one goroutine feeds it, and its
 // callback runs on that goroutine.
 package flow

@@ -79,3 +79,28 @@ func TestConnectionLines(t *testing.T) {
 		t.Errorf("ConnectionLine of a flow event = %q", got)
 	}
 }
+
+// WriteProxyEvent writes a connection's event as ConnectionLine (text) or
+// NewConnection (JSON), one line each, named by connection and client;
+// an event with nothing to show writes nothing.
+func TestWriteProxyEvent(t *testing.T) {
+	e := proxy.Event{Kind: proxy.Learned, Conn: 4, Client: "127.0.0.1:5000", Upstream: "b2:9092", Time: t0, Broker: &proxy.Broker{Node: 2, Addr: "b2:9092", Listen: "127.0.0.1:20002"}}
+	var b bytes.Buffer
+	if err := WriteProxyEvent(&b, e, EventOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "2026-01-02 03:04:05.000100  #4 127.0.0.1:5000  broker 2 at b2:9092: listening on 127.0.0.1:20002\n"; b.String() != want {
+		t.Errorf("text %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	WriteProxyEvent(&b, e, EventOptions{JSON: true})
+	if want := `{"type":"connection","event":"learned","time":"2026-01-02T03:04:05.0001Z","conn":4,"client":"127.0.0.1:5000","server":"b2:9092","node":2,"listen":"127.0.0.1:20002","error":null}` + "\n"; b.String() != want {
+		t.Errorf("JSON %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	for _, o := range []EventOptions{{}, {JSON: true}} {
+		if WriteProxyEvent(&b, proxy.Event{Kind: proxy.Flow}, o); b.Len() != 0 {
+			t.Errorf("a flow event without a flow: %q", b.String())
+		}
+	}
+}

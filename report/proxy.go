@@ -1,11 +1,15 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/proxy"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
 )
 
 // ConnectionLine is the text line of a proxy connection's opening, failure
@@ -99,4 +103,58 @@ func NewConnection(e proxy.Event) *Connection {
 		j.Error = &s
 	}
 	return j
+}
+
+// EventOptions say how WriteProxyEvent writes.
+type EventOptions struct {
+	// JSON writes JSON lines, not text lines.
+	JSON bool
+	// Trees adds each frame's object tree under an exchange's line (text),
+	// or its page JSON, body and header (FrameOptions JSON and Page).
+	Trees bool
+	// Set is the specs the traffic is decoded with (for "header_json").
+	Set    *spec.Set
+	Render render.Options
+}
+
+// WriteProxyEvent writes event e of a proxy to w as kwire proxy prints
+// it: its text line (ConnectionLine, WriteExchange, ProblemLine), named
+// "#CONN CLIENT", or with o.JSON one JSON object and a newline
+// (NewConnection, NewExchange with each frame's NewFrame, NewProblem).
+// Events with nothing to show write nothing. The error is w's.
+func WriteProxyEvent(w io.Writer, e proxy.Event, o EventOptions) error {
+	name := fmt.Sprintf("#%d %s", e.Conn, e.Client)
+	var v any
+	switch e.Kind {
+	case proxy.Opened, proxy.Failed, proxy.Closed, proxy.Learned:
+		if !o.JSON {
+			_, err := fmt.Fprintf(w, "%s\n", ConnectionLine(name, e))
+			return err
+		}
+		v = NewConnection(e)
+	case proxy.Flow:
+		switch x := e.Flow.(type) {
+		case *flow.Exchange:
+			if !o.JSON {
+				return WriteExchange(w, name, x, o.Trees, o.Render)
+			}
+			fo := FrameOptions{Set: o.Set, JSON: o.Trees, Page: o.Trees, Render: o.Render}
+			v = NewExchange(x, e.Conn, e.Client, e.Upstream, func(f *flow.Frame) *Frame { return NewFrame(f, fo) })
+		case *flow.Problem:
+			if !o.JSON {
+				_, err := fmt.Fprintf(w, "%s\n", ProblemLine(name, x))
+				return err
+			}
+			v = NewProblem(x, e.Conn, e.Client, e.Upstream)
+		}
+	}
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }

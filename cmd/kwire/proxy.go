@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,12 +14,10 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/proxy"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/report"
-	"github.com/kwire/kwire/spec"
 )
 
 type proxyCmd struct {
@@ -120,8 +117,7 @@ func checkProxyAddrs(o proxy.Options) error {
 // every connection's goroutines at once.
 type proxyRun struct {
 	a   *app
-	c   *proxyCmd
-	set *spec.Set
+	o   report.EventOptions
 	mu  sync.Mutex
 	buf bytes.Buffer
 	err error
@@ -146,7 +142,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	if err != nil {
 		return err
 	}
-	r := &proxyRun{a: a, c: c, set: set}
+	r := &proxyRun{a: a, o: report.EventOptions{JSON: c.Format == "json", Trees: c.Tree, Set: set, Render: a.renderOptions()}}
 	o.Codec, o.MaxFrame, o.KeepTrees, o.Grace, o.OnEvent = codec.New(set), c.MaxFrame, c.Tree, c.Grace, r.event
 	o.Codec.MaxFrame = c.MaxFrame
 	if o.Grace <= 0 {
@@ -175,56 +171,10 @@ func (r *proxyRun) event(e proxy.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.buf.Reset()
-	if r.c.Format == "json" {
-		r.json(e)
-	} else {
-		r.text(e)
+	if err := report.WriteProxyEvent(&r.buf, e, r.o); r.err == nil {
+		r.err = err
 	}
 	if r.err == nil && r.buf.Len() > 0 {
 		_, r.err = r.a.stdout.Write(r.buf.Bytes())
 	}
-}
-
-func connName(e proxy.Event) string { return fmt.Sprintf("#%d %s", e.Conn, e.Client) }
-
-func (r *proxyRun) text(e proxy.Event) {
-	w := &r.buf
-	name := connName(e)
-	switch e.Kind {
-	case proxy.Opened, proxy.Failed, proxy.Closed, proxy.Learned:
-		fmt.Fprintf(w, "%s\n", report.ConnectionLine(name, e))
-	case proxy.Flow:
-		switch x := e.Flow.(type) {
-		case *flow.Exchange:
-			report.WriteExchange(w, name, x, r.c.Tree, r.a.renderOptions())
-		case *flow.Problem:
-			fmt.Fprintf(w, "%s\n", report.ProblemLine(name, x))
-		}
-	}
-}
-
-func (r *proxyRun) json(e proxy.Event) {
-	var v any
-	switch e.Kind {
-	case proxy.Opened, proxy.Failed, proxy.Closed, proxy.Learned:
-		v = report.NewConnection(e)
-	case proxy.Flow:
-		switch x := e.Flow.(type) {
-		case *flow.Exchange:
-			v = report.NewExchange(x, e.Conn, e.Client, e.Upstream, func(f *flow.Frame) *report.Frame {
-				return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree, Page: r.c.Tree, Render: r.a.renderOptions()})
-			})
-		case *flow.Problem:
-			v = report.NewProblem(x, e.Conn, e.Client, e.Upstream)
-		}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		if r.err == nil {
-			r.err = err
-		}
-		return
-	}
-	r.buf.Write(b)
-	r.buf.WriteByte('\n')
 }

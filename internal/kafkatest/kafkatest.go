@@ -13,6 +13,11 @@
 // Nodes are configured with static voters (controller.quorum.voters) so that
 // a test may point each voter's endpoint at an address of its choosing (a
 // kwire proxy in front of the real controller): Config.VoterAddr.
+//
+// Brokers always have a PLAINTEXT listener (the one they use between
+// themselves and the one Node.BrokerAddr names); Config.Listeners adds SSL
+// and SASL_SSL listeners (SASL PLAIN and SCRAM-SHA-512) with certificates
+// made at test time (internal/testcert).
 package kafkatest
 
 import (
@@ -27,6 +32,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,7 +42,20 @@ import (
 
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testcert"
 	"github.com/kwire/kwire/spec"
+)
+
+// Names of the broker listeners kafkatest can open (Kafka's listener and
+// security protocol names).
+const (
+	// Plaintext is the listener every broker has, used between brokers.
+	Plaintext = "PLAINTEXT"
+	// SSL is a TLS listener without authentication.
+	SSL = "SSL"
+	// SASLSSL is a TLS listener with SASL authentication: PLAIN and
+	// SCRAM-SHA-512.
+	SASLSSL = "SASL_SSL"
 )
 
 // Required reports whether KWIRE_KAFKA_REQUIRED asks for missing Kafka to
@@ -113,6 +132,25 @@ type Config struct {
 	Props map[string]string
 	// Heap is the JVM heap of each node (-Xmx, default "384m").
 	Heap string
+	// Listeners are the listeners brokers have beside PLAINTEXT: SSL,
+	// SASLSSL (each at most once).
+	Listeners []string
+	// CA signs the brokers' certificates (one per broker, for 127.0.0.1
+	// and localhost) when Listeners has SSL or SASL_SSL; nil makes a CA
+	// (Cluster.CA).
+	CA *testcert.CA
+	// PlainUsers are the SASL/PLAIN users of the SASL_SSL listener and
+	// ScramUsers its SCRAM-SHA-512 users (name → password), the latter
+	// created when the nodes are formatted (kafka-storage format
+	// --add-scram). Names and passwords are letters, digits and dashes.
+	PlainUsers, ScramUsers map[string]string
+	// AdvertisedAddr returns the address broker id advertises for a
+	// listener (Plaintext, SSL, SASLSSL), given the listener's real
+	// address; nil (or "" returned) means the real address. Tests that
+	// put something in front of a broker's listener start it here. The
+	// PLAINTEXT listener is always advertised at its real address: the
+	// brokers and kafkatest itself use it.
+	AdvertisedAddr func(id int, listener, real string) string
 }
 
 // Node is one Kafka JVM.
@@ -123,9 +161,17 @@ type Node struct {
 	// Dir holds server.properties, the log directory data/ and the node's
 	// output in node.log.
 	Dir string
-	// BrokerAddr is the broker listener (empty for a controller);
-	// ControllerAddr the real controller listener (empty for a broker).
+	// BrokerAddr is the broker's PLAINTEXT listener (empty for a
+	// controller); ControllerAddr the real controller listener (empty for
+	// a broker).
 	BrokerAddr, ControllerAddr string
+	// Listeners are the broker's listener addresses by listener name
+	// (Plaintext, SSL, SASLSSL): where the broker really listens (nil for
+	// a controller).
+	Listeners map[string]string
+	// Advertised are the addresses the broker advertises, by listener
+	// name (Config.AdvertisedAddr).
+	Advertised map[string]string
 
 	cp   string
 	heap string
@@ -144,6 +190,20 @@ type Cluster struct {
 	Bootstrap string
 	// Voters is the controller.quorum.voters value the nodes were given.
 	Voters string
+	// CA signed the brokers' certificates (nil without SSL or SASL_SSL
+	// listeners): clients trust CA.CertFile.
+	CA *testcert.CA
+}
+
+// Brokers returns the nodes that are brokers, in node id order.
+func (c *Cluster) Brokers() []*Node {
+	var b []*Node
+	for _, n := range c.Nodes {
+		if n.BrokerAddr != "" {
+			b = append(b, n)
+		}
+	}
+	return b
 }
 
 // Start formats and starts the nodes of cfg and waits until every broker
@@ -203,6 +263,33 @@ func Start(t testing.TB, cfg Config) *Cluster {
 		c.Nodes = append(c.Nodes, n)
 	}
 	c.Voters = strings.Join(voters, ",")
+	for _, l := range cfg.Listeners {
+		if l != SSL && l != SASLSSL {
+			t.Fatalf("kafkatest: listener %q: want %s or %s", l, SSL, SASLSSL)
+		}
+	}
+	if len(cfg.Listeners) > 0 {
+		c.CA = cfg.CA
+		if c.CA == nil {
+			c.CA = testcert.New(t, "127.0.0.1", "localhost")
+		}
+	}
+	for _, n := range c.Nodes {
+		if n.BrokerAddr == "" {
+			continue
+		}
+		n.Listeners = map[string]string{Plaintext: n.BrokerAddr}
+		n.Advertised = map[string]string{Plaintext: n.BrokerAddr}
+		for _, l := range cfg.Listeners {
+			n.Listeners[l] = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+			n.Advertised[l] = n.Listeners[l]
+			if cfg.AdvertisedAddr != nil {
+				if a := cfg.AdvertisedAddr(n.ID, l, n.Listeners[l]); a != "" {
+					n.Advertised[l] = a
+				}
+			}
+		}
+	}
 	for _, n := range c.Nodes {
 		if err := n.configure(c, cfg); err != nil {
 			t.Fatal(err)
@@ -218,7 +305,7 @@ func Start(t testing.TB, cfg Config) *Cluster {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[i] = n.format(c.ClusterID); errs[i] == nil {
+			if errs[i] = n.format(c.ClusterID, cfg.ScramUsers); errs[i] == nil {
 				errs[i] = n.start()
 			}
 		}()
@@ -259,11 +346,25 @@ func (n *Node) configure(c *Cluster, cfg Config) error {
 		"num.partitions":                                   "1",
 		"auto.create.topics.enable":                        "false",
 	}
-	var listeners []string
+	var listeners, advertised []string
 	if n.BrokerAddr != "" {
 		listeners = append(listeners, "PLAINTEXT://"+n.BrokerAddr)
-		props["advertised.listeners"] = "PLAINTEXT://" + n.BrokerAddr
+		advertised = append(advertised, "PLAINTEXT://"+n.BrokerAddr)
+		for _, l := range cfg.Listeners {
+			listeners = append(listeners, l+"://"+n.Listeners[l])
+			advertised = append(advertised, l+"://"+n.Advertised[l])
+		}
+		props["advertised.listeners"] = strings.Join(advertised, ",")
 		props["inter.broker.listener.name"] = "PLAINTEXT"
+		if len(cfg.Listeners) > 0 {
+			props["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL"
+			if err := n.tlsProps(c.CA, props); err != nil {
+				return err
+			}
+		}
+		if slices.Contains(cfg.Listeners, SASLSSL) {
+			saslProps(cfg, props)
+		}
 	}
 	if n.ControllerAddr != "" {
 		listeners = append(listeners, "CONTROLLER://"+n.ControllerAddr)
@@ -279,16 +380,71 @@ func (n *Node) configure(c *Cluster, cfg Config) error {
 	sort.Strings(keys)
 	var b bytes.Buffer
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
+		fmt.Fprintf(&b, "%s=%s\n", k, propEscaper.Replace(props[k]))
 	}
-	return os.WriteFile(filepath.Join(n.Dir, "server.properties"), b.Bytes(), 0o644)
+	// The file holds private keys and SASL passwords.
+	return os.WriteFile(filepath.Join(n.Dir, "server.properties"), b.Bytes(), 0o600)
+}
+
+// propEscaper escapes a value for a Java properties file (multi-line PEM
+// values become one line).
+var propEscaper = strings.NewReplacer("\\", "\\\\", "\n", "\\n", "\r", "\\r")
+
+// tlsProps sets the node's TLS server properties: a certificate for
+// 127.0.0.1 and localhost signed by ca, given inline (ssl.keystore.key
+// and ssl.keystore.certificate.chain: a PEM key store file would need an
+// encrypted key), and ca as the PEM trust store.
+func (n *Node) tlsProps(ca *testcert.CA, props map[string]string) error {
+	certFile, keyFile := ca.Leaf(fmt.Sprintf("broker-%d", n.ID), "127.0.0.1", "localhost")
+	cert, err := os.ReadFile(certFile)
+	if err != nil {
+		return err
+	}
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return err
+	}
+	props["ssl.keystore.type"] = "PEM"
+	props["ssl.keystore.certificate.chain"] = string(cert)
+	props["ssl.keystore.key"] = string(key)
+	props["ssl.truststore.type"] = "PEM"
+	props["ssl.truststore.location"] = ca.CertFile
+	return nil
+}
+
+// saslProps sets the SASL_SSL listener's mechanisms and JAAS
+// configurations: PLAIN with cfg.PlainUsers, SCRAM-SHA-512 (its users are
+// in the metadata log, from format).
+func saslProps(cfg Config, props map[string]string) {
+	props["listener.name.sasl_ssl.sasl.enabled.mechanisms"] = "PLAIN,SCRAM-SHA-512"
+	var plain strings.Builder
+	plain.WriteString("org.apache.kafka.common.security.plain.PlainLoginModule required")
+	for _, u := range sortedKeys(cfg.PlainUsers) {
+		fmt.Fprintf(&plain, " user_%s=%q", u, cfg.PlainUsers[u])
+	}
+	plain.WriteString(";")
+	props["listener.name.sasl_ssl.plain.sasl.jaas.config"] = plain.String()
+	props["listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config"] = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // format runs kafka-storage format (kafka.tools.StorageTool) on the node's
-// log directory.
-func (n *Node) format(clusterID string) error {
-	cmd := exec.Command(javaBin(), "-Xmx256m", "-cp", n.cp, "kafka.tools.StorageTool",
-		"format", "-t", clusterID, "-c", filepath.Join(n.Dir, "server.properties"))
+// log directory, adding the SCRAM-SHA-512 users scram (name → password).
+func (n *Node) format(clusterID string, scram map[string]string) error {
+	args := []string{"-Xmx256m", "-cp", n.cp, "kafka.tools.StorageTool",
+		"format", "-t", clusterID, "-c", filepath.Join(n.Dir, "server.properties")}
+	for _, u := range sortedKeys(scram) {
+		args = append(args, "--add-scram", fmt.Sprintf("SCRAM-SHA-512=[name=%s,password=%s]", u, scram[u]))
+	}
+	cmd := exec.Command(javaBin(), args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("node %d: kafka-storage format: %v\n%s", n.ID, err, out)

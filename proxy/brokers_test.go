@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"crypto/tls"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/tlsconf"
 )
 
 // fakeCluster is brokers on loopback that answer Metadata v12,
@@ -23,6 +26,8 @@ type fakeCluster struct {
 	mu    sync.Mutex
 	addrs map[int32]string // the address table, by node id
 	nodes map[int32]*fakeNode
+	// tls, when set, makes the brokers started after it TLS listeners.
+	tls *tls.Config
 }
 
 // fakeNode is one broker of a fakeCluster.
@@ -51,6 +56,9 @@ func (fc *fakeCluster) start(id int32) *fakeNode {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fc.t.Fatal(err)
+	}
+	if fc.tls != nil {
+		ln = tls.NewListener(ln, fc.tls)
 	}
 	n := &fakeNode{id: id, ln: ln}
 	fc.mu.Lock()
@@ -417,5 +425,67 @@ func TestBrokerUnreachableGoneAndMoved(t *testing.T) {
 	}
 	if got := learnedLines(col); !slices.Equal(got, want) {
 		t.Errorf("learned\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Every broker's listener gets the bootstrap listener's TLS, and every
+// broker is dialled with the upstream TLS (server name: the broker's
+// host): a TLS client follows the addresses to brokers 1, 2 and 3; a
+// plaintext client on a broker's listener is one failed line.
+func TestEveryBrokerThroughItsOwnPortWithTLS(t *testing.T) {
+	s := newTLSSetup(t)
+	fc := newFakeCluster(t)
+	fc.tls = must(t)(tlsconf.Server(s.brokerCert, s.brokerKey, ""))
+	for id := int32(1); id <= 3; id++ {
+		fc.start(id)
+	}
+	c := fc.c
+	o := Options{Codec: c, RewriteAdvertised: true,
+		TLS:         must(t)(tlsconf.Server(s.proxyCert, s.proxyKey, "")),
+		UpstreamTLS: must(t)(tlsconf.Client(s.ca.CertFile, "", "", "", false))}
+	p, col := start(t, o, fc.addrs[1])
+	cc := must(t)(tlsconf.Client(s.ca.CertFile, "proxy.test", "", "", false))
+	boot := dialAny(t, p, cc)
+	adv := brokersOf(t, c, call(t, c, boot, "Metadata", 1))
+	for id := int32(1); id <= 3; id++ {
+		conn, err := tls.Dial("tcp", adv[id], cc)
+		if err != nil {
+			t.Fatalf("broker %d at %s: %v", id, adv[id], err)
+		}
+		call(t, c, conn, "ApiVersions", 2)
+		conn.Close()
+	}
+	plain, err := net.Dial("tcp", adv[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Write(encodeFrame(t, c, "ApiVersions", true, 3, 9, "plain", ""))
+	if _, err := plain.Read(make([]byte, 1)); err == nil {
+		t.Error("a plaintext client on broker 2's TLS listener was answered")
+	}
+	plain.Close()
+	boot.Close()
+	got := col.waitClosed(t, 5)
+	failed := 0
+	for _, e := range got {
+		if e.Kind == Failed {
+			failed++
+			var he *HandshakeError
+			if !errors.As(e.Err, &he) || he.Side != "client" {
+				t.Errorf("failed: %v", e.Err)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d failed connections, want 1", failed)
+	}
+	for id := int32(1); id <= 3; id++ {
+		want := "[[ApiVersions]]"
+		if id == 1 {
+			want = "[[Metadata] [ApiVersions]]"
+		}
+		if got := fmt.Sprint(fc.nodes[id].requests()); got != want {
+			t.Errorf("broker %d got %s, want %s", id, got, want)
+		}
 	}
 }

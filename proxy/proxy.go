@@ -113,7 +113,8 @@ type Options struct {
 	// Its context ends after DialTimeout, or when the proxy closes its
 	// connections; cancelling Serve's context alone does not end it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	// TLS, when not nil, terminates TLS on the proxy's listener: every
+	// TLS, when not nil, terminates TLS on the proxy's listeners (the
+	// bootstrap one and every broker's): every
 	// client connection accepted is a TLS server connection with this
 	// configuration (see internal/tlsconf), and the proxy forwards, hashes
 	// and decodes the plaintext inside. nil: the listener is plaintext.

@@ -139,3 +139,66 @@ func TestProxyTLSFlags(t *testing.T) {
 		}
 	}
 }
+
+// kwire call with TLS and SCRAM through kwire proxy with TLS on both
+// sides, in front of a TLS broker: the login and the call go through, the
+// proxy's lines name the mechanism and the user, and the broker's own
+// listener on the proxy (--rewrite-advertised) is TLS too.
+func TestProxyTLSCallThrough(t *testing.T) {
+	ca := testcert.New(t, "127.0.0.1")
+	cert, key := ca.Leaf("proxy", "127.0.0.1")
+	bcert, bkey := ca.Leaf("broker", "broker.test")
+	b := tlsBroker(t, bcert, bkey, "", "SCRAM-SHA-512")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	addr, stop := proxyCommand(t, "--upstream", b.Addr, "--tls-cert", cert, "--tls-key", key,
+		"--upstream-tls", "--upstream-ca", ca.CertFile, "--upstream-server-name", "broker.test",
+		"--rewrite-advertised", "--broker-ports", strconv.Itoa(port))
+	r := withPassword(t, saslPassword, "call", "--bootstrap", addr, "--tls", "--tls-ca", ca.CertFile,
+		"--sasl-mechanism", "SCRAM-SHA-512", "--sasl-user", "alice", "Metadata")
+	if r.code != 0 {
+		t.Fatalf("kwire call: exit %d: %s", r.code, r.stderr)
+	}
+	noPassword(t, r)
+	// The broker's listener speaks TLS.
+	cc, err := tlsconf.Client(ca.CertFile, "", "", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port), cc)
+	if err != nil {
+		t.Fatalf("the broker's listener on the proxy: %v", err)
+	}
+	bc.Write(frameOf(t, proxyCodec(t), "ApiVersions", true, 3, 9, ""))
+	var h [4]byte
+	if _, err := io.ReadFull(bc, h[:]); err != nil {
+		t.Fatalf("no answer through the broker's listener: %v", err)
+	}
+	bc.Close()
+	p := stop()
+	if p.code != 0 {
+		t.Fatalf("kwire proxy: exit %d: %s", p.code, p.stderr)
+	}
+	noPassword(t, p)
+	t.Log("\n" + p.stdout)
+	for _, want := range []string{
+		"  #1 127.0.0.1:",
+		"SaslAuthenticate(36) v2",
+		"alice",
+		"Metadata(3) v",
+		"broker 1 at " + b.Addr + ": listening on 127.0.0.1:" + strconv.Itoa(port),
+		"  #2 127.0.0.1:",
+		"ApiVersions(18) v3  corr 9",
+	} {
+		if !strings.Contains(p.stdout, want) {
+			t.Errorf("no %q in the proxy's output", want)
+		}
+	}
+	if strings.Contains(p.stdout, "failed") {
+		t.Errorf("a connection failed:\n%s", p.stdout)
+	}
+}

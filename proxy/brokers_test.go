@@ -489,3 +489,32 @@ func TestEveryBrokerThroughItsOwnPortWithTLS(t *testing.T) {
 		}
 	}
 }
+
+// Requests that get no response (Produce with acks=0; this broker answers
+// no Produce) are forgotten when a later response comes, or when more
+// than maxTracked wait: a Metadata after 3000 of them is still rewritten.
+func TestRequestsWithoutResponseDoNotStopRewriting(t *testing.T) {
+	fb := newFakeBroker(t)
+	c := codec.New(testSet)
+	p, col := start(t, Options{Codec: c, RewriteAdvertised: true}, fb.addr())
+	cl := dial(t, p)
+	var reqs []byte
+	for i := range 3000 {
+		reqs = append(reqs, encodeFrame(t, c, "Produce", true, 11, int32(i), "acks0", "")...)
+	}
+	reqs = append(reqs, encodeFrame(t, c, "Metadata", true, 12, 3000, "acks0", "")...)
+	cl.Write(reqs)
+	got := readFrame(t, cl)
+	host, _, _ := net.SplitHostPort(p.Addr().String())
+	ports := map[int32]int{}
+	for id, b := range p.Brokers() {
+		ports[id] = portOf(t, b.Listen)
+	}
+	if want := rewritten(t, c, "Metadata", 12, 3000, host, ports); string(got) != string(want) || len(ports) != 2 {
+		t.Errorf("Metadata after 3000 unanswered requests:\n got %x\nwant %x", got, want)
+	}
+	cl.Close()
+	if st := col.waitClosed(t, 1)[1].Stats; st.Rewritten != 1 {
+		t.Errorf("rewritten %d", st.Rewritten)
+	}
+}

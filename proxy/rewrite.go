@@ -125,24 +125,38 @@ func hasSteps(fs []*spec.Field, v int16, steps []string) bool {
 // reqKey is the api key and version of a request awaiting its response.
 type reqKey struct{ key, ver int16 }
 
-// maxTracked bounds the requests remembered for rewriting.
+// maxTracked bounds the requests remembered, awaiting their responses.
 const maxTracked = 1024
+
+// sentReq is a request the tracker saw: its correlation id, api and
+// whether its response is to be rewritten.
+type sentReq struct {
+	corr int32
+	req  reqKey
+	want bool
+}
 
 // tracker follows the frames of the request stream (on the forwarding
 // path: only the first 12 bytes of each frame are looked at) and remembers
-// the correlation ids of requests whose responses are rewritten.
+// every request in order, marking those whose responses are rewritten. A
+// broker answers a connection's requests in order, and some not at all
+// (Produce with acks=0): a response answers the oldest request with its
+// correlation id, and the requests before it will get none.
 type tracker struct {
 	maxFrame int64
 	plan     addressPlan
 	mu       sync.Mutex
-	pending  map[int32]reqKey
+	// ring holds the requests awaiting a response, n of them from head;
+	// when it is full the oldest is forgotten.
+	ring    [maxTracked]sentReq
+	head, n int
 	// sp follows the frames, buffering none (Max < 0); it stops on a
 	// stream that is not framed as Kafka: nothing more is tracked.
 	sp frame.Splitter
 }
 
 func newTracker(maxFrame int, plan addressPlan) *tracker {
-	return &tracker{maxFrame: int64(maxFrame), plan: plan, pending: map[int32]reqKey{}, sp: frame.Splitter{Max: -1, Head: 12}}
+	return &tracker{maxFrame: int64(maxFrame), plan: plan, sp: frame.Splitter{Max: -1, Head: 12}}
 }
 
 // feed looks at the next bytes of the request stream.
@@ -154,29 +168,31 @@ func (t *tracker) feed(b []byte) {
 			continue
 		}
 		key, ver, _ := frame.RequestAPI(ev.Bytes)
-		if t.plan.wants(key, ver) {
-			corr, _ := frame.RequestCorrelationID(ev.Bytes)
-			t.mu.Lock()
-			if len(t.pending) < maxTracked {
-				t.pending[corr] = reqKey{key, ver}
-			}
-			t.mu.Unlock()
+		corr, _ := frame.RequestCorrelationID(ev.Bytes)
+		t.mu.Lock()
+		if t.n == maxTracked {
+			t.head, t.n = (t.head+1)%maxTracked, t.n-1
 		}
+		t.ring[(t.head+t.n)%maxTracked] = sentReq{corr, reqKey{key, ver}, t.plan.wants(key, ver)}
+		t.n++
+		t.mu.Unlock()
 	}
 }
 
-// take removes and returns the request with correlation id corr.
+// take returns the request that the response with correlation id corr
+// answers, if it is to be rewritten, forgetting it and the requests sent
+// before it. A correlation id no request awaiting has forgets nothing.
 func (t *tracker) take(corr int32) (reqKey, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.pending) == 0 {
-		return reqKey{}, false
+	for i := range t.n {
+		r := t.ring[(t.head+i)%maxTracked]
+		if r.corr == corr {
+			t.head, t.n = (t.head+i+1)%maxTracked, t.n-i-1
+			return r.req, r.want
+		}
 	}
-	k, ok := t.pending[corr]
-	if ok {
-		delete(t.pending, corr)
-	}
-	return k, ok
+	return reqKey{}, false
 }
 
 // rewriter forwards the response stream, holding back and rewriting the

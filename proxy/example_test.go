@@ -109,3 +109,36 @@ func Example() {
 	// closed: 42 B from the client, 23 B from the broker
 	// Serve returned <nil>
 }
+
+// The broker addresses RewriteAdvertised rewrites, and a --broker-ports
+// value.
+func ExampleAddressFields() {
+	for _, f := range proxy.AddressFields() {
+		node := f.Node
+		if f.ParentNode {
+			node += " (of the struct holding it)"
+		}
+		fmt.Printf("%s: %s\n", f.Struct, node)
+	}
+	pr, err := proxy.ParsePortRange("19093-19099")
+	fmt.Println(pr, err)
+	_, err = proxy.ParsePortRange("19099-19093")
+	fmt.Println(err)
+	// Output:
+	// ProduceResponse.NodeEndpoints: NodeId
+	// FetchResponse.NodeEndpoints: NodeId
+	// MetadataResponse.Brokers: NodeId
+	// FindCoordinatorResponse: NodeId
+	// FindCoordinatorResponse.Coordinators: NodeId
+	// VoteResponse.NodeEndpoints: NodeId
+	// BeginQuorumEpochResponse.NodeEndpoints: NodeId
+	// EndQuorumEpochResponse.NodeEndpoints: NodeId
+	// DescribeQuorumResponse.Nodes.Listeners: NodeId (of the struct holding it)
+	// FetchSnapshotResponse.NodeEndpoints: NodeId
+	// DescribeClusterResponse.Brokers: BrokerId
+	// UpdateRaftVoterResponse.CurrentLeader: LeaderId
+	// ShareFetchResponse.NodeEndpoints: NodeId
+	// ShareAcknowledgeResponse.NodeEndpoints: NodeId
+	// 19093-19099 <nil>
+	// "19099-19093": the first port is after the last
+}

@@ -233,6 +233,16 @@ func (c *tlsConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the connection under at once, then the tls.Conn: it never
+// waits on the peer (a close_notify was sent by CloseWrite where the
+// stream ended; after an error or a hard close none is owed), not even
+// behind a write that the peer does not read.
+func (c *tlsConn) Close() error {
+	err := c.u.Conn.Close()
+	c.Conn.Close()
+	return err
+}
+
 // under is the connection under a tls.Conn: it reads ahead in large reads
 // (crypto/tls reads about one record per read, one system call each),
 // keeps the first bytes read (to say what a peer sent when it was not

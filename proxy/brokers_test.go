@@ -359,7 +359,9 @@ func TestBrokerPortsExhausted(t *testing.T) {
 func TestBrokerUnreachableGoneAndMoved(t *testing.T) {
 	fc := newFakeCluster(t, 1, 2)
 	c := fc.c
-	dead := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	// Port 1 (tcpmux) has no listener on a test machine: a freed ephemeral
+	// port could be taken again by another test's connection meanwhile.
+	dead := "127.0.0.1:1"
 	fc.mu.Lock()
 	fc.addrs[3] = dead
 	fc.mu.Unlock()

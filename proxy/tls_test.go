@@ -171,8 +171,8 @@ func TestTLSModes(t *testing.T) {
 }
 
 // failure waits for the Failed event of a connection and returns its
-// error's text.
-func failure(t *testing.T, col *collector) string {
+// error and the error's text.
+func failure(t *testing.T, col *collector) (string, error) {
 	t.Helper()
 	for _, e := range col.waitClosed(t, 1) {
 		if e.Kind != Failed {
@@ -182,9 +182,9 @@ func failure(t *testing.T, col *collector) string {
 		if !errors.As(e.Err, &he) {
 			t.Fatalf("%T %v, not a HandshakeError", e.Err, e.Err)
 		}
-		return e.Err.Error()
+		return e.Err.Error(), e.Err
 	}
-	return ""
+	return "", nil
 }
 
 // A failed handshake with a client is one Failed event naming the client
@@ -272,9 +272,12 @@ func TestClientHandshakeFaults(t *testing.T) {
 			o := Options{Codec: c, HandshakeTimeout: 300 * time.Millisecond, TLS: must(t)(tlsconf.Server(s.proxyCert, s.proxyKey, clientCA))}
 			p, col := start(t, o, fb.addr())
 			k.run(t, p.Addr().String())
-			msg := failure(t, col)
+			msg, err := failure(t, col)
 			if !strings.HasPrefix(msg, "client 127.0.0.1:") || !strings.HasSuffix(msg, k.want) {
 				t.Errorf("got %q, want client 127.0.0.1:PORT: %s", msg, k.want)
+			}
+			if plain := strings.Contains(k.want, "plaintext"); errors.Is(err, ErrPlaintext) != plain {
+				t.Errorf("errors.Is(err, ErrPlaintext) is %v", !plain)
 			}
 			// The proxy goes on.
 			cl := dialAny(t, p, good)
@@ -306,7 +309,7 @@ func TestSilentClientDoesNotBlockAccept(t *testing.T) {
 		t.Errorf("%+v", e)
 	}
 	silent.Close()
-	if msg := failure(t, col); !strings.HasSuffix(msg, "TLS handshake: the client closed the connection") {
+	if msg, _ := failure(t, col); !strings.HasSuffix(msg, "TLS handshake: the client closed the connection") {
 		t.Errorf("silent: %q", msg)
 	}
 }
@@ -372,9 +375,12 @@ func TestUpstreamHandshakeFaults(t *testing.T) {
 				t.Errorf("client got %d bytes", len(rest))
 			}
 			cl.Close()
-			msg := failure(t, col)
+			msg, err := failure(t, col)
 			if want := "upstream " + k.upstream + ": " + k.want; msg != want {
 				t.Errorf("got  %q\nwant %q", msg, want)
+			}
+			if plain := strings.Contains(k.want, "answered in plaintext"); errors.Is(err, ErrPlaintext) != plain {
+				t.Errorf("errors.Is(err, ErrPlaintext) is %v", !plain)
 			}
 		})
 	}

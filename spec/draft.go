@@ -148,6 +148,9 @@ type scanner struct {
 	// comments already looked at.
 	cuts   map[int]int
 	judged map[int]bool
+	// top says that skip passes text outside every object, where a //
+	// comment may swallow the '{' of the object after it (see topComment).
+	top bool
 }
 
 func lineStarts(src []byte) []int {
@@ -194,7 +197,9 @@ func scanDraft(file string, src []byte, inSet bool) *draft {
 	}
 	second := -1
 	for {
+		s.top = true // a // comment here may swallow an object's '{'
 		t := s.token(i, false)
+		s.top = false
 		if t.kind == tEOF {
 			break
 		}
@@ -376,13 +381,16 @@ func (s *scanner) commentEnd(i int) int {
 	if l := s.pos(i).Line; l < len(s.lines) {
 		e = s.lines[l] - 1 // the line's '\n'
 	}
-	if s.cur == nil || s.judged[i] {
+	if s.judged[i] || s.cur == nil && !s.top {
 		return e
 	}
 	if s.judged == nil {
 		s.judged, s.cuts = map[int]bool{}, map[int]int{}
 	}
 	s.judged[i] = true
+	if s.cur == nil {
+		return s.topComment(i, e)
+	}
 	k := s.swallowed(i+2, e)
 	if k < 0 {
 		return e
@@ -415,10 +423,7 @@ func (s *scanner) commentEnd(i int) int {
 	}
 	var edits []Edit
 	for _, q := range cuts[1:] {
-		b := q
-		for b > i && (s.src[b-1] == ' ' || s.src[b-1] == '\t') {
-			b--
-		}
+		b := s.blankBefore(q, i)
 		edits = append(edits, Edit{Off: b, End: q, New: "\n" + string(s.src[ls:indent])})
 	}
 	desc := "restored the line break after the comment"
@@ -428,6 +433,98 @@ func (s *scanner) commentEnd(i int) int {
 	s.d.fixes = append(s.d.fixes, &Fix{Pos: e2.Pos, Rule: e2.Rule, Desc: desc, Edits: edits, Problem: e2})
 	s.cur.inserts = append(s.cur.inserts, Edit{Off: k, End: k, New: "\n"})
 	return s.cuts[i]
+}
+
+// topComment returns where the // comment at i, outside every object,
+// ends (e: the end of its line): at the '{' of a spec object that it
+// swallows (a licence header joined onto the object's first line, or
+// onto its '{' alone), reported at the last // comment of the line, whose
+// fix breaks the line before the '{'; else at e.
+func (s *scanner) topComment(i, e int) int {
+	src := s.src
+	k := -1
+	for j := i + 2; j < e; j++ {
+		if src[j] == '{' && s.notJSON(j, e) < 0 && s.opensObject(j, e) {
+			k = j
+			break
+		}
+	}
+	if k < 0 {
+		return e
+	}
+	last := i
+	for j := i + 2; j+1 < k; j++ {
+		if src[j] == '/' && src[j+1] == '/' && (src[j-1] == ' ' || src[j-1] == '\t') {
+			s.cuts[last], s.judged[j] = j, true
+			last = j
+			j++
+		}
+	}
+	s.cuts[last] = k
+	at := s.pos(k)
+	line := e - k
+	what := excerpt(bytes.TrimRight(src[k:e], " \t\r"), 40)
+	err := s.report(SeverityError, last, "comment-swallows", "the line breaks after the comment were lost, as when a spec is copied from a web page",
+		"this // comment runs to the end of its line and swallows the spec object after it, from %d:%d to the end of the line (%d bytes): %s", at.Line, at.Col, line, what)
+	b := s.blankBefore(k, last)
+	s.d.fixes = append(s.d.fixes, &Fix{Pos: err.Pos, Rule: err.Rule, Desc: "restored the line break before the object's '{'", Edits: []Edit{{Off: b, End: k, New: "\n"}}, Problem: err})
+	return s.cuts[i]
+}
+
+// opensObject reports whether the '{' at j, on a line that ends at e,
+// opens a spec object: '}' or a key follows it on its line, or in the //
+// comment after it that swallows spec text (see swallowed), or first on
+// the next line.
+func (s *scanner) opensObject(j, e int) bool {
+	src := s.src
+	n := s.blank(j+1, e)
+	switch {
+	case n < e && (src[n] == '}' || s.keyAt(n, e) >= 0):
+		return true
+	case n+1 < e && src[n] == '/' && src[n+1] == '/':
+		k := s.swallowed(n+2, e)
+		return k >= 0 && (src[k] == '"' || src[k] == '}')
+	case n >= e && e < len(src):
+		le := e + 1
+		for le < len(src) && src[le] != '\n' {
+			le++
+		}
+		m := s.blank(e+1, le)
+		return m < le && (src[m] == '}' || s.keyAt(m, le) >= 0)
+	}
+	return false
+}
+
+// blankBefore returns the start of the blanks (spaces, tabs,
+// non-breaking spaces) that end at j, at least from.
+func (s *scanner) blankBefore(j, from int) int {
+	for j > from {
+		switch {
+		case s.src[j-1] == ' ' || s.src[j-1] == '\t':
+			j--
+		case j-2 >= from && s.src[j-2] == 0xc2 && s.src[j-1] == 0xa0:
+			j -= 2
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// blank returns the end of the blanks (spaces, tabs, carriage returns,
+// non-breaking spaces) from i, at most to.
+func (s *scanner) blank(i, to int) int {
+	for i < to {
+		switch {
+		case s.src[i] == ' ' || s.src[i] == '\t' || s.src[i] == '\r':
+			i++
+		case s.src[i] == 0xc2 && i+1 < to && s.src[i+1] == 0xa0:
+			i += 2
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // excerpt is b when it has at most n runes, else its first n-3 runes and
@@ -457,7 +554,7 @@ func excerpt(b []byte, n int) string {
 // hold no braces or brackets.
 func (s *scanner) swallowed(from, to int) int {
 	src := s.src
-	depth := 0
+	depth, first := 0, -1
 	for j := from; j < to; j++ {
 		cand := false
 		switch src[j] {
@@ -471,10 +568,7 @@ func (s *scanner) swallowed(from, to int) int {
 				j = t.end - 1
 			}
 		case '{':
-			n := j + 1
-			for n < to && (src[n] == ' ' || src[n] == '\t') {
-				n++
-			}
+			n := s.blank(j+1, to)
 			if n < to && (src[n] == '}' || s.keyAt(n, to) >= 0) {
 				cand = true
 			} else {
@@ -491,15 +585,125 @@ func (s *scanner) swallowed(from, to int) int {
 		}
 		if cand {
 			bad := s.notJSON(j, to)
-			if bad < 0 {
+			ok, joins := s.wellFormed(j, to)
+			if bad < 0 && ok {
 				return j
+			}
+			if bad < 0 {
+				// JSON, but it needs a further fix ("// Version 2 adds
+				// "PreVote": true "validVersions": …"): a later split may
+				// need none. One that does not join the next line is
+				// none.
+				if first < 0 && joins {
+					first = j
+				}
+				if src[j] == '"' {
+					j = s.str(j, '"').end - 1 // past the key
+				}
+				continue
 			}
 			// A later candidate before bad meets the same non-JSON text:
 			// go on after it (so that a long line is read once).
 			j = bad
 		}
 	}
-	return -1
+	return first
+}
+
+// wellFormed reports whether the JSON tokens of src[from:to] (up to a //
+// comment; notJSON has found nothing else) follow one another as JSON's
+// do: no two values without a ',' between them, ':' only after a string,
+// no ',' before '}' or ']' or another ','. joins is false when they end
+// with a string, number or literal and the next line begins with a value
+// or key: then the comment ends at its line's end, where a ',' is
+// missing, and swallows nothing.
+func (s *scanner) wellFormed(from, to int) (ok, joins bool) {
+	src := s.src
+	prev := byte(0) // 'v': a value ended; else the punctuation, 0 at first
+	scalar := false // the last token is a string, number, true, false, null
+	for j := from; j < to; {
+		j = s.blank(j, to)
+		if j >= to || src[j] == '/' && j+1 < to && src[j+1] == '/' {
+			break
+		}
+		c := src[j]
+		scalar = false
+		switch {
+		case c == '/': // a /* */ comment (notJSON has checked it closes)
+			j += 2 + bytes.Index(src[j+2:to], []byte("*/")) + 2
+			continue
+		case c == '"' || isWordByte(c) || c == '{' || c == '[':
+			if prev == 'v' {
+				return false, true // a missing ','
+			}
+			if c == '{' || c == '[' {
+				prev, j = c, j+1
+				continue
+			}
+			end := j + 1
+			if c == '"' {
+				end = s.str(j, '"').end
+			} else {
+				for end < to && isWordByte(src[end]) {
+					end++
+				}
+			}
+			prev, j, scalar = 'v', end, true
+			continue
+		case c == ':':
+			if prev != 'v' || src[s.prevNonBlank(j)] != '"' {
+				return false, true
+			}
+			prev, j = c, j+1
+		case c == ',':
+			if prev == ',' || prev == ':' {
+				return false, true
+			}
+			prev, j = c, j+1
+		default: // '}' or ']'
+			if prev == ',' || prev == ':' {
+				return false, true
+			}
+			prev, j = 'v', j+1
+		}
+	}
+	if scalar && s.valueNext(to) {
+		return false, false
+	}
+	return true, true
+}
+
+// valueNext reports whether the first JSON text after the line break at
+// nl (past blank lines and // comment lines) begins a value or a key.
+func (s *scanner) valueNext(nl int) bool {
+	src := s.src
+	for j := nl; j < len(src); {
+		j = s.blank(j, len(src))
+		switch {
+		case j >= len(src):
+			return false
+		case src[j] == '\n':
+			j++
+		case src[j] == '/' && j+1 < len(src) && src[j+1] == '/':
+			for j < len(src) && src[j] != '\n' {
+				j++
+			}
+		default:
+			c := src[j]
+			return c == '"' || c == '{' || c == '[' || isWordByte(c)
+		}
+	}
+	return false
+}
+
+// prevNonBlank returns the offset of the last byte before j that is not a
+// space or tab.
+func (s *scanner) prevNonBlank(j int) int {
+	j--
+	for j > 0 && (s.src[j] == ' ' || s.src[j] == '\t') {
+		j--
+	}
+	return j
 }
 
 // keyAt returns the end of the key at j (a string in double quotes, then
@@ -512,10 +716,7 @@ func (s *scanner) keyAt(j, to int) int {
 	if t.bad != "" || t.end > to {
 		return -1
 	}
-	n := t.end
-	for n < to && (s.src[n] == ' ' || s.src[n] == '\t') {
-		n++
-	}
+	n := s.blank(t.end, to)
 	if n < to && s.src[n] == ':' {
 		return n + 1
 	}
@@ -532,6 +733,15 @@ func (s *scanner) notJSON(from, to int) int {
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
 			j++
+		case c == 0xc2 && j+1 < to && src[j+1] == 0xa0: // a web page's space
+			j += 2
+		case c == '/' && j+1 < to && src[j+1] == '*':
+			// A /* */ comment is skipped as the loader skips it.
+			k := bytes.Index(src[j+2:to], []byte("*/"))
+			if k < 0 {
+				return j
+			}
+			j += 2 + k + 2
 		case strings.IndexByte("{}[]:,", c) >= 0:
 			j++
 		case c == '"':
@@ -1001,7 +1211,7 @@ func isJSONNumber(w string) bool {
 func (pp *pieceParser) build(end int) *piece {
 	src := pp.s.src
 	pc := &piece{start: pp.start, end: end}
-	whole := len(pp.repairs) == 0 && len(pp.inserts) == 0 && len(pp.s.d.pieces) == 0 &&
+	whole := len(pp.repairs) == 0 && len(pp.inserts) == 0 && len(pp.s.d.pieces) == 0 && len(pp.s.cuts) == 0 &&
 		onlyBlanksAndComments(pp.s, 0, pp.start) && onlyBlanksAndComments(pp.s, end, len(src))
 	if whole {
 		pc.buf = src

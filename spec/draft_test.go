@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,22 @@ func flatten(data []byte) []byte {
 // trailing-comma or missing-brace ones), and its --fix copy lints without
 // error and loads to the same specs, on the wire, as the file itself.
 func TestFlattenedReleasesRestored(t *testing.T) {
-	swallows := map[string]int{"4.4.0": 180, "3.9.1": 150}
+	testFlattened(t, flatten, map[string]int{"4.4.0": 180, "3.9.1": 150}, false)
+}
+
+// TestFlattenedWholeRestored: the same with the licence header flattened
+// onto the object's line too (`tr '\n' ' '`): one more comment-swallows
+// error a file, at the header's last // comment, whose fix breaks the
+// line before the object's '{'.
+func TestFlattenedWholeRestored(t *testing.T) {
+	whole := func(data []byte) []byte { return bytes.ReplaceAll(data, []byte("\n"), []byte(" ")) }
+	testFlattened(t, whole, map[string]int{"4.4.0": 411, "3.9.1": 362}, true)
+}
+
+// testFlattened lints every file of both releases flattened, and the
+// fixed copies; header says that each file has one error of its licence
+// header swallowing the object.
+func testFlattened(t *testing.T, flatten func([]byte) []byte, swallows map[string]int, header bool) {
 	for _, rel := range bundle.Releases() {
 		r, err := bundle.Load(rel)
 		if err != nil {
@@ -97,11 +113,18 @@ func TestFlattenedReleasesRestored(t *testing.T) {
 		for _, f := range r.Files {
 			flat := flatten(f.Data)
 			lr := spec.Lint([]bundle.File{{Path: f.Path, Data: flat}}, false)
+			objects := 0
 			for _, p := range lr.Problems.Errors() {
 				if p.Rule != "comment-swallows" {
 					t.Errorf("Kafka %s, %s flattened: %v", rel, f.Path, p)
 				}
+				if strings.Contains(p.Msg, "swallows the spec object after it") {
+					objects++
+				}
 				n++
+			}
+			if want := map[bool]int{true: 1}[header]; objects != want {
+				t.Errorf("Kafka %s, %s flattened: %d errors of a comment swallowing the object, want %d", rel, f.Path, objects, want)
 			}
 			out, _ := spec.ApplyFixes(flat, lr.Files[0].Fixes)
 			if errs := spec.Lint([]bundle.File{{Path: f.Path, Data: out}}, false).Problems.Errors(); len(errs) > 0 {
@@ -182,5 +205,47 @@ func TestFlattenedVote(t *testing.T) {
 	kafka, _ := spec.NewSet(vote)
 	for _, f := range spec.Compat(kafka, got) {
 		t.Errorf("the fixed copy differs from Kafka 4.4.0: %s", f.String())
+	}
+}
+
+// TestCommentSwallowsSplits: where a // comment that swallows spec text
+// ends, and what its fix writes: a licence header joined onto the object
+// (whole, or onto its '{' alone), a /* */ comment in the swallowed text, a
+// non-breaking space before the swallowed key, and a comment that quotes
+// a key and value (the split is where no further fix is needed). Each
+// fixed copy lints clean and holds field F.
+func TestCommentSwallowsSplits(t *testing.T) {
+	const obj = `{ "type": "data", "name": "T", "validVersions": "0-1", "flexibleVersions": "0+", "fields": [ { "name": "F", "type": "int32", "versions": "0+", "about": "f" } ] }`
+	for _, c := range []struct {
+		name, src, lint, fixed string
+	}{
+		{"header on the object's line", "// Copyright A. // Licensed B. " + obj + "\n",
+			"T.json:1:17: error: this // comment runs to the end of its line and swallows the spec object after it, from 1:32 to the end of the line (161 bytes): { \"type\": \"data\", \"name\": \"T\", \"valid…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+			"// Copyright A. // Licensed B.\n" + obj + "\n"},
+		{"header on the '{' line", "// Licensed B. {\n" + obj[2:] + "\n",
+			"T.json:1:1: error: this // comment runs to the end of its line and swallows the spec object after it, from 1:16 to the end of the line (1 bytes): {; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+			"// Licensed B.\n{\n" + obj[2:] + "\n"},
+		{"a /* */ comment after the split", `{ "type": "data", "name": "T", "validVersions": "0-1", "flexibleVersions": "0+", "fields": [ { "name": "F", "type": "int32", "versions": "0+", // Version 1 "about": "f" /* x */ } ] }` + "\n",
+			"T.json:1:144: error: this // comment runs to the end of its line and swallows the spec text after it, from 1:157 to the end of the line (26 bytes): \"about\": \"f\" /* x */ } ] }; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+			`{ "type": "data", "name": "T", "validVersions": "0-1", "flexibleVersions": "0+", "fields": [ { "name": "F", "type": "int32", "versions": "0+", // Version 1` + "\n" + `"about": "f" /* x */ } ] }` + "\n"},
+		{"a non-breaking space before the key", "{ \"type\": \"data\", \"name\": \"T\", // Version 1\u00a0\"validVersions\": \"0-1\", \"flexibleVersions\": \"0+\", \"fields\": [ { \"name\": \"F\", \"type\": \"int32\", \"versions\": \"0+\", \"about\": \"f\" } ] }\n",
+			"T.json:1:32: error: this // comment runs to the end of its line and swallows the spec text after it, from 1:46 to the end of the line (130 bytes): \"validVersions\": \"0-1\", \"flexibleVers…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+			"{ \"type\": \"data\", \"name\": \"T\", // Version 1\n\"validVersions\": \"0-1\", \"flexibleVersions\": \"0+\", \"fields\": [ { \"name\": \"F\", \"type\": \"int32\", \"versions\": \"0+\", \"about\": \"f\" } ] }\n"},
+		{"a comment that quotes a key", `{ "type": "data", "name": "T", // Version 1 adds "F": true "validVersions": "0-1", "flexibleVersions": "0+", "fields": [ { "name": "F", "type": "int32", "versions": "0+", "about": "f" } ] }` + "\n",
+			"T.json:1:32: error: this // comment runs to the end of its line and swallows the spec text after it, from 1:60 to the end of the line (130 bytes): \"validVersions\": \"0-1\", \"flexibleVers…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+			`{ "type": "data", "name": "T", // Version 1 adds "F": true` + "\n" + `"validVersions": "0-1", "flexibleVersions": "0+", "fields": [ { "name": "F", "type": "int32", "versions": "0+", "about": "f" } ] }` + "\n"},
+	} {
+		r := spec.Lint([]bundle.File{{Path: "T.json", Data: []byte(c.src)}}, false)
+		if got := r.Problems.Error(); got != c.lint {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.lint)
+		}
+		out, _ := spec.ApplyFixes([]byte(c.src), r.Files[0].Fixes)
+		if string(out) != c.fixed {
+			t.Errorf("%s: fixed\n%q\nwant\n%q", c.name, out, c.fixed)
+		}
+		s, errs := spec.NewSet([]bundle.File{{Path: "T.json", Data: out}})
+		if after := spec.Lint([]bundle.File{{Path: "T.json", Data: out}}, false).Problems; len(after) != 0 || len(errs) != 0 || s.Message("T") == nil || len(s.Message("T").Root.Fields) != 1 {
+			t.Errorf("%s: the fixed copy: %v %v", c.name, after, errs)
+		}
 	}
 }

@@ -489,3 +489,62 @@ func (l *linter) walk(fs []*Field, within Versions, owner string, top bool) {
 	}
 	_ = top
 }
+
+// FixedCopy is a file with its fixes applied and linted again.
+type FixedCopy struct {
+	// Data is the file with the fixes applied; Done the fixes applied, in
+	// file order (ApplyFixes).
+	Data []byte
+	Done []*Fix
+	// Problems are the fixed copy's, linted as a file on its own.
+	Problems ErrorList
+	// Worse says why the copy must not replace the file, "" when it may:
+	// it has more errors than the file, or fewer fields (a fix that put
+	// spec text inside a comment).
+	Worse string
+}
+
+// Fixed applies the fixes of f and lints the result as the file name,
+// read on its own, comparing it with f's file read so.
+func (f *LintFile) Fixed(name string) *FixedCopy {
+	c := &FixedCopy{}
+	c.Data, c.Done = ApplyFixes(f.File.Data, f.Fixes)
+	before := bundle.File{Path: name, Data: f.File.Data}
+	after := bundle.File{Path: name, Data: c.Data}
+	c.Problems = Lint([]bundle.File{after}, false).Problems
+	nb := len(Lint([]bundle.File{before}, false).Problems.Errors())
+	na := len(c.Problems.Errors())
+	fb, fa := fieldCount(before), fieldCount(after)
+	switch {
+	case fa < fb:
+		c.Worse = fmt.Sprintf("the fixed copy holds %d %s, the file %d: a fix would put spec text inside a comment", fa, plural(fa, "field", "fields"), fb)
+	case na > nb:
+		c.Worse = fmt.Sprintf("the fixed copy has %d %s, the file %d", na, plural(na, "error", "errors"), nb)
+	}
+	return c
+}
+
+// fieldCount is the number of fields of every spec object of f that the
+// loader reads (its own and its common structs', at any depth).
+func fieldCount(f bundle.File) int {
+	var count func(fs []*Field) int
+	count = func(fs []*Field) int {
+		n := len(fs)
+		for _, x := range fs {
+			n += count(x.Fields)
+		}
+		return n
+	}
+	n := 0
+	pf := parseFile(fileName(f), f.Data, false)
+	for _, u := range pf.units {
+		if u.msg == nil {
+			continue
+		}
+		n += count(u.msg.Root.Fields)
+		for _, st := range u.msg.CommonStructs {
+			n += count(st.Fields)
+		}
+	}
+	return n
+}

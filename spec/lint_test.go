@@ -469,3 +469,27 @@ func FuzzLint(f *testing.F) {
 		spec.Lint([]bundle.File{{Path: "F.json", Data: out}}, false)
 	})
 }
+
+// A fixed copy that would hold fewer fields, or more errors, than the
+// file is refused (FixedCopy.Worse); one that is better is not.
+func TestFixedCopyRefusedWhenWorse(t *testing.T) {
+	src := msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}, {"name": "B", "type": "int32", "versions": "0+", "about": "b"},`)
+	f := &spec.LintFile{Name: "T.json", File: bundle.File{Path: "T.json", Data: []byte(src)}}
+	// Putting line 2 in a /* */ comment drops both fields.
+	l2, l3 := strings.Index(src, "\n")+1, strings.LastIndex(src, "\n]")
+	f.Fixes = []*spec.Fix{{Rule: "x", Desc: "x", Edits: []spec.Edit{{Off: l2, End: l2, New: "/* "}, {Off: l3, End: l3, New: " */"}}}}
+	if c := f.Fixed("T.json"); c.Worse != "the fixed copy holds 0 fields, the file 2: a fix would put spec text inside a comment" {
+		t.Errorf("fields dropped: %q", c.Worse)
+	}
+	// Doubling the type's quote: one error more, no field less.
+	q := strings.Index(src, `"int32"`)
+	f.Fixes = []*spec.Fix{{Rule: "x", Desc: "x", Edits: []spec.Edit{{Off: q, End: q + 1, New: `"i`}}}}
+	if c := f.Fixed("T.json"); c.Worse != "the fixed copy has 2 errors, the file 1" {
+		t.Errorf("more errors: %q\n%v", c.Worse, c.Problems)
+	}
+	// The real fix of the trailing comma.
+	r := spec.Lint([]bundle.File{{Path: "T.json", Data: []byte(src)}}, false)
+	if c := r.Files[0].Fixed("T.json"); c.Worse != "" || len(c.Done) != 1 || len(c.Problems) != 0 {
+		t.Errorf("the trailing comma: %q, %d fixes, %v", c.Worse, len(c.Done), c.Problems)
+	}
+}

@@ -271,7 +271,7 @@ func above(n int) string {
 // did: the named message may be in a file that did not load.
 func (a *app) notLoaded(err error) error {
 	if n := len(a.problems.Errors()); n > 0 {
-		return fmt.Errorf("%w (%d spec errors above: the message may be in a file that did not load)", err, n)
+		return fmt.Errorf("%w (%d spec %s above: the message may be in a file that did not load)", err, n, plural(n, "error", "errors"))
 	}
 	return err
 }

@@ -202,7 +202,7 @@ func (a *app) compat(c *compatCmd) error {
 // missingFromComparison says that spec errors left messages out.
 func (a *app) missingFromComparison() error {
 	if n := len(a.problems.Errors()); n > 0 {
-		return fmt.Errorf("%d spec errors above: the messages of the files that did not load are missing from the comparison", n)
+		return fmt.Errorf("%d spec %s above: the messages of the files that did not load are missing from the comparison", n, plural(n, "error", "errors"))
 	}
 	return nil
 }

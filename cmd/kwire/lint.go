@@ -96,7 +96,7 @@ func (a *app) lint(c *lintCmd) error {
 		}
 	}
 	nerr := len(problems.Errors())
-	summary := fmt.Sprintf("lint: %s, %s", lintCount(nerr, "error"), lintCount(len(problems)-nerr, "warning"))
+	summary := fmt.Sprintf("lint: %s, %s", lintCount(nerr, "error", "errors"), lintCount(len(problems)-nerr, "warning", "warnings"))
 	if nerr > 0 {
 		return fmt.Errorf("%s", summary) // exit 1
 	}
@@ -104,11 +104,8 @@ func (a *app) lint(c *lintCmd) error {
 	return nil
 }
 
-func lintCount(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+func lintCount(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
 }
 
 // lintInputs resolves what to lint: the paths, or --specs, or the embedded
@@ -149,16 +146,14 @@ func hasSuffixFold(s, suffix string) bool {
 	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
-// writeFixed writes the fixed copy of one file, when it has fixes, and
-// returns a line for each change and one for the copy, and the fixes made.
+// writeFixed writes the fixed copy of one file, when it has fixes and
+// they do not make it worse, and returns a line for each change and one
+// for the copy, and the fixes made.
 func (a *app) writeFixed(c *lintCmd, f *spec.LintFile) ([]string, []*spec.Fix, error) {
-	if len(f.Fixes) == 0 {
+	if len(f.Fixes) == 0 && c.Out != "" {
+		return []string{fmt.Sprintf("%s: nothing to fix: no copy written to %s", f.Name, c.Out)}, nil, nil
+	} else if len(f.Fixes) == 0 {
 		return nil, nil, nil
-	}
-	fixed, done := spec.ApplyFixes(f.File.Data, f.Fixes)
-	var lines []string
-	for _, x := range done {
-		lines = append(lines, fmt.Sprintf("%s: fixed: %s [%s]", x.Pos, x.Desc, x.Rule))
 	}
 	out := c.Out
 	if out == "" {
@@ -168,13 +163,20 @@ func (a *app) writeFixed(c *lintCmd, f *spec.LintFile) ([]string, []*spec.Fix, e
 		}
 		out += ".fixed"
 	}
-	after := spec.Lint([]bundle.File{{Path: out, Data: fixed}}, false).Problems
-	nerr := len(after.Errors())
-	if err := os.WriteFile(out, fixed, 0o644); err != nil {
+	fixed := f.Fixed(out)
+	if fixed.Worse != "" {
+		return []string{fmt.Sprintf("%s: not fixed, no copy written to %s: %s", f.Name, out, fixed.Worse)}, nil, nil
+	}
+	var lines []string
+	for _, x := range fixed.Done {
+		lines = append(lines, fmt.Sprintf("%s: fixed: %s [%s]", x.Pos, x.Desc, x.Rule))
+	}
+	if err := os.WriteFile(out, fixed.Data, 0o644); err != nil {
 		return nil, nil, err
 	}
-	lines = append(lines, fmt.Sprintf("wrote %s: %s; it has %s and %s", out, lintCount(len(done), "fixe"), lintCount(nerr, "error"), lintCount(len(after)-nerr, "warning")))
-	return lines, done, nil
+	nerr := len(fixed.Problems.Errors())
+	lines = append(lines, fmt.Sprintf("wrote %s: %s; it has %s and %s", out, lintCount(len(fixed.Done), "fix", "fixes"), lintCount(nerr, "error", "errors"), lintCount(len(fixed.Problems)-nerr, "warning", "warnings")))
+	return lines, fixed.Done, nil
 }
 
 // lintJSON is one problem of `kwire lint --format json`.

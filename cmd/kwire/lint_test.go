@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -122,5 +123,25 @@ func TestLintFlattenedSchemaBlocks(t *testing.T) {
 	}
 	if r := kwire(t, "--specs", out, "list"); r.code != 0 {
 		t.Errorf("list --specs of the copy: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// One fix is "1 fix"; a file with nothing to fix gets no copy, and with
+// --out a line says so.
+func TestLintFixWording(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "T.json")
+	const src = `{"type": "data", "name": "T", "validVersions": "0", "flexibleVersions": "0+", "fields": [{"name": "A", "type": "int32", "versions": "0+", "about": "a"},]}` + "\n"
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, again := filepath.Join(dir, "fixed.json"), filepath.Join(dir, "again.json")
+	r := kwire(t, "lint", "--fix", "--out", out, f)
+	if r.code != 1 || !strings.HasSuffix(r.stdout, f+":1:152: fixed: removed the trailing comma [json-syntax]\nwrote "+out+": 1 fix; it has 0 errors and 0 warnings\n") {
+		t.Errorf("lint --fix: exit %d\n%s", r.code, r.stdout)
+	}
+	r = kwire(t, "lint", "--fix", "--out", again, out)
+	if _, err := os.Stat(again); r.code != 0 || r.stdout != out+": nothing to fix: no copy written to "+again+"\n" || err == nil {
+		t.Errorf("lint --fix of a clean file: exit %d, %v\n%s", r.code, err, r.stdout)
 	}
 }

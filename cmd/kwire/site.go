@@ -33,7 +33,7 @@ func (a *app) site(c *siteCmd) error {
 			st.Files, float64(st.Bytes)/1e6, s.Releases(), c.Out, time.Since(start).Round(time.Millisecond), c.Out)
 	}
 	if n := len(a.problems.Errors()); n > 0 {
-		return fmt.Errorf("%d spec errors above: the site lacks the messages of the files that did not load", n)
+		return fmt.Errorf("%d spec %s above: the site lacks the messages of the files that did not load", n, plural(n, "error", "errors"))
 	}
 	return nil
 }

@@ -12,13 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/testcert"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/records"
 )
@@ -192,7 +192,7 @@ func TestBenchPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	frame := produceFrame(t, codec.New(testSet))
-	fmt.Printf("echo %s %s %d\n", echoServer(t), echoServerTLS(t, sc), len(frame))
+	fmt.Printf("echo %s %s %d\n", testnet.Echo(t, nil), testnet.Echo(t, sc), len(frame))
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		var addr string
@@ -233,33 +233,4 @@ func benchClient(addr string, useTLS bool, cc *tls.Config, frame []byte, n int) 
 		}
 	}
 	return <-done
-}
-
-// echoServerTLS is echoServer behind TLS.
-func echoServerTLS(t testing.TB, sc *tls.Config) string {
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer conn.Close()
-				buf := make([]byte, 256<<10)
-				io.CopyBuffer(conn, struct{ io.Reader }{conn}, buf)
-				conn.(*tls.Conn).CloseWrite()
-			}()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String()
 }

@@ -183,33 +183,3 @@ func (f *fakeBroker) conn(i int) (read, wrote []byte) {
 	defer f.mu.Unlock()
 	return bytes.Clone(f.read[i].Bytes()), bytes.Clone(f.wrote[i].Bytes())
 }
-
-// echoServer writes back every byte it reads, and half-closes when its
-// client does.
-func echoServer(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer conn.Close()
-				buf := make([]byte, 256<<10)
-				io.CopyBuffer(conn, struct{ io.Reader }{conn}, buf)
-				conn.(*net.TCPConn).CloseWrite()
-			}()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String()
-}

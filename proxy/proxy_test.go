@@ -15,6 +15,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -181,7 +182,7 @@ func TestForwardsUnchangedAndDecodes(t *testing.T) {
 // it would have had, its bytes still go through unchanged, and another
 // connection at the same time is not affected.
 func TestTLSClientIsForwardedAndReported(t *testing.T) {
-	echo := echoServer(t)
+	echo := testnet.Echo(t, nil)
 	c := codec.New(testSet)
 	p, col := start(t, Options{Codec: c, Hash: true}, echo)
 	tls := append([]byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28}, bytes.Repeat([]byte{0x17, 3, 3, 0, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 50)...)
@@ -269,7 +270,7 @@ func TestFrameOverMaxFrameIsForwardedAndReported(t *testing.T) {
 // A client that closes mid-frame: reported truncated; its half-close
 // reaches the upstream, whose end reaches the client.
 func TestClosedMidFrameIsTruncated(t *testing.T) {
-	echo := echoServer(t)
+	echo := testnet.Echo(t, nil)
 	c := codec.New(testSet)
 	p, col := start(t, Options{Codec: c}, echo)
 	req := encodeFrame(t, c, "Metadata", true, 12, 5, "x", "")
@@ -297,7 +298,7 @@ func TestClosedMidFrameIsTruncated(t *testing.T) {
 // closing the proxy reports it truncated. The upstream echoes, so that the
 // test knows the proxy has read the stuck client's bytes before it closes.
 func TestUnfinishedFrameIsReportedAtClose(t *testing.T) {
-	echo := echoServer(t)
+	echo := testnet.Echo(t, nil)
 	c := codec.New(testSet)
 	p, col := start(t, Options{Codec: c}, echo)
 	req := encodeFrame(t, c, "ApiVersions", true, 3, 1, "x", "")
@@ -532,7 +533,7 @@ func TestWithoutRewriteBytesAreUntouched(t *testing.T) {
 // A decoder that cannot keep up never slows forwarding: bytes go through,
 // the ones not decoded are counted and reported as a gap.
 func TestSlowDecoderDropsDecodingNotBytes(t *testing.T) {
-	echo := echoServer(t)
+	echo := testnet.Echo(t, nil)
 	c := codec.New(testSet)
 	release := make(chan struct{})
 	col := &collector{closed: make(chan Event, 10)}
@@ -586,7 +587,7 @@ func TestSlowDecoderDropsDecodingNotBytes(t *testing.T) {
 }
 
 func TestCancelClosesIdleConnectionsAfterGrace(t *testing.T) {
-	echo := echoServer(t)
+	echo := testnet.Echo(t, nil)
 	col := &collector{closed: make(chan Event, 10)}
 	p, err := New(Options{Listen: "127.0.0.1:0", Upstream: echo, Codec: codec.New(testSet), Grace: -1, OnEvent: col.add})
 	if err != nil {

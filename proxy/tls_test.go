@@ -14,6 +14,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/testcert"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/internal/tlsconf"
 )
 
@@ -412,7 +413,7 @@ func TestUpstreamHandshakeFaults(t *testing.T) {
 // proxy's counts and hashes of the plaintext equal to the client's.
 func TestTLSLargeTransfer(t *testing.T) {
 	s := newTLSSetup(t)
-	echo := echoServerTLS(t, must(t)(tlsconf.Server(s.brokerCert, s.brokerKey, "")))
+	echo := testnet.Echo(t, must(t)(tlsconf.Server(s.brokerCert, s.brokerKey, "")))
 	o := Options{Hash: true, TLS: must(t)(tlsconf.Server(s.proxyCert, s.proxyKey, "")), UpstreamTLS: must(t)(tlsconf.Client(s.ca.CertFile, "broker.test", "", "", false))}
 	p, col := start(t, o, echo)
 	data := make([]byte, 3<<20+12345)

@@ -2,8 +2,7 @@ package client
 
 import (
 	"context"
-	"encoding/binary"
-	"io"
+	"math"
 	"net"
 	"reflect"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -31,13 +31,8 @@ func fakeNode(t *testing.T, c *codec.Codec, answer func(req *tree.Tree) *tree.Tr
 		}
 		defer nc.Close()
 		for {
-			var p [4]byte
-			if _, err := io.ReadFull(nc, p[:]); err != nil {
-				return
-			}
-			fr := make([]byte, 4+binary.BigEndian.Uint32(p[:]))
-			copy(fr, p[:])
-			if _, err := io.ReadFull(nc, fr[4:]); err != nil {
+			fr, err := testnet.ReadFrame(nc, math.MaxInt32)
+			if err != nil {
 				return
 			}
 			req, err := c.DecodeRequest(fr)

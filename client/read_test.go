@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/spec"
 )
 
@@ -21,41 +22,13 @@ import (
 // time, and every later request with answer's bytes.
 func broker(t *testing.T, c *codec.Codec, answer func(conn net.Conn, corr int32)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer conn.Close()
-				serve(t, c, conn, answer)
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return testnet.Serve(t, nil, func(conn net.Conn) { serve(t, c, conn, answer) })
 }
 
 func serve(t *testing.T, c *codec.Codec, conn net.Conn, answer func(conn net.Conn, corr int32)) {
 	for n := 0; ; n++ {
-		var p [4]byte
-		if _, err := io.ReadFull(conn, p[:]); err != nil {
-			return
-		}
-		size, _ := frame.Size(p[:])
-		fr := make([]byte, 4+int(size))
-		copy(fr, p[:])
-		if _, err := io.ReadFull(conn, fr[4:]); err != nil {
+		fr, err := testnet.ReadFrame(conn, math.MaxInt32)
+		if err != nil {
 			return
 		}
 		key, ver, _ := frame.RequestAPI(fr)

@@ -4,18 +4,18 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
+	"math"
 	"net"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/kafkatest"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -235,55 +235,31 @@ func fullBrokerWith(t *testing.T, mangle func([]byte) []byte) (string, <-chan *t
 		}
 	}
 	versions := `{"errorCode":0,"apiKeys":[` + strings.Join(keys, ",") + `],"throttleTimeMs":0}`
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := make(chan *tree.Tree, 8)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	addr := testnet.Serve(t, nil, func(conn net.Conn) {
 		for {
-			conn, err := ln.Accept()
+			fr, err := testnet.ReadFrame(conn, math.MaxInt32)
 			if err != nil {
 				return
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer conn.Close()
-				for {
-					var h [4]byte
-					if _, err := io.ReadFull(conn, h[:]); err != nil {
-						return
-					}
-					fr := make([]byte, 4+binary.BigEndian.Uint32(h[:]))
-					copy(fr, h[:])
-					if _, err := io.ReadFull(conn, fr[4:]); err != nil {
-						return
-					}
-					tr, err := c.DecodeRequest(fr)
-					if err != nil {
-						return
-					}
-					body := ""
-					if tr.Message.APIKey == 18 {
-						body = versions
-					} else {
-						got <- tr
-					}
-					out := frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body)
-					if mangle != nil && tr.Message.APIKey != 18 {
-						out = mangle(out)
-					}
-					conn.Write(out)
-				}
-			}()
+			tr, err := c.DecodeRequest(fr)
+			if err != nil {
+				return
+			}
+			body := ""
+			if tr.Message.APIKey == 18 {
+				body = versions
+			} else {
+				got <- tr
+			}
+			out := frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body)
+			if mangle != nil && tr.Message.APIKey != 18 {
+				out = mangle(out)
+			}
+			conn.Write(out)
 		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String(), got
+	})
+	return addr, got
 }
 
 // Without a body, call sends the smallest instance of the request at the

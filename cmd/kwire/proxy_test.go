@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"regexp"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -74,54 +77,28 @@ func fakeKafka(t *testing.T) string {
 		t.Fatal(err)
 	}
 	c := codec.New(set)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	return testnet.Serve(t, nil, func(conn net.Conn) {
 		for {
-			conn, err := ln.Accept()
+			fr, err := testnet.ReadFrame(conn, 1<<20)
+			if errors.Is(err, testnet.ErrSize) {
+				conn.Write(fr) // not Kafka: echo it all
+				io.Copy(conn, conn)
+				return
+			}
 			if err != nil {
 				return
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer conn.Close()
-				var h [4]byte
-				for {
-					if _, err := io.ReadFull(conn, h[:]); err != nil {
-						return
-					}
-					size := int32(binary.BigEndian.Uint32(h[:]))
-					if size < 0 || size > 1<<20 {
-						conn.Write(h[:]) // not Kafka: echo it all
-						io.Copy(conn, conn)
-						return
-					}
-					fr := make([]byte, 4+size)
-					copy(fr, h[:])
-					if _, err := io.ReadFull(conn, fr[4:]); err != nil {
-						return
-					}
-					tr, err := c.DecodeRequest(fr)
-					if err != nil {
-						continue
-					}
-					body := ""
-					if tr.Message.APIKey == 3 {
-						body = proxyMetadataV12
-					}
-					conn.Write(frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body))
-				}
-			}()
+			tr, err := c.DecodeRequest(fr)
+			if err != nil {
+				continue
+			}
+			body := ""
+			if tr.Message.APIKey == 3 {
+				body = proxyMetadataV12
+			}
+			conn.Write(frameOf(t, c, tr.Message.BaseName(), false, tr.Version, int32(binary.BigEndian.Uint32(fr[8:])), body))
 		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String()
+	})
 }
 
 // proxyCommand runs `kwire proxy --listen 127.0.0.1:0 args…` in-process
@@ -177,13 +154,8 @@ func talk(t *testing.T, addr string, frames ...[]byte) []byte {
 		if _, err := conn.Write(f); err != nil {
 			t.Fatal(err)
 		}
-		var h [4]byte
-		if _, err := io.ReadFull(conn, h[:]); err != nil {
-			t.Fatal(err)
-		}
-		fr := make([]byte, 4+binary.BigEndian.Uint32(h[:]))
-		copy(fr, h[:])
-		if _, err := io.ReadFull(conn, fr[4:]); err != nil {
+		fr, err := testnet.ReadFrame(conn, math.MaxInt32)
+		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, fr...)

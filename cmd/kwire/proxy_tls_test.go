@@ -2,52 +2,18 @@ package main
 
 import (
 	"crypto/tls"
-	"encoding/binary"
 	"io"
+	"math"
 	"net"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kwire/kwire/internal/testcert"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/internal/tlsconf"
 )
-
-// tlsFront terminates TLS with sc in front of the plaintext server at
-// upstream: a TLS broker.
-func tlsFront(t *testing.T, sc *tls.Config, upstream string) string {
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				up, err := net.Dial("tcp", upstream)
-				if err != nil {
-					return
-				}
-				defer up.Close()
-				go func() { io.Copy(up, c); up.(*net.TCPConn).CloseWrite() }()
-				io.Copy(c, up)
-			}()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String()
-}
 
 // kwire proxy with TLS on both sides: a TLS client's exchanges are decoded
 // and reported as over plaintext; a plaintext client of the TLS listener
@@ -60,7 +26,7 @@ func TestProxyTLSBothSides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up := tlsFront(t, sc, fakeKafka(t))
+	up := testnet.Front(t, sc, fakeKafka(t))
 	c := proxyCodec(t)
 	addr, stop := proxyCommand(t, "--upstream", up, "--tls-cert", cert, "--tls-key", key,
 		"--upstream-tls", "--upstream-ca", ca.CertFile, "--upstream-server-name", "broker.test")
@@ -85,11 +51,7 @@ func TestProxyTLSBothSides(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Write(req)
-	var h [4]byte
-	if _, err := io.ReadFull(conn, h[:]); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(conn, make([]byte, binary.BigEndian.Uint32(h[:]))); err != nil {
+	if _, err := testnet.ReadFrame(conn, math.MaxInt32); err != nil {
 		t.Fatal(err)
 	}
 	conn.CloseWrite()

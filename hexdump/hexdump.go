@@ -13,6 +13,13 @@
 // ASCII column starts, even when it holds hex-looking text. A line "*"
 // (hexdump, od and xxd -a squeezing repeated lines) repeats the line before
 // up to the next offset. Text that is not such a dump is read as plain hex.
+// Lines that all start with the same blanks, or with "> " (a quoted mail),
+// are read without them.
+//
+// Dumps of 2- or 4-byte words are refused, naming what they are: od -x, od
+// -tx2, od's default octal words and hexdump without -C write words in the
+// machine's byte order (little-endian on most machines: the bytes of each
+// word swapped), xxd -e too, which its ASCII column tells from xxd -g4.
 //
 // Errors are *SyntaxError, naming the line and column of the character
 // that is wrong.
@@ -49,7 +56,7 @@ func (e *SyntaxError) Error() string {
 // optional 0x prefix on each run of digits. Empty text (or white space) is
 // no bytes. The error is a *SyntaxError.
 func Parse(text []byte) ([]byte, error) {
-	lines := splitLines(string(text))
+	lines := dedent(splitLines(string(text)))
 	if d, ok, err := dump(lines); ok || err != nil {
 		return d, err
 	}
@@ -83,13 +90,55 @@ func LooksLikeHex(b []byte) bool {
 type line struct {
 	n    int // 1-based line number
 	text string
+	cut  int // the characters cut from its start (see dedent)
 }
 
 func splitLines(s string) []line {
 	var ls []line
 	for i, t := range strings.Split(s, "\n") {
-		ls = append(ls, line{i + 1, strings.TrimSuffix(t, "\r")})
+		ls = append(ls, line{n: i + 1, text: strings.TrimSuffix(t, "\r")})
 	}
+	return ls
+}
+
+// dedent cuts what every line that is not blank starts with: the same
+// blanks (a dump indented in a message or a document), or "> " (a quoted
+// mail or comment), then blanks.
+func dedent(ls []line) []line {
+	prefix := func(cut func(string) string) bool {
+		p, any := "", false
+		for _, l := range ls {
+			if strings.TrimSpace(l.text) == "" {
+				continue
+			}
+			q := l.text[:len(l.text)-len(cut(l.text))]
+			if !any {
+				p, any = q, true
+			}
+			for !strings.HasPrefix(q, p) {
+				p = p[:len(p)-1]
+			}
+		}
+		if p == "" {
+			return false
+		}
+		for k, l := range ls {
+			if strings.HasPrefix(l.text, p) {
+				ls[k].text, ls[k].cut = l.text[len(p):], ls[k].cut+utf8.RuneCountInString(p)
+			}
+		}
+		return true
+	}
+	quoted := true
+	for _, l := range ls {
+		if t := strings.TrimSpace(l.text); t != "" && !strings.HasPrefix(t, ">") {
+			quoted = false
+		}
+	}
+	if quoted {
+		prefix(func(t string) string { return strings.TrimPrefix(strings.TrimLeft(t, " \t"), ">") })
+	}
+	prefix(func(t string) string { return strings.TrimLeft(t, " \t") })
 	return ls
 }
 
@@ -104,7 +153,7 @@ func col(s string, i int) int { return utf8.RuneCountInString(s[:i]) + 1 }
 
 // errAt is a *SyntaxError at byte index i of l.
 func errAt(l line, i int, format string, args ...any) error {
-	return &SyntaxError{Line: l.n, Col: col(l.text, i), Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Line: l.n, Col: l.cut + col(l.text, i), Msg: fmt.Sprintf(format, args...)}
 }
 
 // badChar is the error for the character at byte index i of l.
@@ -334,6 +383,12 @@ func dump(lines []line) (out []byte, ok bool, err error) {
 	if len(ds) == 0 || ds[0].star {
 		return nil, false, nil
 	}
+	if err := octalWords(ds); err != nil && !evidence {
+		return nil, true, err
+	}
+	if err := machineWords(ds); err != nil {
+		return nil, true, err
+	}
 	// xxd, hexdump -C, Wireshark and kwire write hex offsets; od (the
 	// only one without an ASCII column) writes octal by default, or what
 	// -A says.
@@ -352,6 +407,9 @@ func dump(lines []line) (out []byte, ok bool, err error) {
 				return nil, false, nil // one line of plain hex
 			}
 			out, err := collect(ds)
+			if err == nil {
+				err = words(ds, out)
+			}
 			return out, true, err
 		}
 		if firstErr == nil {
@@ -401,7 +459,7 @@ func layout(ds []dline, radix int) error {
 			n := off - prevOff
 			k, sum := 0, int64(0)
 			for k < len(prev.toks) && sum < n {
-				sum += int64(len(prev.toks[k].text)+1) / 2
+				sum += int64(utf8.RuneCountInString(prev.toks[k].text)+1) / 2
 				k++
 			}
 			// The words after the bytes are the ASCII column: after a
@@ -481,4 +539,155 @@ func IsText(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// bytesHint says how to dump bytes rather than words.
+const bytesHint = "dump bytes with xxd, od -Ax -tx1 or hexdump -C"
+
+// octalWords is the error of od's default dump (no -t): 2-byte words in
+// octal ("0000000 000000 016000 …"), or nil when ds is not one.
+func octalWords(ds []dline) error {
+	var first *dline
+	for k := range ds {
+		d := &ds[k]
+		for _, t := range d.toks {
+			if len(t.text) != 6 || strings.Trim(t.text, "01234567") != "" {
+				return nil
+			}
+		}
+		if first == nil && len(d.toks) > 0 {
+			first = d
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return errAt(first.l, first.toks[0].at, "this is od's default dump: 2-byte words in octal, in the machine's byte order: %s", bytesHint)
+}
+
+// machineWords is the error of a dump without ':' after its offsets
+// whose columns are all words of 2 or 4 bytes in hex (od -x, od -tx2, od
+// -tx4, hexdump without -C): in the machine's byte order, swapped on a
+// little-endian machine; nil for any other dump.
+func machineWords(ds []dline) error {
+	size := 0
+	var first *dline
+	for k := range ds {
+		d := &ds[k]
+		if d.colon || d.pipe || d.gapAt >= 0 {
+			return nil
+		}
+		for _, t := range d.toks {
+			if size == 0 {
+				size = len(t.text) / 2
+			}
+			if len(t.text) != 2*size || !hexWord(t.text) {
+				return nil
+			}
+		}
+		if first == nil && len(d.toks) > 0 {
+			first = d
+		}
+	}
+	if first == nil || size != 2 && size != 4 || !wordOffsets(ds, size) {
+		return nil
+	}
+	return errAt(first.l, first.toks[0].at, "this dump groups the bytes in %d-byte words (od -x, od -tx%d, hexdump without -C), in the machine's byte order, little-endian on most: %s", size, size, bytesHint)
+}
+
+// wordOffsets reports whether the offsets of ds, in hex or in octal, say
+// that each line holds its words of size bytes (the last word maybe
+// partly): plain hex in groups of 4 digits is not such a dump.
+func wordOffsets(ds []dline, size int) bool {
+	if len(ds) < 2 {
+		return false
+	}
+next:
+	for _, radix := range []int{16, 8} {
+		for k := 1; k < len(ds); k++ {
+			if ds[k].star || ds[k-1].star {
+				continue // od's squeezed repeats: the offsets after say more
+			}
+			a, errA := strconv.ParseInt(ds[k-1].offset, radix, 64)
+			b, errB := strconv.ParseInt(ds[k].offset, radix, 64)
+			n := int64(len(ds[k-1].toks) * size)
+			if errA != nil || errB != nil || b-a <= n-int64(size) || b-a > n {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// words is the error of an xxd dump (a ':' after the offset) whose hex
+// columns are words of 2 or 4 bytes, read as out, when its ASCII column
+// shows them little-endian (xxd -e), or, for 4-byte words, has no letter
+// to tell (xxd -g4 writes them in byte order).
+func words(ds []dline, out []byte) error {
+	size := 0
+	var first *dline
+	for k := range ds {
+		d := &ds[k]
+		for _, t := range d.toks {
+			if size == 0 {
+				size = len(t.text) / 2
+			}
+			if len(t.text) != 2*size && k < len(ds)-1 {
+				return nil
+			}
+		}
+		if first == nil && len(d.toks) > 0 {
+			first = d
+		}
+	}
+	if first == nil || size != 2 && size != 4 {
+		return nil
+	}
+	what := fmt.Sprintf("this dump groups the bytes in %d-byte words", size)
+	if !first.colon {
+		return nil
+	}
+	inOrder, swapped := asciiVotes(ds, out, size)
+	switch {
+	case swapped > inOrder:
+		return errAt(first.l, first.toks[0].at, "%s, little-endian (xxd -e): its ASCII column shows the bytes in another order than its hex columns: %s", what, bytesHint)
+	case inOrder == swapped && size == 4:
+		return errAt(first.l, first.toks[0].at, "%s, and nothing tells whether in byte order (xxd -g4) or little-endian (xxd -e): %s", what, bytesHint)
+	}
+	return nil
+}
+
+// asciiVotes counts the letters and digits of the ASCII columns of ds
+// that match out, and that match out with each word of size bytes
+// reversed.
+func asciiVotes(ds []dline, out []byte, size int) (inOrder, swapped int) {
+	off := 0
+	for k := range ds {
+		d := &ds[k]
+		if d.star || len(d.toks) == 0 {
+			if d.star {
+				off += d.n * len(ds[k-1].toks) * size
+			}
+			continue
+		}
+		last := d.toks[len(d.toks)-1]
+		ascii := strings.TrimSpace(d.l.text[last.at+len(last.text):])
+		for i := 0; i < len(ascii) && off+i < len(out); i++ {
+			c := ascii[i]
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+				continue
+			}
+			j := off + i
+			w := j - j%size
+			if out[j] == c {
+				inOrder++
+			}
+			if sw := w + size - 1 - j%size; sw < len(out) && out[sw] == c {
+				swapped++
+			}
+		}
+		off += d.n
+	}
+	return inOrder, swapped
 }

@@ -187,3 +187,62 @@ func TestIsText(t *testing.T) {
 		}
 	}
 }
+
+// Dumps of 2- and 4-byte words (testdata/words, the tools' output on
+// letters.bin: od -x, od -Ax -tx2 -v, od, hexdump, xxd -e, xxd -e -g2,
+// xxd -g4) are refused, naming what they are, except xxd -g4, whose ASCII
+// column shows its words in byte order.
+func TestParseWordDumps(t *testing.T) {
+	want, err := os.ReadFile("testdata/words/letters.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hint = ": dump bytes with xxd, od -Ax -tx1 or hexdump -C"
+	for _, c := range []struct{ file, err string }{
+		{"letters.od-x", "line 1, column 9: this dump groups the bytes in 2-byte words (od -x, od -tx2, hexdump without -C), in the machine's byte order, little-endian on most" + hint},
+		{"letters.od-Ax-tx2", "line 1, column 8: this dump groups the bytes in 2-byte words (od -x, od -tx2, hexdump without -C), in the machine's byte order, little-endian on most" + hint},
+		{"letters.hexdump", "line 1, column 9: this dump groups the bytes in 2-byte words (od -x, od -tx2, hexdump without -C), in the machine's byte order, little-endian on most" + hint},
+		{"letters.od", "line 1, column 9: this is od's default dump: 2-byte words in octal, in the machine's byte order" + hint},
+		{"letters.xxd-e", "line 1, column 11: this dump groups the bytes in 4-byte words, little-endian (xxd -e): its ASCII column shows the bytes in another order than its hex columns" + hint},
+		{"letters.xxd-e-g2", "line 1, column 11: this dump groups the bytes in 2-byte words, little-endian (xxd -e): its ASCII column shows the bytes in another order than its hex columns" + hint},
+		{"letters.xxd-g4", ""},
+	} {
+		text, err := os.ReadFile(filepath.Join("testdata", "words", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(text)
+		switch {
+		case c.err == "" && (err != nil || !bytes.Equal(got, want)):
+			t.Errorf("%s: %x, %v", c.file, got, err)
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%s:\n got %v\nwant %s", c.file, err, c.err)
+		}
+	}
+	// 4-byte words whose ASCII column has no letter to tell the order.
+	_, err = Parse([]byte("00000000: 0000001c 00000000  ........\n00000008: 00000002           ....\n"))
+	if err == nil || err.Error() != "line 1, column 11: this dump groups the bytes in 4-byte words, and nothing tells whether in byte order (xxd -g4) or little-endian (xxd -e)"+hint {
+		t.Errorf("4-byte words of zeros: %v", err)
+	}
+}
+
+// A dump indented (spaces, a tab) or quoted ("> ") reads as the dump; a
+// character that is no hex digit is named at its line and column, counted
+// in characters of the line as given.
+func TestParseIndentedDumps(t *testing.T) {
+	const dump = "00000000: 00 00 00 1c 00 00 00 00  ........\n00000008: 00 00 00 02 01 02     ......\n"
+	want := []byte{0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2}
+	for _, prefix := range []string{"    ", "\t", "> ", ">\t  "} {
+		text := prefix + strings.ReplaceAll(strings.TrimSuffix(dump, "\n"), "\n", "\n"+prefix) + "\n"
+		if got, err := Parse([]byte(text)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("prefix %q: %x, %v", prefix, got, err)
+		}
+	}
+	bad := "  " + strings.Replace(dump, "1c", "1é", 1)
+	bad = strings.Replace(bad, "\n0", "\n  0", 1)
+	_, err := Parse([]byte(bad))
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 1 || se.Col != 23 || se.Msg != `"é" is not a hex digit` {
+		t.Errorf("é: %v", err)
+	}
+}

@@ -101,6 +101,11 @@ type Exchange struct {
 	// known. A new SaslHandshake (re-authentication, KIP-368)
 	// starts them again.
 	Mechanism, User string
+	// DecodedWith is the release of the Options.Fallback set the request
+	// and response were decoded with ("3.9.1") because the Codec's set does
+	// not accept the request's api key and version; "" when the Codec's set
+	// decoded them (or the request was not seen).
+	DecodedWith string
 }
 
 // Latency is the time from the end of the request to the end of the

@@ -66,6 +66,7 @@ import (
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/bundle"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
 )
@@ -97,6 +98,29 @@ type Options struct {
 	// overwritten, its secret leaves flagged, so that every view of it
 	// shows "<redacted, N bytes>".
 	ShowSecrets bool
+	// Fallback are older spec sets, newest first (EmbeddedFallbacks): a
+	// request whose api key and version Codec's set does not accept (a
+	// version the release dropped, or an API it removed) is decoded, with
+	// its response, by the first of them that accepts it, and its Exchange
+	// says which (Exchange.DecodedWith). nil decodes with Codec alone.
+	Fallback []*spec.Set
+}
+
+// EmbeddedFallbacks returns the embedded releases other than set's, newest
+// first, for Options.Fallback: with them a capture or a proxy decodes every
+// version that any embedded release has, whatever the release chosen.
+// Releases that do not load are left out.
+func EmbeddedFallbacks(set *spec.Set) []*spec.Set {
+	var out []*spec.Set
+	for _, r := range bundle.Releases() {
+		if r == set.Release {
+			continue
+		}
+		if s, err := spec.Embedded(r); err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Stats count what a Conn has seen, per direction (indexed by Dir).
@@ -138,6 +162,9 @@ type pending struct {
 	corr     int32
 	clientID string
 	frame    *Frame
+	// cd is the codec that decoded the request (a fallback's or the
+	// Conn's); the response is decoded with it.
+	cd *codec.Codec
 }
 
 // Conn decodes one connection. Create it with New.
@@ -160,6 +187,8 @@ type Conn struct {
 	sasl saslState
 	// saslFields are the spec fields the SASL state is read from.
 	mechField, authField, hsErrField *spec.Field
+	// fallback are the codecs of Options.Fallback.
+	fallback []*codec.Codec
 }
 
 // saslState follows a connection's SASL authentication: the mechanism of
@@ -208,6 +237,11 @@ func New(o Options, emit func(Event)) *Conn {
 		if o.Unsynced {
 			st.sp.Search()
 		}
+	}
+	for _, fs := range o.Fallback {
+		fc := codec.New(fs)
+		fc.MaxFrame, fc.Strict = o.Codec.MaxFrame, o.Codec.Strict
+		c.fallback = append(c.fallback, fc)
 	}
 	c.acks = rootField(c.set.Request(0), "Acks")
 	c.mechField = rootField(c.set.Request(saslHandshakeKey), "Mechanism")
@@ -378,13 +412,21 @@ func (c *Conn) candidate(s *stream, b []byte) frame.Verdict {
 // pending request with its correlation id.
 func (c *Conn) trial(s *stream, fr []byte) bool {
 	if s.dir == ClientToServer {
-		return c.o.Codec.DecodeRequestInto(&s.arena, fr) == nil
+		cd := c.o.Codec
+		if key, ver, ok := frame.RequestAPI(fr); ok {
+			cd = c.codecFor(key, ver)
+		}
+		return cd.DecodeRequestInto(&s.arena, fr) == nil
 	}
 	corr, _ := frame.ResponseCorrelationID(fr)
 	for _, q := range c.pend[c.head:] {
 		if q.corr == corr {
-			m := c.set.Response(q.key)
-			return m != nil && c.o.Codec.DecodeResponseInto(&s.arena, fr, m, q.ver) == nil
+			cd := q.cd
+			if cd == nil {
+				cd = c.o.Codec
+			}
+			m := cd.Set.Response(q.key)
+			return m != nil && cd.DecodeResponseInto(&s.arena, fr, m, q.ver) == nil
 		}
 	}
 	return false
@@ -569,10 +611,35 @@ func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
 	return &s.arena, fr
 }
 
+// codecFor is the codec that decodes requests of api key at version ver:
+// the Conn's when its set accepts them (or no fallback does), else the
+// first fallback's that does.
+func (c *Conn) codecFor(key, ver int16) *codec.Codec {
+	if accepts(c.set, key, ver) {
+		return c.o.Codec
+	}
+	for _, fc := range c.fallback {
+		if accepts(fc.Set, key, ver) {
+			return fc
+		}
+	}
+	return c.o.Codec
+}
+
+// accepts reports whether set has a request of api key with version ver.
+func accepts(set *spec.Set, key, ver int16) bool {
+	m := set.Request(key)
+	return m != nil && m.ValidVersions.Contains(ver)
+}
+
 func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	t, b := c.decodeTree(s, fr)
-	err := c.o.Codec.DecodeRequestInto(t, b)
 	key, ver, _ := frame.RequestAPI(fr)
+	cd := c.o.Codec
+	if len(fr) >= 8 {
+		cd = c.codecFor(key, ver)
+	}
+	err := cd.DecodeRequestInto(t, b)
 	corr, _ := frame.RequestCorrelationID(fr)
 	if t.Message != nil {
 		f.HeaderVersion = t.HeaderVersion
@@ -596,7 +663,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	}
 	if err == nil && key == 0 && c.acks != nil {
 		if i := t.Lookup(t.Part(tree.Body), c.acks); i >= 0 && t.Nodes[i].Num == 0 {
-			x := c.exchange(key, ver, corr, clientID)
+			x := c.exchange(cd, key, ver, corr, clientID)
 			x.Request, x.NoResponse = f, true
 			c.report(x)
 			return
@@ -605,7 +672,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
-	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, frame: f})
+	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, frame: f, cd: cd})
 }
 
 // clientID reads the request header's client id (header v1 and v2 both
@@ -651,9 +718,16 @@ func (c *Conn) recordProblems(s *stream, f *Frame, t *tree.Tree, key, ver int16,
 	}
 }
 
-func (c *Conn) exchange(key, ver int16, corr int32, clientID string) *Exchange {
+// exchange starts the Exchange of a request decoded with cd (nil: the
+// Conn's codec).
+func (c *Conn) exchange(cd *codec.Codec, key, ver int16, corr int32, clientID string) *Exchange {
 	x := &Exchange{APIKey: key, Version: ver, CorrelationID: corr, ClientID: clientID}
-	if m := c.set.Request(key); m != nil {
+	set := c.set
+	if cd != nil && cd != c.o.Codec {
+		set = cd.Set
+		x.DecodedWith = set.Release
+	}
+	if m := set.Request(key); m != nil {
 		x.API = m.BaseName()
 	}
 	switch key {
@@ -670,7 +744,7 @@ func (c *Conn) exchange(key, ver int16, corr int32, clientID string) *Exchange {
 func (c *Conn) unanswered(k int) {
 	for ; c.head < k; c.head++ {
 		q := &c.pend[c.head]
-		x := c.exchange(q.key, q.ver, q.corr, q.clientID)
+		x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
 		x.Request = q.frame
 		*q = pending{}
 		c.report(x)
@@ -705,16 +779,20 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 	if c.head == len(c.pend) {
 		c.pend, c.head = c.pend[:0], 0
 	}
-	x := c.exchange(q.key, q.ver, q.corr, q.clientID)
+	x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
 	x.Request, x.Response = q.frame, f
-	m := c.set.Response(q.key)
+	cd := q.cd
+	if cd == nil {
+		cd = c.o.Codec
+	}
+	m := cd.Set.Response(q.key)
 	if m == nil {
 		f.Err = fmt.Errorf("no response spec for api key %d", q.key)
 		c.report(x)
 		return
 	}
 	t, b := c.decodeTree(s, fr)
-	err := c.o.Codec.DecodeResponseInto(t, b, m, q.ver)
+	err := cd.DecodeResponseInto(t, b, m, q.ver)
 	f.HeaderVersion = t.HeaderVersion
 	if c.o.KeepTrees {
 		f.Tree = t

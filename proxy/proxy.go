@@ -42,6 +42,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/spec"
 )
 
 // Options configure a Proxy.
@@ -66,6 +67,9 @@ type Options struct {
 	// redacted (flow.Options.ShowSecrets). The bytes forwarded are never
 	// changed.
 	ShowSecrets bool
+	// Fallback are older spec sets that decode what Codec's set does not
+	// accept (flow.Options.Fallback).
+	Fallback []*spec.Set
 	// RewriteAdvertised routes every broker through the proxy. The proxy
 	// learns the brokers (node id and address) from the responses it
 	// forwards, opens a listener for each node id as it appears (ports
@@ -552,7 +556,7 @@ func (c *conn) fail(err error) {
 // decode runs the flow decoder over the queue until it is closed.
 func (c *conn) decode(done chan<- flow.Stats) {
 	p := c.p
-	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets}, func(e flow.Event) {
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback}, func(e flow.Event) {
 		at := time.Now()
 		switch e := e.(type) {
 		case *flow.Exchange:

@@ -68,7 +68,9 @@ const maxErrors = 5
 // id, the SASL mechanism and user (SASL exchanges, when known), request and
 // response sizes in bytes (or why there is no response), the latency, the
 // response's error codes (at most five, with their field paths, then how
-// many more) and which side did not decode.
+// many more), the release whose specs decoded it when not the chosen one
+// ("(decoded with Kafka 3.9.1's specs)", flow.Exchange.DecodedWith) and
+// which side did not decode.
 func ExchangeLine(conn string, x *flow.Exchange) string {
 	var b strings.Builder
 	b.WriteString(conn)
@@ -118,6 +120,9 @@ func ExchangeLine(conn string, x *flow.Exchange) string {
 			}
 			fmt.Fprintf(&b, " %s at %s", e, e.Path)
 		}
+	}
+	if x.DecodedWith != "" {
+		fmt.Fprintf(&b, "  (decoded with Kafka %s's specs)", x.DecodedWith)
 	}
 	if x.Request != nil && x.Request.Err != nil {
 		b.WriteString("  (request did not decode)")
@@ -279,6 +284,10 @@ type Exchange struct {
 	// exchange (flow.Exchange), absent when not known.
 	Mechanism string `json:"mechanism,omitempty"`
 	User      string `json:"user,omitempty"`
+	// DecodedWith is the release whose specs decoded the exchange when the
+	// chosen release does not accept its version ("3.9.1",
+	// flow.Exchange.DecodedWith); absent otherwise.
+	DecodedWith string `json:"decoded_with,omitempty"`
 }
 
 // NewExchange describes x, seen on connection conn between client and
@@ -289,7 +298,7 @@ func NewExchange(x *flow.Exchange, conn uint64, client, server string, frame fun
 		APIKey: x.APIKey, Version: x.Version, CorrelationID: x.CorrelationID, ClientID: x.ClientID,
 		Request: frame(x.Request), Response: frame(x.Response),
 		NoResponse: x.Response == nil, NoResponseExpected: x.NoResponse, Errors: []ErrorCode{},
-		SASLToken: x.Token, Mechanism: x.Mechanism, User: x.User}
+		SASLToken: x.Token, Mechanism: x.Mechanism, User: x.User, DecodedWith: x.DecodedWith}
 	if x.API != "" {
 		api := x.API
 		j.API = &api

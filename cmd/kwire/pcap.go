@@ -70,7 +70,7 @@ func (a *app) pcap(c *pcapCmd) error {
 	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10)}
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port},
-		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree, ShowSecrets: a.cli.ShowSecrets},
+		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set)},
 		OnOpen:    r.open, OnEvent: r.flowEvent,
 	})
 	r.tot = tot

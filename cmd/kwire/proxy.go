@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/proxy"
 	"github.com/kwire/kwire/render"
@@ -148,7 +149,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	if o.Grace <= 0 {
 		o.Grace = -1 // close at once
 	}
-	o.TLS, o.UpstreamTLS, o.ShowSecrets = listenTLS, upstreamTLS, a.cli.ShowSecrets
+	o.TLS, o.UpstreamTLS, o.ShowSecrets, o.Fallback = listenTLS, upstreamTLS, a.cli.ShowSecrets, flow.EmbeddedFallbacks(set)
 	p, err := proxy.New(o)
 	if err != nil {
 		return err

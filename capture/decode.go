@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -155,4 +156,62 @@ func (d *decoder) decode(p *Packet) (s segment, err error) {
 		payload: t.Payload, cut: missing,
 	}
 	return s, nil
+}
+
+// PacketPayload is the TCP payload of one whole packet whose headers were
+// copied with it (Wireshark's "Copy as Hex Dump" of a packet).
+type PacketPayload struct {
+	// Payload is the TCP payload; Offset where it starts in the packet.
+	Payload []byte
+	Offset  int
+	// Src and Dst are the TCP endpoints; Link is "Ethernet" or "IP".
+	Src, Dst netip.AddrPort
+	Link     string
+}
+
+// String says what the headers are: "Ethernet, IPv4 and TCP headers
+// (10.0.0.1:50000 → 10.0.0.2:9092): the TCP payload starts at 0x0036".
+func (p *PacketPayload) String() string {
+	ip := "IPv4"
+	if p.Src.Addr().Is6() {
+		ip = "IPv6"
+	}
+	link := ""
+	if p.Link == "Ethernet" {
+		link = "Ethernet, "
+	}
+	return fmt.Sprintf("%s%s and TCP headers (%s → %s): the TCP payload starts at 0x%04x", link, ip, p.Src, p.Dst, p.Offset)
+}
+
+// Headers reports whether b is a whole packet, Ethernet (or bare IP)
+// then IPv4 or IPv6 then TCP, whose IP length is that of b, and returns
+// its TCP payload (an Ethernet frame may be padded to 60 bytes); nil when b is not one (a Kafka frame is not: its first
+// bytes are a size, not an Ethernet or IP header).
+func Headers(b []byte) *PacketPayload {
+	for _, c := range []struct {
+		link uint32
+		name string
+	}{{uint32(layers.LinkTypeEthernet), "Ethernet"}, {uint32(layers.LinkTypeRaw), "IP"}} {
+		var d decoder
+		s, err := d.decode(&Packet{LinkType: c.link, Data: b})
+		if err != nil || s.cut != 0 || !s.src.IsValid() || len(s.payload) == 0 {
+			continue
+		}
+		ipLen := int(d.ip4.Length)
+		if s.src.Addr().Is6() {
+			ipLen = int(d.ip6.Length) + 40
+		}
+		link := 0
+		if c.name == "Ethernet" {
+			link = 14
+		}
+		end := link + ipLen
+		start := end - len(s.payload)
+		// An Ethernet frame is padded to 60 bytes.
+		if end != len(b) && !(link > 0 && len(b) == 60 && end < 60) || start < 0 || !bytes.Equal(b[start:end], s.payload) {
+			continue
+		}
+		return &PacketPayload{Payload: s.payload, Offset: start, Src: s.src, Dst: s.dst, Link: c.name}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/kwire/kwire/capture"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/render"
@@ -25,6 +26,10 @@ func (a *app) decode(c *decodeCmd) error {
 	set, err := a.loadSet()
 	if err != nil {
 		return err
+	}
+	if p := capture.Headers(b); p != nil {
+		fmt.Fprintf(a.stderr, "kwire: note: a whole packet: %s; decoding the payload (offsets count from its start)\n", p)
+		b = p.Payload
 	}
 	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}
 	pages, err := render.Decode(set, claim, b)

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/gopacket/layers"
+
+	"github.com/kwire/kwire/capture/capturetest"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
@@ -77,5 +82,19 @@ func TestDecodeResponsesWithoutResponseFlag(t *testing.T) {
 	// get the hint to 3.9, where they decode.
 	if hinted != 15 {
 		t.Errorf("%d --kafka hints, want 15", hinted)
+	}
+}
+
+// A whole packet (Ethernet, IPv4, TCP) as Wireshark copies it: its TCP
+// payload is decoded, with a note.
+func TestDecodeWholePacket(t *testing.T) {
+	pkt, err := capturetest.Packet(layers.LinkTypeEthernet, capturetest.Segment{Src: netip.MustParseAddrPort("10.0.0.1:50000"), Dst: netip.MustParseAddrPort("10.0.0.2:9092"), ACK: true, PSH: true, Payload: mustHex(t, voteRequestV2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "decode", "--hex", hex.EncodeToString(pkt))
+	if r.code != 0 || r.stderr != "kwire: note: a whole packet: Ethernet, IPv4 and TCP headers (10.0.0.1:50000 → 10.0.0.2:9092): the TCP payload starts at 0x0036; decoding the payload (offsets count from its start)\n" ||
+		!strings.Contains(r.stdout, "VoteRequest v2, request header v2, 83 bytes on the wire") {
+		t.Errorf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 }

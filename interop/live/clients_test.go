@@ -63,7 +63,7 @@ func (h *hashedConn) Close() error {
 	}
 	h.closed = true
 	h.mu.Unlock()
-	tc, ok := h.Conn.(*net.TCPConn)
+	tc, ok := h.Conn.(halfCloser)
 	if !ok {
 		err := h.Conn.Close()
 		h.log.done(h)
@@ -84,6 +84,13 @@ func (h *hashedConn) Close() error {
 	return nil
 }
 
+// halfCloser is a connection that can close its writing side alone: a
+// *net.TCPConn, or a *tls.Conn (close_notify).
+type halfCloser interface {
+	net.Conn
+	CloseWrite() error
+}
+
 // summary is "<bytes c2s>:<sha256 c2s>/<bytes s2c>:<sha256 s2c>" of the
 // connection, with c2s what the client sent.
 func (h *hashedConn) summary(clientSide bool) string {
@@ -101,6 +108,15 @@ type connLog struct {
 	clientSide bool
 	sums       []string
 	open       int
+	recs       []connRec
+}
+
+// connRec is what one side of one closed connection saw: its local
+// address and the byte count and SHA-256 (hex) of each direction.
+type connRec struct {
+	local          string
+	c2sN, s2cN     int64
+	c2sSum, s2cSum string
 }
 
 func (l *connLog) wrap(c net.Conn) *hashedConn {
@@ -114,6 +130,14 @@ func (l *connLog) done(h *hashedConn) {
 	l.mu.Lock()
 	l.open--
 	l.sums = append(l.sums, h.summary(l.clientSide))
+	r := connRec{local: h.Conn.LocalAddr().String()}
+	w, rd := hex.EncodeToString(h.wrote.Sum(nil)), hex.EncodeToString(h.read.Sum(nil))
+	if l.clientSide {
+		r.c2sN, r.c2sSum, r.s2cN, r.s2cSum = h.nw, w, h.nr, rd
+	} else {
+		r.c2sN, r.c2sSum, r.s2cN, r.s2cSum = h.nr, rd, h.nw, w
+	}
+	l.recs = append(l.recs, r)
 	l.mu.Unlock()
 }
 

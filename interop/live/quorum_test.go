@@ -249,8 +249,9 @@ var kwireBin struct {
 	err  error
 }
 
-// kwireCommand builds cmd/kwire once and runs it, returning its stdout.
-func kwireCommand(t *testing.T, args ...string) string {
+// kwirePath builds cmd/kwire once per test binary and returns the
+// executable's path.
+func kwirePath(t *testing.T) string {
 	t.Helper()
 	kwireBin.once.Do(func() {
 		dir, err := os.MkdirTemp("", "kwire-bin-")
@@ -267,12 +268,27 @@ func kwireCommand(t *testing.T, args ...string) string {
 	if kwireBin.err != nil {
 		t.Fatal(kwireBin.err)
 	}
-	cmd := exec.Command(kwireBin.path, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	return kwireBin.path
+}
+
+// kwireCommand builds cmd/kwire once and runs it, returning its stdout.
+func kwireCommand(t *testing.T, args ...string) string {
+	t.Helper()
+	out, stderr, err := kwireRun(t, nil, args...)
 	if err != nil {
-		t.Fatalf("kwire %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("kwire %s: %v\n%s", strings.Join(args, " "), err, stderr)
 	}
-	return string(out)
+	return out
+}
+
+// kwireRun runs kwire with args and, beside the environment, env
+// ("NAME=value"), returning its standard output and error.
+func kwireRun(t *testing.T, env []string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := exec.Command(kwirePath(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var se strings.Builder
+	cmd.Stderr = &se
+	out, err := cmd.Output()
+	return string(out), se.String(), err
 }

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -174,21 +173,8 @@ func fatGzipBatch(base int64) []byte {
 	w := gzip.NewWriter(&z)
 	w.Write(rec)
 	w.Close()
-	tail := binary.BigEndian.AppendUint16(nil, 1) // gzip
-	tail = binary.BigEndian.AppendUint32(tail, 0)
-	tail = binary.BigEndian.AppendUint64(tail, 1000)
-	tail = binary.BigEndian.AppendUint64(tail, 1000)
-	tail = binary.BigEndian.AppendUint64(tail, ^uint64(0))
-	tail = binary.BigEndian.AppendUint16(tail, 0xffff)
-	tail = binary.BigEndian.AppendUint32(tail, 0xffffffff)
-	tail = binary.BigEndian.AppendUint32(tail, 1)
-	tail = append(tail, z.Bytes()...)
-	b := binary.BigEndian.AppendUint64(nil, uint64(base))
-	b = binary.BigEndian.AppendUint32(b, uint32(4+1+4+len(tail)))
-	b = binary.BigEndian.AppendUint32(b, 0)
-	b = append(b, 2)
-	b = binary.BigEndian.AppendUint32(b, records.CRC32C(tail))
-	return append(b, tail...)
+	return records.RawBatch{BaseOffset: base, Attributes: 1, BaseTimestamp: 1000, MaxTimestamp: 1000,
+		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: 1, Records: z.Bytes()}.Bytes()
 }
 
 // listing is every line a Read of path with window w gives: the text lines
@@ -313,23 +299,7 @@ func TestReadWindowsMatchTheWholeFile(t *testing.T) {
 // legacyMessage is a magic 0 or 1 entry at offset, timestamp ts for
 // magic 1.
 func legacyMessage(offset int64, magic, attrs byte, ts int64, key, value []byte) []byte {
-	body := []byte{magic, attrs}
-	if magic == 1 {
-		body = binary.BigEndian.AppendUint64(body, uint64(ts))
-	}
-	for _, p := range [][]byte{key, value} {
-		if p == nil {
-			body = binary.BigEndian.AppendUint32(body, 0xffffffff)
-			continue
-		}
-		body = binary.BigEndian.AppendUint32(body, uint32(len(p)))
-		body = append(body, p...)
-	}
-	msg := binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(body))
-	msg = append(msg, body...)
-	b := binary.BigEndian.AppendUint64(nil, uint64(offset))
-	b = binary.BigEndian.AppendUint32(b, uint32(len(msg)))
-	return append(b, msg...)
+	return records.Legacy{Offset: offset, Magic: int8(magic), Attributes: int8(attrs), Timestamp: ts, Key: key, Value: value}.Bytes()
 }
 
 // lines lists a file in text and in JSON lines.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -80,21 +79,9 @@ type batch struct {
 
 // bytes is the batch with payload, its CRC computed.
 func (h batch) bytes(payload []byte) []byte {
-	tail := binary.BigEndian.AppendUint16(nil, uint16(h.attrs))
-	tail = binary.BigEndian.AppendUint32(tail, uint32(h.lastDelta))
-	tail = binary.BigEndian.AppendUint64(tail, uint64(h.baseTs))
-	tail = binary.BigEndian.AppendUint64(tail, uint64(h.baseTs))
-	tail = binary.BigEndian.AppendUint64(tail, uint64(h.producerID))
-	tail = binary.BigEndian.AppendUint16(tail, uint16(h.epoch))
-	tail = binary.BigEndian.AppendUint32(tail, uint32(h.seq))
-	tail = binary.BigEndian.AppendUint32(tail, uint32(h.count))
-	tail = append(tail, payload...)
-	b := binary.BigEndian.AppendUint64(nil, uint64(h.baseOffset))
-	b = binary.BigEndian.AppendUint32(b, uint32(4+1+4+len(tail)))
-	b = binary.BigEndian.AppendUint32(b, uint32(h.leaderEpoch))
-	b = append(b, 2)
-	b = binary.BigEndian.AppendUint32(b, records.CRC32C(tail))
-	return append(b, tail...)
+	return records.RawBatch{BaseOffset: h.baseOffset, LeaderEpoch: h.leaderEpoch, Attributes: records.Attributes(h.attrs),
+		LastOffsetDelta: h.lastDelta, BaseTimestamp: h.baseTs, MaxTimestamp: h.baseTs, ProducerID: h.producerID,
+		ProducerEpoch: h.epoch, BaseSequence: h.seq, Count: h.count, Records: payload}.Bytes()
 }
 
 // dataBatch is a batch of rs at baseOffset, compressed with codec (and
@@ -109,23 +96,7 @@ func dataBatch(baseOffset int64, codec int16, rs []rec, compress func([]byte) []
 
 // legacyMessage is a magic 0 or 1 entry at offset with attributes attrs.
 func legacyMessage(offset int64, magic byte, attrs byte, key, value []byte) []byte {
-	body := []byte{magic, attrs}
-	if magic == 1 {
-		body = binary.BigEndian.AppendUint64(body, 1234)
-	}
-	for _, p := range [][]byte{key, value} {
-		if p == nil {
-			body = binary.BigEndian.AppendUint32(body, 0xffffffff)
-			continue
-		}
-		body = binary.BigEndian.AppendUint32(body, uint32(len(p)))
-		body = append(body, p...)
-	}
-	msg := binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(body))
-	msg = append(msg, body...)
-	b := binary.BigEndian.AppendUint64(nil, uint64(offset))
-	b = binary.BigEndian.AppendUint32(b, uint32(len(msg)))
-	return append(b, msg...)
+	return records.Legacy{Offset: offset, Magic: int8(magic), Attributes: int8(attrs), Timestamp: 1234, Key: key, Value: value}.Bytes()
 }
 
 func gzipBytes(p []byte) []byte {

@@ -330,27 +330,23 @@ func (b Batch) Bytes() []byte {
 		body = binary.AppendVarint(body, int64(len(rec))) // length
 		body = append(body, rec...)
 	}
-	out := make([]byte, 0, batchOverhead+len(body))
-	out = binary.BigEndian.AppendUint64(out, uint64(b.BaseOffset))
-	out = binary.BigEndian.AppendUint32(out, uint32(batchOverhead-logOverhead+len(body)))
-	out = binary.BigEndian.AppendUint32(out, uint32(b.LeaderEpoch))
-	out = append(out, 2)
-	out = binary.BigEndian.AppendUint32(out, 0) // crc, below
-	attrs := uint16(0)
+	attrs := Attributes(0)
 	if b.Control {
 		attrs |= 0x20
 	}
-	out = binary.BigEndian.AppendUint16(out, attrs)
-	out = binary.BigEndian.AppendUint32(out, uint32(max(len(b.Records)-1, 0)))
-	out = binary.BigEndian.AppendUint64(out, uint64(b.Timestamp))
-	out = binary.BigEndian.AppendUint64(out, uint64(b.Timestamp+maxDelta))
-	out = binary.BigEndian.AppendUint64(out, ^uint64(0)) // producerId -1
-	out = binary.BigEndian.AppendUint16(out, 0xffff)     // producerEpoch -1
-	out = binary.BigEndian.AppendUint32(out, 0xffffffff) // baseSequence -1
-	out = binary.BigEndian.AppendUint32(out, uint32(len(b.Records)))
-	out = append(out, body...)
-	binary.BigEndian.PutUint32(out[17:], CRC32C(out[21:]))
-	return out
+	return RawBatch{
+		BaseOffset:      b.BaseOffset,
+		LeaderEpoch:     b.LeaderEpoch,
+		Attributes:      attrs,
+		LastOffsetDelta: int32(max(len(b.Records)-1, 0)),
+		BaseTimestamp:   b.Timestamp,
+		MaxTimestamp:    b.Timestamp + maxDelta,
+		ProducerID:      -1,
+		ProducerEpoch:   -1,
+		BaseSequence:    -1,
+		Count:           int32(len(b.Records)),
+		Records:         body,
+	}.Bytes()
 }
 
 func appendNullableBytes(b, p []byte) []byte {

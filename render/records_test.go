@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -47,46 +48,17 @@ func recordV2(i int, key, value []byte, headers ...header) []byte {
 // batchV2 is a RecordBatch v2 of count records whose bytes are payload; a
 // bad batch stores a CRC that does not match.
 func batchV2(attrs int16, count int32, payload []byte, bad bool) []byte {
-	tail := binary.BigEndian.AppendUint16(nil, uint16(attrs))
-	tail = binary.BigEndian.AppendUint32(tail, uint32(max(count-1, 0)))
-	tail = binary.BigEndian.AppendUint64(tail, 1000)
-	tail = binary.BigEndian.AppendUint64(tail, 1010)
-	tail = binary.BigEndian.AppendUint64(tail, ^uint64(0))
-	tail = binary.BigEndian.AppendUint16(tail, 0xffff)
-	tail = binary.BigEndian.AppendUint32(tail, 0xffffffff)
-	tail = binary.BigEndian.AppendUint32(tail, uint32(count))
-	tail = append(tail, payload...)
-	crc := codec.CRC32C(tail)
+	b := records.RawBatch{Attributes: records.Attributes(attrs), LastOffsetDelta: max(count-1, 0), BaseTimestamp: 1000,
+		MaxTimestamp: 1010, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: count, Records: payload}.Bytes()
 	if bad {
-		crc ^= 0xdeadbeef
+		binary.BigEndian.PutUint32(b[17:], binary.BigEndian.Uint32(b[17:])^0xdeadbeef)
 	}
-	b := binary.BigEndian.AppendUint64(nil, 0)                    // baseOffset
-	b = binary.BigEndian.AppendUint32(b, uint32(4+1+4+len(tail))) // batchLength
-	b = binary.BigEndian.AppendUint32(b, 0)                       // partitionLeaderEpoch
-	b = append(b, 2)                                              // magic
-	b = binary.BigEndian.AppendUint32(b, crc)
-	return append(b, tail...)
+	return b
 }
 
 // legacyMessage is a magic 0 or 1 message set entry.
 func legacyMessage(magic byte, key, value []byte) []byte {
-	body := []byte{magic, 0}
-	if magic == 1 {
-		body = binary.BigEndian.AppendUint64(body, 1234)
-	}
-	for _, p := range [][]byte{key, value} {
-		if p == nil {
-			body = binary.BigEndian.AppendUint32(body, 0xffffffff)
-			continue
-		}
-		body = binary.BigEndian.AppendUint32(body, uint32(len(p)))
-		body = append(body, p...)
-	}
-	msg := binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(body))
-	msg = append(msg, body...)
-	b := binary.BigEndian.AppendUint64(nil, 0)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(msg)))
-	return append(b, msg...)
+	return records.Legacy{Magic: int8(magic), Timestamp: 1234, Key: key, Value: value}.Bytes()
 }
 
 // produceRequest frames a non-flexible ProduceRequest (v2 or v3) of one

@@ -157,21 +157,8 @@ func fatGzipBatch(base int64) []byte {
 	w := gzip.NewWriter(&z)
 	w.Write(rec)
 	w.Close()
-	tail := binary.BigEndian.AppendUint16(nil, 1) // gzip
-	tail = binary.BigEndian.AppendUint32(tail, 0)
-	tail = binary.BigEndian.AppendUint64(tail, 1000)
-	tail = binary.BigEndian.AppendUint64(tail, 1000)
-	tail = binary.BigEndian.AppendUint64(tail, ^uint64(0))
-	tail = binary.BigEndian.AppendUint16(tail, 0xffff)
-	tail = binary.BigEndian.AppendUint32(tail, 0xffffffff)
-	tail = binary.BigEndian.AppendUint32(tail, 1)
-	tail = append(tail, z.Bytes()...)
-	b := binary.BigEndian.AppendUint64(nil, uint64(base))
-	b = binary.BigEndian.AppendUint32(b, uint32(4+1+4+len(tail)))
-	b = binary.BigEndian.AppendUint32(b, 0)
-	b = append(b, 2)
-	b = binary.BigEndian.AppendUint32(b, records.CRC32C(tail))
-	return append(b, tail...)
+	return records.RawBatch{BaseOffset: base, Attributes: 1, BaseTimestamp: 1000, MaxTimestamp: 1000,
+		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: 1, Records: z.Bytes()}.Bytes()
 }
 
 // A file read a window at a time lists and reports exactly what a decode

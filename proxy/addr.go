@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
+	"syscall"
 )
 
-// AddrError is an address of Options that cannot work: not "host:port", a
-// port out of range, or a host that does not resolve.
+// AddrError is an address of Options that cannot work: not "host:port"
+// (a URL, say), a port out of range, a host that does not resolve, or a
+// Listen address that is not this machine's or is in use.
 type AddrError struct {
 	// Option is the Options field: "Listen", "Upstream" or "Advertise".
 	Option string
@@ -32,7 +35,8 @@ func (e *AddrError) Unwrap() error { return e.Err }
 //
 //   - Listen (when not empty) is "host:port" with a port in 0-65535 (0
 //     picks a free one) and a host that is empty (every interface) or
-//     resolves;
+//     resolves; an IP address (or none) must be this machine's, and the
+//     port free: it is listened on and closed at once;
 //   - Upstream is "host:port" with a host and a port in 1-65535, and the
 //     host resolves;
 //   - Advertise (when not empty) is "host:port" with a host and a port in
@@ -76,6 +80,9 @@ func checkAddr(ctx context.Context, addr string, listen, resolve bool, lookup fu
 	if addr == "" {
 		return errors.New("empty (want host:port)")
 	}
+	if u, err := url.Parse(addr); err == nil && u.Scheme != "" && u.Host != "" {
+		return fmt.Errorf("want host:port, not a URL (%s)", u.Host)
+	}
 	host, ps, err := net.SplitHostPort(addr)
 	if err != nil {
 		var ae *net.AddrError
@@ -97,11 +104,11 @@ func checkAddr(ctx context.Context, addr string, listen, resolve bool, lookup fu
 	case port < lo || port > 65535:
 		return fmt.Errorf("port %d is out of range (%d-65535)", port, lo)
 	}
-	if host == "" {
-		if listen {
-			return nil
-		}
+	if host == "" && !listen {
 		return errors.New("no host (want host:port)")
+	}
+	if listen && (host == "" || net.ParseIP(host) != nil) {
+		return probeListen(addr)
 	}
 	if !resolve || net.ParseIP(host) != nil {
 		return nil
@@ -114,6 +121,44 @@ func checkAddr(ctx context.Context, addr string, listen, resolve bool, lookup fu
 		return &ResolveError{Host: host, Err: err}
 	}
 	return nil
+}
+
+// probeListen listens on addr and closes the listener at once: an
+// address that is not this machine's, or a port in use, fails here rather
+// than when the proxy starts.
+func probeListen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case err == nil:
+		return ln.Close()
+	case errors.Is(err, syscall.EADDRINUSE):
+		return errors.New("the address is already in use")
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return errors.New("not an address of this machine")
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe.Err
+	}
+	return err
+}
+
+// Advertised is the address RewriteAdvertised writes into responses for
+// the bootstrap listener ("127.0.0.1:19093"); "" without
+// RewriteAdvertised. anyInterface says that it stands for a listener on
+// every interface (0.0.0.0 or ::, with no Options.Advertise), which
+// clients on other machines cannot reach at that address.
+func (p *Proxy) Advertised() (addr string, anyInterface bool) {
+	if !p.o.RewriteAdvertised {
+		return "", false
+	}
+	addr = net.JoinHostPort(p.advHost, strconv.Itoa(int(p.advPort)))
+	if p.o.Advertise != "" {
+		return addr, false
+	}
+	host, _, err := net.SplitHostPort(p.ln.Addr().String())
+	ip := net.ParseIP(host)
+	return addr, err == nil && ip != nil && ip.IsUnspecified()
 }
 
 // ResolveError is an address whose host does not resolve: the address is

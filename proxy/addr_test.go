@@ -3,8 +3,12 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/codec"
 )
 
 // fakeLookup knows broker-a.internal only; it counts the lookups.
@@ -26,7 +30,9 @@ func TestCheckAddrs(t *testing.T) {
 		lookups int
 	}{
 		{Options{Listen: "127.0.0.1:0", Upstream: "broker-a.internal:9092"}, "", "", 1},
-		{Options{Listen: ":19092", Upstream: "10.0.0.7:9092", Advertise: "proxy.example:19092"}, "", "", 0},
+		{Options{Listen: ":0", Upstream: "10.0.0.7:9092", Advertise: "proxy.example:19092"}, "", "", 0},
+		{Options{Upstream: "http://broker-a.internal:9092"}, "Upstream", `proxy: Upstream address "http://broker-a.internal:9092": want host:port, not a URL (broker-a.internal:9092)`, 0},
+		{Options{Listen: "192.0.2.1:19092", Upstream: "10.0.0.7:9092"}, "Listen", `proxy: Listen address "192.0.2.1:19092": not an address of this machine`, 0},
 		{Options{Upstream: "[::1]:9092"}, "", "", 0},
 		{Options{Upstream: "nohost"}, "Upstream", `proxy: Upstream address "nohost": missing port in address (want host:port)`, 0},
 		{Options{Upstream: ""}, "Upstream", `proxy: Upstream address "": empty (want host:port)`, 0},
@@ -75,5 +81,57 @@ func TestCheckAddrsKeepsTheLookupError(t *testing.T) {
 	}
 	if want := `proxy: Upstream address "slow.example:9092": host "slow.example" does not resolve: lookup slow.example: i/o timeout`; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+// A Listen address in use is refused, naming it.
+func TestCheckAddrsListenInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	err = CheckAddrs(context.Background(), Options{Listen: addr, Upstream: "10.0.0.7:9092"}, nil)
+	var ae *AddrError
+	if !errors.As(err, &ae) || ae.Option != "Listen" || err.Error() != `proxy: Listen address "`+addr+`": the address is already in use` {
+		t.Errorf("%v", err)
+	}
+}
+
+// Advertised: what RewriteAdvertised writes, and whether it stands for a
+// listener on every interface.
+func TestAdvertised(t *testing.T) {
+	c := codec.New(testSet)
+	for _, o := range []struct {
+		listen, advertise string
+		want              string // with the listener's port for "%d"
+		any               bool
+	}{
+		{"0.0.0.0:0", "", "127.0.0.1:%d", true},
+		{"127.0.0.1:0", "", "127.0.0.1:%d", false},
+		{"0.0.0.0:0", "proxy.example:19092", "proxy.example:19092", false},
+	} {
+		p, err := New(Options{Listen: o.listen, Upstream: "127.0.0.1:1", Codec: c, RewriteAdvertised: true, Advertise: o.advertise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := o.want
+		if strings.Contains(want, "%d") {
+			want = fmt.Sprintf(want, p.Addr().(*net.TCPAddr).Port)
+		}
+		if addr, any := p.Advertised(); addr != want || any != o.any {
+			t.Errorf("%s, %q: %s %v, want %s %v", o.listen, o.advertise, addr, any, want, o.any)
+		}
+		p.Close()
+		p.acceptWG.Wait()
+	}
+	p, err := New(Options{Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { p.Close(); p.acceptWG.Wait() }()
+	if addr, any := p.Advertised(); addr != "" || any {
+		t.Errorf("without RewriteAdvertised: %q %v", addr, any)
 	}
 }

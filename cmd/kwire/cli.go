@@ -146,14 +146,16 @@ func run(args []string, e *env) (code int) {
 		args = []string{"version"}
 	}
 	var ctx *kong.Context
+	helpOf := "kwire"
 	if err == nil {
 		ctx, err = parser.Parse(args)
 		if err != nil {
+			helpOf = cli.CommandPath(err, helpOf)
 			err = cli.ExplainParse(parser.Model, args, err)
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "kwire: %v (see kwire --help)\n", err)
+		fmt.Fprintf(e.stderr, "kwire: %v (see %s --help)\n", err, helpOf)
 		return 2
 	}
 	a := &app{env: e, cli: &c}

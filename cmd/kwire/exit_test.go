@@ -60,8 +60,8 @@ func TestExitStatusRule(t *testing.T) {
 		// A spec path that loads nothing: no table, exit 1.
 		{[]string{"list", "--specs", seg}, 1, "…\nkwire: --specs " + seg + ": no spec loaded (1 spec error above)\n"},
 		// --version without a number, or before a command.
-		{[]string{"show", "Vote", "--version"}, 2, "kwire: --version needs a version number (e.g. --version 2) (see kwire --help)\n"},
-		{[]string{"show", "--version", "--response", "Vote"}, 2, `kwire: --version needs a version number (e.g. --version 2), not "--response" (see kwire --help)` + "\n"},
+		{[]string{"show", "Vote", "--version"}, 2, "kwire: --version needs a version number (e.g. --version 2) (see kwire show --help)\n"},
+		{[]string{"show", "--version", "--response", "Vote"}, 2, `kwire: --version needs a version number (e.g. --version 2), not "--response" (see kwire show --help)` + "\n"},
 		{[]string{"--version", "show", "Vote"}, 2, "kwire: --version before a command asks for kwire's own version; a message version goes after the command: kwire show … --version N (see kwire --help)\n"},
 		// help and completion name what is wrong.
 		{[]string{"help", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, help, completion\n"},

@@ -157,7 +157,14 @@ func (a *app) proxy(c *proxyCmd) error {
 	// Catch SIGINT before saying where the proxy listens.
 	ctx, stop := proxyContext()
 	defer stop()
-	fmt.Fprintf(a.stderr, "kwire: proxying %s to %s (%s)\n", p.Addr(), c.Upstream, render.SetName(set))
+	start := fmt.Sprintf("kwire: proxying %s to %s (%s)", p.Addr(), c.Upstream, render.SetName(set))
+	if adv, anyIf := p.Advertised(); adv != "" {
+		start += ", advertising " + adv
+		if anyIf {
+			start += " (it listens on every interface: for clients on other machines, give --advertise HOST:PORT)"
+		}
+	}
+	fmt.Fprintln(a.stderr, start)
 	err = p.Serve(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()

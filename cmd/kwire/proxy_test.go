@@ -390,12 +390,26 @@ func TestProxyRefusesBadAddressesAtStart(t *testing.T) {
 		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "nohost:19092"}, 1, `kwire: --listen "nohost:19092": host "nohost" does not resolve (no such host)`},
 		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "127.0.0.1"}, 2, `kwire: --listen "127.0.0.1": missing port in address (want host:port)`},
 		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--advertise", "proxy:x"}, 2, `kwire: --advertise "proxy:x": port "x" is not a number`},
-		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "20005-20001"}, 2, `kwire: --broker-ports: "20005-20001": the first port is after the last (see kwire --help)`},
-		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "0-3"}, 2, `kwire: --broker-ports: "0-3": ports are 1-65535 (see kwire --help)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "20005-20001"}, 2, `kwire: --broker-ports: "20005-20001": the first port is after the last (see kwire proxy --help)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "0-3"}, 2, `kwire: --broker-ports: "0-3": ports are 1-65535 (see kwire proxy --help)`},
+		{[]string{"--upstream", "http://broker-a.internal:9092"}, 2, `kwire: --upstream "http://broker-a.internal:9092": want host:port, not a URL (broker-a.internal:9092)`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "192.0.2.1:19092"}, 2, `kwire: --listen "192.0.2.1:19092": not an address of this machine`},
+		{[]string{"--listen", "127.0.0.1:0"}, 2, `kwire: missing flags: --upstream=HOST:PORT (see kwire proxy --help)`},
 	} {
 		r := kwire(t, append([]string{"proxy"}, c.args...)...)
 		if r.code != c.code || r.stderr != c.want+"\n" || r.stdout != "" {
 			t.Errorf("kwire proxy %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.want)
 		}
+	}
+}
+
+// --rewrite-advertised says on the start line what it advertises, and,
+// listening on every interface, that other machines need --advertise.
+func TestProxyStartLineSaysAdvertised(t *testing.T) {
+	_, stop := proxyCommand(t, "--listen", "0.0.0.0:0", "--upstream", "127.0.0.1:1", "--rewrite-advertised")
+	r := stop()
+	m := regexp.MustCompile(`^kwire: proxying (\S+):(\d+) to 127\.0\.0\.1:1 \(Kafka [0-9.]+\), advertising 127\.0\.0\.1:(\d+) \(it listens on every interface: for clients on other machines, give --advertise HOST:PORT\)\n`).FindStringSubmatch(r.stderr)
+	if m == nil || m[2] != m[3] {
+		t.Errorf("start line: %q", r.stderr)
 	}
 }

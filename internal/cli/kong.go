@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,4 +225,16 @@ func FlagValues(args []string, flags ...string) []FlagValue {
 		}
 	}
 	return out
+}
+
+// CommandPath is the command a parse error of kong is about ("kwire
+// proxy"), for pointing at its help; root when the error names none.
+func CommandPath(err error, root string) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if n := pe.Context.Selected(); n != nil {
+			return n.FullPath()
+		}
+	}
+	return root
 }

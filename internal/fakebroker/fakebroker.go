@@ -10,9 +10,7 @@ package fakebroker
 import (
 	"bytes"
 	"crypto/tls"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"slices"
 	"strconv"
@@ -22,6 +20,7 @@ import (
 	"github.com/xdg-go/scram"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -94,27 +93,7 @@ func Start(t testing.TB, o Options) *Broker {
 		}
 		b.scram[name] = srv
 	}
-	var ln net.Listener
-	if o.TLS != nil {
-		ln, err = tls.Listen("tcp", "127.0.0.1:0", o.TLS)
-	} else {
-		ln, err = net.Listen("tcp", "127.0.0.1:0")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Addr = ln.Addr().String()
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { defer nc.Close(); b.serve(nc) })
-		}
-	})
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	b.Addr = testnet.Serve(t, o.TLS, b.serve)
 	return b
 }
 
@@ -160,17 +139,8 @@ func (b *Broker) serve(nc net.Conn) {
 	b.mu.Unlock()
 	st := &conn{authed: len(b.o.Mechanisms) == 0}
 	for {
-		var p [4]byte
-		if _, err := io.ReadFull(nc, p[:]); err != nil {
-			return
-		}
-		n := binary.BigEndian.Uint32(p[:])
-		if n > 1<<20 {
-			return
-		}
-		fr := make([]byte, 4+n)
-		copy(fr, p[:])
-		if _, err := io.ReadFull(nc, fr[4:]); err != nil {
+		fr, err := testnet.ReadFrame(nc, 1<<20)
+		if err != nil {
 			return
 		}
 		req, err := b.c.DecodeRequest(fr)

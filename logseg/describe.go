@@ -46,8 +46,8 @@ type Record struct {
 }
 
 // Describe describes record r of batch b of the window: a control
-// record's message, or in a metadata file a data record's metadata
-// record, decoded with the window's codec as type, version and Kafka
+// record's message, or in a metadata file (or wherever the value is one:
+// IsMetadataRecord) a data record's metadata record, decoded with the window's codec as type, version and Kafka
 // converter JSON.
 func (w *Window) Describe(b *records.LogBatch, r records.LogRecord) Record {
 	d := Record{File: w.File, BatchOffset: b.BaseOffset, Control: b.Control, LogRecord: r}
@@ -125,7 +125,7 @@ func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata, show
 		if r.ValueNull {
 			return "", 0, nil, errors.New("null value")
 		}
-	default:
+	case !IsMetadataRecord(cd, r.Value):
 		return "", 0, nil, nil
 	}
 	vt, err := cd.DecodeRecord(r.Value, m, 0)
@@ -142,6 +142,21 @@ func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata, show
 	}
 	data, err = codec.ToJSON(nil, vt, body, vt.Message, vt.Version, codec.JSONOptions{})
 	return name, version, data, err
+}
+
+// IsMetadataRecord reports whether value is a KRaft metadata record by
+// its content, wherever it was read from: it decodes whole with cd as a
+// framed metadata record (frame version 1, a known api key and version)
+// without a problem. Describe and ReadWhole decode such a data record
+// value as a metadata record in any file, so that its credentials are
+// redacted even when the file's path does not say it is a metadata log
+// (a copy, standard input). False for a nil codec or an empty value.
+func IsMetadataRecord(cd *codec.Codec, value []byte) bool {
+	if cd == nil || len(value) == 0 {
+		return false
+	}
+	t, err := cd.DecodeRecord(value, nil, 0)
+	return err == nil && len(t.Problems) == 0
 }
 
 // BatchText is a batch's line of a text listing (without a line end):

@@ -367,8 +367,10 @@ func windowEnd(buf []byte, fill func(int64) error, bytes func() []byte) (int, er
 
 // ReadWhole decodes the file at path ("-": Options.Stdin) whole, into one
 // tree (for a view of every byte): the tree and its Summary. A file that
-// NotLog names is not read (nil tree). Unless Options.ShowSecrets, the
-// tree's credentials are redacted (secret.Redact).
+// NotLog names is not read (nil tree). A file with a data record value
+// that is a metadata record (IsMetadataRecord) is decoded as a metadata
+// log whatever its path. Unless Options.ShowSecrets, the tree's
+// credentials are redacted (secret.Redact).
 func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	var data []byte
 	var err error
@@ -385,13 +387,36 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	if err != nil {
 		return nil, Summary{}, err
 	}
-	t := records.Decode(data, o.recordsOptions(path))
+	ro := o.recordsOptions(path)
+	t := records.Decode(data, ro)
+	if !ro.Metadata && holdsMetadata(t, o.Codec) {
+		// A metadata log by its content (a copy, standard input): decoded
+		// as one, so that its credentials are in the tree to redact.
+		ro.Metadata = true
+		t = records.Decode(data, ro)
+	}
 	s := Summary{Size: int64(len(data)), Batches: entries(t)}
 	for _, p := range t.Problems {
 		s.Problems = append(s.Problems, Problem{Problem: p, Off: int64(p.Off)})
 	}
 	secret.Redact(t, secret.Options{Show: o.ShowSecrets})
 	return t, s, nil
+}
+
+// holdsMetadata reports whether a data record value of t is a KRaft
+// metadata record by its content (IsMetadataRecord).
+func holdsMetadata(t *tree.Tree, cd *codec.Codec) bool {
+	for _, b := range records.LogBatches(t) {
+		if b.Control {
+			continue
+		}
+		for _, r := range b.Records {
+			if !r.ValueNull && IsMetadataRecord(cd, r.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // entries counts the RecordBatch nodes at the top of t.

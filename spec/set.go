@@ -292,6 +292,59 @@ func (s *Set) withHeaders() []string {
 // anything else the one message (as req) and nil. The error for an unknown
 // name lists close names and says how to list all.
 func (s *Set) Lookup(name string) (req, resp *Message, err error) {
+	req, resp, err = s.lookup(name)
+	if err != nil && s.Release != "" {
+		if why := s.otherRelease(name); why != "" {
+			err = fmt.Errorf("%w; %s", err, why)
+		}
+	}
+	return req, resp, err
+}
+
+// otherRelease says where an embedded release other than s's has the
+// message or API name that s lacks, and under which name s has its api
+// key: "ListClientMetricsResources is api key 74 in Kafka 3.9.1 (try
+// --kafka 3.9), named ListConfigResources in Kafka 4.4.0"; "" when no
+// other release has it.
+func (s *Set) otherRelease(name string) string {
+	for _, r := range bundle.Releases() {
+		if r == s.Release {
+			continue
+		}
+		o, err := Embedded(r)
+		if err != nil {
+			continue
+		}
+		req, resp, err := o.lookup(name)
+		if err != nil {
+			continue
+		}
+		m := req
+		if m == nil {
+			m = resp
+		}
+		flag := fmt.Sprintf("try --kafka %s", bundle.Flag(r))
+		if m.APIKey < 0 || m.Type != Request && m.Type != Response && m.Type != Metadata {
+			return fmt.Sprintf("%s is a %s type of Kafka %s (%s)", m.Name, m.Type, r, flag)
+		}
+		var here *Message
+		switch m.Type {
+		case Request, Response:
+			if here = s.req[m.APIKey]; here == nil {
+				here = s.resp[m.APIKey]
+			}
+		case Metadata:
+			here = s.meta[m.APIKey]
+		}
+		if here == nil {
+			return fmt.Sprintf("%s is api key %d in Kafka %s (%s), which Kafka %s lacks", m.BaseName(), m.APIKey, r, flag, s.Release)
+		}
+		return fmt.Sprintf("%s is api key %d in Kafka %s (%s), named %s in Kafka %s", m.BaseName(), m.APIKey, r, flag, here.BaseName(), s.Release)
+	}
+	return ""
+}
+
+func (s *Set) lookup(name string) (req, resp *Message, err error) {
 	n := strings.TrimSpace(name)
 	if k, e := strconv.Atoi(n); e == nil {
 		if k >= 0 && k <= 32767 && (s.req[int16(k)] != nil || s.resp[int16(k)] != nil) {

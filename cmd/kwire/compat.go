@@ -144,8 +144,10 @@ func (a *app) loadSource(s source) (set *spec.Set, single bool, err error) {
 func (a *app) loadSide(side string, s source) (*spec.Set, bool, error) {
 	before := len(a.problems.Errors())
 	set, single, err := a.loadSource(s)
-	if err != nil || len(set.Messages) > 0 {
-		return set, single, err
+	if err != nil {
+		return nil, false, fmt.Errorf("the %s specs: %w", side, err)
+	} else if len(set.Messages) > 0 {
+		return set, single, nil
 	}
 	why := "no spec loaded"
 	if n := len(a.problems.Errors()) - before; n > 0 {
@@ -242,7 +244,13 @@ func (a *app) history(c *historyCmd) error {
 	}
 	hs := spec.APIHistory(req, resp)
 	if c.Format == "json" {
-		return spec.WriteHistoryJSON(a.stdout, hs)
+		err = spec.WriteHistoryJSON(a.stdout, hs)
+	} else {
+		err = spec.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return removedHint(set, m) })
 	}
-	return spec.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return removedHint(set, m) })
+	if m := req; err == nil && (m != nil || resp != nil) && (m == nil || m.ValidVersions.Empty()) && (resp == nil || resp.ValidVersions.Empty()) {
+		// As show: an API without valid versions is a finding (exit 1).
+		return fmt.Errorf("%s has no valid versions in %s: the API was removed", c.Name, render.SetName(set))
+	}
+	return err
 }

@@ -210,11 +210,31 @@ func TestHistoryOfARemovedAPINamesTheReleaseThatHasIt(t *testing.T) {
 	hint := `  no valid versions (its spec says validVersions "none": the API was removed); Kafka 3.9.1 has versions 0-7: try --kafka 3.9` + "\n"
 	want := "LeaderAndIsrRequest (request, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint +
 		"\nLeaderAndIsrResponse (response, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint
-	if got := mustRun(t, "history", "LeaderAndIsr"); got != want {
-		t.Errorf("history LeaderAndIsr =\n%s\nwant\n%s", got, want)
+	// Exit 1, as show's: the API has no valid versions here.
+	if r := kwire(t, "history", "LeaderAndIsr"); r.code != 1 || r.stdout != want || r.stderr != "kwire: LeaderAndIsr has no valid versions in Kafka 4.4.0: the API was removed\n" {
+		t.Errorf("history LeaderAndIsr: exit %d, stderr %q\n%s\nwant\n%s", r.code, r.stderr, r.stdout, want)
+	}
+	if r := kwire(t, "--kafka", "3.9", "history", "LeaderAndIsr"); r.code != 0 {
+		t.Errorf("history LeaderAndIsr in 3.9: exit %d, %s", r.code, r.stderr)
 	}
 	r := kwire(t, "show", "LeaderAndIsr")
 	if !strings.HasSuffix(r.stderr, strings.TrimPrefix(hint, "  no valid versions")) {
 		t.Errorf("show LeaderAndIsr: %q does not end with history's hint", r.stderr)
+	}
+}
+
+// A name another release has under another api key's name (api key 74:
+// ListClientMetricsResources in 3.9, ListConfigResources in 4.4) gets
+// both, in show and history; compat names the side whose path is empty.
+func TestRenamedAPIAndEmptySide(t *testing.T) {
+	const tail = "; ListClientMetricsResources is api key 74 in Kafka 3.9.1 (try --kafka 3.9), named ListConfigResources in Kafka 4.4.0\n"
+	for _, cmd := range []string{"show", "history"} {
+		if r := kwire(t, cmd, "ListClientMetricsResources"); r.code != 1 || !strings.HasSuffix(r.stderr, tail) {
+			t.Errorf("%s: exit %d, %q", cmd, r.code, r.stderr)
+		}
+	}
+	empty := t.TempDir()
+	if r := kwire(t, "compat", "4.4", empty); r.code != 1 || r.stderr != "kwire: the new specs: "+empty+": no *.json files found\n" {
+		t.Errorf("compat 4.4 EMPTY: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -44,10 +44,10 @@ func TestExitStatusRule(t *testing.T) {
 		{[]string{"--specs", nodir, "decode", "--hex", "00"}, 1, missing},
 		{[]string{"--specs", nodir, "log", seg}, 1, missing},
 		{[]string{"lint", nodir}, 1, missing},
-		{[]string{"compat", nodir, "4.4"}, 1, "kwire: " + nodir + ": no such file or directory, nor an embedded release (embedded: 4.4.0, 3.9.1)\n"},
-		{[]string{"diff", nodir, "4.4"}, 1, "kwire: " + nodir + ": no such file or directory, nor an embedded release (embedded: 4.4.0, 3.9.1)\n"},
+		{[]string{"compat", nodir, "4.4"}, 1, "kwire: the old specs: " + nodir + ": no such file or directory, nor an embedded release (embedded: 4.4.0, 3.9.1)\n"},
+		{[]string{"diff", nodir, "4.4"}, 1, "kwire: the old specs: " + nodir + ": no such file or directory, nor an embedded release (embedded: 4.4.0, 3.9.1)\n"},
 		// An unknown release is a bad flag value, as a side or --kafka.
-		{[]string{"compat", "4.5", "4.4"}, 2, `kwire: "4.5" is neither a file or directory nor an embedded release (embedded: 4.4.0, 3.9.1)` + "\n"},
+		{[]string{"compat", "4.5", "4.4"}, 2, `kwire: the old specs: "4.5" is neither a file or directory nor an embedded release (embedded: 4.4.0, 3.9.1)` + "\n"},
 		{[]string{"--kafka", "9", "list"}, 2, `kwire: no embedded Kafka release matches "9" (embedded: 4.4.0, 3.9.1)` + "\n"},
 		// Addresses without a port or with one out of range.
 		{[]string{"call", "--bootstrap", "nohost", "Vote"}, 2, `kwire: --bootstrap "nohost": missing port in address (want host:port)` + "\n"},

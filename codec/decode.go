@@ -220,7 +220,7 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 			return n
 		}
 		if ln > int64(d.r.Remaining()) {
-			d.failNoPath(d.r.Off, "length %d: need %d bytes, have %d", ln, ln, d.r.Remaining())
+			d.r.FailShort(d.r.Off, int(ln), d.r.Remaining(), fmt.Sprintf("length %d: need %d bytes, have %d", ln, ln, d.r.Remaining()))
 			return n
 		}
 		n.DOff, n.DLen = int32(d.r.Off), int32(ln)
@@ -381,7 +381,8 @@ func (d *decoder) records(fp *fplan) {
 			d.b.T.Nodes[ri].Null = true
 		}
 	case ln > int64(d.r.Remaining()):
-		d.fail(d.r.Off, "records of %d bytes: need %d bytes, have %d", ln, ln, d.r.Remaining())
+		d.r.FailShort(d.r.Off, int(ln), d.r.Remaining(), fmt.Sprintf("records of %d bytes: need %d bytes, have %d", ln, ln, d.r.Remaining()))
+		d.r.SetPath(pathString(d.path))
 	default:
 		start := d.r.Off
 		data := d.r.Bytes(int(ln))
@@ -430,7 +431,8 @@ func (d *decoder) tagSection(p *plan) {
 		}
 		prev = int64(tag)
 		if int64(size) > int64(d.r.Remaining()) {
-			d.fail(toff, "tag %d: size %d: need %d bytes, have %d", tag, size, size, d.r.Remaining())
+			d.r.FailShort(toff, int(size), d.r.Remaining(), fmt.Sprintf("tag %d: size %d: need %d bytes, have %d", tag, size, size, d.r.Remaining()))
+			d.r.SetPath(pathString(d.path))
 			break
 		}
 		var fp *fplan

@@ -313,7 +313,7 @@ func TestDecompressionBomb(t *testing.T) {
 		bomb := batch{attrs: c.id, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(payload)
 		b := append(bomb, dataBatch(1, c.id, rs, c.compress)...)
 		tr := records.Decode(b, records.Options{MaxDecompressed: 1 << 20})
-		wantProblems(t, tr, "records[0].records at 0x003d: "+c.name+" payload decompresses to more than 1048576 bytes (the limit, --max-decompressed): not followed")
+		wantProblems(t, tr, "records[0].records at 0x003d: "+c.name+" payload decompresses to more than 1048576 bytes, the decompression limit: not followed")
 		if ds := find(tr, tree.Decompressed, "decompressed"); len(ds) != 1 || len(tr.Virtual) != len(recordsBytes(rs)) {
 			t.Errorf("%s: %d views, %d virtual bytes: the bomb was followed", c.name, len(ds), len(tr.Virtual))
 		}

@@ -658,7 +658,7 @@ func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off 
 		if limit < d.o.MaxDecompressed {
 			fail(fmt.Sprintf("%s payload: the decompressed views of these records reach their limit of %d bytes together: not decompressed", Compression(codec).String(), d.o.MaxDecompressedTotal))
 		} else {
-			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes (the limit, --max-decompressed): not followed", Compression(codec).String(), d.o.MaxDecompressed))
+			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes, the decompression limit: not followed", Compression(codec).String(), d.o.MaxDecompressed))
 		}
 		return nil, 0, false
 	}

@@ -155,6 +155,15 @@ func (r *Reader) Fail(off int, msg string) {
 	}
 }
 
+// FailShort records, unless a failure is already recorded, that what
+// starts at offset off needs need bytes where have remain: Error.Need and
+// Error.Have are set, and msg (which says what was being read) is the text.
+func (r *Reader) FailShort(off, need, have int, msg string) {
+	if r.err == nil {
+		r.err = &Error{Offset: off, Need: need, Have: have, Msg: msg}
+	}
+}
+
 // SetPath sets the field path of the recorded failure if it has none yet.
 func (r *Reader) SetPath(path string) {
 	if r.err != nil && r.err.Path == "" {
@@ -257,7 +266,7 @@ func (r *Reader) Uvarint() uint32 {
 	var v uint32
 	for i := 0; i < MaxUvarintLen32; i++ {
 		if r.Off >= len(r.Buf) {
-			r.err = &Error{Offset: start, Msg: fmt.Sprintf("truncated uvarint: need %d bytes, have %d", i+1, i)}
+			r.err = &Error{Offset: start, Need: i + 1, Have: i, Msg: fmt.Sprintf("truncated uvarint: need %d bytes, have %d", i+1, i)}
 			r.Off = start
 			return 0
 		}
@@ -282,7 +291,7 @@ func (r *Reader) Uvarint64() uint64 {
 	var v uint64
 	for i := 0; i < MaxVarintLen64; i++ {
 		if r.Off >= len(r.Buf) {
-			r.err = &Error{Offset: start, Msg: fmt.Sprintf("truncated varlong: need %d bytes, have %d", i+1, i)}
+			r.err = &Error{Offset: start, Need: i + 1, Have: i, Msg: fmt.Sprintf("truncated varlong: need %d bytes, have %d", i+1, i)}
 			r.Off = start
 			return 0
 		}

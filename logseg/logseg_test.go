@@ -2,7 +2,6 @@ package logseg_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
@@ -163,20 +163,6 @@ func TestFindingsSayWhatAFileHeld(t *testing.T) {
 	}
 }
 
-// fatGzipBatch is a gzip RecordBatch v2 at base whose one record's length
-// counts one byte more than its fields (a problem inside the decompressed
-// view).
-func fatGzipBatch(base int64) []byte {
-	body := []byte{0, 0, 0, 2, 'k', 2, 'v', 0, 0xee} // attributes, deltas, key, value, no headers, surplus
-	rec := append(binary.AppendVarint(nil, int64(len(body))), body...)
-	var z bytes.Buffer
-	w := gzip.NewWriter(&z)
-	w.Write(rec)
-	w.Close()
-	return records.RawBatch{BaseOffset: base, Attributes: 1, BaseTimestamp: 1000, MaxTimestamp: 1000,
-		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: 1, Records: z.Bytes()}.Bytes()
-}
-
 // listing is every line a Read of path with window w gives: the text lines
 // of its batches and records, then its problems.
 func listing(t *testing.T, path string, o logseg.Options) (lines []string, windows int) {
@@ -206,22 +192,7 @@ func listing(t *testing.T, path string, o logseg.Options) (lines []string, windo
 // of the whole file does: batch indexes, offsets and decompressed offsets
 // of its problems are the file's.
 func TestReadWindowsMatchTheWholeFile(t *testing.T) {
-	var seg []byte
-	for k := range 6 {
-		b := records.Batch{BaseOffset: int64(10 * k), Records: []records.KeyValue{{Key: []byte("k"), Value: bytes.Repeat([]byte{'v'}, 30*k)}}}.Bytes()
-		if k == 3 {
-			b[30] ^= 1 // a bad CRC
-		}
-		seg = append(seg, b...)
-		seg = append(seg, fatGzipBatch(int64(10*k+5))...)
-	}
-	bad := binary.BigEndian.AppendUint64(nil, 99)
-	bad = binary.BigEndian.AppendUint32(bad, 0xfffffff0) // a negative length: not an entry, skipped
-	seg = append(seg, bad...)
-	seg = append(seg, records.Batch{BaseOffset: 100}.Bytes()...)
-	seg = append(seg, bytes.Repeat([]byte{0xa5}, 300)...) // not a batch, skipped
-	seg = append(seg, records.Batch{BaseOffset: 200}.Bytes()...)
-	seg = append(seg, make([]byte, 40)...) // preallocated
+	seg := testseg.Mixed()
 
 	path := writeFile(t, t.TempDir(), "00000000000000000000.log", seg)
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 )
 
@@ -147,39 +147,10 @@ func produceV3(recs []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(nil, uint32(len(m))), m...)
 }
 
-// fatGzipBatch is a gzip RecordBatch v2 at base whose one record's length
-// counts one byte more than its fields (a problem inside the decompressed
-// view).
-func fatGzipBatch(base int64) []byte {
-	body := []byte{0, 0, 0, 2, 'k', 2, 'v', 0, 0xee} // attributes, deltas, key, value, no headers, surplus
-	rec := append(binary.AppendVarint(nil, int64(len(body))), body...)
-	var z bytes.Buffer
-	w := gzip.NewWriter(&z)
-	w.Write(rec)
-	w.Close()
-	return records.RawBatch{BaseOffset: base, Attributes: 1, BaseTimestamp: 1000, MaxTimestamp: 1000,
-		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: 1, Records: z.Bytes()}.Bytes()
-}
-
 // A file read a window at a time lists and reports exactly what a decode
 // of the whole file does.
 func TestLogWindowsMatchTheWholeFile(t *testing.T) {
-	var seg []byte
-	for k := range 6 {
-		b := records.Batch{BaseOffset: int64(10 * k), Records: []records.KeyValue{{Key: []byte("k"), Value: bytes.Repeat([]byte{'v'}, 30*k)}}}.Bytes()
-		if k == 3 {
-			b[30] ^= 1 // a bad CRC
-		}
-		seg = append(seg, b...)
-		seg = append(seg, fatGzipBatch(int64(10*k+5))...)
-	}
-	bad := binary.BigEndian.AppendUint64(nil, 99)
-	bad = binary.BigEndian.AppendUint32(bad, 0xfffffff0) // a negative length: not an entry, skipped
-	seg = append(seg, bad...)
-	seg = append(seg, records.Batch{BaseOffset: 100}.Bytes()...)
-	seg = append(seg, bytes.Repeat([]byte{0xa5}, 300)...) // not a batch, skipped
-	seg = append(seg, records.Batch{BaseOffset: 200}.Bytes()...)
-	seg = append(seg, make([]byte, 40)...) // preallocated
+	seg := testseg.Mixed()
 
 	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
 	if err := os.WriteFile(path, seg, 0o644); err != nil {

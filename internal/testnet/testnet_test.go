@@ -48,6 +48,23 @@ func roundTrip(t *testing.T, conn net.Conn, msg []byte) []byte {
 	return got
 }
 
+// tlsConfigs are a server's config for 127.0.0.1 and a client's that
+// trusts it.
+func tlsConfigs(t *testing.T) (sc, cc *tls.Config) {
+	t.Helper()
+	ca := testcert.New(t, "127.0.0.1")
+	cert, key := ca.Leaf("server", "127.0.0.1")
+	sc, err := tlsconf.Server(cert, key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err = tlsconf.Client(ca.CertFile, "", "", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, cc
+}
+
 func TestEchoAndFront(t *testing.T) {
 	msg := bytes.Repeat([]byte("kwire "), 100_000) // over Echo's buffer
 	conn, err := net.Dial("tcp", Echo(t, nil))
@@ -58,16 +75,7 @@ func TestEchoAndFront(t *testing.T) {
 		t.Errorf("echo: %d bytes back, want the %d sent", len(got), len(msg))
 	}
 
-	ca := testcert.New(t, "127.0.0.1")
-	cert, key := ca.Leaf("server", "127.0.0.1")
-	sc, err := tlsconf.Server(cert, key, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := tlsconf.Client(ca.CertFile, "", "", "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc, cc := tlsConfigs(t)
 	for name, addr := range map[string]string{"TLS echo": Echo(t, sc), "front": Front(t, sc, Echo(t, nil))} {
 		tc, err := tls.Dial("tcp", addr, cc)
 		if err != nil {
@@ -80,16 +88,7 @@ func TestEchoAndFront(t *testing.T) {
 }
 
 func TestFrontWithoutUpstreamCloses(t *testing.T) {
-	ca := testcert.New(t, "127.0.0.1")
-	cert, key := ca.Leaf("server", "127.0.0.1")
-	sc, err := tlsconf.Server(cert, key, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := tlsconf.Client(ca.CertFile, "", "", "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc, cc := tlsConfigs(t)
 	// Nothing listens on port 1: the front closes the connection before
 	// the handshake.
 	if tc, err := tls.Dial("tcp", Front(t, sc, "127.0.0.1:1"), cc); err == nil {

@@ -368,6 +368,9 @@ func dump(lines []line) (out []byte, ok bool, err error) {
 	var ds []dline
 	evidence := false
 	for _, l := range lines {
+		if strings.TrimSpace(l.text) == "object tree" && len(ds) > 0 {
+			break // the rest of a kwire page, copied with its byte grid
+		}
 		if strings.TrimSpace(l.text) == "" || columnHeader(l.text) {
 			continue
 		}
@@ -443,6 +446,13 @@ func layout(ds []dline, radix int) error {
 		if err != nil {
 			return errAt(d.l, 0, "offset %s is not a number in base %d", d.offset, radix)
 		}
+		if off == 0 && prev != nil && star == nil && (d.colon || d.pipe || d.gapAt >= 0) {
+			// Offsets start again: a second dump after the first (two
+			// frames, one after the other).
+			k, n := prev.hexCols(width)
+			prev.toks, prev.n = prev.toks[:k], n
+			prev = nil
+		}
 		switch {
 		case prev == nil:
 		case star != nil:
@@ -466,6 +476,12 @@ func layout(ds []dline, radix int) error {
 			// wide gap, or not hex.
 			ascii := k == len(prev.toks) || k == prev.gapAt || !hexWord(prev.toks[k].text)
 			if n <= 0 || sum != n || !ascii {
+				if _, have := prev.hexCols(0); n > 0 && int64(have) != n && 2*abs(int64(have)-n) < n && len(prev.toks) > 0 {
+					// The line holds a few bytes more or fewer than
+					// the offsets around it say: blame the line, not
+					// the next offset.
+					return errAt(prev.l, prev.toks[0].at, "this line holds %d bytes, but its offset %s and the next, %s, say %d", have, prev.offset, d.offset, n)
+				}
 				return errAt(d.l, 0, "offset %s is not offset %s plus the bytes of line %d", d.offset, prev.offset, prev.l.n)
 			}
 			prev.toks, prev.n = prev.toks[:k], int(n)
@@ -690,4 +706,11 @@ func asciiVotes(ds []dline, out []byte, size int) (inOrder, swapped int) {
 		off += d.n
 	}
 	return inOrder, swapped
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

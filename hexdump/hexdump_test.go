@@ -246,3 +246,21 @@ func TestParseIndentedDumps(t *testing.T) {
 		t.Errorf("é: %v", err)
 	}
 }
+
+// kwire's grid copied with the "object tree" heading and tree after it;
+// two dumps one after the other (offsets from 0 again: their bytes one
+// after the other); a line with a byte too many, blamed on that line.
+func TestParseDumpEdges(t *testing.T) {
+	grid := "       0  1  2  3  4  5  6  7  8  9  A  B  C  D  E  F\n0000  00 00 00 06 00 12 00 03 00 00  ..........\n\nobject tree\n\nApiVersionsRequest  message v3   [0x0000, 10B]\n"
+	if got, err := Parse([]byte(grid)); err != nil || hex.EncodeToString(got) != "00000006001200030000" {
+		t.Errorf("grid and tree: %x, %v", got, err)
+	}
+	one := "00000000: 00 00 00 02 00 12  ......\n"
+	if got, err := Parse([]byte(one + one)); err != nil || hex.EncodeToString(got) != "000000020012000000020012" {
+		t.Errorf("two dumps: %x, %v", got, err)
+	}
+	long := "00000000: 00 00 00 1c 00 00 00 00 00 00 00 02 01 02 00 00 00  .................\n00000010: 00 00  ..\n"
+	if _, err := Parse([]byte(long)); err == nil || err.Error() != "line 1, column 11: this line holds 17 bytes, but its offset 00000000 and the next, 00000010, say 16" {
+		t.Errorf("17 bytes: %v", err)
+	}
+}

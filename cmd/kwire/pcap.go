@@ -12,8 +12,10 @@ import (
 	"github.com/kwire/kwire/capture"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/internal/watchflags"
 	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/traffic"
 )
 
 type pcapCmd struct {
@@ -22,6 +24,7 @@ type pcapCmd struct {
 	Tree     bool     `help:"Print the object tree of each request and response under its line (text), or their bodies and headers in Kafka's converter JSON (json)."`
 	Format   string   `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
 	MaxFrame int      `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
+	watchflags.Flags
 }
 
 // pcapRun is one run of kwire pcap.
@@ -32,6 +35,7 @@ type pcapRun struct {
 	w   *bufio.Writer
 	err error // the first write error
 	tot capture.FlowTotals
+	wt  *traffic.Watcher
 	// failed: a problem other than a resynchronisation (a notice) was seen.
 	failed bool
 }
@@ -61,16 +65,20 @@ func (a *app) pcap(c *pcapCmd) error {
 		defer f.Close()
 		in = f
 	}
+	wt, err := c.Watcher(set)
+	if err != nil {
+		return err
+	}
 	cr, err := capture.Open(in)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	cd := codec.New(set)
 	cd.MaxFrame = c.MaxFrame
-	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10)}
+	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10), wt: wt}
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port},
-		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set)},
+		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set)},
 		OnOpen:    r.open, OnEvent: r.flowEvent,
 	})
 	r.tot = tot
@@ -99,13 +107,19 @@ func pcapConnName(c *capture.Conn) string { return fmt.Sprintf("#%d %s", c.ID, c
 
 // open notes a connection whose start was not captured.
 func (r *pcapRun) open(c *capture.Conn, t time.Time) {
-	if !c.SawSYN {
+	if !c.SawSYN && !r.wt.Filtering() {
 		r.notice(t, c, "mid-stream", fmt.Sprintf("the capture starts inside this connection (no handshake captured); server by its port %d; searching both directions for the first plausible frame", c.Server.Port()))
 	}
 }
 
 // flowEvent prints an exchange or a problem of the connection.
 func (r *pcapRun) flowEvent(c *capture.Conn, ev flow.Event) {
+	if p, ok := ev.(*flow.Problem); ok {
+		r.failed = r.failed || p.Kind != flow.Resync
+	}
+	if !r.wt.Keep(traffic.Conn{ID: uint64(c.ID), Client: c.Client.String()}, ev) {
+		return
+	}
 	switch x := ev.(type) {
 	case *flow.Exchange:
 		r.exchange(c, x)
@@ -147,7 +161,6 @@ func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
 }
 
 func (r *pcapRun) problem(c *capture.Conn, p *flow.Problem) {
-	r.failed = r.failed || p.Kind != flow.Resync
 	if r.c.Format == "json" {
 		j := report.NewProblem(p, uint64(c.ID), c.Client.String(), c.Server.String())
 		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice
@@ -170,6 +183,7 @@ func (r *pcapRun) notice(t time.Time, c *capture.Conn, kind, msg string) {
 }
 
 func (r *pcapRun) summary(st capture.Stats, f capture.Format, readErr error) {
+	r.wt.WriteReport(r.w, r.c.Format == "json") // a write error sticks to r.w: Flush returns it
 	if r.c.Format == "json" {
 		r.writeJSON(report.NewSummary(f, st, r.tot, readErr))
 	} else if err := report.WriteSummary(r.w, f, st, r.tot, r.c.Port); err != nil && r.err == nil {

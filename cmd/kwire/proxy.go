@@ -16,9 +16,11 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/tlsconf"
+	"github.com/kwire/kwire/internal/watchflags"
 	"github.com/kwire/kwire/proxy"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/report"
+	"github.com/kwire/kwire/traffic"
 )
 
 type proxyCmd struct {
@@ -41,6 +43,8 @@ type proxyCmd struct {
 	UpstreamCert       string `name:"upstream-cert" help:"Client certificate presented to the broker (PEM; with --upstream-key)." placeholder:"FILE"`
 	UpstreamKey        string `name:"upstream-key" help:"The private key of --upstream-cert (PEM)." placeholder:"FILE"`
 	UpstreamInsecure   bool   `name:"upstream-insecure" help:"Do not verify the broker's certificate (anyone in between can read the traffic)."`
+	watchflags.Flags
+	StatsInterval time.Duration `name:"stats-interval" help:"With --stats, print the statistics (and the upgrade check) this often, not only on SIGINT." placeholder:"DURATION"`
 }
 
 // tlsConfigs turns the TLS flags into the proxy's listener and upstream
@@ -122,6 +126,7 @@ type proxyRun struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 	err error
+	wt  *traffic.Watcher
 }
 
 // proxy forwards connections to the upstream broker and prints what goes
@@ -143,8 +148,12 @@ func (a *app) proxy(c *proxyCmd) error {
 	if err != nil {
 		return err
 	}
-	r := &proxyRun{a: a, o: report.EventOptions{JSON: c.Format == "json", Trees: c.Tree, Set: set, Render: a.renderOptions()}}
-	o.Codec, o.MaxFrame, o.KeepTrees, o.Grace, o.OnEvent = codec.New(set), c.MaxFrame, c.Tree, c.Grace, r.event
+	wt, err := c.Watcher(set)
+	if err != nil {
+		return err
+	}
+	r := &proxyRun{a: a, o: report.EventOptions{JSON: c.Format == "json", Trees: c.Tree, Set: set, Render: a.renderOptions()}, wt: wt}
+	o.Codec, o.MaxFrame, o.KeepTrees, o.Grace, o.OnEvent = codec.New(set), c.MaxFrame, c.Tree || wt.NeedsTrees(), c.Grace, r.event
 	o.Codec.MaxFrame = c.MaxFrame
 	if o.Grace <= 0 {
 		o.Grace = -1 // close at once
@@ -165,7 +174,9 @@ func (a *app) proxy(c *proxyCmd) error {
 		}
 	}
 	fmt.Fprintln(a.stderr, start)
+	traffic.Every(ctx, c.StatsInterval, func() { r.write(func() error { return r.wt.WriteStats(&r.buf, r.o.JSON) }) })
 	err = p.Serve(ctx)
+	r.write(func() error { return r.wt.WriteReport(&r.buf, r.o.JSON) })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
@@ -174,12 +185,22 @@ func (a *app) proxy(c *proxyCmd) error {
 	return err
 }
 
-// event prints one event, whole, under the lock.
+// event prints one event that the filters keep.
 func (r *proxyRun) event(e proxy.Event) {
+	r.write(func() error {
+		if !r.wt.KeepProxy(e) {
+			return nil
+		}
+		return report.WriteProxyEvent(&r.buf, e, r.o)
+	})
+}
+
+// write prints what fill writes to r.buf, whole, under the lock.
+func (r *proxyRun) write(fill func() error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.buf.Reset()
-	if err := report.WriteProxyEvent(&r.buf, e, r.o); r.err == nil {
+	if err := fill(); r.err == nil {
 		r.err = err
 	}
 	if r.err == nil && r.buf.Len() > 0 {

@@ -1,0 +1,35 @@
+// Package watchflags holds the filter, statistics and upgrade-check flags
+// that kwire pcap and kwire proxy share, and turns them into a
+// traffic.Watcher.
+package watchflags
+
+import (
+	"time"
+
+	"github.com/kwire/kwire/internal/cli"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/traffic"
+)
+
+// Flags are the flags, for embedding in a kong command struct; their
+// fields are traffic.Settings'.
+type Flags struct {
+	APIs       []string      `name:"api" help:"Print only the exchanges of these APIs (names or keys; repeat or separate by commas)." placeholder:"API"`
+	Client     string        `help:"Print only the exchanges whose client id matches this pattern (* ? [a-z], as Go's path.Match)." placeholder:"GLOB"`
+	Errors     bool          `help:"Print only the exchanges with a non-zero error code or a frame that did not decode, and the problems."`
+	SlowerThan time.Duration `name:"slower-than" help:"Print only the exchanges whose latency is over this." placeholder:"DURATION"`
+	Topic      string        `help:"Print only the exchanges that name this topic, or its id as a response on the same connection (Metadata) gave it." placeholder:"NAME"`
+	Stats      bool          `help:"Print statistics per API version (exchanges, bytes, latency percentiles, error codes) and per client, of the exchanges the filters keep."`
+	Upgrade    string        `name:"upgrade-check" help:"List the clients that used an API or version this embedded release does not accept (as --kafka names it: 4.4, 3.9.1)." placeholder:"RELEASE"`
+}
+
+// Watcher returns the traffic.Watcher the flags ask for, api names
+// resolved with set; a flag that is wrong (an unknown API or release, a bad
+// pattern) is a cli.UsageError naming it.
+func (f *Flags) Watcher(set *spec.Set) (*traffic.Watcher, error) {
+	w, err := traffic.Setup(set, traffic.Settings(*f))
+	if err != nil {
+		return nil, cli.UsageError{Err: err}
+	}
+	return w, nil
+}

@@ -44,7 +44,7 @@ type proxyCmd struct {
 	UpstreamKey        string `name:"upstream-key" help:"The private key of --upstream-cert (PEM)." placeholder:"FILE"`
 	UpstreamInsecure   bool   `name:"upstream-insecure" help:"Do not verify the broker's certificate (anyone in between can read the traffic)."`
 	watchflags.Flags
-	StatsInterval time.Duration `name:"stats-interval" help:"With --stats, print the statistics (and the upgrade check) this often, not only on SIGINT." placeholder:"DURATION"`
+	StatsInterval time.Duration `name:"stats-interval" help:"With --stats, print the statistics this often too, not only when the proxy stops." placeholder:"DURATION"`
 }
 
 // tlsConfigs turns the TLS flags into the proxy's listener and upstream

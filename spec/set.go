@@ -62,6 +62,19 @@ func Embedded(release string) (*Set, error) {
 	return actual.(*Set), nil
 }
 
+// EmbeddedAll loads every embedded release, newest first (see Embedded).
+func EmbeddedAll() ([]*Set, error) {
+	var sets []*Set
+	for _, r := range bundle.Releases() {
+		s, err := Embedded(r)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
 func parseEmbedded(r *bundle.Release) (*Set, error) {
 	s, errs := NewSet(r.Files)
 	if errs.HasErrors() {

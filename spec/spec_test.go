@@ -342,3 +342,20 @@ func TestEmbeddedReleasesLoadClean(t *testing.T) {
 		t.Errorf("Lookup(Vot) = %v", err)
 	}
 }
+
+func TestEmbeddedAllNewestFirst(t *testing.T) {
+	sets, err := spec.EmbeddedAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sets {
+		got = append(got, s.Release)
+	}
+	if strings.Join(got, " ") != "4.4.0 3.9.1" {
+		t.Errorf("releases %v", got)
+	}
+	if s, _ := spec.Embedded("4.4"); s != sets[0] {
+		t.Error("EmbeddedAll does not share Embedded's sets")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/kwire/kwire/internal/cli"
+	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -246,7 +247,7 @@ func (a *app) history(c *historyCmd) error {
 	if c.Format == "json" {
 		err = spec.WriteHistoryJSON(a.stdout, hs)
 	} else {
-		err = spec.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return removedHint(set, m) })
+		err = spec.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return hint.Removed(set, m) })
 	}
 	if m := req; err == nil && (m != nil || resp != nil) && (m == nil || m.ValidVersions.Empty()) && (resp == nil || resp.ValidVersions.Empty()) {
 		// As show: an API without valid versions is a finding (exit 1).

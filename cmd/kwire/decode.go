@@ -8,11 +8,9 @@ import (
 	"os"
 
 	"github.com/kwire/kwire/capture"
-	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/hexdump"
+	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
-	"github.com/kwire/kwire/spec"
-	"github.com/kwire/kwire/spec/bundle"
 )
 
 func (a *app) decode(c *decodeCmd) error {
@@ -33,7 +31,7 @@ func (a *app) decode(c *decodeCmd) error {
 	}
 	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}
 	pages, err := render.Decode(set, claim, b)
-	err = decodeHint(set, err)
+	err = hint.Decode(set, err)
 	if pages == nil {
 		return a.notLoaded(err)
 	}
@@ -45,7 +43,7 @@ func (a *app) decode(c *decodeCmd) error {
 			fmt.Fprintln(a.stdout)
 		}
 		for i := range p.Sides {
-			p.Sides[i].Err = decodeHint(set, p.Sides[i].Err)
+			p.Sides[i].Err = hint.Decode(set, p.Sides[i].Err)
 			if c.Format == "text" {
 				// The error is printed once, on standard error below the
 				// page, as every command's error is.
@@ -63,55 +61,6 @@ func (a *app) decode(c *decodeCmd) error {
 		if err == nil {
 			err = a.recordProblems(p)
 		}
-	}
-	return err
-}
-
-// decodeHint says the errors of render.Decode in the command's terms:
-// which flag is missing or disagrees with the bytes, which other embedded
-// release has a version, how to decode a response.
-func decodeHint(set *spec.Set, err error) error {
-	var (
-		se *render.StreamError
-		ce *render.ClaimError
-		me *render.MismatchError
-		ne *render.NotRequestError
-		ve *codec.VersionError
-	)
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &se):
-		return fmt.Errorf("frame %d (at 0x%04x of the input): %w (kwire pcap reads both directions of connections from a capture)", se.Frame, se.Offset, decodeHint(set, se.Err))
-	case errors.As(err, &ce):
-		switch {
-		case ce.NotAPI:
-			return usagef("%s is a %s type, not an API: drop --response", ce.Message.Name, ce.Message.Type)
-		case ce.Message != nil && !render.IsAPI(ce.Message):
-			return usagef("decoding %s needs --version N: a %s type's bytes do not say their version", ce.Message.Name, ce.Message.Type)
-		case ce.NeedAPI:
-			return usagef("decoding a response needs --api NAME and --version N: a response does not say what it answers")
-		}
-		return usagef("decoding a response needs --version N: a response does not say what it answers")
-	case errors.As(err, &me):
-		if me.Claimed != nil {
-			return fmt.Errorf("%w as --api says", err)
-		}
-		return fmt.Errorf("%w as --version says", err)
-	case errors.As(err, &ne):
-		why, how := "", "these may be the bytes of a response: decode them with --api NAME --response --version N"
-		if ne.Why != "" {
-			why = "; " + ne.Why
-		}
-		if ne.Claimed != nil {
-			how = "if these bytes are a response, add --response"
-		}
-		if ne.Release != nil {
-			how = fmt.Sprintf("try --kafka %s; or %s", bundle.Flag(ne.Release.Release), how)
-		}
-		return fmt.Errorf("%w%s: %s", ne.Err, why, how)
-	case errors.As(err, &ve):
-		return fmt.Errorf("%w%s", err, elsewhere(set, ve.Message, &ve.Version))
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kwire/kwire/capture/capturetest"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -54,7 +55,7 @@ func TestDecodeResponsesWithoutResponseFlag(t *testing.T) {
 					decoded[r] = append(decoded[r], fmt.Sprintf("%s v%d", m.Name, v))
 					continue
 				}
-				msg := decodeHint(s, err).Error()
+				msg := hint.Decode(s, err).Error()
 				if !strings.Contains(msg, "--api NAME --response --version N") {
 					t.Errorf("%s %s v%d: no --response form: %s", r, m.Name, v, msg)
 				}

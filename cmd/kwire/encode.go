@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -30,7 +31,7 @@ func (a *app) encode(c *encodeCmd) error {
 	if c.Version == nil {
 		return usagef("encoding %s needs --version N: the JSON does not say its version (valid versions: %s)", m.Name, m.ValidVersions)
 	}
-	v, err := pickVersion(set, m, c.Version)
+	v, err := hint.PickVersion(set, m, c.Version)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
-	"github.com/kwire/kwire/spec/bundle"
 )
 
 func (a *app) show(c *showCmd) error {
@@ -45,7 +45,7 @@ func showPage(set *spec.Set, name string, version *int16, only string) (*render.
 		if only != "" {
 			return nil, usagef("%s is a %s type, not an API: it has no request or response side (drop --%s)", req.Name, req.Type, only)
 		}
-		v, err := pickVersion(set, req, version)
+		v, err := hint.PickVersion(set, req, version)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func showPage(set *spec.Set, name string, version *int16, only string) (*render.
 	if primary == nil || only == "response" && resp != nil {
 		primary = resp
 	}
-	v, err := pickVersion(set, primary, version)
+	v, err := hint.PickVersion(set, primary, version)
 	if err != nil {
 		return nil, err
 	}
@@ -89,55 +89,6 @@ func showPage(set *spec.Set, name string, version *int16, only string) (*render.
 		p.Sides = append(p.Sides, render.Side{Label: s.label, Tree: t})
 	}
 	return p, nil
-}
-
-// pickVersion returns want when m has that version, or m's highest valid
-// version when want is nil. The error names the valid versions and the
-// embedded releases that have what was asked for.
-func pickVersion(set *spec.Set, m *spec.Message, want *int16) (int16, error) {
-	vv := m.ValidVersions
-	switch {
-	case want == nil && vv.Empty():
-		return 0, fmt.Errorf("%s has no valid versions in %s %s", m.Name, render.SetName(set), removedHint(set, m))
-	case want == nil:
-		return vv.Hi, nil
-	case !vv.Contains(*want):
-		return 0, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", m.Name, *want, render.SetName(set), vv, elsewhere(set, m.Name, want))
-	}
-	return *want, nil
-}
-
-// removedHint explains a message without valid versions and names the
-// embedded releases that have some: `(its spec says validVersions "none":
-// the API was removed); Kafka 3.9.1 has versions 0-7: try --kafka 3.9`.
-// show's error and history's text both end with it.
-func removedHint(set *spec.Set, m *spec.Message) string {
-	return `(its spec says validVersions "none": the API was removed)` + elsewhere(set, m.Name, nil)
-}
-
-// elsewhere names the other embedded releases where message name has
-// version v (any version when v is nil), as a hint to append to an error:
-// "; Kafka 3.9.1 has versions 0-7: try --kafka 3.9".
-func elsewhere(set *spec.Set, name string, v *int16) string {
-	var hints []string
-	for _, r := range bundle.Releases() {
-		if r == set.Release {
-			continue
-		}
-		other, err := spec.Embedded(r)
-		if err != nil {
-			continue
-		}
-		m := other.Message(name)
-		if m == nil || m.ValidVersions.Empty() || v != nil && !m.ValidVersions.Contains(*v) {
-			continue
-		}
-		hints = append(hints, fmt.Sprintf("Kafka %s has versions %s: try --kafka %s", r, m.ValidVersions, bundle.Flag(r)))
-	}
-	if len(hints) == 0 {
-		return ""
-	}
-	return "; " + strings.Join(hints, "; ")
 }
 
 // renderOptions are the render options of --color and --values, fitted

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
-	"github.com/kwire/kwire/spec/bundle"
 )
 
 // siteCmd is `kwire site --out DIR`: write the Kafka protocol atlas, a
@@ -48,13 +47,5 @@ func (a *app) siteSets() ([]*spec.Set, error) {
 		}
 		return []*spec.Set{set}, nil
 	}
-	var sets []*spec.Set
-	for _, r := range bundle.Releases() {
-		set, err := spec.Embedded(r)
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, set)
-	}
-	return sets, nil
+	return spec.EmbeddedAll()
 }

@@ -1,0 +1,116 @@
+// Package hint turns what the libraries report (a version a release does
+// not have, a decode that failed for a reason the command line can fix)
+// into the command-line hints kwire's commands print: which flag to add,
+// which other embedded release has what was asked for. The libraries do
+// not name flags; the commands that share these hints call this package.
+package hint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/cli"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/bundle"
+)
+
+// PickVersion returns want when m has that version, or m's highest valid
+// version when want is nil. The error names the valid versions and the
+// embedded releases that have what was asked for.
+func PickVersion(set *spec.Set, m *spec.Message, want *int16) (int16, error) {
+	vv := m.ValidVersions
+	switch {
+	case want == nil && vv.Empty():
+		return 0, fmt.Errorf("%s has no valid versions in %s %s", m.Name, render.SetName(set), Removed(set, m))
+	case want == nil:
+		return vv.Hi, nil
+	case !vv.Contains(*want):
+		return 0, fmt.Errorf("%s has no version %d in %s (valid versions: %s)%s", m.Name, *want, render.SetName(set), vv, Elsewhere(set, m.Name, want))
+	}
+	return *want, nil
+}
+
+// Removed explains a message without valid versions and names the
+// embedded releases that have some: `(its spec says validVersions "none":
+// the API was removed); Kafka 3.9.1 has versions 0-7: try --kafka 3.9`.
+// show's error and history's text both end with it.
+func Removed(set *spec.Set, m *spec.Message) string {
+	return `(its spec says validVersions "none": the API was removed)` + Elsewhere(set, m.Name, nil)
+}
+
+// Elsewhere names the other embedded releases where message name has
+// version v (any version when v is nil), as a hint to append to an error:
+// "; Kafka 3.9.1 has versions 0-7: try --kafka 3.9".
+func Elsewhere(set *spec.Set, name string, v *int16) string {
+	var hints []string
+	for _, r := range bundle.Releases() {
+		if r == set.Release {
+			continue
+		}
+		other, err := spec.Embedded(r)
+		if err != nil {
+			continue
+		}
+		m := other.Message(name)
+		if m == nil || m.ValidVersions.Empty() || v != nil && !m.ValidVersions.Contains(*v) {
+			continue
+		}
+		hints = append(hints, fmt.Sprintf("Kafka %s has versions %s: try --kafka %s", r, m.ValidVersions, bundle.Flag(r)))
+	}
+	if len(hints) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(hints, "; ")
+}
+
+// Decode says the errors of render.Decode in the command's terms:
+// which flag is missing or disagrees with the bytes, which other embedded
+// release has a version, how to decode a response.
+func Decode(set *spec.Set, err error) error {
+	var (
+		se *render.StreamError
+		ce *render.ClaimError
+		me *render.MismatchError
+		ne *render.NotRequestError
+		ve *codec.VersionError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return fmt.Errorf("frame %d (at 0x%04x of the input): %w (kwire pcap reads both directions of connections from a capture)", se.Frame, se.Offset, Decode(set, se.Err))
+	case errors.As(err, &ce):
+		switch {
+		case ce.NotAPI:
+			return cli.Usagef("%s is a %s type, not an API: drop --response", ce.Message.Name, ce.Message.Type)
+		case ce.Message != nil && !render.IsAPI(ce.Message):
+			return cli.Usagef("decoding %s needs --version N: a %s type's bytes do not say their version", ce.Message.Name, ce.Message.Type)
+		case ce.NeedAPI:
+			return cli.Usagef("decoding a response needs --api NAME and --version N: a response does not say what it answers")
+		}
+		return cli.Usagef("decoding a response needs --version N: a response does not say what it answers")
+	case errors.As(err, &me):
+		if me.Claimed != nil {
+			return fmt.Errorf("%w as --api says", err)
+		}
+		return fmt.Errorf("%w as --version says", err)
+	case errors.As(err, &ne):
+		why, how := "", "these may be the bytes of a response: decode them with --api NAME --response --version N"
+		if ne.Why != "" {
+			why = "; " + ne.Why
+		}
+		if ne.Claimed != nil {
+			how = "if these bytes are a response, add --response"
+		}
+		if ne.Release != nil {
+			how = fmt.Sprintf("try --kafka %s; or %s", bundle.Flag(ne.Release.Release), how)
+		}
+		return fmt.Errorf("%w%s: %s", ne.Err, why, how)
+	case errors.As(err, &ve):
+		return fmt.Errorf("%w%s", err, Elsewhere(set, ve.Message, &ve.Version))
+	}
+	return err
+}

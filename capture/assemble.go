@@ -65,8 +65,9 @@ const (
 	// EventEnd is one direction's FIN, once every byte before it came.
 	EventEnd
 	// EventClose is the end of a connection: both FINs, an RST, a new
-	// connection on the same ports, or the end of the capture. No event
-	// of the connection follows.
+	// connection on the same ports, Options.IdleTimeout without a packet,
+	// or the end of the capture. No event of the connection follows, and
+	// the Assembler holds nothing of it any more.
 	EventClose
 )
 
@@ -124,6 +125,12 @@ type Options struct {
 	// a connection (DefaultMaxBuffered when 0). Beyond it the earliest hole
 	// is declared a Gap.
 	MaxBuffered int
+	// IdleTimeout, when positive, closes a connection (Close event with
+	// reason "idle") once a packet of the capture comes this long (capture
+	// time) after the connection's last packet, so that the connections
+	// whose end the capture lacks are freed; a later packet of it starts a
+	// new, mid-stream connection. 0 keeps connections open to the end.
+	IdleTimeout time.Duration
 }
 
 // Stats counts what an Assembler saw.
@@ -187,7 +194,8 @@ type half struct {
 type conn struct {
 	c      Conn
 	halves [2]half
-	isn    uint32 // client's initial sequence number, when SawSYN
+	last   time.Time // timestamp of the connection's last packet
+	isn    uint32    // client's initial sequence number, when SawSYN
 }
 
 type connKey struct{ a, b netip.AddrPort }
@@ -209,6 +217,7 @@ type Assembler struct {
 	stats Stats
 	ev    Event
 	last  time.Time // timestamp of the last packet added
+	swept time.Time // when idle connections were last looked for
 }
 
 // NewAssembler returns an Assembler that reports to emit, synchronously
@@ -242,6 +251,7 @@ func (a *Assembler) Add(p *Packet) {
 		}
 		return
 	}
+	a.sweep(p)
 	if len(a.opts.Ports) > 0 && !a.isPort(s.src.Port()) && !a.isPort(s.dst.Port()) {
 		a.stats.OtherPorts++
 		return
@@ -276,6 +286,7 @@ func (a *Assembler) Add(p *Packet) {
 		a.ev = Event{Kind: EventOpen, Conn: &c.c, Time: p.Time, Packet: p.Num}
 		a.emit(&a.ev)
 	}
+	c.last = p.Time
 	d := ClientToServer
 	if s.src != c.c.Client {
 		d = ServerToClient
@@ -510,6 +521,8 @@ func closeWhat(reason string) string {
 	switch reason {
 	case "end of capture", "FIN both ways":
 		return reason
+	case "idle":
+		return "idle timeout"
 	}
 	if len(reason) >= 3 && reason[:3] == "RST" {
 		return "RST"
@@ -530,3 +543,35 @@ func (a *Assembler) Flush() {
 		a.close(c, nil, "end of capture")
 	}
 }
+
+// sweep closes the connections idle for Options.IdleTimeout at packet p's
+// time, in the order of their IDs. It looks at most every quarter of the
+// timeout, so a connection is closed between 1 and 1.25 timeouts after its
+// last packet.
+func (a *Assembler) sweep(p *Packet) {
+	idle := a.opts.IdleTimeout
+	if idle <= 0 {
+		return
+	}
+	if a.swept.IsZero() || p.Time.Before(a.swept) {
+		a.swept = p.Time
+		return
+	}
+	if p.Time.Sub(a.swept) < idle/4 {
+		return
+	}
+	a.swept = p.Time
+	var old []*conn
+	for _, c := range a.conns {
+		if p.Time.Sub(c.last) >= idle {
+			old = append(old, c)
+		}
+	}
+	slices.SortFunc(old, func(x, y *conn) int { return x.c.ID - y.c.ID })
+	for _, c := range old {
+		a.close(c, p, "idle")
+	}
+}
+
+// Open returns the number of connections open (followed and not closed).
+func (a *Assembler) Open() int { return len(a.conns) }

@@ -21,6 +21,12 @@ type FlowOptions struct {
 	// OnEvent receives each connection's exchanges and problems, in the
 	// order of the capture.
 	OnEvent func(c *Conn, e flow.Event)
+	// OnClose, when not nil, is called once a connection has ended (its
+	// Close event: FIN both ways, an RST, Assembler.IdleTimeout, the end of
+	// the capture), after its last event; reason is the Close's. DecodeFlows
+	// holds nothing of c after it: a caller keeping state per connection
+	// frees it here, so that memory stays bounded over a long capture.
+	OnClose func(c *Conn, t time.Time, reason string)
 }
 
 // FlowTotals sum the decoders' flow.Stats over every connection, both
@@ -85,6 +91,9 @@ func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 				}
 			}
 			delete(decoders, e.Conn)
+			if o.OnClose != nil {
+				o.OnClose(e.Conn, e.Time, e.Reason)
+			}
 		}
 	})
 	var readErr error

@@ -92,6 +92,19 @@ func (f *File) Bytes() ([]byte, error) {
 	return f.buf.Bytes(), f.err
 }
 
+// Take returns the bytes written since the last Take (all of them, the
+// file header included, at the first) and forgets them, so that a long
+// capture can be streamed (into a pipe) without being held. It flushes a
+// pcapng writer first. The bytes are valid until the next write.
+func (f *File) Take() ([]byte, error) {
+	if f.err == nil && f.ng != nil {
+		f.err = f.ng.Flush()
+	}
+	b := f.buf.Bytes()
+	f.buf.Reset()
+	return b, f.err
+}
+
 // Packet serializes s as link (Ethernet or Null), IP (v4 or v6 by the
 // addresses) and TCP with computed lengths and checksums.
 func Packet(link layers.LinkType, s Segment) ([]byte, error) {

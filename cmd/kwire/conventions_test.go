@@ -91,8 +91,8 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 			shown++
 		}
 	}
-	if shown != 25 {
-		t.Errorf("%d defaults shown, want 25", shown)
+	if shown != 26 {
+		t.Errorf("%d defaults shown, want 26", shown)
 	}
 	// The default shows once, in the help text, not also as the value
 	// (--color="auto"); kwire's own --version is listed with the root's

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/kwire/kwire/capture"
@@ -19,11 +22,12 @@ import (
 )
 
 type pcapCmd struct {
-	File     string   `arg:"" help:"The capture: a pcap or pcapng file, gzip-compressed or not; - reads standard input."`
-	Port     []uint16 `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
-	Tree     bool     `help:"Print the object tree of each request and response under its line (text), or their bodies and headers in Kafka's converter JSON (json)."`
-	Format   string   `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
-	MaxFrame int      `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
+	File     string        `arg:"" help:"The capture: a pcap or pcapng file, gzip-compressed or not; - reads standard input."`
+	Port     []uint16      `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
+	Tree     bool          `help:"Print the object tree of each request and response under its line (text), or their bodies and headers in Kafka's converter JSON (json)."`
+	Format   string        `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
+	MaxFrame int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
+	Idle     time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
 	watchflags.Flags
 }
 
@@ -69,23 +73,31 @@ func (a *app) pcap(c *pcapCmd) error {
 	if err != nil {
 		return err
 	}
-	cr, err := capture.Open(in)
+	if c.Idle < 0 {
+		return usagef("--idle must not be negative")
+	}
+	// Read as the capture arrives (a pipe from tcpdump -U -w -): what was
+	// decoded is printed before waiting for more; SIGINT ends the input.
+	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10), wt: wt}
+	ctx, stop := pcapContext()
+	defer stop()
+	pr := capture.NewPipeReader(in)
+	pr.Idle, pr.Stop = r.flush, ctx.Done()
+	cr, err := capture.Open(pr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	cd := codec.New(set)
 	cd.MaxFrame = c.MaxFrame
-	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10), wt: wt}
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
-		Assembler: capture.Options{Ports: c.Port},
+		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
 		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set)},
 		OnOpen:    r.open, OnEvent: r.flowEvent,
+		OnClose: func(c *capture.Conn, _ time.Time, _ string) { wt.Closed(traffic.Conn{ID: uint64(c.ID)}) },
 	})
 	r.tot = tot
 	r.summary(st, cr.Format(), readErr)
-	if err := r.w.Flush(); err != nil && r.err == nil {
-		r.err = err
-	}
+	r.flush()
 	if r.err != nil {
 		return r.err
 	}
@@ -100,6 +112,18 @@ func (a *app) pcap(c *pcapCmd) error {
 		return fmt.Errorf("%s: the conversations have problems (above)", name)
 	}
 	return nil
+}
+
+// pcapContext is the context kwire pcap reads under: cancelled by SIGINT
+// or SIGTERM, which end the input as its end would. Tests replace it.
+var pcapContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func (r *pcapRun) flush() {
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = err
+	}
 }
 
 // pcapConnName names a connection in text lines.

@@ -187,7 +187,8 @@ type Event struct {
 	// Stats are the connection's counts (Kind Closed).
 	Stats *ConnStats
 	// Err is why the connection could not be made (Failed), what ended
-	// the connection other than an end of stream (Closed), or why a
+	// the connection other than the client's end of stream (Closed; a
+	// *BrokerClosedError when the broker ended it), or why a
 	// broker got no listener (Learned).
 	Err error
 	// Broker is the broker learned (Kind Learned).
@@ -454,6 +455,42 @@ type conn struct {
 	err          error
 	rh, wh       [2]hash.Hash
 	upstreamAddr string
+	// ended is set for a direction when its source ended its stream;
+	// brokerFirst when the upstream did so while the client's side was
+	// open; first holds the upstream's first bytes (up to 3).
+	ended       [2]atomic.Bool
+	brokerFirst atomic.Bool
+	first       []byte
+}
+
+// BrokerClosedError is what ended a connection whose broker ended it: an
+// end of stream from the upstream while the client's side was still open
+// (Event.Err of a Closed event).
+type BrokerClosedError struct {
+	// Unanswered is set when the upstream was plaintext, the client had
+	// sent bytes and the broker sent nothing or a TLS record (its first
+	// bytes 0x15 0x03 or 0x16 0x03) before it closed: most likely a TLS
+	// listener.
+	Unanswered bool
+	// Hint, when set, follows "a TLS listener?" (what to do about it in
+	// the caller's terms).
+	Hint string
+}
+
+// Error reads "the broker closed the connection", or when Unanswered "the
+// broker closed without answering (a TLS listener?)", Hint before the
+// ")".
+func (e *BrokerClosedError) Error() string {
+	if e.Unanswered {
+		return "the broker closed without answering (a TLS listener?" + e.Hint + ")"
+	}
+	return "the broker closed the connection"
+}
+
+// looksTLS says whether b, the first bytes from a side, begin a TLS
+// alert or handshake record.
+func looksTLS(b []byte) bool {
+	return len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03
 }
 
 func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
@@ -531,6 +568,9 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 	}
 	if c.rw != nil {
 		c.stats.Rewritten = c.rw.count
+	}
+	if c.err == nil && c.brokerFirst.Load() {
+		c.err = &BrokerClosedError{Unanswered: p.o.UpstreamTLS == nil && c.stats.Read[flow.ClientToServer] > 0 && (c.stats.Read[flow.ServerToClient] == 0 || looksTLS(c.first))}
 	}
 	st := c.stats
 	p.emit(Event{Kind: Closed, Conn: id, Client: st.Client, Upstream: st.Upstream, Time: st.Closed, Stats: &st, Err: c.err})
@@ -668,6 +708,9 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 		if n > 0 {
 			at := time.Now()
 			data := rb[:n]
+			if d == flow.ServerToClient && len(c.first) < 3 {
+				c.first = append(c.first, data[:min(n, 3-len(c.first))]...)
+			}
 			c.stats.Read[d] += int64(n)
 			if c.rh[d] != nil {
 				c.rh[d].Write(data)
@@ -706,9 +749,21 @@ func (c *conn) pipe(d flow.Dir, src, dst net.Conn) {
 		}
 		if rerr != nil {
 			if errors.Is(rerr, io.EOF) {
+				c.ended[d].Store(true)
+				brokerFirst := d == flow.ServerToClient && !c.ended[flow.ClientToServer].Load()
+				if brokerFirst {
+					c.brokerFirst.Store(true)
+				}
 				// Pass the half-close on.
 				if cw, ok := dst.(interface{ CloseWrite() error }); ok {
 					cw.CloseWrite()
+				}
+				// A broker that ends its side is done with the
+				// connection (Kafka's brokers do not half-close): stop
+				// reading an idle client, so that the connection ends
+				// now, not at the client's next write.
+				if cr, ok := dst.(interface{ CloseRead() error }); ok && brokerFirst {
+					cr.CloseRead()
 				}
 			} else if !errors.Is(rerr, net.ErrClosed) {
 				c.fail(fmt.Errorf("%s: read: %w", d, rerr))

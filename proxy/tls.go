@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kwire/kwire/frame"
@@ -116,6 +117,9 @@ func (p *Proxy) dialUpstream(ctx context.Context, addr string) (net.Conn, error)
 	dctx, cancel := context.WithTimeout(ctx, p.o.DialTimeout)
 	c, err := p.o.Dial(dctx, "tcp", addr)
 	cancel()
+	if err != nil && ctx.Err() != nil {
+		return nil, errStopping
+	}
 	if err != nil || p.o.UpstreamTLS == nil {
 		return c, err
 	}
@@ -144,7 +148,11 @@ func (p *Proxy) handshake(tc *tls.Conn) error {
 	ctx, cancel := context.WithTimeout(p.dialCtx, p.o.HandshakeTimeout)
 	defer cancel()
 	err := tc.HandshakeContext(ctx)
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	switch {
+	case err == nil:
+	case p.dialCtx.Err() != nil:
+		return errStopping
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("no handshake within %v", p.o.HandshakeTimeout)
 	}
 	return err
@@ -165,7 +173,10 @@ func (p *Proxy) cause(side string, err error, u *under) error {
 	if errors.As(err, &ve) {
 		return ve.Err
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, errStopping) {
+		return err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 		if side == "upstream" {
 			return errors.New("the broker closed the connection (is it a plaintext listener?)")
 		}
@@ -176,6 +187,10 @@ func (p *Proxy) cause(side string, err error, u *under) error {
 	}
 	return err
 }
+
+// errStopping is why a connection could not be made while the proxy
+// closes its connections (Close, or Serve after the grace period).
+var errStopping = errors.New("the proxy is stopping")
 
 // defaultHandshakeTimeout bounds a TLS handshake when
 // Options.HandshakeTimeout is 0.

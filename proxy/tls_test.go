@@ -353,6 +353,15 @@ func TestUpstreamHandshakeFaults(t *testing.T) {
 			io.CopyN(io.Discard, c, int64(hdr[3])<<8|int64(hdr[4]))
 		}
 	})
+	// A plaintext broker that resets the connection after reading the
+	// ClientHello.
+	resetter := plainServer(t, func(c net.Conn) {
+		var hdr [5]byte
+		if _, err := io.ReadFull(c, hdr[:]); err == nil {
+			io.CopyN(io.Discard, c, int64(hdr[3])<<8|int64(hdr[4]))
+		}
+		c.(*net.TCPConn).SetLinger(0)
+	})
 	// A plaintext server that speaks first.
 	talker := plainServer(t, func(c net.Conn) {
 		c.Write([]byte{0, 0, 0, 4, 0, 0, 0, 1})
@@ -367,6 +376,7 @@ func TestUpstreamHandshakeFaults(t *testing.T) {
 		{"unknown CA", broker.addr(), must(t)(tlsconf.Client(s.other.CertFile, "", "", "", false)), "TLS handshake: x509: certificate signed by unknown authority"},
 		{"wrong name", broker.addr(), must(t)(tlsconf.Client(s.ca.CertFile, "other.test", "", "", false)), "TLS handshake: x509: certificate is valid for broker.test, not other.test"},
 		{"plaintext broker", plaintext, must(t)(tlsconf.Client(s.ca.CertFile, "", "", "", false)), "TLS handshake: the broker closed the connection (is it a plaintext listener?)"},
+		{"plaintext broker resets", resetter, must(t)(tlsconf.Client(s.ca.CertFile, "", "", "", false)), "TLS handshake: the broker closed the connection (is it a plaintext listener?)"},
 		{"plaintext answer", talker, must(t)(tlsconf.Client(s.ca.CertFile, "", "", "", false)), "TLS handshake: the broker answered in plaintext (looks like a Kafka response of 4 bytes)"},
 	} {
 		t.Run(k.name, func(t *testing.T) {

@@ -187,6 +187,10 @@ func (a *app) proxy(c *proxyCmd) error {
 
 // event prints one event that the filters keep.
 func (r *proxyRun) event(e proxy.Event) {
+	var bc *proxy.BrokerClosedError
+	if errors.As(e.Err, &bc) {
+		bc.Hint = " try --upstream-tls"
+	}
 	r.write(func() error {
 		if !r.wt.KeepProxy(e) {
 			return nil

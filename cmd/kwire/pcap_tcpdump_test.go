@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kwire/kwire/internal/testnet"
+)
+
+// TestPcapPipeFromTcpdump pipes a real `tcpdump -i lo -U -w - tcp port N`
+// into kwire pcap - while a client and a fake broker on port N exchange
+// ApiVersions and Metadata on loopback: each exchange is printed while
+// tcpdump still runs, and stopping tcpdump ends the input with the
+// summary. Skipped without tcpdump or the right to capture, unless
+// KWIRE_TCPDUMP_REQUIRED is set (CI).
+func TestPcapPipeFromTcpdump(t *testing.T) {
+	skip := t.Skipf
+	if os.Getenv("KWIRE_TCPDUMP_REQUIRED") != "" {
+		skip = t.Fatalf
+	}
+	bin, err := exec.LookPath("tcpdump")
+	if err != nil {
+		skip("no tcpdump: %v (apt-get install tcpdump)", err)
+	}
+	cv := newConversation(t)
+	answers := map[string][]byte{string(cv.apiReq): cv.apiResp, string(cv.mdReq): cv.mdResp}
+	addr := testnet.Serve(t, nil, func(conn net.Conn) {
+		for {
+			req, err := testnet.ReadFrame(conn, 1<<20)
+			if err != nil {
+				return
+			}
+			if _, err := conn.Write(answers[string(req)]); err != nil {
+				return
+			}
+		}
+	})
+	_, port, _ := net.SplitHostPort(addr)
+
+	cmd := exec.Command(bin, "-i", "lo", "-U", "-n", "-w", "-", "tcp port "+port)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		skip("tcpdump: %v", err)
+	}
+	defer cmd.Process.Kill() // the tcpdump started here, by its pid
+	errLines := bufio.NewScanner(stderr)
+	var said bytes.Buffer
+	for !strings.Contains(said.String(), "listening on") {
+		if !errLines.Scan() {
+			cmd.Wait()
+			skip("tcpdump ended before capturing (no permission?): %s", said.String())
+		}
+		said.WriteString(errLines.Text() + "\n")
+	}
+	go io.Copy(io.Discard, stderr)
+
+	out := newWatchedBuffer()
+	done := make(chan result, 1)
+	go func() {
+		var errb bytes.Buffer
+		code := run([]string{"pcap", "--port", port, "-"}, &env{stdin: stdout, stdout: out, stderr: &errb, getenv: func(string) string { return "" }})
+		done <- result{code, out.String(), errb.String()}
+	}()
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range [][2][]byte{{cv.apiReq, cv.apiResp}, {cv.mdReq, cv.mdResp}} {
+		if _, err := conn.Write(x[0]); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := testnet.ReadFrame(conn, 1<<20)
+		if err != nil || !bytes.Equal(resp, x[1]) {
+			t.Fatalf("response %d: %x, %v", i+1, resp, err)
+		}
+		out.waitFor(t, "  corr 10", i+1) // printed while tcpdump still runs
+	}
+	client := conn.LocalAddr().String()
+	conn.Close()
+	cmd.Process.Signal(syscall.SIGINT) // tcpdump ends its output cleanly
+	r := <-done
+	cmd.Wait()
+
+	conv := regexp.QuoteMeta("#1 " + client + "→" + addr)
+	lat := `  \d+\.\d{3} ms`
+	want := regexp.MustCompile(`(?m)^\S+ \S+  ` + conv + `  ApiVersions\(18\) v3  corr 101  client "kwire-test"  req ` + itoa(len(cv.apiReq)) + ` B  resp 23 B` + lat + `\n` +
+		`\S+ \S+  ` + conv + `  Metadata\(3\) v12  corr 102  client "kwire-test"  req ` + itoa(len(cv.mdReq)) + ` B  resp ` + itoa(len(cv.mdResp)) + ` B` + lat + `  errors UNKNOWN_TOPIC_OR_PARTITION\(3\) at MetadataResponse.Topics\[0\].ErrorCode\n` +
+		`\npcap: \d+ packets; 1 connection on port ` + port + `, 2 exchanges, 0 problems\n`)
+	if r.code != 0 || !want.MatchString(r.stdout) {
+		t.Errorf("exit %d, stderr %q, output:\n%s\nwant it to match:\n%s", r.code, r.stderr, r.stdout, want)
+	}
+}

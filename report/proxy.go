@@ -49,7 +49,10 @@ func ConnectionLine(conn string, e proxy.Event) string {
 		if u := st.Undecoded[0] + st.Undecoded[1]; u > 0 {
 			fmt.Fprintf(&b, ", %d B not decoded (decoder behind)", u)
 		}
-		if st.Rewritten > 0 {
+		switch {
+		case st.Rewritten == 1:
+			b.WriteString(", 1 response rewritten")
+		case st.Rewritten > 1:
 			fmt.Fprintf(&b, ", %d responses rewritten", st.Rewritten)
 		}
 		if e.Err != nil {

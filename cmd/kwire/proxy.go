@@ -49,7 +49,8 @@ type proxyCmd struct {
 
 // tlsConfigs turns the TLS flags into the proxy's listener and upstream
 // configurations (nil: plaintext). Flags that go together but are given
-// alone are usage errors; unreadable or wrong files are errors naming
+// alone, or contradict each other, are usage errors (--broker-ports
+// without --rewrite-advertised too); unreadable or wrong files are errors naming
 // the file.
 func (c *proxyCmd) tlsConfigs() (listen, upstream *tls.Config, err error) {
 	switch {
@@ -63,6 +64,10 @@ func (c *proxyCmd) tlsConfigs() (listen, upstream *tls.Config, err error) {
 		return nil, nil, usagef("--upstream-cert needs --upstream-key")
 	case c.UpstreamKey != "" && c.UpstreamCert == "":
 		return nil, nil, usagef("--upstream-key needs --upstream-cert")
+	case c.UpstreamInsecure && c.UpstreamCA != "":
+		return nil, nil, usagef("--upstream-insecure and --upstream-ca contradict each other: --upstream-insecure verifies no certificate")
+	case c.BrokerPorts != (proxy.PortRange{}) && !c.RewriteAdvertised:
+		return nil, nil, usagef("--broker-ports needs --rewrite-advertised")
 	}
 	if !c.UpstreamTLS {
 		for _, f := range []struct {

@@ -325,7 +325,7 @@ func TestProxyFrameOverMaxFrameAndRewrite(t *testing.T) {
 	if !strings.Contains(r.stdout, "frame-too-large: c2s at stream offset 0: frame size 2000 is over the limit of 1000 bytes") {
 		t.Error("no frame-too-large line")
 	}
-	if !strings.Contains(r.stdout, "1 responses rewritten") {
+	if !strings.Contains(r.stdout, "1 response rewritten") {
 		t.Error("no rewrite")
 	}
 	if !strings.Contains(r.stdout, fmt.Sprintf("  broker 1 at broker-a.internal:9092: listening on 127.0.0.1:%d\n", port)) {

@@ -92,6 +92,8 @@ func TestProxyTLSFlags(t *testing.T) {
 		{[]string{"--upstream-ca", ca.CertFile}, 2, "kwire: --upstream-ca needs --upstream-tls"},
 		{[]string{"--upstream-insecure"}, 2, "kwire: --upstream-insecure needs --upstream-tls"},
 		{[]string{"--upstream-tls", "--upstream-cert", cert}, 2, "kwire: --upstream-cert needs --upstream-key"},
+		{[]string{"--upstream-tls", "--upstream-insecure", "--upstream-ca", ca.CertFile}, 2, "kwire: --upstream-insecure and --upstream-ca contradict each other: --upstream-insecure verifies no certificate"},
+		{[]string{"--broker-ports", "28501-28502"}, 2, "kwire: --broker-ports needs --rewrite-advertised"},
 		{[]string{"--tls-cert", key, "--tls-key", key}, 1, "kwire: listener TLS: " + key + ": no PEM certificate in it"},
 		{[]string{"--upstream-tls", "--upstream-ca", key}, 1, "kwire: upstream TLS: " + key + ": no PEM certificate in it"},
 	} {

@@ -37,12 +37,22 @@ type Flags struct {
 // Options returns the TLS configuration (nil without --tls) and the SASL
 // authentication (nil without --sasl-mechanism) the flags ask for;
 // getenv reads PasswordEnv. Flags that need another one missing
-// (--tls-ca without --tls, --sasl-mechanism without --sasl-user…) and a
+// (--tls-ca without --tls, --tls-cert without --tls-key, --sasl-mechanism
+// without --sasl-user…), --tls-insecure with --tls-ca, and a
 // missing or empty password are a cli.UsageError (exit 2). Errors reading
 // the files name the file (tlsconf's errors; the password file's, which
 // never hold its contents).
 func (f *Flags) Options(getenv func(string) string) (*tls.Config, *client.SASL, error) {
 	var tc *tls.Config
+	switch {
+	case !f.TLS:
+	case f.TLSCert != "" && f.TLSKey == "":
+		return nil, nil, cli.Usagef("--tls-cert needs --tls-key")
+	case f.TLSKey != "" && f.TLSCert == "":
+		return nil, nil, cli.Usagef("--tls-key needs --tls-cert")
+	case f.TLSInsecure && f.TLSCA != "":
+		return nil, nil, cli.Usagef("--tls-insecure and --tls-ca contradict each other: --tls-insecure verifies no certificate")
+	}
 	if f.TLS {
 		var err error
 		if tc, err = tlsconf.Client(f.TLSCA, f.TLSServerName, f.TLSCert, f.TLSKey, f.TLSInsecure); err != nil {

@@ -57,3 +57,20 @@ func TestTLS(t *testing.T) {
 		t.Errorf("--tls-insecure alone: %v", err)
 	}
 }
+
+// Flags that come without their partner, or contradict each other, are
+// usage errors (exit 2) before any file is read.
+func TestTLSFlagPairs(t *testing.T) {
+	for _, c := range []struct {
+		f    Flags
+		want string
+	}{
+		{Flags{TLS: true, TLSCert: "client.pem"}, "--tls-cert needs --tls-key"},
+		{Flags{TLS: true, TLSKey: "client.key"}, "--tls-key needs --tls-cert"},
+		{Flags{TLS: true, TLSInsecure: true, TLSCA: "ca.pem"}, "--tls-insecure and --tls-ca contradict each other: --tls-insecure verifies no certificate"},
+	} {
+		if _, _, err := c.f.Options(env("")); cli.ExitCode(err) != 2 || err.Error() != c.want {
+			t.Errorf("%+v: %v (exit %d), want %q", c.f, err, cli.ExitCode(err), c.want)
+		}
+	}
+}

@@ -41,5 +41,7 @@
 // Decoding: DecodeFlows reads a capture to its end through an Assembler and
 // decodes each connection's two streams with a flow.Conn (package flow),
 // reporting exchanges and problems and summing the decoders' counts; it is
-// what kwire pcap prints from.
+// what kwire pcap prints from. With FlowOptions.KeyLog, a connection whose
+// first bytes are a TLS record is decrypted first (package tlsdecrypt) and
+// its application data decoded.
 package capture

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/tlsdecrypt"
 )
 
 // FlowOptions configure DecodeFlows.
@@ -27,6 +28,17 @@ type FlowOptions struct {
 	// holds nothing of c after it: a caller keeping state per connection
 	// frees it here, so that memory stays bounded over a long capture.
 	OnClose func(c *Conn, t time.Time, reason string)
+	// KeyLog, when not nil, decrypts TLS: a connection whose first bytes
+	// are a TLS record goes through a tlsdecrypt.Conn with these secrets,
+	// and the application data it decrypts goes to the flow decoder
+	// (whose stream offsets then count plaintext bytes).
+	KeyLog *tlsdecrypt.KeyLog
+	// OnTLS, when not nil, receives what the TLS decryption says about a
+	// connection: its session once the ServerHello is read (problem
+	// false: "TLS 1.3 TLS_AES_128_GCM_SHA256 session client_random=…"),
+	// and what cannot be decrypted (problem true; the message starts with
+	// "TLS").
+	OnTLS func(c *Conn, t time.Time, msg string, problem bool)
 }
 
 // FlowTotals sum the decoders' flow.Stats over every connection, both
@@ -51,6 +63,15 @@ type FlowTotals struct {
 func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 	tot := FlowTotals{NotKafka: map[string]int{}}
 	decoders := map[*Conn]*flow.Conn{}
+	// tlsConns holds the decrypting Conn of each TLS connection, and nil
+	// for a connection found not to be TLS; a connection not in it has
+	// had no data yet.
+	tlsConns := map[*Conn]*tlsdecrypt.Conn{}
+	tlsNote := func(c *Conn, t time.Time, msg string, problem bool) {
+		if o.OnTLS != nil {
+			o.OnTLS(c, t, msg, problem)
+		}
+	}
 	asm := NewAssembler(o.Assembler, func(e *Event) {
 		if e.Kind == EventOpen {
 			if o.OnOpen != nil {
@@ -70,14 +91,45 @@ func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 		if fc == nil {
 			return
 		}
+		tc, decided := tlsConns[e.Conn]
+		if !decided && o.KeyLog != nil && (e.Kind == EventData || e.Kind == EventGap) {
+			if e.Kind == EventData && tlsdecrypt.Looks(e.Data) {
+				c := e.Conn
+				tc = tlsdecrypt.New(tlsdecrypt.Options{
+					KeyLog: o.KeyLog,
+					Data:   func(d tlsdecrypt.Dir, p []byte, t time.Time) { fc.Data(flow.Dir(d), p, t) },
+					Problem: func(d tlsdecrypt.Dir, off int64, t time.Time, msg string) {
+						tlsNote(c, t, msg, true)
+					},
+					Session: func(s *tlsdecrypt.Session, t time.Time) { tlsNote(c, t, s.String(), false) },
+				})
+			}
+			tlsConns[e.Conn] = tc
+		}
 		switch e.Kind {
 		case EventData:
+			if tc != nil {
+				tc.Data(tlsdecrypt.Dir(e.Dir), e.Data, e.Time)
+				break
+			}
 			fc.Data(flow.Dir(e.Dir), e.Data, e.Time)
 		case EventGap:
+			if tc != nil {
+				tc.Gap(tlsdecrypt.Dir(e.Dir), e.Gap, e.Time)
+				break
+			}
 			fc.Gap(flow.Dir(e.Dir), e.Gap, e.Time)
 		case EventEnd:
+			if tc != nil {
+				tc.End(tlsdecrypt.Dir(e.Dir), e.Time)
+			}
 			fc.End(flow.Dir(e.Dir), e.Time)
 		case EventClose:
+			if tc != nil {
+				tc.End(tlsdecrypt.ClientToServer, e.Time)
+				tc.End(tlsdecrypt.ServerToClient, e.Time)
+			}
+			delete(tlsConns, e.Conn)
 			fc.Close(e.Time)
 			st := fc.Stats()
 			tot.Exchanges += st.Exchanges

@@ -18,6 +18,7 @@ import (
 	"github.com/kwire/kwire/internal/watchflags"
 	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tlsdecrypt"
 	"github.com/kwire/kwire/traffic"
 )
 
@@ -28,6 +29,7 @@ type pcapCmd struct {
 	Format   string        `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
 	MaxFrame int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
 	Idle     time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
+	KeyLog   string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." type:"existingfile" placeholder:"FILE"`
 	watchflags.Flags
 }
 
@@ -73,6 +75,12 @@ func (a *app) pcap(c *pcapCmd) error {
 	if err != nil {
 		return err
 	}
+	var kl *tlsdecrypt.KeyLog
+	if c.KeyLog != "" {
+		if kl, err = readKeyLog(a.stderr, c.KeyLog); err != nil {
+			return err
+		}
+	}
 	if c.Idle < 0 {
 		return usagef("--idle must not be negative")
 	}
@@ -92,7 +100,7 @@ func (a *app) pcap(c *pcapCmd) error {
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
 		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set)},
-		OnOpen:    r.open, OnEvent: r.flowEvent,
+		OnOpen:    r.open, OnEvent: r.flowEvent, KeyLog: kl, OnTLS: r.tls,
 		OnClose: func(c *capture.Conn, _ time.Time, _ string) { wt.Closed(traffic.Conn{ID: uint64(c.ID)}) },
 	})
 	r.tot = tot
@@ -133,6 +141,32 @@ func pcapConnName(c *capture.Conn) string { return fmt.Sprintf("#%d %s", c.ID, c
 func (r *pcapRun) open(c *capture.Conn, t time.Time) {
 	if !c.SawSYN && !r.wt.Filtering() {
 		r.notice(t, c, "mid-stream", fmt.Sprintf("the capture starts inside this connection (no handshake captured); server by its port %d; searching both directions for the first plausible frame", c.Server.Port()))
+	}
+}
+
+// readKeyLog reads a key log, warning on w of the lines it cannot use.
+func readKeyLog(w io.Writer, path string) (*tlsdecrypt.KeyLog, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	kl, bad, err := tlsdecrypt.ParseKeyLog(f)
+	for _, e := range bad {
+		fmt.Fprintf(w, "kwire: %s: %v (the other lines are used)\n", path, e)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return kl, nil
+}
+
+// tls prints what the TLS decryption says about a connection; a problem
+// fails the run.
+func (r *pcapRun) tls(c *capture.Conn, t time.Time, msg string, problem bool) {
+	r.failed = r.failed || problem
+	if problem || !r.wt.Filtering() {
+		r.notice(t, c, "tls", msg)
 	}
 }
 

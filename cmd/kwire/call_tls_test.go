@@ -170,10 +170,12 @@ func TestCallSecurityUsage(t *testing.T) {
 		{saslPassword, []string{"--tls-cert", "c.pem", "--tls-key", "k.pem"}, "kwire: --tls-cert, --tls-key without --tls: add --tls to speak TLS\n"},
 		{saslPassword, []string{"--sasl-user", "alice"}, "kwire: --sasl-user without --sasl-mechanism: name the mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)\n"},
 		{saslPassword, []string{"--sasl-mechanism", "PLAIN"}, "kwire: --sasl-mechanism PLAIN needs --sasl-user NAME\n"},
-		{"", []string{"--sasl-mechanism", "PLAIN", "--sasl-user", "alice"}, "kwire: --sasl-mechanism PLAIN needs a password: set KWIRE_SASL_PASSWORD or give --sasl-password-file FILE (never a flag)\n"},
+		{"", []string{"--sasl-mechanism", "PLAIN", "--sasl-user", "alice"}, "kwire: --sasl-mechanism PLAIN needs a password: KWIRE_SASL_PASSWORD is unset or empty; set it or give --sasl-password-file FILE (never a flag)\n"},
+		{"", []string{"--sasl-mechanism", "plain", "--sasl-user", "alice"}, "kwire: --sasl-mechanism PLAIN needs a password: KWIRE_SASL_PASSWORD is unset or empty; set it or give --sasl-password-file FILE (never a flag)\n"},
+		{saslPassword, []string{"--tls", "--tls-cert", "c.pem"}, "kwire: --tls-cert needs --tls-key\n"},
 		{saslPassword, []string{"--sasl-mechanism", "PLAIN", "--sasl-user", "alice", "--sasl-password-file", empty}, "kwire: --sasl-password-file " + empty + " is empty\n"},
 		{saslPassword, []string{"--sasl-mechanism", "PLAIN", "--sasl-user", "alice", "--sasl-password", "x"}, "unknown flag --sasl-password"},
-		{saslPassword, []string{"--sasl-mechanism", "GSSAPI", "--sasl-user", "alice"}, "--sasl-mechanism must be one of"},
+		{saslPassword, []string{"--sasl-mechanism", "GSSAPI", "--sasl-user", "alice"}, "kwire: --sasl-mechanism \"GSSAPI\": want one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512\n"},
 	} {
 		r := withPassword(t, c.pw, append([]string{"call", "--bootstrap", "127.0.0.1:1", "Metadata"}, c.args...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {

@@ -29,7 +29,7 @@ type Flags struct {
 	TLSCert       string `name:"tls-cert" help:"PEM file of the client certificate, for nodes that ask for one (mutual TLS; with --tls and --tls-key)." placeholder:"FILE"`
 	TLSKey        string `name:"tls-key" help:"PEM file of the client certificate's private key (with --tls-cert)." placeholder:"FILE"`
 	TLSInsecure   bool   `name:"tls-insecure" help:"Do not verify the node's certificate at all (with --tls; for tests only)."`
-	SASLMechanism string `name:"sasl-mechanism" help:"Authenticate with SASL after ApiVersions: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (with --sasl-user; the password from KWIRE_SASL_PASSWORD or --sasl-password-file)." enum:",PLAIN,SCRAM-SHA-256,SCRAM-SHA-512" default:"" placeholder:"MECHANISM"`
+	SASLMechanism string `name:"sasl-mechanism" help:"Authenticate with SASL after ApiVersions: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (with --sasl-user; the password from KWIRE_SASL_PASSWORD or --sasl-password-file)." placeholder:"MECHANISM"`
 	SASLUser      string `name:"sasl-user" help:"The SASL user name (with --sasl-mechanism)." placeholder:"NAME"`
 	SASLPassFile  string `name:"sasl-password-file" help:"File holding the SASL password (one trailing newline is dropped); default: the environment variable KWIRE_SASL_PASSWORD." placeholder:"FILE"`
 }
@@ -67,8 +67,17 @@ func (f *Flags) Options(getenv func(string) string) (*tls.Config, *client.SASL, 
 		}
 		return tc, nil, nil
 	}
+	mech := ""
+	for _, m := range client.Mechanisms {
+		if strings.EqualFold(m, f.SASLMechanism) {
+			mech = m
+		}
+	}
+	if mech == "" {
+		return nil, nil, cli.Usagef("--sasl-mechanism %q: want one of %s", f.SASLMechanism, strings.Join(client.Mechanisms, ", "))
+	}
 	if f.SASLUser == "" {
-		return nil, nil, cli.Usagef("--sasl-mechanism %s needs --sasl-user NAME", f.SASLMechanism)
+		return nil, nil, cli.Usagef("--sasl-mechanism %s needs --sasl-user NAME", mech)
 	}
 	pw := getenv(PasswordEnv)
 	if f.SASLPassFile != "" {
@@ -83,9 +92,9 @@ func (f *Flags) Options(getenv func(string) string) (*tls.Config, *client.SASL, 
 		pw = string(b)
 	}
 	if pw == "" {
-		return nil, nil, cli.Usagef("--sasl-mechanism %s needs a password: set %s or give --sasl-password-file FILE (never a flag)", f.SASLMechanism, PasswordEnv)
+		return nil, nil, cli.Usagef("--sasl-mechanism %s needs a password: %s is unset or empty; set it or give --sasl-password-file FILE (never a flag)", mech, PasswordEnv)
 	}
-	return tc, &client.SASL{Mechanism: f.SASLMechanism, User: f.SASLUser, Password: pw}, nil
+	return tc, &client.SASL{Mechanism: mech, User: f.SASLUser, Password: pw}, nil
 }
 
 // setFlags lists the flags that are set, in a stable order, joined by

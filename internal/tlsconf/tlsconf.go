@@ -87,8 +87,14 @@ func keyPair(certFile, keyFile string) (tls.Certificate, error) {
 	if _, err := pemCerts(certFile, cb); err != nil {
 		return tls.Certificate{}, err
 	}
-	if b, _ := pem.Decode(kb); b == nil {
+	b, _ := pem.Decode(kb)
+	if b == nil {
 		return tls.Certificate{}, fmt.Errorf("key %s: no PEM block in it", keyFile)
+	}
+	// PKCS #8 encrypted ("ENCRYPTED PRIVATE KEY") or a legacy encrypted
+	// PEM block (a Proc-Type header).
+	if b.Type == "ENCRYPTED PRIVATE KEY" || b.Headers["Proc-Type"] != "" {
+		return tls.Certificate{}, fmt.Errorf("key %s: encrypted private keys are not supported (decrypt it with openssl pkey -in %s -out KEY.pem)", keyFile, keyFile)
 	}
 	cert, err := tls.X509KeyPair(cb, kb)
 	if err != nil {

@@ -137,6 +137,14 @@ func TestErrors(t *testing.T) {
 	if err := os.WriteFile(badBlock, []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	encrypted := filepath.Join(dir, "encrypted.pem")
+	if err := os.WriteFile(encrypted, []byte("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	legacy := filepath.Join(dir, "legacy.pem")
+	if err := os.WriteFile(legacy, []byte("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00000000000000000000000000000000\n\nAAAA\n-----END RSA PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	missing := filepath.Join(dir, "missing.pem")
 	for _, k := range []struct {
 		name string
@@ -149,6 +157,8 @@ func TestErrors(t *testing.T) {
 		{"junk cert", second(Server(junk, key, "")), junk + ": no PEM certificate in it"},
 		{"bad block", second(Server(badBlock, key, "")), badBlock + ": PEM block 1: x509: malformed certificate"},
 		{"junk key", second(Server(cert, junk, "")), "key " + junk + ": no PEM block in it"},
+		{"encrypted key", second(Server(cert, encrypted, "")), "key " + encrypted + ": encrypted private keys are not supported (decrypt it with openssl pkey -in " + encrypted + " -out KEY.pem)"},
+		{"legacy encrypted key", second(Client("", "", cert, legacy, false)), "key " + legacy + ": encrypted private keys are not supported (decrypt it with openssl pkey -in " + legacy + " -out KEY.pem)"},
 		{"mismatch", second(Server(cert, key2, "")), "certificate " + cert + " with key " + key2 + ": tls: private key does not match public key"},
 		{"junk client CA", second(Server(cert, key, junk)), junk + ": no PEM certificate in it"},
 		{"missing CA", second(Client(missing, "", "", "", false)), "CA certificates: open " + missing + ": no such file or directory"},

@@ -21,6 +21,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -104,7 +105,8 @@ type Exchange struct {
 // (with its own ApiVersions range in a v0 response, KIP-511), retries once
 // at the highest version both support.
 // Errors: connection failures (net errors), a failed TLS handshake
-// ("TLS handshake: " and crypto/tls's cause), timeouts, a
+// ("TLS handshake: " and crypto/tls's cause; when the node closed the
+// connection, "is it a plaintext listener?" after it), timeouts, a
 // response that does not decode (*wire.Error, with byte offset and field
 // path), a non-zero ApiVersions error code, a refused SASL mechanism or
 // authentication (*SASLError).
@@ -157,6 +159,9 @@ func tlsHandshake(ctx context.Context, nc net.Conn, addr string, cfg *tls.Config
 	tc := tls.Client(nc, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		nc.Close()
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+			return nil, fmt.Errorf("TLS handshake: %w (the node closed the connection: is it a plaintext listener?)", err)
+		}
 		return nil, fmt.Errorf("TLS handshake: %w", err)
 	}
 	return tc, nil

@@ -9,6 +9,11 @@
 // file that ends inside a block as a clean io.EOF. Every packet carries its
 // number (1-based) and the file offset of its record, and every error names
 // them (*FormatError). No packet buffer grows beyond the bytes actually read.
+// The readers read only the bytes the next record needs, so a capture can
+// be read as it arrives through a pipe: a PipeReader around the pipe flushes
+// the caller's output before each wait and ends the reading when told.
+// OpenInterface (Linux) captures from an Ethernet or loopback interface in
+// pure Go, through gopacket's pcapgo.EthernetHandle (an AF_PACKET socket).
 //
 // Reassembly: an Assembler takes packets in file order, decodes their link,
 // IP and TCP headers with gopacket's layers package (Ethernet, 802.1Q, Linux
@@ -36,12 +41,16 @@
 //
 // The client of a connection is the sender of the SYN when it was captured,
 // otherwise the peer of the port listed in Options.Ports. Connections with
-// neither port in Ports are ignored (counted in Stats).
+// neither port in Ports are ignored (counted in Stats). A connection ends
+// at FIN both ways, an RST, Options.IdleTimeout without a packet, or the
+// end of the capture; the Assembler then holds nothing of it, so memory
+// stays bounded over a capture of any length.
 //
 // Decoding: DecodeFlows reads a capture to its end through an Assembler and
 // decodes each connection's two streams with a flow.Conn (package flow),
-// reporting exchanges and problems and summing the decoders' counts; it is
-// what kwire pcap prints from. With FlowOptions.KeyLog, a connection whose
-// first bytes are a TLS record is decrypted first (package tlsdecrypt) and
-// its application data decoded.
+// reporting exchanges and problems and summing the decoders' counts, and
+// telling the caller (FlowOptions.OnClose) when a connection has ended so
+// that it frees its own state of it; it is what kwire pcap prints from.
+// With FlowOptions.KeyLog, a connection whose first bytes are a TLS record
+// is decrypted first (package tlsdecrypt) and its application data decoded.
 package capture

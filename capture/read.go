@@ -27,13 +27,15 @@ const (
 	FormatPcapng
 )
 
-// String returns "pcap" or "pcapng".
+// String returns "pcap", "pcapng" or "interface".
 func (f Format) String() string {
 	switch f {
 	case FormatPcap:
 		return "pcap"
 	case FormatPcapng:
 		return "pcapng"
+	case FormatInterface:
+		return "interface"
 	}
 	return fmt.Sprintf("Format(%d)", uint8(f))
 }
@@ -94,6 +96,8 @@ type Reader struct {
 	off  int64
 	// pcapng
 	ng *ngReader
+	// an interface
+	live *live
 }
 
 // Open reads the file header of a pcap or pcapng capture (either possibly
@@ -156,6 +160,13 @@ func (r *Reader) Format() Format { return r.format }
 // file and a *FormatError when the file is damaged or ends inside a record;
 // after an error, Next keeps returning it.
 func (r *Reader) Next() (Packet, error) {
+	if r.live != nil {
+		p, err := r.live.next(r.num + 1)
+		if err == nil {
+			r.num++
+		}
+		return p, err
+	}
 	if r.ng != nil {
 		p, err := r.ng.next(r.num + 1)
 		if err == nil {

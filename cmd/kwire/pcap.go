@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,13 +24,14 @@ import (
 )
 
 type pcapCmd struct {
-	File     string        `arg:"" help:"The capture: a pcap or pcapng file, gzip-compressed or not; - reads standard input."`
-	Port     []uint16      `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
-	Tree     bool          `help:"Print the object tree of each request and response under its line (text), or their bodies and headers in Kafka's converter JSON (json)."`
-	Format   string        `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
-	MaxFrame int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
-	Idle     time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
-	KeyLog   string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." type:"existingfile" placeholder:"FILE"`
+	File      string        `arg:"" optional:"" help:"The capture: a pcap or pcapng file, gzip-compressed or not; - reads standard input (a pipe from tcpdump -U -w -, as it arrives)."`
+	Interface string        `name:"interface" help:"Capture from this network interface (Ethernet or loopback, Linux, root or CAP_NET_RAW) instead of a file, until Ctrl-C." placeholder:"NAME"`
+	Port      []uint16      `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
+	Tree      bool          `help:"Print the object tree of each request and response under its line (text), or their bodies and headers in Kafka's converter JSON (json)."`
+	Format    string        `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
+	MaxFrame  int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
+	Idle      time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
+	KeyLog    string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." type:"existingfile" placeholder:"FILE"`
 	watchflags.Flags
 }
 
@@ -59,11 +61,14 @@ func (a *app) pcap(c *pcapCmd) error {
 	if err != nil {
 		return err
 	}
+	if (c.File == "") == (c.Interface == "") {
+		return usagef("give a capture FILE (- for standard input) or --interface NAME, not both")
+	}
 	var in io.Reader
 	name := c.File
 	if c.File == "-" {
 		in, name = a.stdin, "standard input"
-	} else {
+	} else if c.File != "" {
 		f, err := os.Open(c.File)
 		if err != nil {
 			return err
@@ -89,9 +94,17 @@ func (a *app) pcap(c *pcapCmd) error {
 	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10), wt: wt}
 	ctx, stop := pcapContext()
 	defer stop()
-	pr := capture.NewPipeReader(in)
-	pr.Idle, pr.Stop = r.flush, ctx.Done()
-	cr, err := capture.Open(pr)
+	var cr *capture.Reader
+	if c.Interface != "" {
+		name = "interface " + c.Interface
+		if cr, err = capture.OpenInterface(c.Interface, capture.InterfaceOptions{Idle: r.flush, Stop: ctx.Done()}); err == nil {
+			fmt.Fprintf(a.stderr, "kwire pcap: capturing on %s, TCP port %s; Ctrl-C ends\n", c.Interface, strings.Trim(fmt.Sprint(c.Port), "[]"))
+		}
+	} else {
+		pr := capture.NewPipeReader(in)
+		pr.Idle, pr.Stop = r.flush, ctx.Done()
+		cr, err = capture.Open(pr)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -192,3 +192,13 @@ func writeTemp(t *testing.T, b []byte) string {
 	}
 	return p
 }
+
+// TestPcapFileOrInterface: a capture file or --interface, exactly one.
+func TestPcapFileOrInterface(t *testing.T) {
+	for _, args := range [][]string{{"pcap"}, {"pcap", "--interface", "lo", "-"}} {
+		r := kwire(t, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "give a capture FILE (- for standard input) or --interface NAME, not both") {
+			t.Errorf("kwire %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"os"
@@ -104,5 +105,75 @@ func TestPcapPipeFromTcpdump(t *testing.T) {
 		`\npcap: \d+ packets; 1 connection on port ` + port + `, 2 exchanges, 0 problems\n`)
 	if r.code != 0 || !want.MatchString(r.stdout) {
 		t.Errorf("exit %d, stderr %q, output:\n%s\nwant it to match:\n%s", r.code, r.stderr, r.stdout, want)
+	}
+}
+
+// TestPcapInterface captures loopback itself (--interface lo, pure Go
+// AF_PACKET) while a client and a fake broker exchange ApiVersions and
+// Metadata on a free port: each exchange is printed as it happens, once
+// (loopback's outgoing copies are left out), and SIGINT ends the capture
+// with the summary. Skipped when not allowed to capture (not root).
+func TestPcapInterface(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("capturing from an interface needs root (or CAP_NET_RAW)")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	old := pcapContext
+	pcapContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { pcapContext = old }()
+	cv := newConversation(t)
+	answers := map[string][]byte{string(cv.apiReq): cv.apiResp, string(cv.mdReq): cv.mdResp}
+	addr := testnet.Serve(t, nil, func(conn net.Conn) {
+		for {
+			req, err := testnet.ReadFrame(conn, 1<<20)
+			if err != nil {
+				return
+			}
+			if _, err := conn.Write(answers[string(req)]); err != nil {
+				return
+			}
+		}
+	})
+	_, port, _ := net.SplitHostPort(addr)
+
+	out, errOut := newWatchedBuffer(), newWatchedBuffer()
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"pcap", "--interface", "lo", "--port", port}, &env{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: func(string) string { return "" }})
+	}()
+	errOut.waitFor(t, "\n", 1)
+	if s := errOut.String(); strings.Contains(s, "operation not permitted") {
+		t.Skipf("no right to capture: %s", s)
+	} else if s != "kwire pcap: capturing on lo, TCP port "+port+"; Ctrl-C ends\n" {
+		t.Fatalf("stderr %q", s)
+	}
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range [][2][]byte{{cv.apiReq, cv.apiResp}, {cv.mdReq, cv.mdResp}} {
+		if _, err := conn.Write(x[0]); err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := testnet.ReadFrame(conn, 1<<20); err != nil || !bytes.Equal(resp, x[1]) {
+			t.Fatalf("response %d: %x, %v", i+1, resp, err)
+		}
+		out.waitFor(t, "  corr 10", i+1)
+	}
+	client := conn.LocalAddr().String()
+	conn.Close()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut.String())
+	}
+	conv := regexp.QuoteMeta("#1 " + client + "→" + addr)
+	lat := `  \d+\.\d{3} ms`
+	want := regexp.MustCompile(`(?m)^\S+ \S+  ` + conv + `  ApiVersions\(18\) v3  corr 101  client "kwire-test"  req ` + itoa(len(cv.apiReq)) + ` B  resp 23 B` + lat + `\n` +
+		`\S+ \S+  ` + conv + `  Metadata\(3\) v12  corr 102  client "kwire-test"  req ` + itoa(len(cv.mdReq)) + ` B  resp ` + itoa(len(cv.mdResp)) + ` B` + lat + `  errors UNKNOWN_TOPIC_OR_PARTITION\(3\) at MetadataResponse.Topics\[0\].ErrorCode\n` +
+		`\ninterface: \d+ packets; 1 connection on port ` + port + `, 2 exchanges, 0 problems\n` +
+		`bytes: \d+ reassembled, 0 not decoded, 0 missing from the capture, 0 retransmitted;`)
+	if got := out.String(); !want.MatchString(got) {
+		t.Errorf("output:\n%s\nwant it to match:\n%s", got, want)
 	}
 }

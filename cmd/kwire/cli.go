@@ -103,6 +103,11 @@ type usageError = cli.UsageError
 
 var usagef = cli.Usagef
 
+// repeatable are the flags a command reads from every occurrence (compat
+// and diff compare two --kafka/--specs sides); every other flag that holds
+// one value may be given once (cli.RepeatedFlag).
+var repeatable = map[string][]string{"compat": {"kafka", "specs"}, "diff": {"kafka", "specs"}}
+
 // kongExit carries kong's request to exit (after --help) out of Parse.
 type kongExit int
 
@@ -158,8 +163,13 @@ func run(args []string, e *env) (code int) {
 		fmt.Fprintf(e.stderr, "kwire: %v (see %s --help)\n", err, helpOf)
 		return 2
 	}
+	cmd := strings.Fields(ctx.Command())[0]
+	if err := cli.RepeatedFlag(ctx, repeatable[cmd]...); err != nil {
+		fmt.Fprintf(e.stderr, "kwire: %v (see kwire %s --help)\n", err, cmd)
+		return 2
+	}
 	a := &app{env: e, cli: &c}
-	switch cmd := strings.Fields(ctx.Command())[0]; cmd {
+	switch cmd {
 	case "list":
 		err = a.list(&c.List)
 	case "show":

@@ -63,6 +63,12 @@ func TestExitStatusRule(t *testing.T) {
 		{[]string{"show", "Vote", "--version"}, 2, "kwire: --version needs a version number (e.g. --version 2) (see kwire show --help)\n"},
 		{[]string{"show", "--version", "--response", "Vote"}, 2, `kwire: --version needs a version number (e.g. --version 2), not "--response" (see kwire show --help)` + "\n"},
 		{[]string{"--version", "show", "Vote"}, 2, "kwire: --version before a command asks for kwire's own version; a message version goes after the command: kwire show … --version N (see kwire --help)\n"},
+		// A flag that holds one value, given twice: kong would keep the last.
+		{[]string{"show", "Vote", "--version", "2", "--specs", "a.json", "--specs", "b.json"}, 2, "kwire: --specs given twice: give one; for several spec files put them in one directory (see kwire show --help)\n"},
+		{[]string{"list", "--specs", "A", "--specs=B"}, 2, "kwire: --specs given twice: give one; for several spec files put them in one directory (see kwire list --help)\n"},
+		{[]string{"decode", "--hex", "00", "--hex", "01"}, 2, "kwire: --hex given twice: give one (see kwire decode --help)\n"},
+		{[]string{"--kafka", "3.9", "show", "Vote", "--kafka", "4.4"}, 2, "kwire: --kafka given twice: give one (see kwire show --help)\n"},
+		{[]string{"compat", "--kafka", "3.9", "--kafka", "4.4", "--format", "json", "--format", "text"}, 2, "kwire: --format given twice: give one (see kwire compat --help)\n"},
 		// help and completion name what is wrong.
 		{[]string{"help", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, help, completion\n"},
 		{[]string{"--kafka", "3.9", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, help, completion (see kwire --help)\n"},

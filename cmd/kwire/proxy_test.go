@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,6 +103,7 @@ func fakeKafka(t *testing.T) string {
 }
 
 // proxyCommand runs `kwire proxy --listen 127.0.0.1:0 args…` in-process
+// (without that --listen when args have one)
 // and returns its address and a function that stops it (as SIGINT would)
 // and returns its exit code and output.
 func proxyCommand(t *testing.T, args ...string) (string, func() result) {
@@ -122,7 +124,10 @@ func startProxyCommand(t *testing.T, interrupt func(), args ...string) (string, 
 	out, errb := &syncBuffer{}, &syncBuffer{}
 	e := &env{stdin: strings.NewReader(""), stdout: out, stderr: errb, getenv: func(string) string { return "" }}
 	done := make(chan int, 1)
-	go func() { done <- run(append([]string{"proxy", "--listen", "127.0.0.1:0"}, args...), e) }()
+	if !slices.Contains(args, "--listen") {
+		args = append([]string{"--listen", "127.0.0.1:0"}, args...)
+	}
+	go func() { done <- run(append([]string{"proxy"}, args...), e) }()
 	for {
 		if m := proxyingRE.FindStringSubmatch(errb.String()); m != nil {
 			return m[1], func() result {

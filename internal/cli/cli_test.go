@@ -175,3 +175,42 @@ func ExampleHostPort() {
 	// <nil>
 	// --bootstrap "localhost": missing port in address (want host:port) 2
 }
+
+func TestRepeatedFlag(t *testing.T) {
+	var v struct {
+		Specs string   `help:"Specs."`
+		Dump  bool     `short:"d" help:"Dump."`
+		Kafka []string `help:"Releases."`
+		Show  struct {
+			Hex  string `help:"Hex."`
+			Name string `arg:"" optional:""`
+		} `cmd:""`
+	}
+	k, err := kong.New(&v, kong.Name("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args       []string
+		repeatable []string
+		want       string
+	}{
+		{[]string{"--specs", "a", "show", "--specs=b"}, nil, "--specs given twice: give one; for several spec files put them in one directory"},
+		{[]string{"show", "--hex", "00", "--hex", "01"}, nil, "--hex given twice: give one"},
+		{[]string{"show", "-d", "--dump"}, nil, "--dump given twice: give one"},
+		{[]string{"show", "--hex=--specs", "--specs", "x"}, nil, ""}, // "--specs" inside --hex's value
+		{[]string{"show", "--hex", "00", "--", "--hex"}, nil, ""},    // after "--" an argument
+		{[]string{"--kafka", "a", "show", "--kafka", "b"}, nil, ""},  // a slice
+		{[]string{"--specs", "a", "show", "--specs", "b"}, []string{"specs"}, ""},
+	} {
+		ctx, err := k.Parse(c.args)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		err = RepeatedFlag(ctx, c.repeatable...)
+		var ue UsageError
+		if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && (got != c.want || !errors.As(err, &ue)) {
+			t.Errorf("RepeatedFlag(%q) = %v, want %q", c.args, err, c.want)
+		}
+	}
+}

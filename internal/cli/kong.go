@@ -238,3 +238,45 @@ func CommandPath(err error, root string) string {
 	}
 	return root
 }
+
+// RepeatedFlag returns a UsageError when a flag of ctx's command that
+// holds one value (not a slice or map, not a counter) is given more than
+// once on ctx's command line, up to "--": kong would silently keep the last
+// value. repeatable names flags (without dashes) that the command reads
+// itself from every occurrence (FlagValues), as compat's --kafka and
+// --specs. The error names the flag: "--specs given twice: give one; for
+// several spec files put them in one directory".
+func RepeatedFlag(ctx *kong.Context, repeatable ...string) error {
+	forms := map[string]*kong.Flag{}
+	for _, f := range ctx.Flags() {
+		if f.IsCumulative() || f.IsCounter() || slices.Contains(repeatable, f.Name) {
+			continue
+		}
+		forms["--"+f.Name] = f
+		if f.Short != 0 {
+			forms["-"+string(f.Short)] = f
+		}
+		for _, a := range f.Aliases {
+			forms["--"+a] = f
+		}
+	}
+	count := map[*kong.Flag]int{}
+	for i := 0; i < len(ctx.Args) && ctx.Args[i] != "--"; i++ {
+		name, _, inline := strings.Cut(ctx.Args[i], "=")
+		f := forms[name]
+		if f == nil {
+			continue
+		}
+		if !inline && !f.IsBool() {
+			i++ // the flag's value
+		}
+		if count[f]++; count[f] == 2 {
+			advice := "give one"
+			if f.Name == "specs" {
+				advice += "; for several spec files put them in one directory"
+			}
+			return Usagef("--%s given twice: %s", f.Name, advice)
+		}
+	}
+	return nil
+}

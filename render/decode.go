@@ -87,8 +87,9 @@ func (e *MismatchError) Error() string {
 // does not fit a request: an api key or version no embedded Kafka release
 // has (or only another release has: Release), a client id that does not
 // fit the frame, or an api key and version other than the claimed
-// request's; or, with no request claimed, whose body does not decode. The
-// bytes may be a response.
+// request's; or, with no request claimed and a null or empty client id,
+// whose body does not decode (a body error after a header with a client
+// id is the body's). The bytes may be a response.
 type NotRequestError struct {
 	// Err is the decoding error.
 	Err error
@@ -358,9 +359,14 @@ func notRequest(set *spec.Set, t *tree.Tree, f []byte, err error, claimed *spec.
 		why = fmt.Sprintf("api key %d is a request of other Kafka releases only", key)
 	}
 	var fe *codec.FrameError
-	if why == "" && (claimed != nil || errors.As(err, &fe)) {
+	if why == "" && (claimed != nil || errors.As(err, &fe) || len(h.ClientID) > 0) {
 		// A body that fails against a claimed request whose header fits,
-		// or where a cut frame ends: a request, as far as the bytes say.
+		// where a cut frame ends, or after a header with a known api key
+		// and version and a client id (clientIDMisfit found it printable
+		// UTF-8): a request, as far as the bytes say. A response read as
+		// a request header has a null or empty client id far more often
+		// than not (its first bytes after the correlation id are mostly
+		// zeros).
 		return err
 	}
 	return &NotRequestError{Err: err, Why: why, Claimed: claimed}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -147,6 +148,20 @@ func TestDecodeResponseAsRequest(t *testing.T) {
 	_, err = Decode(embedded(t, "3.9.1"), Claim{}, unhex(t, "0000001e 00000000 00000000 00000000 00000000 00000000 00000000 00000001 00000000 0000"))
 	if !errors.As(err, &ne) || ne.Why != "" || ne.Release != nil || err.Error() != "ProduceRequest at 0x0018: 10 bytes left after the body (trailing bytes): these bytes may be a response" {
 		t.Errorf("JoinGroupResponse v2 in Kafka 3.9.1: %v", err)
+	}
+	// A request header with a known api key and version and a client id
+	// ("cli"): a body that fails is a body error, no NotRequestError.
+	vote := "00340002 00000007 0003636c69 00 036b77 00000001 02 135f5f636c75737465725f6d65746164617461 02 00000000 00000003 00000002" +
+		"00000000000000000000000000000001 00000000000000000000000000000000 00000003 0000000000000078 01 00 00 00"
+	for _, c := range []struct{ name, hex, err string }{
+		{"VoteRequest v2 with a byte after it", "00000067" + vote + "00", "VoteRequest at 0x006a: 1 bytes left after the body (trailing bytes)"},
+		{"VoteRequest v2 without its last tagged fields", "00000065" + vote[:len(vote)-2], "VoteRequest._tagged_fields at 0x0069: truncated uvarint: need 1 bytes, have 0"},
+		{"MetadataRequest v12 without its tagged fields", "00000011 0003000c 00000007 0003636c69 00 00 01 00", "MetadataRequest._tagged_fields at 0x0015: truncated uvarint: need 1 bytes, have 0"},
+	} {
+		_, err := Decode(s, Claim{}, unhex(t, c.hex))
+		if errors.As(err, &ne) || fmt.Sprint(err) != c.err {
+			t.Errorf("%s:\n got %v\nwant %s", c.name, err, c.err)
+		}
 	}
 	// A body that fails where a cut frame ends is no NotRequestError.
 	if _, err = Decode(embedded(t, "3.9.1"), Claim{}, unhex(t, p0)[:20]); errors.As(err, &ne) || err == nil {

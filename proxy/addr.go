@@ -47,7 +47,8 @@ func (e *AddrError) Unwrap() error { return e.Err }
 // when nil); a host given as an IP address is not looked up. The proxy
 // still dials Upstream by name, so that a broker whose address changes is
 // followed. The error is an *AddrError; its Err is a *ResolveError when
-// the address is well formed but its host does not resolve.
+// the address is well formed but its host does not resolve, a
+// *ListenError when Listen is well formed but cannot be listened on.
 func CheckAddrs(ctx context.Context, o Options, lookup func(ctx context.Context, host string) ([]string, error)) error {
 	if lookup == nil {
 		lookup = net.DefaultResolver.LookupHost
@@ -126,22 +127,39 @@ func checkAddr(ctx context.Context, addr string, listen, resolve bool, lookup fu
 // probeListen listens on addr and closes the listener at once: an
 // address that is not this machine's, or a port in use, fails here rather
 // than when the proxy starts.
+// The error is a *ListenError.
 func probeListen(addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	switch {
 	case err == nil:
 		return ln.Close()
 	case errors.Is(err, syscall.EADDRINUSE):
-		return errors.New("the address is already in use")
+		return &ListenError{Err: errors.New("the address is already in use")}
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
-		return errors.New("not an address of this machine")
+		return &ListenError{Err: errors.New("not an address of this machine")}
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) {
-		return oe.Err
+		return &ListenError{Err: oe.Err}
 	}
-	return err
+	return &ListenError{Err: err}
 }
+
+// ListenError is a Listen address that is well formed but cannot be
+// listened on here: not an address of this machine, a port in use, or
+// another refusal of the system (an *AddrError's Err). It is a fact about
+// the machine, not about the address's form.
+type ListenError struct {
+	// Err says why: "the address is already in use", "not an address of
+	// this machine", or the system's error.
+	Err error
+}
+
+// Error returns Err's text.
+func (e *ListenError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *ListenError) Unwrap() error { return e.Err }
 
 // Advertised is the address RewriteAdvertised writes into responses for
 // the bootstrap listener ("127.0.0.1:19093"); "" without

@@ -65,7 +65,8 @@ func TestCheckAddrs(t *testing.T) {
 			t.Errorf("%+v: error %v, want an *AddrError", c.o, err)
 			continue
 		}
-		if ae.Option != c.option || err.Error() != c.msg {
+		var le *ListenError
+		if ae.Option != c.option || err.Error() != c.msg || errors.As(err, &le) != strings.HasSuffix(c.msg, "not an address of this machine") {
 			t.Errorf("%+v: %s error %q, want %s %q", c.o, ae.Option, err, c.option, c.msg)
 		}
 	}
@@ -94,7 +95,8 @@ func TestCheckAddrsListenInUse(t *testing.T) {
 	addr := ln.Addr().String()
 	err = CheckAddrs(context.Background(), Options{Listen: addr, Upstream: "10.0.0.7:9092"}, nil)
 	var ae *AddrError
-	if !errors.As(err, &ae) || ae.Option != "Listen" || err.Error() != `proxy: Listen address "`+addr+`": the address is already in use` {
+	var le *ListenError
+	if !errors.As(err, &ae) || !errors.As(err, &le) || ae.Option != "Listen" || err.Error() != `proxy: Listen address "`+addr+`": the address is already in use` {
 		t.Errorf("%v", err)
 	}
 }

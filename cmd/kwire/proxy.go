@@ -104,7 +104,9 @@ var proxyLookup func(ctx context.Context, host string) ([]string, error)
 
 // checkProxyAddrs refuses an address that is not host:port or has a port
 // out of range (a usage error naming the flag) or whose host does not
-// resolve (--listen, --upstream: a finding, as a peer call cannot reach).
+// resolve (--listen, --upstream: a finding, as a peer call cannot reach),
+// or a --listen address this machine cannot listen on (in use, not its
+// own: a finding too).
 func checkProxyAddrs(o proxy.Options) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -112,12 +114,13 @@ func checkProxyAddrs(o proxy.Options) error {
 	var (
 		ae *proxy.AddrError
 		re *proxy.ResolveError
+		le *proxy.ListenError
 	)
 	if !errors.As(err, &ae) {
 		return err
 	}
 	err = fmt.Errorf("--%s %q: %v", strings.ToLower(ae.Option), ae.Addr, ae.Err)
-	if errors.As(ae.Err, &re) {
+	if errors.As(ae.Err, &re) || errors.As(ae.Err, &le) {
 		return err
 	}
 	return usageError{Err: err}

@@ -398,13 +398,27 @@ func TestProxyRefusesBadAddressesAtStart(t *testing.T) {
 		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "20005-20001"}, 2, `kwire: --broker-ports: "20005-20001": the first port is after the last (see kwire proxy --help)`},
 		{[]string{"--upstream", "broker-a.internal:9092", "--rewrite-advertised", "--broker-ports", "0-3"}, 2, `kwire: --broker-ports: "0-3": ports are 1-65535 (see kwire proxy --help)`},
 		{[]string{"--upstream", "http://broker-a.internal:9092"}, 2, `kwire: --upstream "http://broker-a.internal:9092": want host:port, not a URL (broker-a.internal:9092)`},
-		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "192.0.2.1:19092"}, 2, `kwire: --listen "192.0.2.1:19092": not an address of this machine`},
+		{[]string{"--upstream", "broker-a.internal:9092", "--listen", "192.0.2.1:19092"}, 1, `kwire: --listen "192.0.2.1:19092": not an address of this machine`},
 		{[]string{"--listen", "127.0.0.1:0"}, 2, `kwire: missing flags: --upstream=HOST:PORT (see kwire proxy --help)`},
 	} {
 		r := kwire(t, append([]string{"proxy"}, c.args...)...)
 		if r.code != c.code || r.stderr != c.want+"\n" || r.stdout != "" {
 			t.Errorf("kwire proxy %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.want)
 		}
+	}
+}
+
+// A --listen port in use is a fact about the machine: exit 1.
+func TestProxyListenInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	r := kwire(t, "proxy", "--listen", addr, "--upstream", "10.0.0.7:9092")
+	if want := "kwire: --listen \"" + addr + "\": the address is already in use\n"; r.code != 1 || r.stderr != want || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", r.code, r.stdout, r.stderr, want)
 	}
 }
 

@@ -14,7 +14,9 @@
 // (hexdump, od and xxd -a squeezing repeated lines) repeats the line before
 // up to the next offset. Text that is not such a dump is read as plain hex.
 // Lines that all start with the same blanks, or with "> " (a quoted mail),
-// are read without them.
+// are read without them. A C array as xxd -i writes it ("unsigned char
+// x[] = { 0x00, 0x01 };" and "unsigned int x_len = 2;") is read as the
+// plain hex between its braces, checked against x_len when present.
 //
 // Dumps of 2- or 4-byte words are refused, naming what they are: od -x, od
 // -tx2, od's default octal words and hexdump without -C write words in the
@@ -27,6 +29,7 @@ package hexdump
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -56,6 +59,9 @@ func (e *SyntaxError) Error() string {
 // optional 0x prefix on each run of digits. Empty text (or white space) is
 // no bytes. The error is a *SyntaxError.
 func Parse(text []byte) ([]byte, error) {
+	if out, ok, err := cArray(string(text)); ok {
+		return out, err
+	}
 	lines := dedent(splitLines(string(text)))
 	if d, ok, err := dump(lines); ok || err != nil {
 		return d, err
@@ -70,6 +76,9 @@ func Parse(text []byte) ([]byte, error) {
 func LooksLikeHex(b []byte) bool {
 	if !utf8.Valid(b) {
 		return false
+	}
+	if cArrayRE.Match(b) {
+		return true
 	}
 	digits, other := 0, 0
 	for _, r := range string(b) {
@@ -713,4 +722,39 @@ func abs(n int64) int64 {
 		return -n
 	}
 	return n
+}
+
+// cArrayRE matches the C array of xxd -i: group 1 the array's name, group
+// 2 the text between the braces, groups 3 and 4 the length variable's name
+// and value (when present).
+var cArrayRE = regexp.MustCompile(`^\s*(?:static\s+)?(?:const\s+)?unsigned\s+char\s+([A-Za-z_]\w*)\s*\[\s*\d*\s*\]\s*=\s*\{([^{}]*)\}\s*;\s*(?:(?:static\s+)?(?:const\s+)?unsigned\s+int\s+([A-Za-z_]\w*)\s*=\s*(\d+)\s*;\s*)?$`)
+
+// cArray reads text as xxd -i's C array: ok reports that it is one, out
+// holds the bytes between the braces (as plain hex), and the error is a
+// *SyntaxError when they do not read or when "NAME_len = N" says another
+// count. Positions in errors are those of text.
+func cArray(text string) (out []byte, ok bool, err error) {
+	m := cArrayRE.FindStringSubmatchIndex(text)
+	if m == nil || m[6] >= 0 && text[m[6]:m[7]] != text[m[2]:m[3]]+"_len" {
+		return nil, false, nil
+	}
+	// Blank out all but the text between the braces, keeping line breaks
+	// and columns.
+	masked := []byte(text)
+	for i := range masked {
+		if (i < m[4] || i >= m[5]) && masked[i] != '\n' && masked[i] != '\r' {
+			masked[i] = ' '
+		}
+	}
+	out, err = plain(splitLines(string(masked)))
+	if err != nil || m[8] < 0 {
+		return out, true, err
+	}
+	if n, perr := strconv.Atoi(text[m[8]:m[9]]); perr != nil || n != len(out) {
+		ls := splitLines(text)
+		at := strings.Count(text[:m[8]], "\n")
+		lineStart := strings.LastIndexByte(text[:m[8]], '\n') + 1
+		return nil, true, errAt(ls[at], m[8]-lineStart, "%s says %s bytes, the array holds %d", text[m[6]:m[7]], text[m[8]:m[9]], len(out))
+	}
+	return out, true, nil
 }

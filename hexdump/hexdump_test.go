@@ -21,6 +21,7 @@ import (
 //	od -Ax -tx1 F > F.od-Ax; od -tx1 F > F.od-octal; od -Ad -tx1 F > F.od-Ad
 //	od -An -tx1 -v F > F.od-An-v; od -An -tx1 F > F.od-An (squeezed)
 //	kwire decode F | sed -n '/^       0  1/,/^$/p' > F.kwire (the byte grid)
+//	xxd -i F > F.xxd-i (a C array)
 //
 // F.wireshark is Wireshark's "Copy as Hex Dump" layout written out: a
 // 4-digit offset, three spaces, 16 bytes padded to 47 columns, three
@@ -52,12 +53,30 @@ func TestParseDumps(t *testing.T) {
 		}
 		n++
 	}
-	if n != 17 {
-		t.Errorf("%d dumps read, want 17", n)
+	if n != 19 {
+		t.Errorf("%d dumps read, want 19", n)
 	}
 }
 
 // kwire's byte grid as the page shows it, title line and all.
+// xxd -i's C array, with or without its x_len line and with no bytes.
+func TestParseCArray(t *testing.T) {
+	for in, want := range map[string]string{
+		"unsigned char x[] = {\n  0x00, 0x34, 0xAB\n};\nunsigned int x_len = 3;\n": "0034ab",
+		"unsigned char x[] = { 0x00, 0x01 };":                                      "0001",
+		"static const unsigned char blob[4] = {0x00,0x01,0x02,0x03};\r\n":          "00010203",
+		"unsigned char x[] = {\n};\nunsigned int x_len = 0;\n":                     "",
+	} {
+		got, err := Parse([]byte(in))
+		if err != nil || hex.EncodeToString(got) != want {
+			t.Errorf("Parse(%q) = %x, %v; want %s", in, got, err, want)
+		}
+		if !LooksLikeHex([]byte(in)) {
+			t.Errorf("LooksLikeHex(%q) is false", in)
+		}
+	}
+}
+
 func TestParseKwireGridWithTitle(t *testing.T) {
 	grid, err := os.ReadFile("testdata/vote.kwire")
 	if err != nil {
@@ -132,6 +151,10 @@ func TestParseErrors(t *testing.T) {
 		{"00000000: 0000 004f 0034 0002 0000 0000 0000 0001  ...O.4..........\n" +
 			"00000020: 0000 00                                  ...\n", 2, 1, "offset 00000020 is not offset 00000000 plus the bytes of line 1"},
 		{"0000  00 00  ..\n*\n", 2, 1, `a "*" line needs an offset line after it`},
+		// xxd -i's C array: a typo between the braces, a count that
+		// x_len does not say.
+		{"unsigned char x[] = {\n  0x00, 0x0g\n};\nunsigned int x_len = 2;\n", 2, 12, `"g" is not a hex digit`},
+		{"unsigned char x[] = {\n  0x00, 0x01, 0x02\n};\nunsigned int x_len = 2;\n", 4, 22, "x_len says 2 bytes, the array holds 3"},
 	} {
 		_, err := Parse([]byte(c.in))
 		var se *SyntaxError

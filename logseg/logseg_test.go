@@ -151,6 +151,17 @@ func TestFindingsSayWhatAFileHeld(t *testing.T) {
 			t.Errorf("%s (walked %v):\n got %q\nwant %q", c.name, c.walked, got, c.want)
 		}
 	}
+	// Empty standard input is named as such, by Read and ReadWhole.
+	o := logseg.Options{Stdin: strings.NewReader("")}
+	sum, err := logseg.Read("-", o, func(*logseg.Window) error { return nil })
+	if ps := sum.Findings(false); err != nil || !sum.Stdin || len(ps) != 1 || ps[0].Notice || ps[0].String() != "standard input is empty: no record batches" {
+		t.Errorf("empty standard input: %v, %v", ps, err)
+	}
+	o.Stdin = strings.NewReader("")
+	_, sum, err = logseg.ReadWhole("-", o)
+	if ps := sum.Findings(true); err != nil || !sum.Stdin || len(ps) != 1 || ps[0].Notice || ps[0].String() != "standard input is empty: no record batches" {
+		t.Errorf("empty standard input, whole: %v, %v", ps, err)
+	}
 	src := logseg.Source{Path: dir, Dir: true, Files: []string{"a", "b"}}
 	if ps := src.Findings(0); len(ps) != 1 || ps[0].Notice || ps[0].String() != "no record batch in its 2 files (*.log, *.checkpoint)" {
 		t.Errorf("directory without batches: %v", ps)

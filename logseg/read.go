@@ -127,6 +127,8 @@ type Summary struct {
 	// NotLog is set when the file was not read because its name says what
 	// else it is (NotLog's text).
 	NotLog string
+	// Stdin is set when the bytes came from standard input (the path "-").
+	Stdin bool
 }
 
 // Problem is a problem of a log file at byte Off of the file (which may
@@ -204,8 +206,10 @@ func fileProblem(msg string, notice bool) Problem {
 // Findings are the problems to report of a file whose Summary s is: its
 // Problems, and what the file held when it held no record batch. A file
 // that NotLog names is an error ("an offset index (*.index), not a log
-// segment (*.log) or a KRaft snapshot (*.checkpoint)"). An empty file is an
-// error ("empty file: no record batches"), or a notice when walked is set
+// segment (*.log) or a KRaft snapshot (*.checkpoint)"). Empty standard
+// input is an error ("standard input is empty: no record batches"). An
+// empty file is an error ("empty file: no record batches"), or a notice
+// when walked is set
 // (the file was found in a directory, where a broker's newly rolled
 // segment is empty). A file with bytes and no batch is an error "no record
 // batch at offset 0: …" naming the first problem (random bytes, a file
@@ -218,6 +222,8 @@ func (s Summary) Findings(walked bool) []Problem {
 	switch {
 	case s.NotLog != "":
 		return []Problem{fileProblem(s.NotLog+", not a log segment (*.log) or a KRaft snapshot (*.checkpoint)", false)}
+	case s.Size == 0 && s.Stdin:
+		return []Problem{fileProblem("standard input is empty: no record batches", false)}
 	case s.Size == 0:
 		return []Problem{fileProblem("empty file: no record batches", walked)}
 	case s.Batches > 0:
@@ -249,7 +255,9 @@ func Read(path string, o Options, fn func(w *Window) error) (Summary, error) {
 		if o.Stdin == nil {
 			return Summary{}, errors.New("-: no standard input to read")
 		}
-		return ReadFrom(o.Stdin, path, o, fn)
+		s, err := ReadFrom(o.Stdin, path, o, fn)
+		s.Stdin = true
+		return s, err
 	}
 	if what := NotLog(path); what != "" {
 		return Summary{NotLog: what}, nil
@@ -395,7 +403,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 		ro.Metadata = true
 		t = records.Decode(data, ro)
 	}
-	s := Summary{Size: int64(len(data)), Batches: entries(t)}
+	s := Summary{Size: int64(len(data)), Batches: entries(t), Stdin: path == "-"}
 	for _, p := range t.Problems {
 		s.Problems = append(s.Problems, Problem{Problem: p, Off: int64(p.Off)})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/progress"
 	"github.com/kwire/kwire/logseg"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -173,6 +175,9 @@ func (a *app) logWindow(w *logseg.Window, c *logCmd, rng offsetRange, values ren
 	buf := []byte(*header)
 	for i := range w.Batches {
 		b := &w.Batches[i]
+		if c.Offset != "" && !slices.ContainsFunc(b.Records, func(r records.LogRecord) bool { return rng.has(r.Offset) }) {
+			continue // no record in --offset's range: not the batch's line either
+		}
 		if c.Format == "text" && c.Type == "" {
 			buf = append(append(buf, logseg.BatchText(b)...), '\n')
 		}

@@ -241,9 +241,9 @@ func (e *FrameError) Error() string {
 	case e.Size < 0:
 		s = fmt.Sprintf("frame size at 0x0000: %d is negative", e.Size)
 	case e.Size > int64(e.Limit):
-		s = fmt.Sprintf("frame size at 0x0000: %d is over the limit of %d bytes", e.Size, e.Limit)
+		s = fmt.Sprintf("frame size at 0x0000: %d is over the limit of %s", e.Size, wire.Bytes(e.Limit))
 	default:
-		s = fmt.Sprintf("frame size at 0x0000: says %d bytes follow, have %d", e.Size, e.Have)
+		s = fmt.Sprintf("frame size at 0x0000: says %s follow, have %d", wire.Bytes(e.Size), e.Have)
 	}
 	if e.Hint != "" {
 		s += " (" + e.Hint + ")"
@@ -462,7 +462,7 @@ type truncatedError struct {
 }
 
 func (e *truncatedError) Error() string {
-	return fmt.Sprintf("%v (truncated frame: the size prefix says %d bytes follow, %d are present)", e.err, e.frame.Size, e.frame.Have)
+	return fmt.Sprintf("%v (truncated frame: the size prefix says %s follow, %d are present)", e.err, wire.Bytes(e.frame.Size), e.frame.Have)
 }
 
 func (e *truncatedError) Unwrap() []error { return []error{e.err, e.frame} }
@@ -494,12 +494,12 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 	if rest := d.r.Remaining(); rest > 0 {
 		// Show the bytes, then report them.
 		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refTrailing, Off: int32(d.r.Off), Size: int32(rest), DOff: int32(d.r.Off), DLen: int32(rest)})
-		err = &trailingError{&wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%d bytes left after the body (%v)", rest, ErrTrailing)}}
+		err = &trailingError{&wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%s left after the body (%v)", wire.Bytes(rest), ErrTrailing)}}
 		d.r.Off = len(d.r.Buf)
 	}
 	d.closeTree(refAfterFrame)
 	if err == nil && after > 0 {
-		err = &trailingError{&wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%d byte%s after the frame (%v)", after, map[bool]string{true: "s"}[after != 1], ErrTrailing)}}
+		err = &trailingError{&wire.Error{Offset: len(d.r.Buf), Msg: fmt.Sprintf("%s after the frame (%v)", wire.Bytes(after), ErrTrailing)}}
 	}
 	return err
 }

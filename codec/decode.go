@@ -220,7 +220,7 @@ func (d *decoder) scalar(k spec.Kind, w tree.Wire, nullable bool) tree.Node {
 			return n
 		}
 		if ln > int64(d.r.Remaining()) {
-			d.r.FailShort(d.r.Off, int(ln), d.r.Remaining(), fmt.Sprintf("length %d: need %d bytes, have %d", ln, ln, d.r.Remaining()))
+			d.r.FailShort(d.r.Off, int(ln), d.r.Remaining(), fmt.Sprintf("length %d: need %s, have %d", ln, wire.Bytes(ln), d.r.Remaining()))
 			return n
 		}
 		n.DOff, n.DLen = int32(d.r.Off), int32(ln)
@@ -279,7 +279,7 @@ func (d *decoder) array(fp *fplan) {
 		minSize = int64(fs)
 	}
 	if count*minSize > int64(d.r.Remaining()) {
-		d.fail(off, "array of %d elements cannot fit in the %d bytes that remain", count, d.r.Remaining())
+		d.fail(off, "array of %d elements cannot fit in the %s that remain", count, wire.Bytes(d.r.Remaining()))
 		d.close()
 		return
 	}
@@ -381,7 +381,7 @@ func (d *decoder) records(fp *fplan) {
 			d.b.T.Nodes[ri].Null = true
 		}
 	case ln > int64(d.r.Remaining()):
-		d.r.FailShort(d.r.Off, int(ln), d.r.Remaining(), fmt.Sprintf("records of %d bytes: need %d bytes, have %d", ln, ln, d.r.Remaining()))
+		d.r.FailShort(d.r.Off, int(ln), d.r.Remaining(), fmt.Sprintf("records of %s: need %s, have %d", wire.Bytes(ln), wire.Bytes(ln), d.r.Remaining()))
 		d.r.SetPath(pathString(d.path))
 	default:
 		start := d.r.Off
@@ -406,7 +406,7 @@ func (d *decoder) tagSection(p *plan) {
 		return
 	}
 	if int64(count) > int64(d.r.Remaining()) {
-		d.fail(off, "%d tagged fields cannot fit in the %d bytes that remain", count, d.r.Remaining())
+		d.fail(off, "%d tagged fields cannot fit in the %s that remain", count, wire.Bytes(d.r.Remaining()))
 		return
 	}
 	d.b.Open(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: int32(off), Num: int64(count)})
@@ -431,7 +431,7 @@ func (d *decoder) tagSection(p *plan) {
 		}
 		prev = int64(tag)
 		if int64(size) > int64(d.r.Remaining()) {
-			d.r.FailShort(toff, int(size), d.r.Remaining(), fmt.Sprintf("tag %d: size %d: need %d bytes, have %d", tag, size, size, d.r.Remaining()))
+			d.r.FailShort(toff, int(size), d.r.Remaining(), fmt.Sprintf("tag %d: size %d: need %s, have %d", tag, size, wire.Bytes(size), d.r.Remaining()))
 			d.r.SetPath(pathString(d.path))
 			break
 		}
@@ -479,7 +479,7 @@ func (d *decoder) tagSection(p *plan) {
 		d.r.Buf = full
 		if !d.failed() && d.r.Off != soff+int(size) {
 			if d.strict {
-				d.fail(eoff, "tag %d (%s): size says %d bytes, the value used %d", tag, fp.f.Name, size, d.r.Off-soff)
+				d.fail(eoff, "tag %d (%s): size says %s, the value used %d", tag, fp.f.Name, wire.Bytes(size), d.r.Off-soff)
 			} else {
 				d.b.T.Nodes[ti].Flags |= tree.FlagSizeMismatch
 			}

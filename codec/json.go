@@ -33,6 +33,7 @@ import (
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 // RecordsMode says how ToJSON writes a records field.
@@ -1106,7 +1107,7 @@ func (r *jsonReader) recordsSize(f *spec.Field, built bool, s int32) error {
 	case n.Null:
 		return r.errAt(s, "%d, but the records are null", size)
 	case size != int64(n.DLen):
-		return r.errAt(s, "%d, but the records hold %d bytes", size, n.DLen)
+		return r.errAt(s, "%d, but the records hold %s", size, wire.Bytes(n.DLen))
 	}
 	return nil
 }

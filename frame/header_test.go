@@ -132,11 +132,11 @@ func TestHeaderErrors(t *testing.T) {
 		{"correlation id past the size prefix", "00000006 0003 0001 00000001", 1, true, "RequestHeader at 0x0008: need 4 bytes, have 2", 4, 2},
 		{"client id cut short", "0000000d 0003 0001 00000001 0005 616263", 1, true, "RequestHeader.ClientId at 0x000c: need 7 bytes, have 5", 7, 5},
 		{"client id length -2", "0000000a 0003 0001 00000001 fffe", 1, true, "RequestHeader.ClientId at 0x000c: string length -2 is negative", 0, 0},
-		{"tags missing", "0000000a 0012 0003 00000001 0000", 2, true, "RequestHeader._tagged_fields at 0x000e: truncated uvarint: need 1 bytes, have 0", 1, 0},
+		{"tags missing", "0000000a 0012 0003 00000001 0000", 2, true, "RequestHeader._tagged_fields at 0x000e: truncated uvarint: need 1 byte, have 0", 1, 0},
 		{"tag data cut short", "0000000e 0012 0003 00000001 0000 01 00 05 61", 2, true, "RequestHeader._tagged_fields at 0x0011: need 5 bytes, have 1", 5, 1},
 		{"header version 3", "00000008 0012 0003 00000001", 3, true, "RequestHeader at 0x0004: request header version 3 does not exist (0-2)", 0, 0},
 		{"response correlation id cut short", "00000002 0000", 0, false, "ResponseHeader.CorrelationId at 0x0004: need 4 bytes, have 2", 4, 2},
-		{"response tags missing", "00000004 00000001", 1, false, "ResponseHeader._tagged_fields at 0x0008: truncated uvarint: need 1 bytes, have 0", 1, 0},
+		{"response tags missing", "00000004 00000001", 1, false, "ResponseHeader._tagged_fields at 0x0008: truncated uvarint: need 1 byte, have 0", 1, 0},
 		{"response header version 2", "00000004 00000001", 2, false, "ResponseHeader at 0x0004: response header version 2 does not exist (0-1)", 0, 0},
 	}
 	for _, c := range cases {

@@ -146,6 +146,9 @@ func TestFindingsSayWhatAFileHeld(t *testing.T) {
 		// A broker appending: a batch, then the start of the next.
 		{"tail.log", append(append([]byte{}, b...), b[:20]...), false, "notice: tail.log[1] at 0x0045: partial batch: batchLength 57, 8 bytes present\n"},
 		{"good.log", b, false, ""},
+		// Counts of one byte are singular.
+		{"one.log", append(append([]byte{}, b...), 0), false, "notice: one.log[1] at 0x0045: partial batch: 1 byte, too short for a batch header\n"},
+		{"onejunk.log", append([]byte("x"), b...), false, "error: onejunk.log[0] at 0x0000: batchLength 117440512, but a batch starts 1 byte after this one: 1 byte skipped from 0x0000 to 0x0001\n"},
 	} {
 		if got := findings(t, writeFile(t, dir, c.name, c.data), c.walked); got != c.want {
 			t.Errorf("%s (walked %v):\n got %q\nwant %q", c.name, c.walked, got, c.want)

@@ -14,6 +14,8 @@ import (
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/kwire/kwire/wire"
 )
 
 // errTooLarge says a payload decompresses past its limit.
@@ -116,7 +118,7 @@ func unsnappy(dst, payload []byte, limit int64) ([]byte, error) {
 		}
 		n := int64(int32(binary.BigEndian.Uint32(p)))
 		if n < 0 || n > int64(len(p)-4) {
-			return dst, fmt.Errorf("xerial chunk at +%d: length %d, %d bytes remain", at, n, len(p)-4)
+			return dst, fmt.Errorf("xerial chunk at +%d: length %d, %s remain", at, n, wire.Bytes(len(p)-4))
 		}
 		var err error
 		dst, err = snappyBlock(dst, p[4:4+n], limit-int64(len(dst)-start))

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 // legacy appends a magic 0 or 1 message (LegacyRecord): its fixed header,
@@ -74,7 +75,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 		}
 		if n > int64(len(msg)-p-4) {
 			i := d.raw(a, refUndecoded, off+int32(p), len(msg)-p)
-			d.problem(a, i, off+int32(p), pathName(path, name), fmt.Sprintf("%s length %d: only %d bytes remain in the message", name, n, len(msg)-p-4))
+			d.problem(a, i, off+int32(p), pathName(path, name), fmt.Sprintf("%s length %d: only %s remain in the message", name, n, wire.Bytes(len(msg)-p-4)))
 			b.Close(off + int32(len(msg)))
 			return
 		}
@@ -88,7 +89,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 	}
 	if p < len(msg) {
 		i := d.raw(a, refLegacyExtra, off+int32(p), len(msg)-p)
-		d.problem(a, i, off+int32(p), path, fmt.Sprintf("%d bytes after the value that messageSize counts", len(msg)-p))
+		d.problem(a, i, off+int32(p), path, fmt.Sprintf("%s after the value that messageSize counts", wire.Bytes(len(msg)-p)))
 	}
 	b.Close(off + int32(len(msg)))
 }

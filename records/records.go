@@ -437,7 +437,7 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 	if len(rest) >= logOverhead && allZero(rest) {
 		// (Fewer zero bytes could be the baseOffset 0 of a cut batch.)
 		i := d.raw(a, refZeros, off, len(rest))
-		d.report(a, i, off, path, fmt.Sprintf("%d zero bytes from %s to the end", len(rest), d.at(a, off)), d.o.Preallocated && !a.virtual)
+		d.report(a, i, off, path, fmt.Sprintf("%s from %s to the end", zeroBytes(len(rest)), d.at(a, off)), d.o.Preallocated && !a.virtual)
 		return len(data)
 	}
 	next := nextEntry(data, pos+1)
@@ -461,9 +461,9 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 	}
 	skipped := data[pos:end]
 	i := d.raw(a, refSkipped, off, len(skipped))
-	msg := fmt.Sprintf("%d zero bytes from %s to %s", len(skipped), d.at(a, off), to)
+	msg := fmt.Sprintf("%s from %s to %s", zeroBytes(len(skipped)), d.at(a, off), to)
 	if !allZero(skipped) {
-		msg = fmt.Sprintf("%s: %d bytes skipped from %s to %s", notBatch(rest, len(skipped), next >= 0), len(skipped), d.at(a, off), to)
+		msg = fmt.Sprintf("%s: %s skipped from %s to %s", notBatch(rest, len(skipped), next >= 0), wire.Bytes(len(skipped)), d.at(a, off), to)
 	}
 	d.problem(a, i, off, path, msg)
 	return end
@@ -486,10 +486,10 @@ func (d *decoder) at(a area, off int32) string {
 // compression.
 func partialBatch(rest []byte) (string, bool) {
 	if len(rest) < logOverhead {
-		return fmt.Sprintf("partial batch: %d bytes, too short for a batch header", len(rest)), true
+		return fmt.Sprintf("partial batch: %s, too short for a batch header", wire.Bytes(len(rest))), true
 	}
 	length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
-	msg := fmt.Sprintf("partial batch: batchLength %d, %d bytes present", length, len(rest)-logOverhead)
+	msg := fmt.Sprintf("partial batch: batchLength %d, %s present", length, wire.Bytes(len(rest)-logOverhead))
 	if length < legacyMinV0 || length > MaxBatchLength {
 		return "", false
 	}
@@ -515,7 +515,7 @@ func partialBatch(rest []byte) (string, bool) {
 // an entry; next is set when a whole entry follows them.
 func notBatch(rest []byte, n int, next bool) string {
 	if len(rest) < logOverhead {
-		return fmt.Sprintf("%d bytes, too short for a batch header", len(rest))
+		return fmt.Sprintf("%s, too short for a batch header", wire.Bytes(len(rest)))
 	}
 	length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
 	if len(rest) >= EntryHeader {
@@ -533,7 +533,7 @@ func notBatch(rest []byte, n int, next bool) string {
 	}
 	switch {
 	case next:
-		return fmt.Sprintf("batchLength %d, but a batch starts %d bytes after this one", length, n)
+		return fmt.Sprintf("batchLength %d, but a batch starts %s after this one", length, wire.Bytes(n))
 	case length < 0:
 		return fmt.Sprintf("batchLength %d is negative", length)
 	case length < legacyMinV0:
@@ -694,7 +694,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	}
 	if pos < len(body) {
 		i := d.raw(a, refExtra, base+int32(pos), len(body)-pos)
-		d.problem(a, i, base+int32(pos), path, fmt.Sprintf("%d bytes after the %d records the batch counts (recordsCount does not match)", len(body)-pos, count))
+		d.problem(a, i, base+int32(pos), path, fmt.Sprintf("%s after the %d records the batch counts (recordsCount does not match)", wire.Bytes(len(body)-pos), count))
 	}
 	return n
 }
@@ -715,7 +715,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 		case length < 0:
 			msg = fmt.Sprintf("record length %d is negative", length)
 		default:
-			msg = fmt.Sprintf("record length %d: only %d bytes remain", length, r.Remaining())
+			msg = fmt.Sprintf("record length %d: only %s remain", length, wire.Bytes(r.Remaining()))
 		}
 		i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
 		d.problem(a, i, base+int32(pos), recordPath(path, k), msg+": the rest of the records is not decoded")
@@ -733,7 +733,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 		}
 	} else if rd.sub.Off != end {
 		i := d.raw(a, refRecordExtra, base+int32(rd.sub.Off), end-rd.sub.Off)
-		d.problem(a, i, base+int32(rd.sub.Off), recordPath(path, k), fmt.Sprintf("the record's length says %d bytes, its fields use %d", length, rd.sub.Off-(end-int(length))))
+		d.problem(a, i, base+int32(rd.sub.Off), recordPath(path, k), fmt.Sprintf("the record's length says %s, its fields use %d", wire.Bytes(length), rd.sub.Off-(end-int(length))))
 	}
 	b.Close(base + int32(end))
 	return end, true
@@ -859,7 +859,7 @@ func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, null
 		return nil, true
 	}
 	if int(n) > rd.sub.Remaining() {
-		rd.fail(s, fieldName(ref, name, idx), fmt.Sprintf("length %d: only %d bytes remain in the record", n, rd.sub.Remaining()))
+		rd.fail(s, fieldName(ref, name, idx), fmt.Sprintf("length %d: only %s remain in the record", n, wire.Bytes(rd.sub.Remaining())))
 		return nil, false
 	}
 	lenEnd := rd.sub.Off
@@ -929,7 +929,7 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	}
 	if int(hc) > rd.sub.Remaining() {
 		// Each header takes at least one byte (its key length).
-		rd.fail(s, "headersCount", fmt.Sprintf("%d headers cannot fit in the %d bytes that remain in the record", hc, rd.sub.Remaining()))
+		rd.fail(s, "headersCount", fmt.Sprintf("%d headers cannot fit in the %s that remain in the record", hc, wire.Bytes(rd.sub.Remaining())))
 		return
 	}
 	d.b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refHeadersCount, Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), Num: int64(hc), Flags: rd.a.flags()})
@@ -951,5 +951,13 @@ func errText(e *wire.Error) string {
 	if e.Msg != "" {
 		return e.Msg
 	}
-	return fmt.Sprintf("need %d bytes, have %d", e.Need, e.Have)
+	return fmt.Sprintf("need %s, have %d", wire.Bytes(e.Need), e.Have)
+}
+
+// zeroBytes is "N zero bytes", singular for one.
+func zeroBytes(n int) string {
+	if n == 1 {
+		return "1 zero byte"
+	}
+	return fmt.Sprintf("%d zero bytes", n)
 }

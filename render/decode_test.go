@@ -154,9 +154,9 @@ func TestDecodeResponseAsRequest(t *testing.T) {
 	vote := "00340002 00000007 0003636c69 00 036b77 00000001 02 135f5f636c75737465725f6d65746164617461 02 00000000 00000003 00000002" +
 		"00000000000000000000000000000001 00000000000000000000000000000000 00000003 0000000000000078 01 00 00 00"
 	for _, c := range []struct{ name, hex, err string }{
-		{"VoteRequest v2 with a byte after it", "00000067" + vote + "00", "VoteRequest at 0x006a: 1 bytes left after the body (trailing bytes)"},
-		{"VoteRequest v2 without its last tagged fields", "00000065" + vote[:len(vote)-2], "VoteRequest._tagged_fields at 0x0069: truncated uvarint: need 1 bytes, have 0"},
-		{"MetadataRequest v12 without its tagged fields", "00000011 0003000c 00000007 0003636c69 00 00 01 00", "MetadataRequest._tagged_fields at 0x0015: truncated uvarint: need 1 bytes, have 0"},
+		{"VoteRequest v2 with a byte after it", "00000067" + vote + "00", "VoteRequest at 0x006a: 1 byte left after the body (trailing bytes)"},
+		{"VoteRequest v2 without its last tagged fields", "00000065" + vote[:len(vote)-2], "VoteRequest._tagged_fields at 0x0069: truncated uvarint: need 1 byte, have 0"},
+		{"MetadataRequest v12 without its tagged fields", "00000011 0003000c 00000007 0003636c69 00 00 01 00", "MetadataRequest._tagged_fields at 0x0015: truncated uvarint: need 1 byte, have 0"},
 	} {
 		_, err := Decode(s, Claim{}, unhex(t, c.hex))
 		if errors.As(err, &ne) || fmt.Sprint(err) != c.err {

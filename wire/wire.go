@@ -104,7 +104,8 @@ type Error struct {
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Error renders "path at 0xOFFS: need N bytes, have M" or the message.
+// Error renders "path at 0xOFFS: need N bytes, have M" ("need 1 byte") or
+// the message.
 func (e *Error) Error() string {
 	where := e.Path
 	if where == "" {
@@ -113,7 +114,16 @@ func (e *Error) Error() string {
 	if e.Msg != "" {
 		return fmt.Sprintf("%s at 0x%04x: %s", where, e.Offset, e.Msg)
 	}
-	return fmt.Sprintf("%s at 0x%04x: need %d bytes, have %d", where, e.Offset, e.Need, e.Have)
+	return fmt.Sprintf("%s at 0x%04x: need %s, have %d", where, e.Offset, Bytes(e.Need), e.Have)
+}
+
+// Bytes is n with its unit, singular for one: "1 byte", "0 bytes", "5
+// bytes" — for messages about byte counts.
+func Bytes[N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint32 | ~uint64](n N) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Reader reads big-endian Kafka primitives from Buf, starting at Off. The
@@ -266,7 +276,7 @@ func (r *Reader) Uvarint() uint32 {
 	var v uint32
 	for i := 0; i < MaxUvarintLen32; i++ {
 		if r.Off >= len(r.Buf) {
-			r.err = &Error{Offset: start, Need: i + 1, Have: i, Msg: fmt.Sprintf("truncated uvarint: need %d bytes, have %d", i+1, i)}
+			r.err = &Error{Offset: start, Need: i + 1, Have: i, Msg: fmt.Sprintf("truncated uvarint: need %s, have %d", Bytes(i+1), i)}
 			r.Off = start
 			return 0
 		}
@@ -291,7 +301,7 @@ func (r *Reader) Uvarint64() uint64 {
 	var v uint64
 	for i := 0; i < MaxVarintLen64; i++ {
 		if r.Off >= len(r.Buf) {
-			r.err = &Error{Offset: start, Need: i + 1, Have: i, Msg: fmt.Sprintf("truncated varlong: need %d bytes, have %d", i+1, i)}
+			r.err = &Error{Offset: start, Need: i + 1, Have: i, Msg: fmt.Sprintf("truncated varlong: need %s, have %d", Bytes(i+1), i)}
 			r.Off = start
 			return 0
 		}

@@ -192,7 +192,7 @@ func TestVarintErrors(t *testing.T) {
 		{"varint of six bytes is too long", "ffffffffff01", 0, func(r *wire.Reader) { r.Varint() }, 0, "varint too long: more than 5 bytes"},
 		{"uvarint 80 80 then end is truncated", "8080", 0, func(r *wire.Reader) { r.Uvarint() }, 0, "truncated uvarint: need 3 bytes, have 2"},
 		{"uvarint of six bytes is too long", "ffffffffff01", 0, func(r *wire.Reader) { r.Uvarint() }, 0, "uvarint too long: more than 5 bytes"},
-		{"uvarint at the end of input", "", 0, func(r *wire.Reader) { r.Uvarint() }, 0, "truncated uvarint: need 1 bytes, have 0"},
+		{"uvarint at the end of input", "", 0, func(r *wire.Reader) { r.Uvarint() }, 0, "truncated uvarint: need 1 byte, have 0"},
 		{"varint failure offset is where the varint starts", "aabb80", 2, func(r *wire.Reader) { r.Varint() }, 2, "truncated varint: need 2 bytes, have 1"},
 		{"varlong of eleven bytes is too long", "ffffffffffffffffffff01", 0, func(r *wire.Reader) { r.Varlong() }, 0, "varlong too long: more than 10 bytes"},
 		{"varlong truncated", "01ff", 1, func(r *wire.Reader) { r.Varlong() }, 1, "truncated varlong: need 2 bytes, have 1"},
@@ -368,5 +368,21 @@ func TestMixedSequence(t *testing.T) {
 	b = wire.AppendInt16(b, 42)
 	if hex.EncodeToString(b) != "04616263002a" {
 		t.Errorf("wrote %x", b)
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int]string{0: "0 bytes", 1: "1 byte", 2: "2 bytes", -1: "-1 bytes", 1 << 20: "1048576 bytes"} {
+		if got := wire.Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := wire.Bytes(int32(1)); got != "1 byte" {
+		t.Errorf("Bytes(int32(1)) = %q", got)
+	}
+	// A truncation error of one byte is singular.
+	e := &wire.Error{Offset: 3, Path: "X.Y", Need: 1, Have: 0}
+	if got := e.Error(); got != "X.Y at 0x0003: need 1 byte, have 0" {
+		t.Errorf("Error() = %q", got)
 	}
 }

@@ -338,7 +338,7 @@ func TestCallResponseThatDoesNotDecode(t *testing.T) {
 		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 		return b
 	})
-	const want = ")\nkwire: VoteResponse._tagged_fields at 0x000c: truncated uvarint: need 1 bytes, have 0\n"
+	const want = ")\nkwire: VoteResponse._tagged_fields at 0x000c: truncated uvarint: need 1 byte, have 0\n"
 	for _, format := range []string{"text", "page"} {
 		r := kwire(t, "call", "--bootstrap", addr, "Vote", "--format", format)
 		<-got

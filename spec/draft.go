@@ -413,7 +413,7 @@ func (s *scanner) commentEnd(i int) int {
 	what := excerpt(bytes.TrimRight(s.src[k:e], " \t\r"), 40)
 	at := s.pos(k)
 	e2 := s.report(SeverityError, i, "comment-swallows", "the line breaks after the comment were lost, as when a spec is copied from a web page",
-		"this // comment runs to the end of its line and swallows the spec text after it, from %d:%d to the end of the line (%d bytes): %s", at.Line, at.Col, e-k, what)
+		"this // comment runs to the end of its line and swallows the spec text after it, from %d:%d to the end of the line (%d %s): %s", at.Line, at.Col, e-k, plural(e-k, "byte", "bytes"), what)
 	// The fix restores the line breaks: each comment on a line of its
 	// own, and the spec text on the next, indented as the comment's line.
 	ls := s.lines[s.pos(i).Line-1]
@@ -465,7 +465,7 @@ func (s *scanner) topComment(i, e int) int {
 	line := e - k
 	what := excerpt(bytes.TrimRight(src[k:e], " \t\r"), 40)
 	err := s.report(SeverityError, last, "comment-swallows", "the line breaks after the comment were lost, as when a spec is copied from a web page",
-		"this // comment runs to the end of its line and swallows the spec object after it, from %d:%d to the end of the line (%d bytes): %s", at.Line, at.Col, line, what)
+		"this // comment runs to the end of its line and swallows the spec object after it, from %d:%d to the end of the line (%d %s): %s", at.Line, at.Col, line, plural(line, "byte", "bytes"), what)
 	b := s.blankBefore(k, last)
 	s.d.fixes = append(s.d.fixes, &Fix{Pos: err.Pos, Rule: err.Rule, Desc: "restored the line break before the object's '{'", Edits: []Edit{{Off: b, End: k, New: "\n"}}, Problem: err})
 	return s.cuts[i]

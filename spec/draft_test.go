@@ -223,7 +223,7 @@ func TestCommentSwallowsSplits(t *testing.T) {
 			"T.json:1:17: error: this // comment runs to the end of its line and swallows the spec object after it, from 1:32 to the end of the line (161 bytes): { \"type\": \"data\", \"name\": \"T\", \"valid…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
 			"// Copyright A. // Licensed B.\n" + obj + "\n"},
 		{"header on the '{' line", "// Licensed B. {\n" + obj[2:] + "\n",
-			"T.json:1:1: error: this // comment runs to the end of its line and swallows the spec object after it, from 1:16 to the end of the line (1 bytes): {; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
+			"T.json:1:1: error: this // comment runs to the end of its line and swallows the spec object after it, from 1:16 to the end of the line (1 byte): {; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
 			"// Licensed B.\n{\n" + obj[2:] + "\n"},
 		{"a /* */ comment after the split", `{ "type": "data", "name": "T", "validVersions": "0-1", "flexibleVersions": "0+", "fields": [ { "name": "F", "type": "int32", "versions": "0+", // Version 1 "about": "f" /* x */ } ] }` + "\n",
 			"T.json:1:144: error: this // comment runs to the end of its line and swallows the spec text after it, from 1:157 to the end of the line (26 bytes): \"about\": \"f\" /* x */ } ] }; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",

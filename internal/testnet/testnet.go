@@ -6,13 +6,14 @@ package testnet
 
 import (
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
 	"testing"
+
+	"github.com/kwire/kwire/frame"
 )
 
 // Listen listens on 127.0.0.1 at a port the system picks, behind TLS with
@@ -110,7 +111,7 @@ func ReadFrame(r io.Reader, max int32) ([]byte, error) {
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, err
 	}
-	size := int32(binary.BigEndian.Uint32(h[:]))
+	size, _ := frame.Size(h[:])
 	if size < 0 || size > max {
 		return h[:], fmt.Errorf("%w: %d bytes (at most %d)", ErrSize, size, max)
 	}

@@ -264,3 +264,45 @@ func TestAssembleRawIPAndLinuxSLL2(t *testing.T) {
 		}
 	}
 }
+
+// A connection without a packet for IdleTimeout is closed ("idle") when a
+// later packet of the capture shows the time has passed, its held data
+// delivered first; a packet of it after that starts a new, mid-stream
+// connection. Without IdleTimeout it stays open to the end.
+func TestAssembleIdle(t *testing.T) {
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	a := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 5000, t0)
+	a.Handshake()
+	a.Send(true, []byte("req"), 0)
+	early := a.Seg(true, []byte("late"))
+	early.Seq += 2 // 2 bytes before it never come
+	a.Put(early)   // pkt 5, at t0+4ms
+	b := capturetest.NewConv(f, "10.0.0.3:50001", "10.0.0.2:9092", 77, 88, t0.Add(time.Minute))
+	b.Send(true, []byte("x"), 0) // pkt 6: b starts; a idle for 59.996 s
+	b.T = t0.Add(90 * time.Second)
+	b.Send(true, []byte("y"), 0) // pkt 7: b idle for 30 s
+	a.T = t0.Add(3 * time.Minute)
+	a.Send(false, []byte("resp"), 0) // pkt 8: a's server again; b idle for 90 s
+	file := fileBytes(t, f)
+	rc, st := assemble(t, file, Options{Ports: []uint16{9092}, IdleTimeout: time.Minute})
+	wantLines(t, rc.lines,
+		"open 1 10.0.0.1:50000→10.0.0.2:9092 syn=true byport=false",
+		"data 1/client→server @0 3 pkt 4",
+		"open 2 10.0.0.3:50001→10.0.0.2:9092 syn=false byport=true",
+		"data 2/client→server @0 1 pkt 6",
+		"gap 1/client→server @3 2 (segments missing before the idle timeout)",
+		"data 1/client→server @5 4 pkt 5",
+		"close 1 (idle)",
+		"data 2/client→server @1 1 pkt 7",
+		"close 2 (idle)",
+		"open 3 10.0.0.1:50000→10.0.0.2:9092 syn=false byport=true",
+		"data 3/server→client @0 4 pkt 8",
+		"close 3 (end of capture)")
+	if st.Connections != 3 {
+		t.Errorf("stats %+v", st)
+	}
+	rc, _ = assemble(t, file, kafka)
+	if got := strings.Join(rc.lines, "\n"); strings.Contains(got, "idle") || strings.Count(got, "open") != 2 {
+		t.Errorf("without IdleTimeout:\n%s", got)
+	}
+}

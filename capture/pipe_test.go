@@ -114,3 +114,42 @@ func TestPipeMemoryStaysFlat(t *testing.T) {
 		t.Errorf("%d exchanges (totals %d), want %d", exchanges, tot.Exchanges, n)
 	}
 }
+
+// A PipeReader returns what has arrived without waiting for more, calls
+// Idle before it waits for the source, and ends with io.EOF once Stop is
+// closed, even while waiting.
+func TestPipeReader(t *testing.T) {
+	src, w := io.Pipe()
+	defer w.Close()
+	stop := make(chan struct{})
+	idle := make(chan struct{}, 10)
+	r := capture.NewPipeReader(src)
+	r.Idle = func() { idle <- struct{}{} }
+	r.Stop = stop
+	go w.Write([]byte("abc"))
+	buf := make([]byte, 10)
+	n, err := r.Read(buf)
+	if n != 3 || err != nil || string(buf[:n]) != "abc" {
+		t.Fatalf("Read = %d %q, %v; want 3 \"abc\"", n, buf[:n], err)
+	}
+	for range len(idle) {
+		<-idle
+	}
+	type res struct {
+		n   int
+		err error
+	}
+	done := make(chan res)
+	go func() {
+		n, err := r.Read(buf)
+		done <- res{n, err}
+	}()
+	<-idle // nothing has arrived: Read calls Idle, then waits
+	close(stop)
+	if got := <-done; got.n != 0 || got.err != io.EOF {
+		t.Fatalf("Read after Stop = %d, %v; want 0, EOF", got.n, got.err)
+	}
+	if n, err := r.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("Read after the end = %d, %v; want 0, EOF", n, err)
+	}
+}

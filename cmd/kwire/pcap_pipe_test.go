@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"os"
@@ -114,9 +115,12 @@ func feed(t *testing.T, w io.Writer, b []byte) {
 // packet, for its exchange line before writing the rest: the line is
 // printed with the bytes that exist, and the whole output is the file's.
 func TestPcapPipePrintsEachExchangeAsItsResponseArrives(t *testing.T) {
-	for _, mk := range []func(layers.LinkType) *capturetest.File{capturetest.NewPcap, capturetest.NewPcapng} {
+	for i, mk := range []func(layers.LinkType) *capturetest.File{capturetest.NewPcap, capturetest.NewPcapng, capturetest.NewPcap} {
 		all, cuts := pipeCapture(t, mk)
 		want := mustRun(t, "pcap", writeTemp(t, all))
+		if i == 2 { // gzip-compressed, the compressor flushed after each response
+			all, cuts = gzipFlushed(t, all, cuts)
+		}
 		out := newWatchedBuffer()
 		pw, done := startPcap(t, out, "-")
 		prev := 0
@@ -201,4 +205,26 @@ func TestPcapFileOrInterface(t *testing.T) {
 			t.Errorf("kwire %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
 		}
 	}
+}
+
+// gzipFlushed compresses b with a gzip writer flushed at each cut, and
+// returns the compressed bytes and the compressed cuts.
+func gzipFlushed(t *testing.T, b []byte, cuts []int) ([]byte, []int) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	var zcuts []int
+	prev := 0
+	for _, cut := range cuts {
+		zw.Write(b[prev:cut])
+		if err := zw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		zcuts = append(zcuts, z.Len())
+		prev = cut
+	}
+	zw.Write(b[prev:])
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return z.Bytes(), zcuts
 }

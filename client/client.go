@@ -26,6 +26,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -150,13 +151,7 @@ func Dial(ctx context.Context, addr string, c *codec.Codec, o Options) (*Conn, e
 // tlsHandshake runs the client side of a TLS handshake on nc (closed on
 // failure), with the host of addr as the server name unless cfg has one.
 func tlsHandshake(ctx context.Context, nc net.Conn, addr string, cfg *tls.Config) (net.Conn, error) {
-	if cfg.ServerName == "" {
-		cfg = cfg.Clone()
-		if host, _, err := net.SplitHostPort(addr); err == nil {
-			cfg.ServerName = host
-		}
-	}
-	tc := tls.Client(nc, cfg)
+	tc := tls.Client(nc, tlsconf.ForAddr(cfg, addr))
 	if err := tc.HandshakeContext(ctx); err != nil {
 		nc.Close()
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {

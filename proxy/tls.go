@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/internal/tlsconf"
 )
 
 // HandshakeError is a TLS handshake that failed, with a client of the
@@ -123,15 +124,7 @@ func (p *Proxy) dialUpstream(ctx context.Context, addr string) (net.Conn, error)
 	if err != nil || p.o.UpstreamTLS == nil {
 		return c, err
 	}
-	cfg := p.o.UpstreamTLS
-	if cfg.ServerName == "" {
-		host, _, err := net.SplitHostPort(addr)
-		if err != nil {
-			host = addr
-		}
-		cfg = cfg.Clone()
-		cfg.ServerName = host
-	}
+	cfg := tlsconf.ForAddr(p.o.UpstreamTLS, addr)
 	u := newUnder(c, p.o.BufferSize)
 	tc := tls.Client(u, cfg)
 	if err := p.handshake(tc); err != nil {

@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 )
 
@@ -144,4 +145,20 @@ func pemCerts(file string, b []byte) ([]*x509.Certificate, error) {
 		return nil, fmt.Errorf("%s: no PEM certificate in it", file)
 	}
 	return certs, nil
+}
+
+// ForAddr returns cfg when it names a server, else a copy whose ServerName
+// is the host of addr ("host:port"; addr itself when it has no port): what
+// a client dialling addr checks the certificate against.
+func ForAddr(cfg *tls.Config, addr string) *tls.Config {
+	if cfg.ServerName != "" {
+		return cfg
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	cfg = cfg.Clone()
+	cfg.ServerName = host
+	return cfg
 }

@@ -174,3 +174,20 @@ func TestErrors(t *testing.T) {
 }
 
 func second(_ *tls.Config, err error) error { return err }
+
+func TestForAddr(t *testing.T) {
+	base := &tls.Config{MinVersion: tls.VersionTLS12}
+	for addr, want := range map[string]string{"broker-1:9093": "broker-1", "[::1]:9093": "::1", "noport": "noport"} {
+		got := ForAddr(base, addr)
+		if got.ServerName != want || got == base || got.MinVersion != tls.VersionTLS12 {
+			t.Errorf("%s: %q (same config: %v)", addr, got.ServerName, got == base)
+		}
+	}
+	if base.ServerName != "" {
+		t.Error("ForAddr changed its argument")
+	}
+	named := &tls.Config{ServerName: "kafka.example"}
+	if ForAddr(named, "127.0.0.1:9093") != named {
+		t.Error("a config that names its server is used as it is")
+	}
+}

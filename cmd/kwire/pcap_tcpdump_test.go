@@ -32,19 +32,7 @@ func TestPcapPipeFromTcpdump(t *testing.T) {
 		skip("no tcpdump: %v (apt-get install tcpdump)", err)
 	}
 	cv := newConversation(t)
-	answers := map[string][]byte{string(cv.apiReq): cv.apiResp, string(cv.mdReq): cv.mdResp}
-	addr := testnet.Serve(t, nil, func(conn net.Conn) {
-		for {
-			req, err := testnet.ReadFrame(conn, 1<<20)
-			if err != nil {
-				return
-			}
-			if _, err := conn.Write(answers[string(req)]); err != nil {
-				return
-			}
-		}
-	})
-	_, port, _ := net.SplitHostPort(addr)
+	addr, port := answerConversation(t, cv)
 
 	cmd := exec.Command(bin, "-i", "lo", "-U", "-n", "-w", "-", "tcp port "+port)
 	stdout, err := cmd.StdoutPipe()
@@ -122,19 +110,7 @@ func TestPcapInterface(t *testing.T) {
 	pcapContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	defer func() { pcapContext = old }()
 	cv := newConversation(t)
-	answers := map[string][]byte{string(cv.apiReq): cv.apiResp, string(cv.mdReq): cv.mdResp}
-	addr := testnet.Serve(t, nil, func(conn net.Conn) {
-		for {
-			req, err := testnet.ReadFrame(conn, 1<<20)
-			if err != nil {
-				return
-			}
-			if _, err := conn.Write(answers[string(req)]); err != nil {
-				return
-			}
-		}
-	})
-	_, port, _ := net.SplitHostPort(addr)
+	addr, port := answerConversation(t, cv)
 
 	out, errOut := newWatchedBuffer(), newWatchedBuffer()
 	done := make(chan int, 1)
@@ -176,4 +152,23 @@ func TestPcapInterface(t *testing.T) {
 	if got := out.String(); !want.MatchString(got) {
 		t.Errorf("output:\n%s\nwant it to match:\n%s", got, want)
 	}
+}
+
+// answerConversation serves cv's two requests with their responses on a
+// loopback port until the test ends, and returns its address and port.
+func answerConversation(t *testing.T, cv conversation) (addr, port string) {
+	answers := map[string][]byte{string(cv.apiReq): cv.apiResp, string(cv.mdReq): cv.mdResp}
+	addr = testnet.Serve(t, nil, func(conn net.Conn) {
+		for {
+			req, err := testnet.ReadFrame(conn, 1<<20)
+			if err != nil {
+				return
+			}
+			if _, err := conn.Write(answers[string(req)]); err != nil {
+				return
+			}
+		}
+	})
+	_, port, _ = net.SplitHostPort(addr)
+	return addr, port
 }

@@ -1,12 +1,16 @@
 package proxy
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/testnet"
+	"github.com/kwire/kwire/internal/tlsconf"
 )
 
 // A broker that ends the connection while the client's side is open is
@@ -70,5 +74,57 @@ func TestBrokerClosedIsNamed(t *testing.T) {
 	cl.Close()
 	if ev := col.waitClosed(t, 1)[1]; ev.Kind != Closed || ev.Err != nil {
 		t.Errorf("client first: %v %v", ev.Kind, ev.Err)
+	}
+}
+
+// A broker that ends the connection ends a TLS client's at once too: the
+// client gets the answer and the end of stream (close_notify), and the
+// connection is Closed without the client writing again, whether the
+// upstream is plaintext or TLS.
+func TestBrokerCloseEndsTLSClientConnection(t *testing.T) {
+	s := newTLSSetup(t)
+	c := codec.New(testSet)
+	req := encodeFrame(t, c, "ApiVersions", true, 3, 7, "x", "")
+	answer := []byte{0, 0, 0, 4, 0, 0, 0, 7}
+	serve := func(conn net.Conn) {
+		if _, err := testnet.ReadFrame(conn, 1<<20); err == nil {
+			conn.Write(answer)
+		}
+	}
+	for _, upTLS := range []bool{false, true} {
+		t.Run(fmt.Sprintf("upstream-tls=%t", upTLS), func(t *testing.T) {
+			o := Options{Codec: c, TLS: must(t)(tlsconf.Server(s.proxyCert, s.proxyKey, ""))}
+			var up string
+			if upTLS {
+				up = tlsServer(t, must(t)(tlsconf.Server(s.brokerCert, s.brokerKey, "")), serve)
+				o.UpstreamTLS = must(t)(tlsconf.Client(s.ca.CertFile, "broker.test", "", "", false))
+			} else {
+				up = plainServer(t, serve)
+			}
+			p, col := start(t, o, up)
+			cl := dialAny(t, p, must(t)(tlsconf.Client(s.ca.CertFile, "proxy.test", "", "", false)))
+			defer cl.Close()
+			if _, err := cl.Write(req); err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(cl)
+			if err != nil || !bytes.Equal(got, answer) {
+				t.Fatalf("client got %x, %v", got, err)
+			}
+			// The client stays idle: only the proxy can end the
+			// connection now. (The bound only keeps a regression from
+			// hanging the test; the end comes at once.)
+			select {
+			case e := <-col.closed:
+				if e.Kind != Closed || e.Err == nil || e.Err.Error() != "the broker closed the connection" {
+					t.Fatalf("%v: %v", e.Kind, e.Err)
+				}
+				if e.Stats.Read != [2]int64{int64(len(req)), int64(len(answer))} {
+					t.Errorf("read %v", e.Stats.Read)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the connection is still open 20 s after the broker closed it")
+			}
+		})
 	}
 }

@@ -241,6 +241,17 @@ func (c *tlsConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// CloseRead stops reading from the peer (the connection under is shut for
+// reading), so that a Read waiting for the peer ends with io.EOF: the
+// proxy ends a client's connection when the broker ended its side, without
+// waiting for the client's next write.
+func (c *tlsConn) CloseRead() error {
+	if cr, ok := c.u.Conn.(interface{ CloseRead() error }); ok {
+		return cr.CloseRead()
+	}
+	return nil
+}
+
 // Close closes the connection under at once, then the tls.Conn: it never
 // waits on the peer (a close_notify was sent by CloseWrite where the
 // stream ended; after an error or a hard close none is owed), not even

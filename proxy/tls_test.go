@@ -321,6 +321,22 @@ func plainServer(t *testing.T, serve func(net.Conn)) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveOn(t, ln, serve)
+}
+
+// tlsServer is plainServer behind a TLS listener with sc (closing a
+// connection sends close_notify).
+func tlsServer(t *testing.T, sc *tls.Config, serve func(net.Conn)) string {
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveOn(t, ln, serve)
+}
+
+// serveOn runs serve on each connection of ln in turn, closing it after,
+// until the test ends; it returns ln's address.
+func serveOn(t *testing.T, ln net.Listener, serve func(net.Conn)) string {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

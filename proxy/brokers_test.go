@@ -282,6 +282,31 @@ func TestEveryBrokerThroughItsOwnPort(t *testing.T) {
 	if !slices.Equal(learned, wantL) {
 		t.Errorf("learned\n%s\nwant\n%s", strings.Join(learned, "\n"), strings.Join(wantL, "\n"))
 	}
+	// The connections of broker N's listener (2, 3, 4) name broker N, its
+	// address and the listener; the bootstrap's (1) names none.
+	var conns []string
+	col.mu.Lock()
+	for _, e := range col.events {
+		if e.Kind == Opened || e.Kind == Closed {
+			s := fmt.Sprintf("%v #%d", e.Kind, e.Conn)
+			if b := e.Broker; b != nil {
+				s += fmt.Sprintf(" broker %d %s %s", b.Node, b.Addr, b.Listen)
+			}
+			conns = append(conns, s)
+		}
+	}
+	col.mu.Unlock()
+	slices.Sort(conns)
+	wantC := []string{"closed #1", "opened #1"}
+	for id := int32(1); id <= 3; id++ {
+		for _, k := range []string{"closed", "opened"} {
+			wantC = append(wantC, fmt.Sprintf("%s #%d broker %d %s %s", k, id+1, id, fc.addrs[id], adv[id]))
+		}
+	}
+	slices.Sort(wantC)
+	if !slices.Equal(conns, wantC) {
+		t.Errorf("connections\n%s\nwant\n%s", strings.Join(conns, "\n"), strings.Join(wantC, "\n"))
+	}
 }
 
 // learnedLines are the Learned events so far, as "node addr listen err".
@@ -473,8 +498,8 @@ func TestEveryBrokerThroughItsOwnPortWithTLS(t *testing.T) {
 		if e.Kind == Failed {
 			failed++
 			var he *HandshakeError
-			if !errors.As(e.Err, &he) || he.Side != "client" {
-				t.Errorf("failed: %v", e.Err)
+			if !errors.As(e.Err, &he) || he.Side != "client" || e.Broker == nil || e.Broker.Node != 2 || !strings.HasPrefix(e.Err.Error(), "broker 2: client ") {
+				t.Errorf("failed: %v (%+v)", e.Err, e.Broker)
 			}
 		}
 	}

@@ -191,7 +191,10 @@ type Event struct {
 	// *BrokerClosedError when the broker ended it), or why a
 	// broker got no listener (Learned).
 	Err error
-	// Broker is the broker learned (Kind Learned).
+	// Broker is the broker learned (Kind Learned); for Opened, Failed
+	// and Closed of a connection accepted on a broker's listener
+	// (RewriteAdvertised), that broker: its node id, the address dialled
+	// and the listener. nil for the bootstrap listener's connections.
 	Broker *Broker
 }
 
@@ -499,19 +502,26 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 	addr := r.upstream()
 	// Report a failure before closing the client, so that its report
 	// comes before whatever the client does next.
+	var br *Broker
+	if r.node >= 0 {
+		br = &Broker{Node: r.node, Addr: addr, Listen: r.ln.Addr().String()}
+	}
+	failed := func(err error) {
+		if br != nil {
+			err = fmt.Errorf("broker %d: %w", r.node, err)
+		}
+		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: addr, Time: time.Now(), Err: err, Broker: br})
+	}
 	raw := client
 	client, err := p.acceptTLS(raw)
 	if err != nil {
-		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: addr, Time: time.Now(), Err: err})
+		failed(err)
 		raw.Close()
 		return
 	}
 	up, err := p.dialUpstream(p.dialCtx, addr)
 	if err != nil {
-		if r.node >= 0 {
-			err = fmt.Errorf("broker %d: %w", r.node, err)
-		}
-		p.emit(Event{Kind: Failed, Conn: id, Client: clientAddr, Upstream: addr, Time: time.Now(), Err: err})
+		failed(err)
 		client.Close()
 		return
 	}
@@ -526,7 +536,7 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 	}
 	p.conns[c] = struct{}{}
 	p.mu.Unlock()
-	p.emit(Event{Kind: Opened, Conn: id, Client: c.stats.Client, Upstream: c.stats.Upstream, Time: c.stats.Opened})
+	p.emit(Event{Kind: Opened, Conn: id, Client: c.stats.Client, Upstream: c.stats.Upstream, Time: c.stats.Opened, Broker: br})
 	if p.o.Hash {
 		for i := range 2 {
 			c.rh[i], c.wh[i] = sha256.New(), sha256.New()
@@ -573,7 +583,7 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 		c.err = &BrokerClosedError{Unanswered: p.o.UpstreamTLS == nil && c.stats.Read[flow.ClientToServer] > 0 && (c.stats.Read[flow.ServerToClient] == 0 || looksTLS(c.first))}
 	}
 	st := c.stats
-	p.emit(Event{Kind: Closed, Conn: id, Client: st.Client, Upstream: st.Upstream, Time: st.Closed, Stats: &st, Err: c.err})
+	p.emit(Event{Kind: Closed, Conn: id, Client: st.Client, Upstream: st.Upstream, Time: st.Closed, Stats: &st, Err: c.err, Broker: br})
 }
 
 // abort closes both sides, ending both directions.

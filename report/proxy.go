@@ -14,7 +14,8 @@ import (
 
 // ConnectionLine is the text line of a proxy connection's opening, failure
 // or end (proxy.Opened, Failed, Closed), after the connection's name conn:
-// "opened to BROKER", "failed: ERR", or "closed: N B from the client, M B
+// "opened to ADDR" ("opened to broker N at ADDR" on broker N's listener),
+// "failed: ERR", or "closed: N B from the client, M B
 // from the broker" with the bytes not decoded, the responses rewritten and
 // what ended it when there are any; or of a broker learned from one of its
 // responses (proxy.Learned): "broker N at HOST:PORT: listening on ADDR",
@@ -25,7 +26,11 @@ func ConnectionLine(conn string, e proxy.Event) string {
 	fmt.Fprintf(&b, "%s  %s  ", Time(e.Time), conn)
 	switch e.Kind {
 	case proxy.Opened:
-		fmt.Fprintf(&b, "opened to %s", e.Upstream)
+		if e.Broker != nil {
+			fmt.Fprintf(&b, "opened to broker %d at %s", e.Broker.Node, e.Upstream)
+		} else {
+			fmt.Fprintf(&b, "opened to %s", e.Upstream)
+		}
 	case proxy.Failed:
 		fmt.Fprintf(&b, "failed: %v", e.Err)
 	case proxy.Learned:
@@ -83,7 +88,8 @@ type Connection struct {
 	Rewritten int       `json:"responses_rewritten,omitempty"`
 	// Node is the node id of a broker learned, Listen the proxy's
 	// listener for it ("" when it got none), Previous its address before
-	// it moved (event "learned"; Server is its address).
+	// it moved (event "learned"; Server is its address). A connection
+	// accepted on a broker's listener has that broker's Node and Listen.
 	Node     *int32 `json:"node,omitempty"`
 	Listen   string `json:"listen,omitempty"`
 	Previous string `json:"previous,omitempty"`

@@ -30,45 +30,156 @@ var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
 const xerialHeader = 16
 
-// zstdMaxWindow is the largest zstd window accepted: 128 MiB, the default
-// limit of the zstd library Kafka uses (ZSTD_WINDOWLOG_LIMIT_DEFAULT 27).
-const zstdMaxWindow = 128 << 20
+// zstdMaxWindow is the largest zstd window accepted: 32 MiB. The zstd
+// decoder keeps a window of what it decoded, so this bounds its memory
+// whatever a payload decompresses to. Kafka's zstd library accepts up to
+// 128 MiB (ZSTD_WINDOWLOG_LIMIT_DEFAULT 27), but its writers never need
+// more than a batch holds, and a batch whose frame asks for more than 32
+// MiB is reported ("window size exceeded"), not decompressed.
+const zstdMaxWindow = 32 << 20
+
+// decompressHold is the most decompressed bytes decompress keeps of a
+// payload before it knows the payload's size: a payload that goes past it
+// is counted to its end (or to the limit) in decompressChunk pieces
+// without being kept, and decompressed again into room of its exact size
+// when it stays within the limit. Memory is then bounded by this and the
+// decoders' state, not by the limit: the limit bounds the work.
+const decompressHold = 8 << 20
+
+// decompressChunk is the size of the pieces a payload past decompressHold
+// is counted in.
+const decompressChunk = 64 << 10
+
+var chunkPool = sync.Pool{New: func() any { return new([decompressChunk]byte) }}
 
 // decompress appends what payload (compressed with codec, in an entry of
 // the given magic) decompresses to to dst, at most limit bytes: past that
 // it returns errTooLarge. warn is a problem worth reporting that did not
-// stop decompression (an lz4 header checksum Kafka would reject).
+// stop decompression (an lz4 header checksum Kafka would reject). It
+// never holds more than decompressHold bytes of a payload that turns out
+// to be larger than limit, and it grows dst at most once past that.
 func decompress(dst []byte, codec int, payload []byte, magic int8, limit int64) (out []byte, warn string, err error) {
 	switch codec {
-	case 1:
-		out, err = gunzip(dst, payload, limit)
+	case 1, 4:
 	case 2:
 		out, err = unsnappy(dst, payload, limit)
+		return out, "", err
 	case 3:
-		var fixed []byte
-		fixed, warn = lz4Header(payload, magic)
-		out, err = unlz4(dst, fixed, limit)
-	case 4:
-		out, err = unzstd(dst, payload, limit)
+		payload, warn = lz4Header(payload, magic)
 	default:
 		return dst, "", fmt.Errorf("unknown compression id %d", codec)
 	}
+	rd, err := getReader(codec, payload)
+	if err != nil {
+		return dst, warn, err
+	}
+	defer rd.put()
+	start := len(dst)
+	hold := min(limit, decompressHold)
+	out, err = readLimited(dst, rd, hold)
+	if err != errTooLarge || hold == limit {
+		return out, warn, err
+	}
+	// Past what is held (hold+1 bytes read): count the rest without
+	// keeping it.
+	size := hold + 1
+	out = out[:start]
+	buf := chunkPool.Get().(*[decompressChunk]byte)
+	defer chunkPool.Put(buf)
+	for {
+		n, rerr := rd.Read(buf[:])
+		size += int64(n)
+		if size > limit {
+			return out, warn, errTooLarge
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return out, warn, rerr
+		}
+	}
+	// Within the limit: decompress again into room of its exact size.
+	if err := rd.reset(payload); err != nil {
+		return out, warn, err
+	}
+	out = slices.Grow(out, int(size))
+	out, err = readLimited(out, rd, size)
 	return out, warn, err
 }
 
+// reader is a pooled streaming decompressor of one codec.
+type reader struct {
+	io.Reader
+	reset func(payload []byte) error
+	put   func()
+}
+
+// getReader is a pooled decompressor of codec (1 gzip, 3 lz4, 4 zstd)
+// reading payload.
+func getReader(codec int, payload []byte) (*reader, error) {
+	switch codec {
+	case 1:
+		zr, _ := gzipPool.Get().(*gzip.Reader)
+		if zr == nil {
+			zr = new(gzip.Reader)
+		}
+		r := &reader{Reader: zr, reset: func(p []byte) error { return zr.Reset(bytes.NewReader(p)) }, put: func() { gzipPool.Put(zr) }}
+		if err := r.reset(payload); err != nil {
+			gzipPool.Put(zr)
+			return nil, err
+		}
+		return r, nil
+	case 3:
+		zr, _ := lz4Pool.Get().(*lz4.Reader)
+		if zr == nil {
+			zr = lz4.NewReader(nil)
+		}
+		r := &reader{Reader: zr, reset: func(p []byte) error { zr.Reset(bytes.NewReader(p)); return nil }, put: func() { lz4Pool.Put(zr) }}
+		r.reset(payload)
+		return r, nil
+	}
+	zd, err := zstdDecoder()
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{Reader: zd, reset: func(p []byte) error { return zd.Reset(bytes.NewReader(p)) },
+		put: func() { zd.Reset(nil); zstdPool.Put(zd) }}
+	if err := r.reset(payload); err != nil {
+		r.put()
+		return nil, err
+	}
+	return r, nil
+}
+
 // readLimited appends what r yields to dst, failing with errTooLarge once
-// it passes limit bytes; it never allocates more than limit+1 bytes
-// beyond dst's length.
+// it has read limit+1 bytes; it never allocates more than limit+1 bytes
+// beyond dst's length, and none past limit.
 func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
 	start := len(dst)
 	for {
 		got := int64(len(dst) - start)
+		if got == limit {
+			// Only the end may follow: no room is made for it.
+			var one [1]byte
+			for {
+				n, err := r.Read(one[:])
+				switch {
+				case n > 0:
+					return dst, errTooLarge
+				case err == io.EOF:
+					return dst, nil
+				case err != nil:
+					return dst, err
+				}
+			}
+		}
 		if len(dst) == cap(dst) {
 			grow := max(min(got, 1<<24), 4<<10)
 			grow = min(grow, limit+1-got)
 			dst = slices.Grow(dst, int(grow))
 		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
+		n, err := r.Read(dst[len(dst):min(cap(dst), start+int(limit)+1)])
 		dst = dst[:len(dst)+n]
 		if int64(len(dst)-start) > limit {
 			return dst, errTooLarge
@@ -83,21 +194,6 @@ func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
 }
 
 var gzipPool sync.Pool
-
-func gunzip(dst, payload []byte, limit int64) ([]byte, error) {
-	zr, _ := gzipPool.Get().(*gzip.Reader)
-	var err error
-	if zr == nil {
-		zr, err = gzip.NewReader(bytes.NewReader(payload))
-	} else {
-		err = zr.Reset(bytes.NewReader(payload))
-	}
-	if err != nil {
-		return dst, err
-	}
-	defer gzipPool.Put(zr)
-	return readLimited(dst, zr, limit)
-}
 
 // unsnappy decodes a snappy payload: xerial-framed when it starts with
 // xerialMagic, else one raw snappy block (snappy-java's SnappyInputStream
@@ -157,16 +253,6 @@ func snappyBlock(dst, src []byte, limit int64) ([]byte, error) {
 }
 
 var lz4Pool sync.Pool
-
-func unlz4(dst, payload []byte, limit int64) ([]byte, error) {
-	zr, _ := lz4Pool.Get().(*lz4.Reader)
-	if zr == nil {
-		zr = lz4.NewReader(nil)
-	}
-	zr.Reset(bytes.NewReader(payload))
-	defer lz4Pool.Put(zr)
-	return readLimited(dst, zr, limit)
-}
 
 // lz4Magic starts an LZ4 frame (little-endian 0x184D2204).
 const lz4Magic = 0x184D2204
@@ -265,20 +351,11 @@ func xxh32(b []byte, seed uint32) uint32 {
 
 var zstdPool sync.Pool
 
-func unzstd(dst, payload []byte, limit int64) ([]byte, error) {
-	zd, _ := zstdPool.Get().(*zstd.Decoder)
-	if zd == nil {
-		var err error
-		zd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
-		if err != nil {
-			return dst, err
-		}
+// zstdDecoder is a pooled zstd decoder (one is costly to make): one
+// goroutine, windows up to zstdMaxWindow.
+func zstdDecoder() (*zstd.Decoder, error) {
+	if zd, _ := zstdPool.Get().(*zstd.Decoder); zd != nil {
+		return zd, nil
 	}
-	if err := zd.Reset(bytes.NewReader(payload)); err != nil {
-		return dst, err
-	}
-	out, err := readLimited(dst, zd, limit)
-	zd.Reset(nil)
-	zstdPool.Put(zd)
-	return out, err
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 }

@@ -53,8 +53,10 @@
 // decompresses past Options.MaxDecompressed, an unknown compression id or
 // magic, a record whose fields do not fill its length) is added to
 // tree.Tree.Problems with its offset and path, the nodes concerned are
-// flagged, and decoding goes on with the next record or entry wherever
-// the format says where that is. Bytes that are not an entry (an unknown
+// flagged, and decoding goes on with the next entry wherever the format
+// says where that is. Inside a batch it stops at the first record whose
+// fields do not read, as Kafka's reader does: the rest of the records is
+// one leaf and one problem (garbage is never a node per byte). Bytes that are not an entry (an unknown
 // magic, a length no entry has) say nothing of where the next one starts:
 // they are skipped up to the next whole entry whose CRC matches, and
 // reported as one problem ("unknown magic -91 (…): 4096 bytes skipped

@@ -24,7 +24,10 @@ type Options struct {
 	// records, a legacy wrapper's value) may decompress to; a payload that
 	// would go past it is reported and not decoded further (a decompression
 	// bomb). 0 means DefaultMaxDecompressed; negative means compressed
-	// payloads are shown as they are, not decompressed.
+	// payloads are shown as they are, not decompressed. It bounds work,
+	// not memory: a payload is held only once it is known to be within
+	// the limit, and one past it costs at most 8 MiB and the
+	// decompressor's window (zstd windows over 32 MiB are refused).
 	MaxDecompressed int64
 	// MaxDecompressedTotal bounds the decompressed bytes of one call (and
 	// one tree) together. 0 means DefaultMaxDecompressedTotal; it is never
@@ -683,7 +686,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	pos := 0
 	n := int32(0)
 	for ; n < count && pos < len(body); n++ {
-		next, ok := d.record(body, pos, base, a, path, n, info)
+		next, ok, bad := d.record(body, pos, base, a, path, n, info)
 		if !ok {
 			// The record's length cannot be read or is past the end: the
 			// rest is not decoded (reported by record, so the count is
@@ -691,6 +694,14 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 			return count
 		}
 		pos = next
+		if bad && n+1 < count && pos < len(body) {
+			// Kafka's reader stops at a record whose fields do not read,
+			// and so does this: a payload of garbage (zero bytes) would
+			// otherwise be a node and a problem per byte.
+			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
+			d.problem(a, i, base+int32(pos), recordPath(path, n+1), fmt.Sprintf("%s of records after a record whose fields do not read: not decoded", wire.Bytes(len(body)-pos)))
+			return count
+		}
 	}
 	if pos < len(body) {
 		i := d.raw(a, refExtra, base+int32(pos), len(body)-pos)
@@ -701,8 +712,8 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 
 // record decodes record k starting at body[pos]; it returns where the next
 // record starts, and false when its end cannot be known (then the rest of
-// body is one Raw leaf).
-func (d *decoder) record(body []byte, pos int, base int32, a area, path string, k int32, info batchInfo) (int, bool) {
+// body is one Raw leaf); bad is set when its fields do not read.
+func (d *decoder) record(body []byte, pos int, base int32, a area, path string, k int32, info batchInfo) (next int, ok, bad bool) {
 	b := d.b
 	fl := a.flags()
 	r := wire.Reader{Buf: body, Off: pos}
@@ -719,7 +730,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 		}
 		i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
 		d.problem(a, i, base+int32(pos), recordPath(path, k), msg+": the rest of the records is not decoded")
-		return len(body), false
+		return len(body), false, true
 	}
 	end := r.Off + int(length)
 	ri := b.Open(tree.Node{Kind: tree.Record, Ref: refRecord, Off: base + int32(pos), Index: k, Flags: fl})
@@ -736,7 +747,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 		d.problem(a, i, base+int32(rd.sub.Off), recordPath(path, k), fmt.Sprintf("the record's length says %s, its fields use %d", wire.Bytes(length), rd.sub.Off-(end-int(length))))
 	}
 	b.Close(base + int32(end))
-	return end, true
+	return end, true, rd.failed
 }
 
 // recordPath is the path of record k of the records at path.

@@ -8,6 +8,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/kwire/kwire/records"
 )
@@ -49,4 +52,57 @@ func Mixed() []byte {
 	seg = append(seg, bytes.Repeat([]byte{0xa5}, 300)...) // not a batch, skipped
 	seg = append(seg, records.Batch{BaseOffset: 200}.Bytes()...)
 	return append(seg, make([]byte, 40)...) // preallocated
+}
+
+// ZstdBomb is a RecordBatch v2 at offset 0 whose zstd payload is about
+// 115 KiB and decompresses to n zero bytes (a decompression bomb); its
+// recordsCount is count.
+func ZstdBomb(n int, count int32) []byte {
+	return records.RawBatch{Attributes: 4, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: count,
+		Records: zstdZeros(n)}.Bytes()
+}
+
+// zstdZeros is a zstd frame of n zero bytes, written a MiB at a time.
+func zstdZeros(n int) []byte {
+	var z bytes.Buffer
+	w, _ := zstd.NewWriter(&z, zstd.WithEncoderConcurrency(1))
+	zeros := make([]byte, 1<<20)
+	for n > 0 {
+		k := min(n, len(zeros))
+		w.Write(zeros[:k])
+		n -= k
+	}
+	w.Close()
+	return z.Bytes()
+}
+
+// ZstdSegment is a log segment of n records in zstd RecordBatches of
+// perBatch records, offsets from 0: record i has the key "key-<i>" and a
+// value of 40 pseudo-random bytes (an xorshift sequence, which does not compress), so that
+// the segment takes about 49 bytes a record.
+func ZstdSegment(n, perBatch int) []byte {
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	defer enc.Close()
+	var seg []byte
+	x := uint64(0x9e3779b97f4a7c15)
+	for base := 0; base < n; base += perBatch {
+		kv := make([]records.KeyValue, min(perBatch, n-base))
+		for i := range kv {
+			v := make([]byte, 40)
+			for j := range v {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				v[j] = byte(x)
+			}
+			kv[i] = records.KeyValue{Key: fmt.Appendf(nil, "key-%d", base+i), Value: v, TimestampDelta: int64(i)}
+		}
+		plain := records.Batch{BaseOffset: int64(base), Timestamp: 1700000000000, Records: kv}.Bytes()
+		rb := records.RawBatch{BaseOffset: int64(base), Attributes: 4, LastOffsetDelta: int32(len(kv) - 1),
+			BaseTimestamp: 1700000000000, MaxTimestamp: 1700000000000 + int64(len(kv)-1),
+			ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: int32(len(kv)),
+			Records: enc.EncodeAll(plain[61:], nil)}
+		seg = append(seg, rb.Bytes()...)
+	}
+	return seg
 }

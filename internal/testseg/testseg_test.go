@@ -62,3 +62,24 @@ func TestMixed(t *testing.T) {
 		t.Errorf("batches %q, want %q", got, wantBatches)
 	}
 }
+
+// ZstdSegment holds n records in batches of perBatch, about 49 bytes a
+// record; ZstdBomb decompresses to its zero bytes.
+func TestZstd(t *testing.T) {
+	seg := ZstdSegment(2500, 1000)
+	bs := records.LogBatches(records.Decode(seg, records.Options{}))
+	if len(bs) != 3 || len(bs[2].Records) != 500 || bs[1].BaseOffset != 1000 {
+		t.Fatalf("%d batches", len(bs))
+	}
+	r := bs[1].Records[234]
+	if r.Offset != 1234 || string(r.Key) != "key-1234" || len(r.Value) != 40 || r.Timestamp != 1700000000234 {
+		t.Errorf("record %+v", r)
+	}
+	if len(seg) < 2500*45 || len(seg) > 2500*55 {
+		t.Errorf("%d bytes", len(seg))
+	}
+	tr := records.Decode(ZstdBomb(1<<20, 1), records.Options{MaxDecompressed: 1 << 20})
+	if len(tr.Virtual) != 1<<20 || tr.Virtual[1<<20-1] != 0 {
+		t.Errorf("bomb: %d bytes", len(tr.Virtual))
+	}
+}

@@ -1,0 +1,120 @@
+package records_test
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/tree"
+)
+
+// allocated is what fn allocates on the heap, in bytes (all of it, freed
+// or not: an upper bound of what it holds at its peak).
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// zstdStream is p as a zstd frame written a MiB at a time, with the
+// encoder's window of window bytes (its content size unknown).
+func zstdStream(p []byte, n int, window int) []byte {
+	var buf bytes.Buffer
+	w, _ := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(window))
+	for n > 0 {
+		k := min(n, len(p))
+		w.Write(p[:k])
+		n -= k
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+// A payload past the decompression limit is counted, not kept: decoding
+// a 100 KiB zstd batch of 1 GiB of zero bytes under the default limit
+// (256 MiB) allocates less than 48 MiB (what it holds before it knows the
+// size, 8 MiB, and the decoder's window), and so does one of 4 MiB of
+// zeros under a limit of 1 MiB.
+func TestBombMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decompresses 256 MiB")
+	}
+	zeros := make([]byte, 1<<20)
+	bomb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(zstdStream(zeros, 1<<30, 8<<20))
+	records.Decode(bomb, records.Options{}) // the pooled decoder
+	var tr *tree.Tree
+	got := allocated(func() { tr = records.Decode(bomb, records.Options{}) })
+	wantProblems(t, tr, "records[0].records at 0x003d: zstd payload decompresses to more than 268435456 bytes, the decompression limit: not followed")
+	t.Logf("a 1 GiB zstd bomb: %d bytes allocated", got)
+	if got > 48<<20 {
+		t.Errorf("a 1 GiB bomb allocates %d bytes", got)
+	}
+}
+
+// A payload past what is held and within the limit decodes as one that
+// is not: 12 MiB of records (three of 4 MiB values), in zstd, gzip and
+// lz4, every record there, decompressed once more to learn its size.
+func TestLargePayload(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	rs := []rec{{key: []byte("a"), value: big}, {key: []byte("b"), value: big}, {key: []byte("c"), value: big}}
+	plain := recordsBytes(rs)
+	for _, c := range []struct {
+		id       int16
+		compress func([]byte) []byte
+	}{{4, zstdBytes}, {1, gzipBytes}, {3, lz4Bytes}} {
+		tr := records.Decode(dataBatch(7, c.id, rs, c.compress), records.Options{})
+		wantProblems(t, tr)
+		if !bytes.Equal(tr.Virtual, plain) {
+			t.Errorf("codec %d: %d virtual bytes, want the %d of the records", c.id, len(tr.Virtual), len(plain))
+		}
+		bs := records.LogBatches(tr)
+		if len(bs) != 1 || len(bs[0].Records) != 3 || bs[0].Records[2].Offset != 9 || !bytes.Equal(bs[0].Records[1].Value, big) {
+			t.Errorf("codec %d: batches %d", c.id, len(bs))
+		}
+		tr = records.Decode(dataBatch(7, c.id, rs, c.compress), records.Options{MaxDecompressed: int64(len(plain)) - 1})
+		wantProblems(t, tr, "records[0].records at 0x003d: ")
+		if len(tr.Virtual) != 0 {
+			t.Errorf("codec %d: over the limit by one byte, %d bytes kept", c.id, len(tr.Virtual))
+		}
+	}
+}
+
+// A zstd frame whose window is more than 32 MiB is reported, not
+// decompressed: the decoder would hold that window.
+func TestZstdWindow(t *testing.T) {
+	p := bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8}, 1<<10)
+	b := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(zstdStream(p, 40<<20, 64<<20))
+	tr := records.Decode(b, records.Options{})
+	wantProblems(t, tr, "records[0].records at 0x003d: zstd payload does not decompress: ")
+	if got := problems(tr); !bytes.Contains([]byte(got), []byte("window size exceeded")) {
+		t.Errorf("problem %q", got)
+	}
+}
+
+// Garbage in a payload is one problem, not one per byte: 32 MiB of zero
+// bytes in a batch that counts 2^30 records are a record that does not
+// read, then one leaf of the rest, in less than 48 MiB of allocations.
+func TestGarbageRecords(t *testing.T) {
+	zeros := make([]byte, 1<<20)
+	bomb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1 << 30}.bytes(zstdStream(zeros, 32<<20, 8<<20))
+	var tr *tree.Tree
+	got := allocated(func() { tr = records.Decode(bomb, records.Options{}) })
+	wantProblems(t, tr,
+		"records[0].decompressed.Record[0].attributes at 0x003d (decompressed v0x0001): need 1 byte, have 0",
+		"records[0].decompressed.Record[1] at 0x003d (decompressed v0x0001): 33554431 bytes of records after a record whose fields do not read: not decoded")
+	t.Logf("32 MiB of garbage records: %d bytes allocated", got)
+	if got > 48<<20+32<<20 {
+		t.Errorf("32 MiB of garbage records allocate %d bytes", got)
+	}
+	// Uncompressed: the same.
+	plain := batch{producerID: -1, epoch: -1, seq: -1, count: 5}.bytes([]byte{0, 0, 0, 0})
+	wantProblems(t, records.Decode(plain, records.Options{}),
+		"records[0].Record[0].attributes at 0x003e: need 1 byte, have 0",
+		"records[0].Record[1] at 0x003e: 3 bytes of records after a record whose fields do not read: not decoded")
+}

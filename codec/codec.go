@@ -364,8 +364,13 @@ func (c *Codec) DecodeRequest(b []byte) (*tree.Tree, error) {
 // allocates nothing per frame once the arena has grown. t is reset first;
 // it refers to b afterwards.
 func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
+	return c.DecodeRequestWith(t, b, DecodeOptions{})
+}
+
+// DecodeRequestWith is DecodeRequestInto with the options o.
+func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error {
 	reset(t, b, nil, 0)
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	n, err := c.frame(d, b)
 	if err != nil {
@@ -419,8 +424,13 @@ func (c *Codec) DecodeResponse(b []byte, m *spec.Message, ver int16) (*tree.Tree
 // DecodeResponseInto is DecodeResponse into an existing tree, reusing its
 // node arena (see DecodeRequestInto).
 func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver int16) error {
+	return c.DecodeResponseWith(t, b, m, ver, DecodeOptions{})
+}
+
+// DecodeResponseWith is DecodeResponseInto with the options o.
+func (c *Codec) DecodeResponseWith(t *tree.Tree, b []byte, m *spec.Message, ver int16, o DecodeOptions) error {
 	reset(t, b, m, ver)
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)

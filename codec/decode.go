@@ -26,6 +26,8 @@ type decoder struct {
 	depth     int
 	// c is the codec decoding (its records options).
 	c *Codec
+	// o are the options of this decode.
+	o DecodeOptions
 }
 
 // maxDepth bounds struct nesting on decode and encode. Kafka's own specs
@@ -387,7 +389,7 @@ func (d *decoder) records(fp *fplan) {
 		start := d.r.Off
 		data := d.r.Bytes(int(ln))
 		d.b.T.Nodes[ri].DOff, d.b.T.Nodes[ri].DLen = int32(start), int32(ln)
-		records.Append(&d.b, data, int32(start), d.c.RecordsOptions())
+		records.Append(&d.b, data, int32(start), d.recordsOptions())
 	}
 	d.close()
 }

@@ -22,7 +22,6 @@ package traffic
 
 import (
 	"net"
-	"strings"
 
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/proxy"
@@ -167,49 +166,17 @@ func (s *connState) learn(x *flow.Exchange) {
 		}
 	}
 	if x.Response != nil && x.Response.Tree != nil {
-		t := x.Response.Tree
-		for i := range t.Nodes {
-			k := t.Nodes[i].Kind
-			if k != tree.Element && k != tree.Body || t.IsVirtual(int32(i)) {
-				continue
+		flow.TopicNames(x.Response.Tree, func(id [16]byte, name string) {
+			if s.topics == nil {
+				s.topics = map[[16]byte]string{}
 			}
-			var name string
-			var id []byte
-			t.Fields(int32(i), func(c int32) bool {
-				if f := t.Field(c); f != nil && t.Nodes[c].Kind == tree.Field {
-					switch {
-					case isTopicName(f):
-						name = string(t.Data(c))
-					case isTopicID(f):
-						id = t.Data(c)
-					}
-				}
-				return true
-			})
-			if name != "" && len(id) == 16 {
-				if s.topics == nil {
-					s.topics = map[[16]byte]string{}
-				}
-				s.topics[[16]byte(id)] = name
-			}
-		}
+			s.topics[id] = name
+		})
 	}
 }
 
 // apiVersionsKey is ApiVersions' api key.
 const apiVersionsKey = 18
-
-// isTopicName reports whether f holds a topic name (its spec's entityType
-// is topicName).
-func isTopicName(f *spec.Field) bool {
-	return f.EntityType == "topicName" && f.Type.Kind == spec.KindString
-}
-
-// isTopicID reports whether f holds a topic id (a uuid field named
-// TopicId).
-func isTopicID(f *spec.Field) bool {
-	return f.Type.Kind == spec.KindUUID && strings.HasSuffix(f.Name, "TopicId")
-}
 
 // eachTopic calls fn with each topic name of t and the name of each topic id
 // that s learned, until fn returns true.
@@ -227,11 +194,11 @@ func (s *connState) eachTopic(t *tree.Tree, fn func(name string) bool) bool {
 			continue
 		}
 		switch {
-		case isTopicName(f):
+		case f.IsTopicName():
 			if fn(string(t.Data(int32(i)))) {
 				return true
 			}
-		case isTopicID(f):
+		case f.IsTopicID():
 			if id := t.Data(int32(i)); len(id) == 16 {
 				if name, ok := s.topics[[16]byte(id)]; ok && fn(name) {
 					return true

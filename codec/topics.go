@@ -1,0 +1,72 @@
+package codec
+
+import (
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/tree"
+)
+
+// DecodeOptions are what one decode of a request or response may ask
+// beyond the Codec's settings (DecodeRequestWith, DecodeResponseWith).
+type DecodeOptions struct {
+	// TopicRecords, when set, chooses the options of each records field
+	// that lies in a topic's element (a FetchResponse's Responses[i], a
+	// ProduceRequest's TopicData[i]). It is called with the topic's name:
+	// the topic name field (spec.Field.IsTopicName) of the innermost
+	// enclosing element that has one decoded before the records; or, when
+	// that element names its topic by id only (spec.Field.IsTopicID), with
+	// name "" and the id. When it returns false, or the records lie in no
+	// topic's element, they are decoded with RecordsOptions. Package flow
+	// uses it to decode the keys and values of internal topics' records
+	// (records.Options.KeyValue), topic ids being resolved with the names
+	// an earlier response on the connection gave.
+	TopicRecords func(name string, id [16]byte) (records.Options, bool)
+}
+
+// recordsOptions are the options of the records field being decoded: the
+// ones DecodeOptions.TopicRecords chooses for its topic, else
+// RecordsOptions.
+func (d *decoder) recordsOptions() records.Options {
+	if d.o.TopicRecords != nil {
+		if name, id, ok := enclosingTopic(&d.b); ok {
+			if o, ok := d.o.TopicRecords(name, id); ok {
+				return o
+			}
+		}
+	}
+	return d.c.RecordsOptions()
+}
+
+// enclosingTopic finds the topic of what b is decoding: the first topic
+// name or topic id field among the children decoded so far of the open
+// groups, innermost first. ok is false when there is none.
+func enclosingTopic(b *tree.Builder) (name string, id [16]byte, ok bool) {
+	t := b.T
+	open := b.OpenGroups()
+	for k := len(open) - 1; k >= 0; k-- {
+		next := int32(len(t.Nodes))
+		if k+1 < len(open) {
+			next = open[k+1]
+		}
+		// The direct children of open[k] before the next open group (its
+		// child on the way down).
+		for i := open[k] + 1; i < next; {
+			n := &t.Nodes[i]
+			if n.Kind == tree.Field && !n.Null {
+				if f := t.Field(i); f != nil {
+					switch {
+					case f.IsTopicName():
+						return string(t.Data(i)), id, true
+					case f.IsTopicID() && n.DLen == 16:
+						copy(id[:], t.Data(i))
+						return "", id, true
+					}
+				}
+			}
+			if n.End <= i {
+				break
+			}
+			i = n.End
+		}
+	}
+	return "", id, false
+}

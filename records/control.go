@@ -166,8 +166,16 @@ func (d *decoder) endTxnMarker(data []byte, off int32, a area, path string) {
 // Embedded node.
 func (d *decoder) embed(data []byte, off int32, a area, path string, m *spec.Message) {
 	t, err := d.o.Decode(data, m, 0)
+	d.graft(t, err, off, int32(len(data)), a, path)
+}
+
+// graft appends the decode t of n bytes at offset off of area a (err its
+// error): an Embedded node holding its frame and its body's fields, with
+// its problems and err's at their offsets and below path; a Raw leaf with
+// a problem when t is empty.
+func (d *decoder) graft(t *tree.Tree, err error, off, n int32, a area, path string) {
 	if t == nil || len(t.Nodes) == 0 {
-		i := d.raw(a, refUndecoded, off, len(data))
+		i := d.raw(a, refUndecoded, off, int(n))
 		msg := "not decoded"
 		if err != nil {
 			msg = err.Error()
@@ -190,7 +198,7 @@ func (d *decoder) embed(data []byte, off int32, a area, path string, m *spec.Mes
 		b.Graft(t, c, off, fl)
 		return true
 	})
-	b.Close(off + int32(len(data)))
+	b.Close(off + n)
 	name, root0 := path, ""
 	if st := b.T.Struct(ei); st != nil {
 		name, root0 = pathName(path, st.Name), st.Name

@@ -92,8 +92,12 @@ type LogRecord struct {
 	// Headers are a v2 record's headers, in order; nil for none.
 	Headers []Header
 	// Embedded is the node of the message decoded from the value (a control
-	// record's message, a framed metadata record), -1 when none.
+	// record's message, a framed metadata record, an internal topic's
+	// value), -1 when none.
 	Embedded int32
+	// KeyEmbedded is the node of the message decoded from the key (an
+	// internal topic's key: Options.KeyValue), -1 when none.
+	KeyEmbedded int32
 	// ctl is the control record type the key holds plus one, 0 for none.
 	ctl int
 }
@@ -161,7 +165,7 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 // (DefaultRecordBatch.uncompressedIterator).
 func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
 	tt := f.Attributes.TimestampType()
-	lr := LogRecord{Node: ri, Offset: t.Nodes[ri].Num, Embedded: -1, TimestampType: tt, Timestamp: f.MaxTimestamp}
+	lr := LogRecord{Node: ri, Offset: t.Nodes[ri].Num, Embedded: -1, KeyEmbedded: -1, TimestampType: tt, Timestamp: f.MaxTimestamp}
 	t.Children(ri, func(c int32) bool {
 		cn := &t.Nodes[c]
 		switch cn.Ref {
@@ -174,6 +178,9 @@ func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
 			t.Children(c, func(k int32) bool {
 				if isCtlTypeRef(t.Nodes[k].Ref) {
 					lr.ctl = int(t.Nodes[k].Num) + 1
+				}
+				if t.Nodes[k].Kind == tree.Embedded {
+					lr.KeyEmbedded = k
 				}
 				return true
 			})
@@ -253,7 +260,7 @@ func legacyBatch(t *tree.Tree, bi int32, lb *LogBatch) {
 		lb.TimestampType = timestampTypeOf(m.attributes)
 	}
 	record := func(node int32, im legacyMessage, offset int64) LogRecord {
-		r := LogRecord{Node: node, Offset: offset, Timestamp: -1, TimestampType: NoTimestampType, Embedded: -1,
+		r := LogRecord{Node: node, Offset: offset, Timestamp: -1, TimestampType: NoTimestampType, Embedded: -1, KeyEmbedded: -1,
 			Key: im.key, KeyNull: im.keyNull, Value: im.value, ValueNull: im.valueNull}
 		if im.magic == 1 {
 			r.Timestamp, r.TimestampType = im.timestamp, lb.TimestampType

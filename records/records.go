@@ -48,6 +48,10 @@ type Options struct {
 	// are not control batches) as KRaft metadata records, with Decode: for
 	// the batches of __cluster_metadata and of snapshot files.
 	Metadata bool
+	// KeyValue decodes the keys and values of data records as the records
+	// of an internal topic (__consumer_offsets…); nil leaves them bytes
+	// (or Metadata decodes the values). See KeyValueDecoder.
+	KeyValue *KeyValueDecoder
 	// Complete says the bytes are all there will ever be (a KRaft
 	// snapshot, which is written once and never appended to): a partial
 	// batch at the end is an error, not a notice.
@@ -768,6 +772,9 @@ type recordReader struct {
 	failed bool
 	// ctype is the control record type its key holds, -1 for none.
 	ctype int
+	// key is the decoded key of an internal topic's record (KeyValue),
+	// nil when none or it did not decode.
+	key *tree.Tree
 }
 
 func (rd *recordReader) rpath() string { return recordPath(rd.path, rd.k) }
@@ -807,10 +814,12 @@ func (rd *recordReader) field(ref int32, w tree.Wire, name string) (int64, bool)
 type show uint8
 
 const (
-	showBytes        show = iota // not: a leaf
-	showControlKey               // a control record's version and type
-	showControlValue             // by the key's control type
-	showMetadata                 // a framed KRaft metadata record
+	showBytes         show = iota // not: a leaf
+	showControlKey                // a control record's version and type
+	showControlValue              // by the key's control type
+	showMetadata                  // a framed KRaft metadata record
+	showInternalKey               // an internal topic's key (KeyValue)
+	showInternalValue             // an internal topic's value, by its key
 )
 
 // decodes reports whether contents shown as s get decoded.
@@ -822,6 +831,11 @@ func (rd *recordReader) decodes(s show) bool {
 		return rd.d.controlSpec(rd.ctype) != nil || rd.ctype == ControlAbort || rd.ctype == ControlCommit
 	case showMetadata:
 		return rd.d.o.Decode != nil
+	case showInternalKey:
+		return true
+	case showInternalValue:
+		// Without a decoded key, a value's record type is unknown: bytes.
+		return rd.d.o.KeyValue.Key == nil || rd.key != nil
 	}
 	return false
 }
@@ -840,6 +854,10 @@ func (rd *recordReader) decode(s show, data []byte, off int32) {
 		d.embed(data, off, rd.a, rd.rpath()+".value", d.controlSpec(rd.ctype))
 	case showMetadata:
 		d.embed(data, off, rd.a, rd.rpath()+".value", nil)
+	case showInternalKey:
+		rd.key = d.internalKey(data, off, rd.a, rd.rpath()+".key")
+	case showInternalValue:
+		d.internalValue(rd.key, data, off, rd.a, rd.rpath()+".value")
 	}
 }
 
@@ -915,9 +933,13 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	keyShow, valueShow := showBytes, showBytes
 	if info.control {
 		keyShow, valueShow = showControlKey, showControlValue
+	} else if d.o.KeyValue != nil {
+		keyShow, valueShow = d.o.KeyValue.shows()
+		rd.key = nil
 	} else if d.o.Metadata {
 		valueShow = showMetadata
 	}
+	keyAt := rd.base + int32(rd.sub.Off)
 	key, ok := rd.varBytes(refKey, refKeyLength, 0, "key", true, keyShow)
 	if !ok {
 		return
@@ -925,8 +947,16 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	if info.control && key == nil {
 		d.problem(rd.a, -1, rd.base+int32(rd.sub.Off), rd.rpath()+".key", "a control record's key must hold its version and type")
 	}
-	if _, ok := rd.varBytes(refValue, refValueLength, 0, "value", true, valueShow); !ok {
+	if keyShow == showInternalKey && len(key) == 0 {
+		d.problem(rd.a, -1, keyAt, rd.rpath()+".key", "a record of this internal topic must have a key (its record type)")
+	}
+	valueAt := rd.base + int32(rd.sub.Off)
+	value, ok := rd.varBytes(refValue, refValueLength, 0, "value", true, valueShow)
+	if !ok {
 		return
+	}
+	if valueShow == showInternalValue && value != nil && len(value) == 0 {
+		d.problem(rd.a, -1, valueAt, rd.rpath()+".value", "an empty value is not a record (a tombstone's value is null)")
 	}
 	s := rd.sub.Off
 	hc := rd.sub.Varint()

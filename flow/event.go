@@ -102,7 +102,7 @@ type Exchange struct {
 	// starts them again.
 	Mechanism, User string
 	// DecodedWith is the release of the Options.Fallback set the request
-	// and response were decoded with ("3.9.1") because the Codec's set does
+	// and response were decoded with ("3.9.2") because the Codec's set does
 	// not accept the request's api key and version; "" when the Codec's set
 	// decoded them (or the request was not seen).
 	DecodedWith string

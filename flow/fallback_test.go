@@ -7,9 +7,10 @@ import (
 	"github.com/kwire/kwire/spec"
 )
 
-// Produce v2 is in Kafka 3.9.1's specs and not in 4.4.0's: with the
-// embedded fallbacks it decodes, request and response, and the exchange
-// names the release; without them the request does not decode.
+// Produce v2 is in Kafka 3.9's specs and not in 4.x's: with the embedded
+// fallbacks it decodes, request and response, with the newest release that
+// has it (3.9.2), and the exchange names the release; without them the
+// request does not decode.
 func TestFallbackDecodesAVersionTheReleaseDropped(t *testing.T) {
 	old, err := spec.Embedded("3.9")
 	if err != nil {
@@ -20,13 +21,29 @@ func TestFallbackDecodesAVersionTheReleaseDropped(t *testing.T) {
 	resp := respFrame(t, oc, "Produce", 2, 7, `{"responses":[{"name":"orders","partitionResponses":[{"index":0,"errorCode":6,"baseOffset":-1,"logAppendTimeMs":-1}]}],"throttleTimeMs":0}`)
 
 	fbs := EmbeddedFallbacks(testSet)
-	if len(fbs) == 0 || fbs[0].Release != "3.9.1" {
-		t.Fatalf("EmbeddedFallbacks(%s) = %d sets", testSet.Release, len(fbs))
-	}
-	for _, s := range fbs {
-		if s.Release == testSet.Release {
-			t.Errorf("the chosen release %s is among its fallbacks", s.Release)
+	// The newest release with the version, whichever is chosen: Produce
+	// v2 and ListOffsets v0 were dropped in 4.0, so 3.9.2; ShareFetch v0
+	// (api key 78, KIP-932's early access) is in 3.9 and 4.0 only, so 4.0.2;
+	// Produce v99 nowhere.
+	for _, c := range []struct {
+		key, ver int16
+		want     string
+	}{{0, 2, "3.9.2"}, {2, 0, "3.9.2"}, {78, 0, "4.0.2"}, {0, 99, ""}} {
+		got := ""
+		if s := fbs(c.key, c.ver); s != nil {
+			got = s.Release
 		}
+		if got != c.want {
+			t.Errorf("EmbeddedFallbacks(%s)(%d, %d) = %q, want %q", testSet.Release, c.key, c.ver, got, c.want)
+		}
+	}
+	// The chosen release is never its own fallback: under 3.9.2, Produce
+	// v2 falls back to nothing newer than 3.9.1.
+	if s := EmbeddedFallbacks(old)(0, 2); s == nil || s.Release != "3.9.1" {
+		t.Errorf("EmbeddedFallbacks(3.9.2)(0, 2) = %v, want 3.9.1", s)
+	}
+	if s := FallbackSets(testSet, old)(0, 2); s != old {
+		t.Errorf("FallbackSets(4.4.0, 3.9.2)(0, 2) = %v, want 3.9.2", s)
 	}
 
 	r := newConn(Options{Fallback: fbs, KeepTrees: true})
@@ -37,7 +54,7 @@ func TestFallbackDecodesAVersionTheReleaseDropped(t *testing.T) {
 		t.Fatalf("%d problems (%v), %d exchanges", len(r.pr), r.pr, len(r.ex))
 	}
 	x := r.ex[0]
-	if x.API != "Produce" || x.Version != 2 || x.DecodedWith != "3.9.1" || x.ClientID != "legacy" ||
+	if x.API != "Produce" || x.Version != 2 || x.DecodedWith != "3.9.2" || x.ClientID != "legacy" ||
 		x.Request.Err != nil || x.Response.Err != nil {
 		t.Errorf("exchange %+v", x)
 	}

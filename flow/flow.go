@@ -98,29 +98,52 @@ type Options struct {
 	// overwritten, its secret leaves flagged, so that every view of it
 	// shows "<redacted, N bytes>".
 	ShowSecrets bool
-	// Fallback are older spec sets, newest first (EmbeddedFallbacks): a
-	// request whose api key and version Codec's set does not accept (a
-	// version the release dropped, or an API it removed) is decoded, with
-	// its response, by the first of them that accepts it, and its Exchange
+	// Fallback finds the spec set that decodes a request (and its
+	// response) whose api key and version Codec's set does not accept (a
+	// version the release dropped, or an API it removed): the Exchange
 	// says which (Exchange.DecodedWith). nil decodes with Codec alone.
-	Fallback []*spec.Set
+	Fallback Fallback
 }
 
-// EmbeddedFallbacks returns the embedded releases other than set's, newest
-// first, for Options.Fallback: with them a capture or a proxy decodes every
-// version that any embedded release has, whatever the release chosen.
-// Releases that do not load are left out.
-func EmbeddedFallbacks(set *spec.Set) []*spec.Set {
-	var out []*spec.Set
-	for _, r := range bundle.Releases() {
-		if r == set.Release {
-			continue
+// Fallback returns the spec set to decode requests of apiKey at version
+// with, when the chosen set does not accept them, or nil when none does.
+// It is called at most once per api key and version on a Conn, from the
+// feeding goroutine; the Fallbacks of this package are safe for concurrent
+// use by many Conns.
+type Fallback func(apiKey, version int16) *spec.Set
+
+// EmbeddedFallbacks returns the Fallback that picks, among the embedded
+// releases other than set's, the newest that accepts the api key and
+// version: with it a capture or a proxy decodes every version that any
+// embedded release has, whatever the release chosen. Releases are parsed
+// when first needed, newest first and only as far as the first that has
+// the version (spec.Embedded keeps them for the process); releases that do
+// not load are skipped.
+func EmbeddedFallbacks(set *spec.Set) Fallback {
+	return func(apiKey, version int16) *spec.Set {
+		for _, r := range bundle.Releases() {
+			if r == set.Release {
+				continue
+			}
+			if s, err := spec.Embedded(r); err == nil && accepts(s, apiKey, version) {
+				return s
+			}
 		}
-		if s, err := spec.Embedded(r); err == nil {
-			out = append(out, s)
-		}
+		return nil
 	}
-	return out
+}
+
+// FallbackSets returns the Fallback that picks the first of sets that
+// accepts the api key and version.
+func FallbackSets(sets ...*spec.Set) Fallback {
+	return func(apiKey, version int16) *spec.Set {
+		for _, s := range sets {
+			if accepts(s, apiKey, version) {
+				return s
+			}
+		}
+		return nil
+	}
 }
 
 // Stats count what a Conn has seen, per direction (indexed by Dir).
@@ -187,8 +210,10 @@ type Conn struct {
 	sasl saslState
 	// saslFields are the spec fields the SASL state is read from.
 	mechField, authField, hsErrField *spec.Field
-	// fallback are the codecs of Options.Fallback.
-	fallback []*codec.Codec
+	// fallback is the codec Options.Fallback gave for each api key and
+	// version asked (nil: none); fallbackCodec the codec of each set.
+	fallback      map[[2]int16]*codec.Codec
+	fallbackCodec map[*spec.Set]*codec.Codec
 }
 
 // saslState follows a connection's SASL authentication: the mechanism of
@@ -237,11 +262,6 @@ func New(o Options, emit func(Event)) *Conn {
 		if o.Unsynced {
 			st.sp.Search()
 		}
-	}
-	for _, fs := range o.Fallback {
-		fc := codec.New(fs)
-		fc.MaxFrame, fc.Strict = o.Codec.MaxFrame, o.Codec.Strict
-		c.fallback = append(c.fallback, fc)
 	}
 	c.acks = rootField(c.set.Request(0), "Acks")
 	c.mechField = rootField(c.set.Request(saslHandshakeKey), "Mechanism")
@@ -613,17 +633,33 @@ func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
 
 // codecFor is the codec that decodes requests of api key at version ver:
 // the Conn's when its set accepts them (or no fallback does), else the
-// first fallback's that does.
+// codec of the set Options.Fallback picks.
 func (c *Conn) codecFor(key, ver int16) *codec.Codec {
-	if accepts(c.set, key, ver) {
+	if accepts(c.set, key, ver) || c.o.Fallback == nil {
 		return c.o.Codec
 	}
-	for _, fc := range c.fallback {
-		if accepts(fc.Set, key, ver) {
-			return fc
+	k := [2]int16{key, ver}
+	fc, asked := c.fallback[k]
+	if !asked {
+		if fs := c.o.Fallback(key, ver); fs != nil {
+			if fc = c.fallbackCodec[fs]; fc == nil {
+				fc = codec.New(fs)
+				fc.MaxFrame, fc.Strict = c.o.Codec.MaxFrame, c.o.Codec.Strict
+				if c.fallbackCodec == nil {
+					c.fallbackCodec = map[*spec.Set]*codec.Codec{}
+				}
+				c.fallbackCodec[fs] = fc
+			}
 		}
+		if c.fallback == nil {
+			c.fallback = map[[2]int16]*codec.Codec{}
+		}
+		c.fallback[k] = fc
 	}
-	return c.o.Codec
+	if fc == nil {
+		return c.o.Codec
+	}
+	return fc
 }
 
 // accepts reports whether set has a request of api key with version ver.

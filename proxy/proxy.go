@@ -42,7 +42,6 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
-	"github.com/kwire/kwire/spec"
 )
 
 // Options configure a Proxy.
@@ -67,9 +66,9 @@ type Options struct {
 	// redacted (flow.Options.ShowSecrets). The bytes forwarded are never
 	// changed.
 	ShowSecrets bool
-	// Fallback are older spec sets that decode what Codec's set does not
-	// accept (flow.Options.Fallback).
-	Fallback []*spec.Set
+	// Fallback picks the spec set that decodes what Codec's set does not
+	// accept (flow.Options.Fallback); nil for none.
+	Fallback flow.Fallback
 	// RewriteAdvertised routes every broker through the proxy. The proxy
 	// learns the brokers (node id and address) from the responses it
 	// forwards, opens a listener for each node id as it appears (ports

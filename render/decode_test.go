@@ -104,7 +104,7 @@ func TestDecodeResponseAsRequest(t *testing.T) {
 		// (ControlledShutdown, removed in 4.0) v1, valid in Kafka 3.9: the
 		// bytes do not decode there either.
 		{"another release does not decode it", Claim{}, "00000010 00070001 0000 0000 0000 0000 0000 0000",
-			"RequestHeader.RequestApiVersion at 0x0006: ControlledShutdownRequest has no version 1 (valid versions: none); the bytes do not decode as ControlledShutdownRequest v1 of Kafka 3.9.1 either (ControlledShutdownRequest at 0x0012: 2 bytes left after the body (trailing bytes)): these bytes may be a response"},
+			"RequestHeader.RequestApiVersion at 0x0006: ControlledShutdownRequest has no version 1 (valid versions: none); the bytes do not decode as ControlledShutdownRequest v1 of Kafka 3.9.2 either (ControlledShutdownRequest at 0x0012: 2 bytes left after the body (trailing bytes)): these bytes may be a response"},
 		// Api key 0x4000: no release has it.
 		{"unknown api key", Claim{}, "0000000a 4000 0000 00000000 0000",
 			"RequestHeader.RequestApiKey at 0x0004: unknown api key 16384; no Kafka release kwire embeds has a request with api key 16384: these bytes may be a response"},
@@ -125,12 +125,12 @@ func TestDecodeResponseAsRequest(t *testing.T) {
 	// names that release (a request of it, or a response), and wraps the
 	// *codec.VersionError.
 	p0 := "00000017 0000 0000 00000007 0003 616263 0001 00000000 00000000"
-	const p0Err = "RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0 (valid versions: 3-13); the bytes decode as ProduceRequest v0 of Kafka 3.9.1: these bytes may be a response"
+	const p0Err = "RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0 (valid versions: 3-13); the bytes decode as ProduceRequest v0 of Kafka 3.9.2: these bytes may be a response"
 	_, err := Decode(s, Claim{}, unhex(t, p0))
 	var ne *NotRequestError
 	var ve *codec.VersionError
 	var we *wire.Error
-	if !errors.As(err, &ne) || ne.Release == nil || ne.Release.Release != "3.9.1" || !errors.As(err, &ve) || !errors.As(err, &we) || we.Offset != 6 || err.Error() != p0Err {
+	if !errors.As(err, &ne) || ne.Release == nil || ne.Release.Release != "3.9.2" || !errors.As(err, &ve) || !errors.As(err, &we) || we.Offset != 6 || err.Error() != p0Err {
 		t.Errorf("Produce v0: %v", err)
 	}
 	if _, err := Decode(embedded(t, "3.9.1"), Claim{}, unhex(t, p0)); err != nil {

@@ -92,7 +92,7 @@ func TestComparisonJSON(t *testing.T) {
 // hint only when the new side is not a release, and the rows that differ
 // only in listeners left out of the text.
 func TestComparisonOfReleases(t *testing.T) {
-	old, _ := Embedded("3.9")
+	old, _ := Embedded("3.9.1")
 	nw, _ := Embedded("4.4")
 	c := Compare(old, nw, "Kafka 3.9.1", "Kafka 4.4.0", CompatOptions{})
 	n := c.Counts()

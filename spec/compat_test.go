@@ -241,7 +241,7 @@ func TestCompatOptions(t *testing.T) {
 // findingsOf39to44 compares the embedded 3.9.1 and 4.4.0 releases.
 func findingsOf39to44(t *testing.T) (*Set, *Set, []Finding) {
 	t.Helper()
-	old, err := Embedded("3.9")
+	old, err := Embedded("3.9.1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,9 @@ func TestHistoryFetchAndMetadata(t *testing.T) {
 	// Comments between the license and the opening brace count.
 	checkHistory(t, historyOf(t, "4.4", "BrokerHeartbeatRequest"),
 		"v2: added CordonedLogDirs; // 17: Version 2 adds the CordonedLogDirs flexible field")
-	checkHistory(t, historyOf(t, "3.9", "JoinGroupRequest"), "v0: lowest; deprecated", "v1: deprecated; added RebalanceTimeoutMs; // 21: Version 1 adds RebalanceTimeoutMs.")
+	checkHistory(t, historyOf(t, "3.9.1", "JoinGroupRequest"), "v0: lowest; deprecated", "v1: deprecated; added RebalanceTimeoutMs; // 21: Version 1 adds RebalanceTimeoutMs.")
+	// 3.9.2 no longer deprecates them.
+	checkHistory(t, historyOf(t, "3.9.2", "JoinGroupRequest"), "v0: lowest", "v1: added RebalanceTimeoutMs; // 21: Version 1 adds RebalanceTimeoutMs.")
 	if h := historyOf(t, "4.4", "LeaderAndIsrRequest"); len(h.Versions) != 0 {
 		t.Errorf("removed LeaderAndIsrRequest has %d versions of history", len(h.Versions))
 	}

@@ -23,8 +23,8 @@ func TestLookupNamesOtherRelease(t *testing.T) {
 		set        *spec.Set
 		name, tail string
 	}{
-		{s44, "ListClientMetricsResources", "; ListClientMetricsResources is api key 74 in Kafka 3.9.1 (try --kafka 3.9), named ListConfigResources in Kafka 4.4.0"},
-		{s44, "listclientmetricsresourcesresponse", "; ListClientMetricsResources is api key 74 in Kafka 3.9.1 (try --kafka 3.9), named ListConfigResources in Kafka 4.4.0"},
+		{s44, "ListClientMetricsResources", "; ListClientMetricsResources is api key 74 in Kafka 4.0.2 (try --kafka 4.0), named ListConfigResources in Kafka 4.4.0"},
+		{s44, "listclientmetricsresourcesresponse", "; ListClientMetricsResources is api key 74 in Kafka 4.0.2 (try --kafka 4.0), named ListConfigResources in Kafka 4.4.0"},
 		{s39, "ListConfigResources", "; ListConfigResources is api key 74 in Kafka 4.4.0 (try --kafka 4.4), named ListClientMetricsResources in Kafka 3.9.1"},
 		{s44, "NoSuchApi", ")"},
 	} {

@@ -218,7 +218,7 @@ client    client id     software          API version        requests  Kafka 4.4
 	old, _ := spec.Embedded("3.9")
 	w, _ = watch(t, Options{Upgrade: old})
 	b.Reset()
-	if err := w.WriteUpgrade(&b, false); err != nil || b.String() != "\nupgrade check: Kafka 3.9.1 accepts every API version the clients used\n" || len(w.Upgrades()) != 0 {
+	if err := w.WriteUpgrade(&b, false); err != nil || b.String() != "\nupgrade check: Kafka 3.9.2 accepts every API version the clients used\n" || len(w.Upgrades()) != 0 {
 		t.Errorf("against 3.9: %q %v", b.String(), err)
 	}
 }

@@ -46,7 +46,7 @@ type kwireCLI struct {
 	History historyCmd `cmd:"" help:"Show what each version of an API or record type changed, with the spec's own comments."`
 	Diff    diffCmd    `cmd:"" help:"Summarise which APIs, record types and versions differ between two sets of specs."`
 	Log     logCmd     `cmd:"" help:"List the batches and records of Kafka log segments and KRaft snapshots (metadata records decoded)."`
-	Site    siteCmd    `cmd:"" help:"Write the Kafka protocol atlas, a self-contained static HTML site of every API, header and record type (every embedded release unless --kafka or --specs)."`
+	Site    siteCmd    `cmd:"" help:"Write the Kafka protocol atlas, a self-contained static HTML site of every API, header and record type (Kafka 4.4.0 and 3.9.1 unless --kafka or --specs)."`
 	Serve   serveCmd   `cmd:"" help:"Serve the Kafka protocol atlas over HTTP, with a page that decodes pasted hex."`
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
@@ -95,7 +95,9 @@ type encodeCmd struct {
 	Format     string  `help:"Output format: hex (the bytes on one line), text or json (the page of the encoded message, as decode prints it)." enum:"hex,text,json" default:"hex"`
 }
 
-type versionCmd struct{}
+type versionCmd struct {
+	Jars bool `help:"Also list each release's jars on Maven Central with their sha256."`
+}
 
 // usageError is an error of the command line itself (exit 2); every other
 // error a command returns is a finding (exit 1): the rule of cli.ExitCode.
@@ -179,7 +181,7 @@ func run(args []string, e *env) (code int) {
 	case "encode":
 		err = a.encode(&c.Encode)
 	case "version":
-		err = a.version()
+		err = a.version(&c.Version)
 	case "lint":
 		err = a.lint(&c.Lint)
 	case "compat":

@@ -56,7 +56,7 @@ func TestCompatC20Command(t *testing.T) {
 
 func TestCompatReleases(t *testing.T) {
 	needCommand(t, "Compat")
-	r := kwire(t, "compat", "--kafka", "3.9", "--kafka", "4.4", "--format", "json")
+	r := kwire(t, "compat", "--kafka", "3.9.1", "--kafka", "4.4", "--format", "json")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %s", r.code, r.stderr)
 	}
@@ -205,9 +205,9 @@ func TestCompatRefusesASideWithoutMessages(t *testing.T) {
 }
 
 // history of an API removed in the default release gives the same hint as
-// show: the embedded release that has it.
+// show: the newest embedded release that has it.
 func TestHistoryOfARemovedAPINamesTheReleaseThatHasIt(t *testing.T) {
-	hint := `  no valid versions (its spec says validVersions "none": the API was removed); Kafka 3.9.1 has versions 0-7: try --kafka 3.9` + "\n"
+	hint := `  no valid versions (its spec says validVersions "none": the API was removed); Kafka 3.9.2 has versions 0-7: try --kafka 3.9` + "\n"
 	want := "LeaderAndIsrRequest (request, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint +
 		"\nLeaderAndIsrResponse (response, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint
 	// Exit 1, as show's: the API has no valid versions here.
@@ -224,10 +224,10 @@ func TestHistoryOfARemovedAPINamesTheReleaseThatHasIt(t *testing.T) {
 }
 
 // A name another release has under another api key's name (api key 74:
-// ListClientMetricsResources in 3.9, ListConfigResources in 4.4) gets
+// ListClientMetricsResources up to 4.0, ListConfigResources from 4.1) gets
 // both, in show and history; compat names the side whose path is empty.
 func TestRenamedAPIAndEmptySide(t *testing.T) {
-	const tail = "; ListClientMetricsResources is api key 74 in Kafka 3.9.1 (try --kafka 3.9), named ListConfigResources in Kafka 4.4.0\n"
+	const tail = "; ListClientMetricsResources is api key 74 in Kafka 4.0.2 (try --kafka 4.0), named ListConfigResources in Kafka 4.4.0\n"
 	for _, cmd := range []string{"show", "history"} {
 		if r := kwire(t, cmd, "ListClientMetricsResources"); r.code != 1 || !strings.HasSuffix(r.stderr, tail) {
 			t.Errorf("%s: exit %d, %q", cmd, r.code, r.stderr)

@@ -32,7 +32,9 @@ func TestVersionFlagIsTheVersionCommand(t *testing.T) {
 	if got := mustRun(t, "--version"); got != want {
 		t.Errorf("kwire --version:\n%s\nkwire version:\n%s", got, want)
 	}
-	if !strings.HasPrefix(want, "kwire (devel) (go") || !strings.Contains(want, "\n  4.4.0  --kafka 4.4, ") {
+	if !strings.HasPrefix(want, "kwire (devel) (go") || !strings.Contains(want, "\n  4.4.0  --kafka 4.4    231 spec files\n  4.3.2  --kafka 4.3    225 spec files\n") ||
+		!strings.Contains(want, "\n  3.9.2  --kafka 3.9    212 spec files\n  3.9.1  --kafka 3.9.1  212 spec files\n") ||
+		!strings.HasSuffix(want, "\n  3.0.2  --kafka 3.0    162 spec files\n(kwire version --jars: the Maven Central jars they came from, with their sha256)\n") {
 		t.Errorf("kwire version:\n%s", want)
 	}
 	// show --version N is still show's flag.
@@ -173,8 +175,9 @@ func TestCompletion(t *testing.T) {
 		"kwire serve --addr=1 -": {"--addr", "--color", "--dir", "--help", "--kafka", "--show-secrets", "--specs", "--values", "-h"},
 		"kwire completion -c fi": {"fish"},
 		"kwire completion ":      {"bash", "fish", "zsh"},
-		"kwire --kafka ":         {"3.9", "4.4"},
-		"kwire show --kafka 3":   {"3.9"},
+		"kwire --kafka ":         {"3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "3.9.1", "4.0", "4.1", "4.2", "4.3", "4.4"},
+		"kwire show --kafka 3.9": {"3.9", "3.9.1"},
+		"kwire show --kafka 4":   {"4.0", "4.1", "4.2", "4.3", "4.4"},
 	} {
 		t.Setenv("COMP_LINE", line)
 		r := kwire(t)

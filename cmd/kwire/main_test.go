@@ -547,9 +547,13 @@ func TestSpecsProblemsAreReportedAndTheRestLoads(t *testing.T) {
 }
 
 func TestVersionNamesTheEmbeddedReleases(t *testing.T) {
-	out := mustRun(t, "version")
+	short := mustRun(t, "version")
+	out := mustRun(t, "version", "--jars")
 	if !strings.HasPrefix(out, "kwire ") {
 		t.Errorf("version output starts %q", out)
+	}
+	if n := strings.Count(short, "\n"); n != 2+len(bundle.Releases())+1 {
+		t.Errorf("version prints %d lines, want one per release (%d) and 3 more:\n%s", n, len(bundle.Releases()), short)
 	}
 	for _, v := range bundle.Releases() {
 		rel, err := bundle.Load(v)
@@ -1373,7 +1377,7 @@ func TestDecodeSaysWhatTheBytesMayBe(t *testing.T) {
 	}
 	// Produce v0 that decodes in Kafka 3.9: the hint to use it.
 	p0 := "00000017 0000 0000 00000007 0003 616263 0001 00000000 00000000"
-	if r := kwire(t, "decode", "--hex", p0); r.code != 1 || !strings.HasSuffix(r.stderr, "(valid versions: 3-13); the bytes decode as ProduceRequest v0 of Kafka 3.9.1: try --kafka 3.9; or these may be the bytes of a response: decode them with --api NAME --response --version N\n") {
+	if r := kwire(t, "decode", "--hex", p0); r.code != 1 || !strings.HasSuffix(r.stderr, "(valid versions: 3-13); the bytes decode as ProduceRequest v0 of Kafka 3.9.2: try --kafka 3.9; or these may be the bytes of a response: decode them with --api NAME --response --version N\n") {
 		t.Errorf("Produce v0: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if r := kwire(t, "--kafka", "3.9", "decode", "--hex", p0); r.code != 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/kwire/kwire/spec"
 )
 
-// eraFrames encodes frames with Kafka 3.9.1's specs: versions that 4.0
+// eraFrames encodes frames with Kafka 3.9's specs (3.9.2): versions that 4.0
 // removed (KIP-896) are there.
 func eraFrames(t *testing.T) *kafkaFrames {
 	set, err := spec.Embedded("3.9")
@@ -53,8 +53,8 @@ func TestPcapDecodesDroppedVersionsWithAnOlderRelease(t *testing.T) {
 	conn := "#1 10.0.0.1:50000→10.0.0.2:9092"
 	wantOutput(t, out,
 		conn+`  ApiVersions(18) v3  corr 1  client "kwire-test"  req 43 B  resp 23 B  2.000 ms`,
-		conn+`  Produce(0) v2  corr 2  client "kwire-test"  req 54 B  resp 50 B  2.000 ms  (decoded with Kafka 3.9.1's specs)`,
-		conn+`  ListOffsets(2) v0  corr 3  client "kwire-test"  req 60 B  resp 42 B  2.000 ms  (decoded with Kafka 3.9.1's specs)`)
+		conn+`  Produce(0) v2  corr 2  client "kwire-test"  req 54 B  resp 50 B  2.000 ms  (decoded with Kafka 3.9.2's specs)`,
+		conn+`  ListOffsets(2) v0  corr 3  client "kwire-test"  req 60 B  resp 42 B  2.000 ms  (decoded with Kafka 3.9.2's specs)`)
 	if !strings.Contains(out, "3 exchanges, 0 problems") {
 		t.Errorf("summary:\n%s", out)
 	}
@@ -67,7 +67,7 @@ func TestPcapDecodesDroppedVersionsWithAnOlderRelease(t *testing.T) {
 
 	// JSON says it with "decoded_with", on those exchanges only.
 	lines := strings.Split(strings.TrimSpace(mustRun(t, "pcap", "--format", "json", p)), "\n")
-	for i, want := range []string{"", "3.9.1", "3.9.1"} {
+	for i, want := range []string{"", "3.9.2", "3.9.2"} {
 		var x struct {
 			DecodedWith *string `json:"decoded_with"`
 			Errors      []any   `json:"errors"`

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/bundle/pins"
 )
 
 // siteCmd is `kwire site --out DIR`: write the Kafka protocol atlas, a
@@ -38,7 +39,8 @@ func (a *app) site(c *siteCmd) error {
 }
 
 // siteSets are the spec sets of the site: the one --kafka or --specs
-// names, else every embedded release, newest first.
+// names, else the featured embedded releases (pins.Featured: 4.4.0 and
+// 3.9.1), newest first.
 func (a *app) siteSets() ([]*spec.Set, error) {
 	if a.cli.Kafka != "" || a.cli.Specs != "" {
 		set, err := a.loadSet()
@@ -47,5 +49,13 @@ func (a *app) siteSets() ([]*spec.Set, error) {
 		}
 		return []*spec.Set{set}, nil
 	}
-	return spec.EmbeddedAll()
+	var sets []*spec.Set
+	for _, r := range pins.Featured() {
+		s, err := spec.Embedded(r)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
 }

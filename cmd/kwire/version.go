@@ -9,24 +9,33 @@ import (
 	"github.com/kwire/kwire/spec/bundle"
 )
 
-// version prints kwire's module version and the embedded Kafka releases
-// with the Maven Central jars (and their sha256) their specs came from.
-func (a *app) version() error {
+// version prints kwire's module version and the embedded Kafka releases,
+// one line each; with --jars, also the Maven Central jars (and their sha256)
+// each release's specs came from.
+func (a *app) version(c *versionCmd) error {
 	v := kwireVersion()
 	fmt.Fprintf(a.stdout, "kwire %s (%s)\n", v, runtime.Version())
-	fmt.Fprintln(a.stdout, "embedded Apache Kafka releases (the newest is the default):")
+	fmt.Fprintf(a.stdout, "embedded Apache Kafka releases (the newest is the default; --kafka takes a release or its minor):\n")
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	for _, r := range bundle.Releases() {
 		rel, err := bundle.Load(r)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "  %s\t--kafka %s, %d spec files\n", r, bundle.Flag(r), len(rel.Files))
-		for _, art := range rel.Artifacts {
-			fmt.Fprintf(tw, "\t%s\tsha256 %s\n", art.Coord, art.SHA256)
+		fmt.Fprintf(tw, "  %s\t--kafka %s\t%d spec files\n", r, bundle.Flag(r), len(rel.Files))
+		if c.Jars {
+			for _, art := range rel.Artifacts {
+				fmt.Fprintf(tw, "\t%s\tsha256 %s\n", art.Coord, art.SHA256)
+			}
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !c.Jars {
+		fmt.Fprintln(a.stdout, "(kwire version --jars: the Maven Central jars they came from, with their sha256)")
+	}
+	return nil
 }
 
 // kwireVersion is the module version kwire was built at, or "(devel)".

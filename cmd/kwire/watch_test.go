@@ -37,9 +37,9 @@ func TestPcapFiltersStatsAndUpgradeCheck(t *testing.T) {
 		t.Errorf("the summary counts everything:\n%s", out)
 	}
 	wantOutput(t, mustRun(t, "pcap", p, "--api", "Produce", "--api", "2", "--client", "legacy-*"),
-		c1+`  Produce(0) v2  corr 2  client "legacy-app"  req 54 B  resp 50 B  1.000 ms  (decoded with Kafka 3.9.1's specs)`,
-		c1+`  Produce(0) v2  corr 3  client "legacy-app"  req 54 B  resp 50 B  6.000 ms  (decoded with Kafka 3.9.1's specs)`,
-		c1+`  ListOffsets(2) v0  corr 4  client "legacy-app"  req 60 B  resp 42 B  1.000 ms  (decoded with Kafka 3.9.1's specs)`)
+		c1+`  Produce(0) v2  corr 2  client "legacy-app"  req 54 B  resp 50 B  1.000 ms  (decoded with Kafka 3.9.2's specs)`,
+		c1+`  Produce(0) v2  corr 3  client "legacy-app"  req 54 B  resp 50 B  6.000 ms  (decoded with Kafka 3.9.2's specs)`,
+		c1+`  ListOffsets(2) v0  corr 4  client "legacy-app"  req 60 B  resp 42 B  1.000 ms  (decoded with Kafka 3.9.2's specs)`)
 
 	out = mustRun(t, "pcap", p, "--errors", "--stats", "--upgrade-check", "4.4")
 	want := c2 + `  Produce(0) v9  corr 4  client "billing"  req 48 B  resp 59 B  1.000 ms  errors NOT_LEADER_OR_FOLLOWER(6) at ProduceResponse.Responses[0].PartitionResponses[0].ErrorCode
@@ -117,7 +117,7 @@ func TestProxyFiltersStatsAndUpgradeCheckOnSIGINT(t *testing.T) {
 		API         string `json:"api"`
 		DecodedWith string `json:"decoded_with"`
 	}
-	if err := json.Unmarshal([]byte(lines[0]), &x); err != nil || x.Type != "exchange" || x.API != "Produce" || x.DecodedWith != "3.9.1" {
+	if err := json.Unmarshal([]byte(lines[0]), &x); err != nil || x.Type != "exchange" || x.API != "Produce" || x.DecodedWith != "3.9.2" {
 		t.Errorf("exchange line %s", lines[0])
 	}
 	if !strings.HasPrefix(lines[1], `{"type":"stats_api","api":"Produce","api_key":0,"version":2,"exchanges":1,"request_bytes":`) {

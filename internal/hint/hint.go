@@ -8,7 +8,6 @@ package hint
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/cli"
@@ -41,11 +40,11 @@ func Removed(set *spec.Set, m *spec.Message) string {
 	return `(its spec says validVersions "none": the API was removed)` + Elsewhere(set, m.Name, nil)
 }
 
-// Elsewhere names the other embedded releases where message name has
-// version v (any version when v is nil), as a hint to append to an error:
-// "; Kafka 3.9.1 has versions 0-7: try --kafka 3.9".
+// Elsewhere names the newest other embedded release where message name
+// has version v (any version when v is nil), as a hint to append to an
+// error: "; Kafka 3.9.2 has versions 0-7: try --kafka 3.9". Releases are
+// parsed newest first and only until one has it.
 func Elsewhere(set *spec.Set, name string, v *int16) string {
-	var hints []string
 	for _, r := range bundle.Releases() {
 		if r == set.Release {
 			continue
@@ -58,12 +57,9 @@ func Elsewhere(set *spec.Set, name string, v *int16) string {
 		if m == nil || m.ValidVersions.Empty() || v != nil && !m.ValidVersions.Contains(*v) {
 			continue
 		}
-		hints = append(hints, fmt.Sprintf("Kafka %s has versions %s: try --kafka %s", r, m.ValidVersions, bundle.Flag(r)))
+		return fmt.Sprintf("; Kafka %s has versions %s: try --kafka %s", r, m.ValidVersions, bundle.Flag(r))
 	}
-	if len(hints) == 0 {
-		return ""
-	}
-	return "; " + strings.Join(hints, "; ")
+	return ""
 }
 
 // Decode says the errors of render.Decode in the command's terms:

@@ -38,7 +38,7 @@ func TestPickVersion(t *testing.T) {
 	// A version only the other embedded release has.
 	produce := s.Message("ProduceRequest")
 	_, err = hint.PickVersion(s, produce, &v2)
-	if want := "ProduceRequest has no version 2 in Kafka 4.4.0 (valid versions: 3-13); Kafka 3.9.1 has versions 0-11: try --kafka 3.9"; err == nil || err.Error() != want {
+	if want := "ProduceRequest has no version 2 in Kafka 4.4.0 (valid versions: 3-13); Kafka 3.9.2 has versions 0-11: try --kafka 3.9"; err == nil || err.Error() != want {
 		t.Errorf("Produce v2: %v,\nwant %q", err, want)
 	}
 }
@@ -53,7 +53,7 @@ func TestDecodeHintNamesFlags(t *testing.T) {
 	}
 	// A version error gets the release that has the version.
 	ve := &codec.VersionError{Message: "ProduceRequest", Version: 2}
-	if got := hint.Decode(s, ve).Error(); got != ve.Error()+"; Kafka 3.9.1 has versions 0-11: try --kafka 3.9" {
+	if got := hint.Decode(s, ve).Error(); got != ve.Error()+"; Kafka 3.9.2 has versions 0-11: try --kafka 3.9" {
 		t.Errorf("version: %s", got)
 	}
 	if hint.Decode(s, nil) != nil {
@@ -69,5 +69,5 @@ func ExampleRemoved() {
 	}
 	fmt.Println(hint.Removed(s, s.Message("LeaderAndIsrRequest")))
 	// Output:
-	// (its spec says validVersions "none": the API was removed); Kafka 3.9.1 has versions 0-7: try --kafka 3.9
+	// (its spec says validVersions "none": the API was removed); Kafka 3.9.2 has versions 0-7: try --kafka 3.9
 }

@@ -107,11 +107,33 @@ func Flag(r string) string {
 	parts := strings.Split(r, ".")
 	if len(parts) > 2 {
 		short := strings.Join(parts[:2], ".")
-		if rel, err := Load(short); err == nil && rel.Version == r {
+		if e := find(short); e != nil && e.version == r {
 			return short
 		}
 	}
 	return r
+}
+
+// find returns the newest embedded release that release names (see Load),
+// or nil. It decodes nothing.
+func find(release string) *entry {
+	want := strings.TrimPrefix(strings.TrimSpace(release), "v")
+	for _, e := range index() {
+		if want == "" || e.version == want || strings.HasPrefix(e.version, want+".") {
+			return e
+		}
+	}
+	return nil
+}
+
+// Resolve returns the version of the embedded release that release names
+// as Load would select it ("3.6" → "3.6.2"), without decompressing any
+// bundle, and whether one matches.
+func Resolve(release string) (string, bool) {
+	if e := find(release); e != nil {
+		return e.version, true
+	}
+	return "", false
 }
 
 // Releases returns the versions of the embedded releases, newest first,
@@ -134,11 +156,7 @@ func Releases() []string {
 // returns a fresh Release whose File.Data slices are shared and must not be
 // modified.
 func Load(release string) (*Release, error) {
-	want := strings.TrimPrefix(strings.TrimSpace(release), "v")
-	for _, e := range index() {
-		if want != "" && e.version != want && !strings.HasPrefix(e.version, want+".") {
-			continue
-		}
+	if e := find(release); e != nil {
 		e.once.Do(func() { e.rel, e.err = decode(e.name, e.version) })
 		if e.err != nil {
 			return nil, e.err

@@ -19,12 +19,25 @@ import (
 
 func TestReleasesMatchPins(t *testing.T) {
 	got := Releases()
-	if want := []string{"4.4.0", "3.9.1"}; !slices.Equal(got, want) {
+	// The last patch release of every minor from 3.0 to 4.4, and 3.9.1 (the
+	// release the oracle judges besides the newest).
+	want := []string{"4.4.0", "4.3.2", "4.2.2", "4.1.2", "4.0.2", "3.9.2", "3.9.1", "3.8.1",
+		"3.7.2", "3.6.2", "3.5.2", "3.4.1", "3.3.2", "3.2.3", "3.1.2", "3.0.2"}
+	if !slices.Equal(got, want) {
 		t.Fatalf("Releases() = %v, want %v", got, want)
 	}
 	if want := pins.Releases(); !slices.Equal(got, want) {
 		t.Fatalf("Releases() = %v, pinned releases %v", got, want)
 	}
+}
+
+// filesPerJar is the number of spec files each release's kafka-clients,
+// kafka-metadata and kafka-raft jars hold.
+var filesPerJar = map[string][3]int{
+	"4.4.0": {203, 27, 1}, "4.3.2": {198, 26, 1}, "4.2.2": {197, 26, 1}, "4.1.2": {197, 26, 1},
+	"4.0.2": {186, 26, 1}, "3.9.2": {186, 25, 1}, "3.9.1": {186, 25, 1}, "3.8.1": {162, 25, 1},
+	"3.7.2": {158, 25, 1}, "3.6.2": {146, 24, 1}, "3.5.2": {146, 20, 1}, "3.4.1": {144, 20, 1},
+	"3.3.2": {144, 19, 1}, "3.2.3": {144, 19, 1}, "3.1.2": {144, 17, 1}, "3.0.2": {144, 17, 1},
 }
 
 func TestLoadAll(t *testing.T) {
@@ -54,8 +67,8 @@ func TestLoadAll(t *testing.T) {
 				if a.Coord != w.Coord || a.URL != w.URL || a.SHA256 != w.SHA256 {
 					t.Errorf("artifact %d = %+v, want pin %+v", i, a, w)
 				}
-				if a.Files == 0 {
-					t.Errorf("artifact %s has no files", a.Coord)
+				if want := filesPerJar[v][i]; a.Files != want {
+					t.Errorf("artifact %s has %d files, want %d", a.Coord, a.Files, want)
 				}
 				total += a.Files
 			}
@@ -76,15 +89,22 @@ func TestLoadAll(t *testing.T) {
 				if !strings.HasPrefix(f.Source, "kafka-") || !strings.HasSuffix(f.Source, "-"+v+".jar") {
 					t.Errorf("%s: unexpected source %q", f.Path, f.Source)
 				}
-				if !bytes.Contains(f.Data, []byte("Licensed to the Apache Software Foundation")) {
+				// Kafka 4.1's AlterShareGroupOffsetsResponse.json was
+				// released without its license header.
+				if !bytes.Contains(f.Data, []byte("Licensed to the Apache Software Foundation")) &&
+					(v != "4.1.2" || f.Path != "common/message/AlterShareGroupOffsetsResponse.json") {
 					t.Errorf("%s: license header missing", f.Path)
 				}
 			}
 
+			quorumState := "common/message/QuorumStateData.json"
+			if v == "3.0.2" { // renamed in Kafka 3.1
+				quorumState = "common/message/QuorumState.json"
+			}
 			for path, source := range map[string]string{
 				"common/message/VoteRequest.json":         "kafka-clients-" + v + ".jar",
 				"common/metadata/PartitionRecord.json":    "kafka-metadata-" + v + ".jar",
-				"common/message/QuorumStateData.json":     "kafka-raft-" + v + ".jar",
+				quorumState:                               "kafka-raft-" + v + ".jar",
 				"common/message/ProduceRequest.json":      "kafka-clients-" + v + ".jar",
 				"common/metadata/FeatureLevelRecord.json": "kafka-metadata-" + v + ".jar",
 			} {
@@ -162,6 +182,25 @@ func TestReleaseDifferences(t *testing.T) {
 		t.Errorf("4.4.0 %s still defines versions", lai)
 	}
 
+	// The one spec difference between 3.9.1 and 3.9.2: JoinGroup v0-v1 are
+	// no longer deprecated.
+	const jg, dep = "common/message/JoinGroupRequest.json", `"deprecatedVersions": "0-1"`
+	if p, err := Load("3.9.2"); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, f := range p.Files {
+			o, _ := old.Find(f.Path)
+			if same := bytes.Equal(o.Data, f.Data); same != (f.Path != jg) {
+				t.Errorf("%s: same in 3.9.1 and 3.9.2: %v", f.Path, same)
+			}
+		}
+		f, _ := p.Find(jg)
+		o, _ := old.Find(jg)
+		if !bytes.Contains(o.Data, []byte(dep)) || bytes.Contains(f.Data, []byte(dep)) || len(p.Files) != len(old.Files) {
+			t.Errorf("3.9.2 %s: want %s dropped", jg, dep)
+		}
+	}
+
 	// Files that exist in only one of the releases.
 	for _, c := range []struct {
 		r    *Release
@@ -188,9 +227,14 @@ func TestLoadSelect(t *testing.T) {
 		{"4.4", "4.4.0"},
 		{"4.4.0", "4.4.0"},
 		{"v4.4.0", "4.4.0"},
-		{"3", "3.9.1"},
-		{"3.9", "3.9.1"},
+		{"3", "3.9.2"},
+		{"3.9", "3.9.2"},
+		{"3.9.2", "3.9.2"},
 		{"3.9.1", "3.9.1"},
+		{"3.6", "3.6.2"},
+		{"v3.6.2", "3.6.2"},
+		{"3.0", "3.0.2"},
+		{"4.0", "4.0.2"},
 	} {
 		r, err := Load(c.in)
 		if err != nil {
@@ -201,13 +245,13 @@ func TestLoadSelect(t *testing.T) {
 			t.Errorf("Load(%q).Version = %q, want %q", c.in, r.Version, c.want)
 		}
 	}
-	for _, in := range []string{"2.0", "4.4.1", "3.9.10", "4.", "44", "x"} {
+	for _, in := range []string{"2.0", "2.8.2", "3.6.1", "4.4.1", "3.9.10", "4.", "44", "x"} {
 		_, err := Load(in)
 		if err == nil {
 			t.Errorf("Load(%q) succeeded", in)
 			continue
 		}
-		for _, v := range []string{"4.4.0", "3.9.1"} {
+		for _, v := range []string{"4.4.0", "3.9.1", "3.6.2", "3.0.2"} {
 			if !strings.Contains(err.Error(), v) {
 				t.Errorf("Load(%q) error %q does not list %s", in, err, v)
 			}
@@ -467,7 +511,7 @@ func TestLoadConcurrent(t *testing.T) {
 }
 
 func TestFlag(t *testing.T) {
-	for r, want := range map[string]string{"3.9.1": "3.9", "4.4.0": "4.4", "9.9.9": "9.9.9", "4.4": "4.4"} {
+	for r, want := range map[string]string{"3.9.2": "3.9", "3.9.1": "3.9.1", "3.6.2": "3.6", "3.0.2": "3.0", "4.4.0": "4.4", "9.9.9": "9.9.9", "4.4": "4.4"} {
 		if got := Flag(r); got != want {
 			t.Errorf("Flag(%q) = %q, want %q", r, got, want)
 		}

@@ -40,9 +40,64 @@ var table = []Pin{
 	{"4.4.0", "org.apache.kafka", "kafka-clients", "1ab07317eb6633241392449d329dbdc5d9251e6ffc4926860f42dd966e88bdf9"},
 	{"4.4.0", "org.apache.kafka", "kafka-metadata", "6c52de74ecd670332e1e1324f5d40311275ac49b22699b6722e5fb07dd266fcb"},
 	{"4.4.0", "org.apache.kafka", "kafka-raft", "687f278ce5d82b7f53644643e21e1a7452530f202826108990f0fe4f3d334d4f"},
+	{"4.3.2", "org.apache.kafka", "kafka-clients", "edaf0818414a61a98d1d2e58d6966be8c9f780cef6ded2ffbab10dd841b2bfb8"},
+	{"4.3.2", "org.apache.kafka", "kafka-metadata", "fa94bb57d04361ea2f0575784318eeb6168d8ef8f0d0cedf68f4dc4ac13c55b8"},
+	{"4.3.2", "org.apache.kafka", "kafka-raft", "61fa68d45830b0b7200f4e2983cd745eb68a30c7ca1f389cd9766dc82b8416d0"},
+	{"4.2.2", "org.apache.kafka", "kafka-clients", "109b6c65c134fd65a424563c8377510f4d42e278e9fef0961d0450173e65496a"},
+	{"4.2.2", "org.apache.kafka", "kafka-metadata", "6f0d379786284d95b5f940ade40b643a2b002b745aa63da19af1f5c05ef0e27c"},
+	{"4.2.2", "org.apache.kafka", "kafka-raft", "4e16228752bee90bd74c9fffc97ec7dbfbd35a9306c1794b2ed6470d37eb75e5"},
+	{"4.1.2", "org.apache.kafka", "kafka-clients", "afe861c05067f4018a3148d73c1ed1e5fc90808757c15b043527d7e535a5d431"},
+	{"4.1.2", "org.apache.kafka", "kafka-metadata", "ccc29f5423cf5fbe63b47871dbce00a16e05a38bd0d531b3bf21e5c71ba54fac"},
+	{"4.1.2", "org.apache.kafka", "kafka-raft", "01f6717d07472b577a1cfe1cdf4d098b14a1dae4e35574164712801bd2a55cce"},
+	{"4.0.2", "org.apache.kafka", "kafka-clients", "902bf4749ad601b7f272a0f3385a781f44750121a54abe52b7495be4de8f977f"},
+	{"4.0.2", "org.apache.kafka", "kafka-metadata", "888533a2c26a846d187dd8d8893215dfacba56f56c98c745b7c908fe94969512"},
+	{"4.0.2", "org.apache.kafka", "kafka-raft", "7039e4000f7e1614198f24c3b8d0a95b4d3f477c36199c233974fae1472adee3"},
+	{"3.9.2", "org.apache.kafka", "kafka-clients", "014b4ef36884478a932641818b080c36a8f8e2e92dc771e800c9d2694f4f83d8"},
+	{"3.9.2", "org.apache.kafka", "kafka-metadata", "ffe970aee12f00df4b0162f31c719df7c412f9207c166a74cef6611be25a255e"},
+	{"3.9.2", "org.apache.kafka", "kafka-raft", "f897533828e55ac466a5b183a25dccbe5a7b97c02162dac38e25338feddfe422"},
 	{"3.9.1", "org.apache.kafka", "kafka-clients", "7568b998572d256f0b7bc0afdc1b7a2588b8b08415c62ce314c864a6851ae9d9"},
 	{"3.9.1", "org.apache.kafka", "kafka-metadata", "35c35118d4abb0b747ad68d1e0be00d5bd02206b462ad76ebbcd85b33436f13a"},
 	{"3.9.1", "org.apache.kafka", "kafka-raft", "0d4236cf868f8668c74c49bec4bed41e400bb13d6d381a0f8e9843585b2f159f"},
+	{"3.8.1", "org.apache.kafka", "kafka-clients", "d6d8c4ad7ab00c6adb03ad9ad7188af32fa7c5de62ca1d8625e086512987a584"},
+	{"3.8.1", "org.apache.kafka", "kafka-metadata", "b6d6abc6bfb79c6143499161e41ba9c235b24719133b0062a8b146bdb18ba0d5"},
+	{"3.8.1", "org.apache.kafka", "kafka-raft", "f125097d7a2792a7ab8bad72546b124bde730808f684ad05576bf80cae1d9e9f"},
+	{"3.7.2", "org.apache.kafka", "kafka-clients", "caac34d6f3e441621533e27ddd7e5fe9c316b048e21b7673a94235dec8a55bed"},
+	{"3.7.2", "org.apache.kafka", "kafka-metadata", "fb6074699cfd6b698c7dccc15531715bdbba16a9e9ec1f509e170e7e3e8495a8"},
+	{"3.7.2", "org.apache.kafka", "kafka-raft", "097d6b4a4fba9d907596eb90ac6d7c4ad2211a0593fced1e13d465ed9869a6b8"},
+	{"3.6.2", "org.apache.kafka", "kafka-clients", "91f7cc26498fc11f4adfe4ada8229fc7cfbe991aef25ed583a92c78d6310de90"},
+	{"3.6.2", "org.apache.kafka", "kafka-metadata", "96376c982c7437c0221eca4482318b3f35dbac2d7802a14d9aae782770ab2c13"},
+	{"3.6.2", "org.apache.kafka", "kafka-raft", "aee760e2645d0c2e1b4b52b86a082ccb25a8b08a2db9da183463a04aa5eec47c"},
+	{"3.5.2", "org.apache.kafka", "kafka-clients", "c18079128aecd6d29453fbe2aa4523a91802ac846648082ed4daca3951a53c17"},
+	{"3.5.2", "org.apache.kafka", "kafka-metadata", "edaf88b7911e9cdc205d6c6280a97a3d2923f3c798c97d0da299ad31f42528f8"},
+	{"3.5.2", "org.apache.kafka", "kafka-raft", "1526a9f250712ee8a4fba4d86ee126a835e748c1df9660b52c2529600a36079a"},
+	{"3.4.1", "org.apache.kafka", "kafka-clients", "9d0a9058c8ede79db6e54ae378ed16fe8d1bead2894635a4aa6aa0b7981668c6"},
+	{"3.4.1", "org.apache.kafka", "kafka-metadata", "878be8d812d96925098baf3e012745a64aebe1df7c1b6fec32c56c7d5ed3c664"},
+	{"3.4.1", "org.apache.kafka", "kafka-raft", "37621aa3e3f0628385b0e0ef65570721187cbb3024fabe2a25c21d73e5cdcdab"},
+	{"3.3.2", "org.apache.kafka", "kafka-clients", "29b9b4f35ebeb810b151c4f7b9b6f24329a9be8e6c4764a6eebac3738bee7288"},
+	{"3.3.2", "org.apache.kafka", "kafka-metadata", "3a9e00eab109d0f1aa54e6d74f2a24963f29849fe90f44d51911200946e3bf89"},
+	{"3.3.2", "org.apache.kafka", "kafka-raft", "d04370571d238b814e7d904f6818c48473785efac1f27245743d34bc5e8acef4"},
+	{"3.2.3", "org.apache.kafka", "kafka-clients", "8d924a5105962e0df89752dd6d1732639f009c9cdefb8148908a8607158ceb67"},
+	{"3.2.3", "org.apache.kafka", "kafka-metadata", "239c3de3da92117dc832adec04423235147fe2c04d7ce346fd26966bd79dbcef"},
+	{"3.2.3", "org.apache.kafka", "kafka-raft", "1d2f368425d129b63174fa0ec770e59611a89a6f9562353fc8b508ebe577712c"},
+	{"3.1.2", "org.apache.kafka", "kafka-clients", "37d7a64cd2f15e1af07a39c707f76dd729474952e7b8e09c6ddaf52d87f72dc8"},
+	{"3.1.2", "org.apache.kafka", "kafka-metadata", "389496b7d4e9708226fc973f7b9f26a4a66df662b27c085ab27de4ab7953a6af"},
+	{"3.1.2", "org.apache.kafka", "kafka-raft", "56ebb102e46e5f35f1f9a23af254ba108cf06a9a804ad5d8d7d8c0df5d991cf4"},
+	{"3.0.2", "org.apache.kafka", "kafka-clients", "18661864d84e6c2c06e56c4a927a17bd95e29d99ad90ea71cbd3f3092bb864a7"},
+	{"3.0.2", "org.apache.kafka", "kafka-metadata", "c4453926f89cbf1952aacc533334a66be01e6ef95213b3b712d69e8b796adc9d"},
+	{"3.0.2", "org.apache.kafka", "kafka-raft", "7d722e6b81d018a02fa1cd21a7f57076f7e266698d5143e4b5b26e7af44acaf6"},
+}
+
+// featured are the releases that Kafka's own serializers judge in CI
+// (interop/run.sh) and that the atlas (kwire site, kwire serve) shows by
+// default: the newest, and the 3.9 release the oracle has judged since
+// before the other releases were pinned.
+var featured = []string{"4.4.0", "3.9.1"}
+
+// Featured returns the pinned releases that the oracle judges and the atlas
+// shows by default, newest first: "4.4.0" and "3.9.1". The other pinned
+// releases are checked by the round trips of kwire's own tests.
+func Featured() []string {
+	return append([]string(nil), featured...)
 }
 
 // All returns a copy of the pinned artifacts, newest release first.

@@ -17,6 +17,7 @@ import (
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 // Record is one record of a listing, described: the record, where it is,
@@ -155,6 +156,13 @@ func IsMetadataRecord(cd *codec.Codec, value []byte) bool {
 	if cd == nil || len(value) == 0 {
 		return false
 	}
+	// The frame first, as DecodeRecord reads it: most values are not one,
+	// and say so without a decode.
+	r := wire.Reader{Buf: value}
+	fv, key := r.Uvarint(), r.Uvarint()
+	if r.Failed() || fv != 1 || key > 32767 || cd.Set.MetadataRecord(int16(key)) == nil {
+		return false
+	}
 	t, err := cd.DecodeRecord(value, nil, 0)
 	return err == nil && len(t.Problems) == 0
 }
@@ -196,14 +204,15 @@ func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 		}
 		dst = fmt.Appendf(dst, ": %v", d.Err)
 		if !d.ValueNull {
-			dst = append(append(dst, "  value "...), bytesText(d.Value, false, v)...)
+			dst = appendBytesText(append(dst, "  value "...), d.Value, false, v)
 		}
 	case d.Type != "" && d.Data != nil:
 		dst = fmt.Appendf(dst, "%s v%d %s", d.Type, d.Version, d.Data)
 	case d.Type != "":
 		dst = append(dst, d.Type...)
 	default:
-		dst = fmt.Appendf(dst, "key %s  value %s", bytesText(d.Key, d.KeyNull, v), bytesText(d.Value, d.ValueNull, v))
+		dst = appendBytesText(append(dst, "key "...), d.Key, d.KeyNull, v)
+		dst = appendBytesText(append(dst, "  value "...), d.Value, d.ValueNull, v)
 	}
 	if len(d.Headers) > 0 {
 		dst = append(dst, "  headers"...)
@@ -211,7 +220,7 @@ func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 			dst = append(dst, ' ')
 			dst = strconv.AppendQuote(dst, h.Key)
 			dst = append(dst, '=')
-			dst = append(dst, bytesText(h.Value, h.ValueNull, v)...)
+			dst = appendBytesText(dst, h.Value, h.ValueNull, v)
 		}
 	}
 	return append(dst, '\n')
@@ -332,44 +341,44 @@ func compactJSON(b []byte) []byte {
 	return c.Bytes()
 }
 
-// bytesText shows a key, value or header value on a text line as v
+// appendBytesText appends a key, value or header value to dst as a text line shows it, as v
 // chooses: auto (quoted when printable UTF-8, else "0x…"), utf8 (quoted, \x escapes
 // for bytes that are not UTF-8), hex ("0x…", "empty"), base64
 // ("base64:…", "empty"), json (compacted when it parses as JSON, else as
 // auto followed by "(not JSON)"). Null is "null".
-func bytesText(b []byte, null bool, v render.Values) string {
+func appendBytesText(dst, b []byte, null bool, v render.Values) []byte {
 	if null {
-		return "null"
+		return append(dst, "null"...)
 	}
 	switch v {
 	case render.ValuesUTF8:
-		return strconv.Quote(string(b))
+		return strconv.AppendQuote(dst, string(b))
 	case render.ValuesHex:
 		if len(b) == 0 {
-			return "empty"
+			return append(dst, "empty"...)
 		}
-		return "0x" + hex.EncodeToString(b)
+		return hex.AppendEncode(append(dst, "0x"...), b)
 	case render.ValuesBase64:
 		if len(b) == 0 {
-			return "empty"
+			return append(dst, "empty"...)
 		}
-		return "base64:" + base64.StdEncoding.EncodeToString(b)
+		return base64.StdEncoding.AppendEncode(append(dst, "base64:"...), b)
 	case render.ValuesJSON:
 		if c := compactJSON(b); c != nil {
-			return string(c)
+			return append(dst, c...)
 		}
-		return autoText(b) + " (not JSON)"
+		return append(appendAutoText(dst, b), " (not JSON)"...)
 	}
-	return autoText(b)
+	return appendAutoText(dst, b)
 }
 
-// autoText is b quoted when it is printable UTF-8 text (no control
+// appendAutoText appends b quoted when it is printable UTF-8 text (no control
 // characters; empty too), else as hex, as the tree views show values.
-func autoText(b []byte) string {
+func appendAutoText(dst, b []byte) []byte {
 	if printable(b) {
-		return strconv.Quote(string(b))
+		return strconv.AppendQuote(dst, string(b))
 	}
-	return "0x" + hex.EncodeToString(b)
+	return hex.AppendEncode(append(dst, "0x"...), b)
 }
 
 // printable reports whether b is UTF-8 text without control characters

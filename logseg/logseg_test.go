@@ -185,7 +185,9 @@ func listing(t *testing.T, path string, o logseg.Options) (lines []string, windo
 		windows++
 		for i := range w.Batches {
 			b := &w.Batches[i]
-			lines = append(lines, logseg.BatchText(b))
+			if i > 0 || !w.Continued {
+				lines = append(lines, logseg.BatchText(b))
+			}
 			for _, r := range b.Records {
 				d := w.Describe(b, r)
 				lines = append(lines, string(d.AppendText(nil, render.ValuesAuto)))
@@ -277,6 +279,53 @@ func TestReadWindowsMatchTheWholeFile(t *testing.T) {
 		}
 		if w == 1 && n != 13 {
 			t.Errorf("window 1: %d windows, want one per entry (13)", n)
+		}
+	}
+}
+
+// A batch of many records is listed a part at a time (Window.Continued),
+// and a batch whose payload decompresses to more than 8 MiB streamed
+// a piece at a time: the listing and problems are those of the whole
+// file, whose tree holds every record.
+func TestReadPartsMatchTheWholeFile(t *testing.T) {
+	big := testseg.ZstdSegment(200000, 200000) // about 10 MiB decompressed
+	seg := append(append(append(testseg.FatGzipBatch(0), oneBatch(1)...), big...), testseg.FatGzipBatch(300000)...)
+	path := writeFile(t, t.TempDir(), "00000000000000000000.log", seg)
+	tr, sum, err := logseg.ReadWhole(path, logseg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, b := range records.LogBatches(tr) {
+		want = append(want, logseg.BatchText(&b))
+		for _, r := range b.Records {
+			d := logseg.Record{LogRecord: r, BatchOffset: b.BaseOffset, Err: nil}
+			want = append(want, string(d.AppendText(nil, render.ValuesAuto)))
+		}
+	}
+	for _, p := range sum.Problems {
+		want = append(want, p.String())
+	}
+	if len(want) != 200000+3+4+2 || sum.Batches != 4 || len(sum.Problems) != 2 {
+		t.Fatalf("whole: %d lines, %d batches", len(want), sum.Batches)
+	}
+	continued := 0
+	_, err = logseg.Read(path, logseg.Options{}, func(w *logseg.Window) error {
+		if w.Continued {
+			continued++
+		}
+		return nil
+	})
+	if err != nil || continued < 10 {
+		t.Errorf("%d windows continue a batch (%v)", continued, err)
+	}
+	got, _ := listing(t, path, logseg.Options{})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%d lines, want %d", len(got), len(want))
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("line %d: %q, want %q", i, got[i], want[i])
+			}
 		}
 	}
 }

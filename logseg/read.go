@@ -19,8 +19,8 @@ import (
 )
 
 // DefaultWindow is about the most bytes of a file that Read reads and
-// decodes at once: 8 MiB.
-const DefaultWindow = 8 << 20
+// decodes at once: 1 MiB.
+const DefaultWindow = 1 << 20
 
 // Options say how files are read and decoded.
 type Options struct {
@@ -91,18 +91,29 @@ func NotLog(path string) string {
 	return ""
 }
 
-// Window is a part of a file decoded on its own: whole log entries.
+// partNodes is about the most nodes of one Window's tree: 64 Ki nodes,
+// about 2.5 MiB (records.DecodeParts).
+const partNodes = 1 << 16
+
+// Window is a part of a file decoded on its own: whole log entries, or,
+// when they are many records, a run of them: a part of a window
+// (records.DecodeParts), or of a batch.
 type Window struct {
 	// File is the file's path, as given to Read.
 	File string
-	// Off is the byte offset of the window in the file.
+	// Off is the byte offset of the window in the file (the parts of one
+	// window have the same).
 	Off int64
 	// Tree is the window's decode: its Bytes are the window's bytes, its
 	// offsets relative to Off (its Problems are not shifted: Summary has
-	// them as the whole file's).
+	// them as the whole file's). It holds only its own decompressed bytes
+	// and is valid only during the call of Read's fn.
 	Tree *tree.Tree
 	// Batches are the window's batches (records.LogBatches of Tree).
 	Batches []records.LogBatch
+	// Continued says that the first of Batches continues the last of the
+	// window before: the same batch, with its next records.
+	Continued bool
 	// Metadata is set when data record values are decoded as metadata
 	// records.
 	Metadata bool
@@ -272,7 +283,11 @@ func Read(path string, o Options, fn func(w *Window) error) (Summary, error) {
 
 // ReadFrom decodes the log file that r streams (name is its path, which
 // says how it is decoded: IsMetadata, IsSnapshot) a window of whole log
-// entries at a time, as Read does. The windows list exactly what a decode
+// entries at a time, as Read does, each window in parts of about 64 Ki
+// nodes, a batch of many records in parts of its records (Window.
+// Continued): memory is bounded by the window's bytes, one part, and
+// one payload's decompressed bytes up to 8 MiB, whatever they decompress
+// to. The windows list exactly what a decode
 // of the whole file lists, and Summary's Problems are that decode's, with
 // two differences: the bound on the decompressed bytes of one decode
 // (records.DefaultMaxDecompressedTotal) applies per window, and from an
@@ -324,16 +339,26 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 			return s, err
 		}
 		ro.FileOffset = s.Size
-		t := records.Decode(buf[:end], ro)
-		for _, p := range t.Problems {
-			s.Problems = append(s.Problems, shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
-		}
-		w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Metadata: ro.Metadata, codec: o.Codec, showSecrets: o.ShowSecrets, batches: s.Batches, virtual: virtual}
-		if err := fn(w); err != nil {
+		batches := 0
+		err = records.DecodeParts(buf[:end], ro, partNodes, func(t *tree.Tree, continued bool) error {
+			for _, p := range t.Problems {
+				s.Problems = append(s.Problems, shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
+			}
+			w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Continued: continued, Metadata: ro.Metadata, codec: o.Codec, showSecrets: o.ShowSecrets, batches: s.Batches, virtual: virtual}
+			if err := fn(w); err != nil {
+				return err
+			}
+			batches += entries(t)
+			if continued {
+				batches--
+			}
+			virtual += len(t.Virtual)
+			return nil
+		})
+		if err != nil {
 			return s, err
 		}
-		s.Batches += entries(t)
-		virtual += len(t.Virtual)
+		s.Batches += batches
 		s.Size += int64(end)
 		buf = buf[:copy(buf, buf[end:])]
 	}

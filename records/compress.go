@@ -59,26 +59,47 @@ var chunkPool = sync.Pool{New: func() any { return new([decompressChunk]byte) }}
 // never holds more than decompressHold bytes of a payload that turns out
 // to be larger than limit, and it grows dst at most once past that.
 func decompress(dst []byte, codec int, payload []byte, magic int8, limit int64) (out []byte, warn string, err error) {
+	out, st, warn, err := openPayload(dst, codec, payload, magic, limit)
+	if err != nil || st == nil {
+		return out, warn, err
+	}
+	defer st.rd.put()
+	out = slices.Grow(out, int(st.size))
+	out, err = readLimited(out, st.rd, st.size)
+	return out, warn, err
+}
+
+// payloadStream is a decompressed payload to read: size bytes from rd,
+// which the reader of the stream puts back (rd.put) when done.
+type payloadStream struct {
+	rd   *reader
+	size int64
+}
+
+// openPayload is decompress, except that a payload larger than
+// decompressHold (and within limit) is not appended to dst: it is
+// returned as a stream from its start, with its size.
+func openPayload(dst []byte, codec int, payload []byte, magic int8, limit int64) (out []byte, st *payloadStream, warn string, err error) {
 	switch codec {
 	case 1, 4:
 	case 2:
 		out, err = unsnappy(dst, payload, limit)
-		return out, "", err
+		return out, nil, "", err
 	case 3:
 		payload, warn = lz4Header(payload, magic)
 	default:
-		return dst, "", fmt.Errorf("unknown compression id %d", codec)
+		return dst, nil, "", fmt.Errorf("unknown compression id %d", codec)
 	}
 	rd, err := getReader(codec, payload)
 	if err != nil {
-		return dst, warn, err
+		return dst, nil, warn, err
 	}
-	defer rd.put()
 	start := len(dst)
 	hold := min(limit, decompressHold)
 	out, err = readLimited(dst, rd, hold)
 	if err != errTooLarge || hold == limit {
-		return out, warn, err
+		rd.put()
+		return out, nil, warn, err
 	}
 	// Past what is held (hold+1 bytes read): count the rest without
 	// keeping it.
@@ -90,22 +111,23 @@ func decompress(dst []byte, codec int, payload []byte, magic int8, limit int64) 
 		n, rerr := rd.Read(buf[:])
 		size += int64(n)
 		if size > limit {
-			return out, warn, errTooLarge
+			rd.put()
+			return out, nil, warn, errTooLarge
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return out, warn, rerr
+			rd.put()
+			return out, nil, warn, rerr
 		}
 	}
-	// Within the limit: decompress again into room of its exact size.
+	// Within the limit: from the start again.
 	if err := rd.reset(payload); err != nil {
-		return out, warn, err
+		rd.put()
+		return out, nil, warn, err
 	}
-	out = slices.Grow(out, int(size))
-	out, err = readLimited(out, rd, size)
-	return out, warn, err
+	return out, &payloadStream{rd: rd, size: size}, warn, nil
 }
 
 // reader is a pooled streaming decompressor of one codec.

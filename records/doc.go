@@ -9,7 +9,10 @@
 //
 // Append adds the nodes for a records field's bytes to a tree being built
 // (package codec calls it for every records field); Decode builds a tree
-// for a records blob on its own (a log segment, a snapshot file). Batch,
+// for a records blob on its own (a log segment, a snapshot file), and
+// DecodeParts the same a part at a time, for a listing whose memory stays
+// bounded whatever the batches hold (a large payload decompressed as its
+// records are read). Batch,
 // RawBatch and Legacy go the other way: they encode a v2 batch (from its
 // records, or from raw header fields and records bytes) and a legacy
 // message, with their CRCs.

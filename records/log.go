@@ -144,6 +144,7 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 	f, _ := BatchFactsOf(t, bi)
 	lb.BaseOffset, lb.LeaderEpoch, lb.Count = f.BaseOffset, f.LeaderEpoch, f.Count
 	lb.Attributes, lb.Control, lb.TimestampType = int16(f.Attributes), f.Attributes.Control(), f.Attributes.TimestampType()
+	lb.Records = make([]LogRecord, 0, recordNodes(t, bi))
 	// The header fields come before the records in the tree.
 	for c := bi + 1; c < n.End; c = t.Nodes[c].End {
 		switch t.Nodes[c].Kind {
@@ -159,6 +160,26 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 		}
 	}
 	return lb
+}
+
+// recordNodes counts the Record nodes of v2 batch bi (in its decompressed
+// view too).
+func recordNodes(t *tree.Tree, bi int32) int {
+	n := 0
+	for c := bi + 1; c < t.Nodes[bi].End; c = t.Nodes[c].End {
+		switch t.Nodes[c].Kind {
+		case tree.Record:
+			n++
+		case tree.Decompressed:
+			t.Children(c, func(r int32) bool {
+				if t.Nodes[r].Kind == tree.Record {
+					n++
+				}
+				return true
+			})
+		}
+	}
+	return n
 }
 
 // logRecord reads record ri of a v2 batch whose facts are f

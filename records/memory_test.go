@@ -3,10 +3,12 @@ package records_test
 import (
 	"bytes"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
 )
@@ -117,4 +119,51 @@ func TestGarbageRecords(t *testing.T) {
 	wantProblems(t, records.Decode(plain, records.Options{}),
 		"records[0].Record[0].attributes at 0x003e: need 1 byte, have 0",
 		"records[0].Record[1] at 0x003e: 3 bytes of records after a record whose fields do not read: not decoded")
+}
+
+// DecodeParts holds one part at a time: the records of a 10 MiB zstd
+// batch are decoded in parts that allocate, together, less than the
+// batch's decompressed bytes and the nodes of a whole decode; 200 MiB of
+// zero bytes that count 2^30 records, within the limit, allocate less
+// than 48 MiB.
+func TestDecodePartsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decompresses 400 MiB")
+	}
+	bomb := testseg.ZstdBomb(200<<20, 1<<30)
+	var problems []string
+	got := allocated(func() {
+		records.DecodeParts(bomb, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				problems = append(problems, p.String())
+			}
+			return nil
+		})
+	})
+	t.Logf("200 MiB of garbage records in parts: %d bytes allocated", got)
+	want := []string{
+		"records[0].decompressed.Record[0].attributes at 0x003d (decompressed v0x0001): need 1 byte, have 0",
+		"records[0].decompressed.Record[1] at 0x003d (decompressed v0x0001): 209715199 bytes of records after a record whose fields do not read: not decoded",
+	}
+	if !slices.Equal(problems, want) {
+		t.Errorf("problems %q", problems)
+	}
+	if got > 48<<20 {
+		t.Errorf("200 MiB of garbage records in parts allocate %d bytes", got)
+	}
+	seg := testseg.ZstdSegment(200000, 200000)
+	whole := allocated(func() { records.LogBatches(records.Decode(seg, records.Options{})) })
+	n := 0
+	got = allocated(func() {
+		records.DecodeParts(seg, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, b := range records.LogBatches(pt) {
+				n += len(b.Records)
+			}
+			return nil
+		})
+	})
+	t.Logf("a batch of 200000 records: %d bytes allocated whole, %d in parts", whole, got)
+	if n != 200000 || got > whole/2 {
+		t.Errorf("%d records, %d bytes allocated in parts, %d whole", n, got, whole)
+	}
 }

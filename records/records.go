@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
+	"sync"
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -263,6 +265,135 @@ type decoder struct {
 	o Options
 	// room is what the decompressed views may still take.
 	room int64
+	// parts is set for DecodeParts: the tree is handed over in parts.
+	parts *parts
+}
+
+// parts is the state of DecodeParts.
+type parts struct {
+	fn       func(t *tree.Tree, continued bool) error
+	maxNodes int
+	// continued is set when the tree being built continues a batch of the
+	// one handed over before it.
+	continued bool
+	err       error
+}
+
+// DecodeParts decodes the records bytes data as Decode does, handing the
+// tree over to fn in parts of about maxNodes nodes or fewer (and no more
+// than a part's decompressed records need), so that memory is bounded by
+// the part, not by data or what its payloads decompress to: each part is
+// a tree whose Bytes are data and whose root is a Records node holding a
+// run of whole entries, or, when an entry's records are many, a run of
+// its records. A batch given in several parts is a RecordBatch node with
+// its header leaves (and compressed payload leaf) in each, with the next
+// run of its records; continued is set for every part but its first. The
+// parts list together the nodes and problems of Decode's tree in order,
+// with these differences: a part's Virtual holds only its own
+// decompressed bytes, and the offsets in it (tree.Problem.VOff included)
+// count from their start (add the len(Virtual) of the parts before to
+// place them in Decode's view); entry and record indexes in paths are
+// Decode's. The parts are valid only during fn (their Virtual may be
+// reused). The first error of fn ends decoding and is returned.
+func DecodeParts(data []byte, o Options, maxNodes int, fn func(t *tree.Tree, continued bool) error) error {
+	t := &tree.Tree{Bytes: data, HeaderVersion: -1}
+	if pb, _ := partPool.Get().(*tree.Tree); pb != nil {
+		// The arrays of the last call's parts.
+		t.Nodes, t.Virtual, t.Problems = pb.Nodes[:0], pb.Virtual[:0], pb.Problems[:0]
+	} else {
+		t.Nodes = make([]tree.Node, 0, min(16+len(data)/4, maxNodes+64))
+	}
+	b := tree.Builder{T: t}
+	defer func() {
+		if cap(b.T.Virtual) <= 2*decompressHold && cap(b.T.Nodes) <= 2*maxNodes+1024 {
+			partPool.Put(&tree.Tree{Nodes: b.T.Nodes, Virtual: b.T.Virtual, Problems: b.T.Problems})
+		}
+	}()
+	b.Open(tree.Node{Kind: tree.Records, Wire: tree.WireRaw, DLen: int32(len(data))})
+	if o.Path == "" {
+		o.Path = "records"
+	}
+	d := newDecoder(&b, o)
+	d.parts = &parts{fn: fn, maxNodes: max(maxNodes, 64)}
+	d.entries(data, 0, area{path: o.Path, wireOff: -1})
+	if d.parts.err != nil {
+		return d.parts.err
+	}
+	b.Close(int32(len(data)))
+	return fn(b.T, d.parts.continued)
+}
+
+// partPool holds the arrays of DecodeParts's parts for the next call (a
+// tree holding them).
+var partPool sync.Pool
+
+// full reports whether the tree being built is to be handed over before
+// going on.
+func (d *decoder) full() bool {
+	return d.parts != nil && len(d.b.T.Nodes) >= d.parts.maxNodes
+}
+
+// stopped reports whether DecodeParts's fn has failed: decoding ends.
+func (d *decoder) stopped() bool { return d.parts != nil && d.parts.err != nil }
+
+// split hands the tree built so far to DecodeParts's fn, its open groups
+// closed at wire offset off and at the end of its Virtual, and starts the
+// next: the same open groups, a RecordBatch with its leaves up to the
+// group open in it (its header fields, its compressed payload), and the
+// Virtual bytes from virtualFrom on of the one handed over.
+func (d *decoder) split(off int32, virtualFrom int) {
+	b := d.b
+	old := b.T
+	open := slices.Clone(b.OpenGroups())
+	for k := len(open) - 1; k >= 0; k-- {
+		end := off
+		if n := &old.Nodes[open[k]]; n.Flags&tree.FlagVirtual != 0 {
+			end = int32(virtualFrom)
+			n.DLen = max(end-n.DOff, 0)
+		}
+		b.Close(max(end, old.Nodes[open[k]].Off))
+	}
+	rest := old.Virtual[virtualFrom:]
+	old.Virtual = old.Virtual[:virtualFrom]
+	// What the next part starts with: the open groups, a batch's leaves.
+	var again []tree.Node
+	var opens []bool
+	for k, g := range open {
+		n := old.Nodes[g]
+		if n.Flags&tree.FlagVirtual != 0 {
+			// A decompressed view, from virtualFrom on.
+			n.Off, n.DOff, n.DLen = 0, 0, int32(len(rest))
+		}
+		again, opens = append(again, n), append(opens, true)
+		if n.Kind != tree.RecordBatch {
+			continue
+		}
+		last := old.Nodes[g].End
+		if k+1 < len(open) {
+			last = open[k+1]
+		}
+		for c := g + 1; c < last; c = old.Nodes[c].End {
+			again, opens = append(again, old.Nodes[c]), append(opens, false)
+		}
+	}
+	p := d.parts
+	p.err = p.fn(old, p.continued)
+	p.continued = false
+	// The part handed over is done with: its nodes' and problems' arrays
+	// are the next one's.
+	if len(rest) == 0 {
+		// Nothing is held past the split: Virtual's array is free.
+		rest = old.Virtual[:0]
+	}
+	b.T = &tree.Tree{Bytes: old.Bytes, HeaderVersion: -1, Virtual: rest, Nodes: old.Nodes[:0], Problems: old.Problems[:0]}
+	for k, n := range again {
+		if opens[k] {
+			b.Open(n)
+			p.continued = p.continued || n.Kind == tree.RecordBatch
+		} else {
+			b.Leaf(n)
+		}
+	}
 }
 
 func newDecoder(b *tree.Builder, o Options) *decoder {
@@ -345,6 +476,12 @@ func (d *decoder) entries(data []byte, base int32, a area) {
 		}
 		k++
 		pos += int(total)
+		if d.stopped() {
+			return
+		}
+		if d.full() && !a.virtual && pos < len(data) {
+			d.split(base+int32(pos), len(d.b.T.Virtual))
+		}
 	}
 }
 
@@ -613,6 +750,9 @@ func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 		got = d.compressedV2(body, boff, a, path, codec, int32(count), info)
 	}
 	if got >= 0 && got < int32(count) {
+		// (The tree may be another part's by now: the batch is the group
+		// open.)
+		countLeaf = b.Top() + 1 + v2Count
 		d.problem(a, countLeaf, off+57, path+".recordsCount", fmt.Sprintf("recordsCount says %d records, the batch holds %d", count, got))
 	}
 	b.Close(off + int32(len(batch)))
@@ -623,9 +763,20 @@ func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 // decompresses, the Decompressed view of its records. It returns the number
 // of records decoded, -1 when the payload does not decompress.
 func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, codec int, count int32, info batchInfo) int32 {
-	out, voff, ok := d.decompress(a, codec, body, 2, boff, path+".records", -1)
+	out, voff, st, ok := d.decompressOrStream(a, codec, body, 2, boff, path+".records", -1, d.parts != nil && !a.virtual)
 	if !ok {
 		return -1
+	}
+	if st != nil {
+		defer st.rd.put()
+		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refCompressed, Off: boff, Size: int32(len(body)), DOff: boff, DLen: int32(len(body)), Flags: a.flags()})
+		inner := area{virtual: true, wireOff: boff, path: path + ".decompressed"}
+		d.b.Open(tree.Node{Kind: tree.Decompressed, Ref: refDecompressed, Off: voff, DOff: voff, Index: int32(codec), Num: info.baseOffset, Flags: tree.FlagVirtual})
+		n := d.streamRecords(st, inner, count, info)
+		v := int32(len(d.b.T.Virtual))
+		d.b.T.Nodes[d.b.Top()].DLen = v - d.b.T.Nodes[d.b.Top()].DOff
+		d.b.Close(v)
+		return n
 	}
 	d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refCompressed, Off: boff, Size: int32(len(body)), DOff: boff, DLen: int32(len(body)), Flags: a.flags()})
 	inner := area{virtual: true, wireOff: boff, path: path + ".decompressed"}
@@ -634,7 +785,9 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 	}
 	d.b.Open(tree.Node{Kind: tree.Decompressed, Ref: refDecompressed, Off: voff, DOff: voff, DLen: int32(len(out)), Index: int32(codec), Num: info.baseOffset, Flags: tree.FlagVirtual})
 	n := d.records(out, voff, inner, inner.path, count, info)
-	d.b.Close(voff + int32(len(out)))
+	// The view ends where the Virtual bytes do (those of this part, when
+	// DecodeParts split the records).
+	d.b.Close(int32(len(d.b.T.Virtual)))
 	return n
 }
 
@@ -643,6 +796,14 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 // failure it appends the payload as a Raw "records" leaf (or leaves it to
 // the caller when leaf is false), reports the problem and returns ok false.
 func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off int32, path string, leaf int32) (out []byte, voff int32, ok bool) {
+	out, voff, _, ok = d.decompressOrStream(a, codec, payload, magic, off, path, leaf, false)
+	return out, voff, ok
+}
+
+// decompressOrStream is decompress; with stream set, a payload larger than
+// decompressHold is not decompressed into Virtual but returned as a
+// stream to read it from (voff is where it would start).
+func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic int8, off int32, path string, leaf int32, stream bool) (out []byte, voff int32, st *payloadStream, ok bool) {
 	fail := func(msg string) {
 		i := leaf
 		if i < 0 {
@@ -654,12 +815,19 @@ func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off 
 		if leaf < 0 {
 			d.raw(a, refPayload, off, len(payload))
 		}
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	limit := min(d.o.MaxDecompressed, d.room)
 	t := d.b.T
 	start := len(t.Virtual)
-	v, warn, err := decompress(t.Virtual, codec, payload, magic, limit)
+	var v []byte
+	var warn string
+	var err error
+	if stream {
+		v, st, warn, err = openPayload(t.Virtual, codec, payload, magic, limit)
+	} else {
+		v, warn, err = decompress(t.Virtual, codec, payload, magic, limit)
+	}
 	if err == errTooLarge {
 		t.Virtual = t.Virtual[:start]
 		if limit < d.o.MaxDecompressed {
@@ -667,19 +835,23 @@ func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off 
 		} else {
 			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes, the decompression limit: not followed", Compression(codec).String(), d.o.MaxDecompressed))
 		}
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	if err != nil {
 		t.Virtual = t.Virtual[:start]
 		fail(fmt.Sprintf("%s payload does not decompress: %v", Compression(codec).String(), err))
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	t.Virtual = v
-	d.room -= int64(len(v) - start)
+	if st != nil {
+		d.room -= st.size
+	} else {
+		d.room -= int64(len(v) - start)
+	}
 	if warn != "" {
 		d.problem(a, -1, off, path, warn)
 	}
-	return v[start:], int32(start), true
+	return v[start:], int32(start), st, true
 }
 
 // records decodes count v2 records from body (at offset base of area a)
@@ -698,20 +870,49 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 			return count
 		}
 		pos = next
+		if d.stopped() {
+			return count
+		}
+		if d.full() && !a.inWrapper && n+1 < count && pos < len(body) {
+			// The next part starts with the next record (its Virtual with
+			// the bytes from it on, when they are decompressed).
+			if a.virtual {
+				// The bytes from the next record on move to the start of
+				// Virtual's array, which the part handed over is done
+				// with: body is them.
+				buf := d.b.T.Virtual
+				d.split(a.wireOff, int(base)+pos)
+				d.b.T.Virtual = append(buf[:0], d.b.T.Virtual...)
+				body, pos, base = d.b.T.Virtual[:len(body)-pos], 0, 0
+			} else {
+				d.split(base+int32(pos), len(d.b.T.Virtual))
+			}
+		}
 		if bad && n+1 < count && pos < len(body) {
 			// Kafka's reader stops at a record whose fields do not read,
 			// and so does this: a payload of garbage (zero bytes) would
 			// otherwise be a node and a problem per byte.
 			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
-			d.problem(a, i, base+int32(pos), recordPath(path, n+1), fmt.Sprintf("%s of records after a record whose fields do not read: not decoded", wire.Bytes(len(body)-pos)))
+			d.problem(a, i, base+int32(pos), recordPath(path, n+1), badRest(len(body)-pos))
 			return count
 		}
 	}
 	if pos < len(body) {
 		i := d.raw(a, refExtra, base+int32(pos), len(body)-pos)
-		d.problem(a, i, base+int32(pos), path, fmt.Sprintf("%s after the %d records the batch counts (recordsCount does not match)", wire.Bytes(len(body)-pos), count))
+		d.problem(a, i, base+int32(pos), path, surplus(len(body)-pos, count))
 	}
 	return n
+}
+
+// badRest is the problem of the n bytes of records after one whose fields
+// do not read.
+func badRest(n int) string {
+	return fmt.Sprintf("%s of records after a record whose fields do not read: not decoded", wire.Bytes(n))
+}
+
+// surplus is the problem of n bytes after the count records of a batch.
+func surplus(n int, count int32) string {
+	return fmt.Sprintf("%s after the %d records the batch counts (recordsCount does not match)", wire.Bytes(n), count)
 }
 
 // record decodes record k starting at body[pos]; it returns where the next
@@ -722,18 +923,9 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	fl := a.flags()
 	r := wire.Reader{Buf: body, Off: pos}
 	length := r.Varint()
-	if r.Failed() || length < 0 || int(length) > r.Remaining() {
-		var msg string
-		switch {
-		case r.Failed():
-			msg = "record length: " + errText(r.FirstError())
-		case length < 0:
-			msg = fmt.Sprintf("record length %d is negative", length)
-		default:
-			msg = fmt.Sprintf("record length %d: only %s remain", length, wire.Bytes(r.Remaining()))
-		}
+	if msg := lengthProblem(&r, length, r.Remaining()); msg != "" {
 		i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
-		d.problem(a, i, base+int32(pos), recordPath(path, k), msg+": the rest of the records is not decoded")
+		d.problem(a, i, base+int32(pos), recordPath(path, k), msg)
 		return len(body), false, true
 	}
 	end := r.Off + int(length)
@@ -752,6 +944,24 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	}
 	b.Close(base + int32(end))
 	return end, true, rd.failed
+}
+
+// lengthProblem is the problem of a record length read by r with
+// remaining bytes after it, "" when it is one: the rest of the records
+// is not decoded after it.
+func lengthProblem(r *wire.Reader, length int32, remaining int) string {
+	var msg string
+	switch {
+	case r.Failed():
+		msg = "record length: " + errText(r.FirstError())
+	case length < 0:
+		msg = fmt.Sprintf("record length %d is negative", length)
+	case int(length) > remaining:
+		msg = fmt.Sprintf("record length %d: only %s remain", length, wire.Bytes(remaining))
+	default:
+		return ""
+	}
+	return msg + ": the rest of the records is not decoded"
 }
 
 // recordPath is the path of record k of the records at path.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/progress"
 	"github.com/kwire/kwire/logseg"
-	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -125,6 +123,7 @@ func (a *app) log(c *logCmd) error {
 		_, err := prog.Output(a.stdout).Write(buf)
 		return err
 	}
+	var st logState
 	for _, s := range srcs {
 		batches := 0
 		for _, f := range s.Files {
@@ -148,10 +147,20 @@ func (a *app) log(c *logCmd) error {
 						return err
 					}
 				}
-			} else if sum, err = logseg.Read(f, o, func(w *logseg.Window) error {
-				prog.Add(int64(len(w.Tree.Bytes)))
-				return a.logWindow(w, c, rng, values, &header, prog.Output(a.stdout))
-			}); err != nil {
+			} else {
+				// The parts of a window have its bytes: counted once.
+				var done int64
+				if sum, err = logseg.Read(f, o, func(w *logseg.Window) error {
+					if end := w.Off + int64(len(w.Tree.Bytes)); end > done {
+						prog.Add(end - done)
+						done = end
+					}
+					return a.logWindow(w, c, rng, values, &header, &st, prog.Output(a.stdout))
+				}); err != nil {
+					return err
+				}
+			}
+			if err != nil {
 				return err
 			}
 			batches += sum.Batches
@@ -169,21 +178,40 @@ func (a *app) log(c *logCmd) error {
 	return nil
 }
 
+// logState is what logWindow keeps from one window to the next.
+type logState struct {
+	// shown says whether the line of the last batch is printed, for the
+	// window that continues it.
+	shown bool
+	// buf is the output's buffer.
+	buf []byte
+}
+
 // logWindow prints the batches and records of one window, after *header
 // (then cleared) when it prints any.
-func (a *app) logWindow(w *logseg.Window, c *logCmd, rng offsetRange, values render.Values, header *string, out io.Writer) error {
-	buf := []byte(*header)
+func (a *app) logWindow(w *logseg.Window, c *logCmd, rng offsetRange, values render.Values, header *string, st *logState, out io.Writer) error {
+	buf := append(st.buf[:0], *header...)
+	defer func() { st.buf = buf }()
+	shown := &st.shown
+	lines := c.Format == "text" && c.Type == ""
 	for i := range w.Batches {
 		b := &w.Batches[i]
-		if c.Offset != "" && !slices.ContainsFunc(b.Records, func(r records.LogRecord) bool { return rng.has(r.Offset) }) {
-			continue // no record in --offset's range: not the batch's line either
+		if i > 0 || !w.Continued {
+			*shown = false
 		}
-		if c.Format == "text" && c.Type == "" {
+		// With --offset, a batch's line comes before its first record in
+		// the range, and there is none without one.
+		if lines && !*shown && c.Offset == "" {
 			buf = append(append(buf, logseg.BatchText(b)...), '\n')
+			*shown = true
 		}
 		for _, r := range b.Records {
 			if !rng.has(r.Offset) {
 				continue
+			}
+			if lines && !*shown {
+				buf = append(append(buf, logseg.BatchText(b)...), '\n')
+				*shown = true
 			}
 			d := w.Describe(b, r)
 			if c.Type != "" && !d.IsType(c.Type) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 )
@@ -438,5 +439,26 @@ func TestLogWrongInputsAndHeaders(t *testing.T) {
 		if r := kwire(t, "log", seg, "--max-decompressed="+v); r.code != 2 || r.stderr != "kwire: --max-decompressed "+v+": must be positive\n" {
 			t.Errorf("--max-decompressed %s: exit %d %q", v, r.code, r.stderr)
 		}
+	}
+}
+
+// A batch of many records comes in parts (logseg.Window.Continued): its
+// line is printed once, before its first record, and with --offset before
+// the first record in the range, whichever part holds it.
+func TestLogBatchInParts(t *testing.T) {
+	seg := testseg.ZstdSegment(30000, 30000)
+	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(path, seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "log", path)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 30001 || lines[0] != "batch 0  records 30000  attributes 0x0004  epoch 0  magic 2  CRC valid" ||
+		!strings.HasPrefix(lines[30000], `  offset 29999  CreateTime 1700000029999  key "key-29999"  value 0x`) {
+		t.Errorf("%d lines: %q … %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+	ranged := mustRun(t, "log", path, "--offset", "25000..25001")
+	if want := "batch 0  records 30000  attributes 0x0004  epoch 0  magic 2  CRC valid\n" + lines[25001] + "\n" + lines[25002] + "\n"; ranged != want {
+		t.Errorf("--offset 25000..25001:\n%s\nwant\n%s", ranged, want)
 	}
 }

@@ -27,7 +27,7 @@ type pcapCmd struct {
 	File      string        `arg:"" optional:"" help:"The capture: a pcap or pcapng file, gzip-compressed or not; - reads standard input (a pipe from tcpdump -U -w -, as it arrives)."`
 	Interface string        `name:"interface" help:"Capture from this network interface (Ethernet or loopback, Linux, root or CAP_NET_RAW) instead of a file, until Ctrl-C." placeholder:"NAME"`
 	Port      []uint16      `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
-	Tree      bool          `help:"Print the object tree of each request and response under its line (text), or their bodies and headers in Kafka's converter JSON (json)."`
+	Tree      bool          `help:"Print the object tree of each request and response under its line (text), or their page JSON, body and header (json)."`
 	Format    string        `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
 	MaxFrame  int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
 	Idle      time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
@@ -222,7 +222,7 @@ func (r *pcapRun) writeJSON(v any) {
 func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
 	if r.c.Format == "json" {
 		r.writeJSON(report.NewExchange(x, uint64(c.ID), c.Client.String(), c.Server.String(), func(f *flow.Frame) *report.Frame {
-			return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree})
+			return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree, Page: r.c.Tree, Render: r.a.renderOptions()})
 		}))
 		return
 	}

@@ -52,7 +52,7 @@ type Record struct {
 // converter JSON.
 func (w *Window) Describe(b *records.LogBatch, r records.LogRecord) Record {
 	d := Record{File: w.File, BatchOffset: b.BaseOffset, Control: b.Control, LogRecord: r}
-	d.Type, d.Version, d.Data, d.Err = describeValue(w.codec, r, b.Control, w.Metadata, w.showSecrets)
+	d.Type, d.Version, d.Data, d.Err = describeValue(w.codec, r, b.Control, w.Metadata, w.showSecrets, w.decoded)
 	if d.Err != nil {
 		if p, ok := w.valueProblem(r); ok {
 			d.Err = errors.New(p)
@@ -110,8 +110,9 @@ func (d *Record) IsType(name string) bool {
 // describeValue decodes a record's value: a control record's message or a
 // framed metadata record, as type, version and Kafka converter JSON. name
 // is "" for a data record of another log.
-func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata, showSecrets bool) (name string, version int16, data []byte, err error) {
+func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata, showSecrets bool, decoded valueTrees) (name string, version int16, data []byte, err error) {
 	var m *spec.Message
+	var vt *tree.Tree
 	switch {
 	case control:
 		ct := r.ControlType()
@@ -126,10 +127,19 @@ func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata, show
 		if r.ValueNull {
 			return "", 0, nil, errors.New("null value")
 		}
-	case !IsMetadataRecord(cd, r.Value):
-		return "", 0, nil, nil
+	default:
+		if vt = metadataRecord(cd, r.Value); vt == nil {
+			return "", 0, nil, nil
+		}
 	}
-	vt, err := cd.DecodeRecord(r.Value, m, 0)
+	if vt == nil {
+		var ok bool
+		if vt, err, ok = decoded.get(r.Value, m); !ok {
+			// Not decoded with the window (a file not known for a
+			// metadata log): decoded here.
+			vt, err = cd.DecodeRecord(r.Value, m, 0)
+		}
+	}
 	if vt.Message != nil {
 		name, version = vt.Message.Name, vt.Version
 	}
@@ -153,18 +163,26 @@ func describeValue(cd *codec.Codec, r records.LogRecord, control, metadata, show
 // redacted even when the file's path does not say it is a metadata log
 // (a copy, standard input). False for a nil codec or an empty value.
 func IsMetadataRecord(cd *codec.Codec, value []byte) bool {
+	return metadataRecord(cd, value) != nil
+}
+
+// metadataRecord is the decode of value when IsMetadataRecord, else nil.
+func metadataRecord(cd *codec.Codec, value []byte) *tree.Tree {
 	if cd == nil || len(value) == 0 {
-		return false
+		return nil
 	}
 	// The frame first, as DecodeRecord reads it: most values are not one,
 	// and say so without a decode.
 	r := wire.Reader{Buf: value}
 	fv, key := r.Uvarint(), r.Uvarint()
 	if r.Failed() || fv != 1 || key > 32767 || cd.Set.MetadataRecord(int16(key)) == nil {
-		return false
+		return nil
 	}
 	t, err := cd.DecodeRecord(value, nil, 0)
-	return err == nil && len(t.Problems) == 0
+	if err != nil || len(t.Problems) > 0 {
+		return nil
+	}
+	return t
 }
 
 // BatchText is a batch's line of a text listing (without a line end):

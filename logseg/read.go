@@ -15,6 +15,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/secret"
+	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -123,6 +124,49 @@ type Window struct {
 	// batches and virtual are the entries and decompressed bytes of the
 	// windows before this one (to place its problems in the file).
 	batches, virtual int
+	// decoded are the trees of the record values the window's decode
+	// decoded, for Describe.
+	decoded valueTrees
+}
+
+// valueTree is a record value's decode: what records.Options.Decode
+// returned for it, with the message it was asked to decode as.
+type valueTree struct {
+	m   *spec.Message
+	n   int
+	t   *tree.Tree
+	err error
+}
+
+// valueTrees are the decodes of the record values of one part, by the
+// address of their first byte: Describe takes them rather than decoding
+// the values again.
+type valueTrees map[*byte]valueTree
+
+// keep wraps decode so that what it decodes is kept in vt.
+func (vt valueTrees) keep(decode func([]byte, *spec.Message, int16) (*tree.Tree, error)) func([]byte, *spec.Message, int16) (*tree.Tree, error) {
+	if decode == nil {
+		return nil
+	}
+	return func(data []byte, m *spec.Message, version int16) (*tree.Tree, error) {
+		t, err := decode(data, m, version)
+		if len(data) > 0 && version == 0 {
+			vt[&data[0]] = valueTree{m: m, n: len(data), t: t, err: err}
+		}
+		return t, err
+	}
+}
+
+// get is the decode of value as m that the window's decode made, if any.
+func (vt valueTrees) get(value []byte, m *spec.Message) (*tree.Tree, error, bool) {
+	if len(value) == 0 {
+		return nil, nil, false
+	}
+	d, ok := vt[&value[0]]
+	if !ok || d.m != m || d.n != len(value) {
+		return nil, nil, false
+	}
+	return d.t, d.err, true
 }
 
 // Summary is what Read or ReadWhole found in a file.
@@ -340,11 +384,14 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		}
 		ro.FileOffset = s.Size
 		batches := 0
+		decoded := valueTrees{}
+		ro.Decode = decoded.keep(ro.Decode)
 		err = records.DecodeParts(buf[:end], ro, partNodes, func(t *tree.Tree, continued bool) error {
+			defer clear(decoded)
 			for _, p := range t.Problems {
 				s.Problems = append(s.Problems, shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
 			}
-			w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Continued: continued, Metadata: ro.Metadata, codec: o.Codec, showSecrets: o.ShowSecrets, batches: s.Batches, virtual: virtual}
+			w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Continued: continued, Metadata: ro.Metadata, codec: o.Codec, showSecrets: o.ShowSecrets, batches: s.Batches, virtual: virtual, decoded: decoded}
 			if err := fn(w); err != nil {
 				return err
 			}

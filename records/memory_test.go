@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"slices"
 	"testing"
@@ -166,4 +167,19 @@ func TestDecodePartsMemory(t *testing.T) {
 	if n != 200000 || got > whole/2 {
 		t.Errorf("%d records, %d bytes allocated in parts, %d whole", n, got, whole)
 	}
+}
+
+// Bytes crafted to look like the start of an entry at nearly every
+// position (a length of 64 KiB or 16 MiB and magic 0 or 1, over and over)
+// are skipped after checksums of at most 64 MiB and 16 times their size,
+// not one per position: 4 MiB of them are one problem up to the end.
+func TestResyncBounded(t *testing.T) {
+	junk := append(bytes.Repeat([]byte{0xff}, 17), bytes.Repeat([]byte{0, 1, 0, 0}, 1<<20)...)
+	good := dataBatch(5, 0, sampleRecords(1), nil)
+	tr := records.Decode(append(junk, good...), records.Options{})
+	wantProblems(t, tr, fmt.Sprintf("records[0] at 0x0000: unknown magic -1 (Kafka knows 0, 1 and 2): %d bytes skipped from 0x0000 to the end", len(junk)+len(good)))
+	// Few such bytes: the batch after them is found.
+	junk = junk[:17+4<<10]
+	tr = records.Decode(append(junk, good...), records.Options{})
+	wantProblems(t, tr, fmt.Sprintf("records[0] at 0x0000: unknown magic -1 (Kafka knows 0, 1 and 2): %d bytes skipped from 0x0000 to 0x%04x", len(junk), len(junk)))
 }

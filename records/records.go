@@ -267,6 +267,9 @@ type decoder struct {
 	room int64
 	// parts is set for DecodeParts: the tree is handed over in parts.
 	parts *parts
+	// crcBudget is what the search for the next entry may still checksum
+	// (bytes; see nextEntry).
+	crcBudget int64
 }
 
 // parts is the state of DecodeParts.
@@ -404,7 +407,7 @@ func newDecoder(b *tree.Builder, o Options) *decoder {
 		o.MaxDecompressedTotal = DefaultMaxDecompressedTotal
 	}
 	room := o.MaxDecompressedTotal - int64(len(b.T.Virtual))
-	return &decoder{b: b, o: o, room: max(room, 0)}
+	return &decoder{b: b, o: o, room: max(room, 0), crcBudget: crcSearchMin + crcSearchFactor*int64(len(b.T.Bytes))}
 }
 
 // area says where the bytes being decoded lie: on the wire, or in a
@@ -544,15 +547,35 @@ func wholeEntry(b []byte) bool {
 }
 
 // nextEntry is the first position from from on where data holds a whole
-// entry (wholeEntry), or -1.
-func nextEntry(data []byte, from int) int {
+// entry (wholeEntry), or -1. The checksums it computes on the way take
+// from d.crcBudget (bytes): once it is spent, the search ends (-1), so
+// that bytes crafted to look like an entry at every position cost work in
+// proportion to the bytes, not their square.
+func (d *decoder) nextEntry(data []byte, from int) int {
 	for q := from; q+EntryHeader <= len(data); q++ {
-		if m := data[q+16]; m <= 2 && wholeEntry(data[q:]) {
+		if m := data[q+16]; m > 2 {
+			continue
+		}
+		total := EntrySize(data[q:])
+		if total == 0 || total > int64(len(data)-q) {
+			continue
+		}
+		if d.crcBudget -= total; d.crcBudget < 0 {
+			return -1
+		}
+		if wholeEntry(data[q:]) {
 			return q
 		}
 	}
 	return -1
 }
+
+// crcSearchFactor times the bytes decoded, and crcSearchMin more, are the
+// checksum bytes that skipping to the next entry may compute in one call.
+const (
+	crcSearchFactor = 16
+	crcSearchMin    = 64 << 20
+)
 
 func allZero(b []byte) bool {
 	for _, c := range b {
@@ -584,7 +607,7 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 		d.report(a, i, off, path, fmt.Sprintf("%s from %s to the end", zeroBytes(len(rest)), d.at(a, off)), d.o.Preallocated && !a.virtual)
 		return len(data)
 	}
-	next := nextEntry(data, pos+1)
+	next := d.nextEntry(data, pos+1)
 	if next < 0 {
 		if msg, ok := partialBatch(rest); ok {
 			i := d.raw(a, refPartial, off, len(rest))

@@ -647,6 +647,9 @@ func writeHistory(o *out, e *entry, h *spec.MessageHistory, v int16) {
 			o.s(`<li><a href="../v`, vs, "/", e.pageFile(), `">v`, vs, "</a>")
 		}
 		marks := vh.Marks("unstable")
+		if s, ok := h.Span(vh.Version); ok {
+			marks = append(marks, s.Words())
+		}
 		if len(marks) > 0 {
 			o.s(` <span class="dim">`, strings.Join(marks, "; "), "</span>")
 		}
@@ -667,6 +670,20 @@ func writeHistory(o *out, e *entry, h *spec.MessageHistory, v int16) {
 		o.s("</li>")
 	}
 	o.s("</ol>")
+	if other := h.OtherSpans(); len(other) > 0 {
+		o.s(`<p class="dim">Versions of other embedded releases:</p><ul>`)
+		for _, g := range other {
+			o.s("<li>v", g.Versions.String(), " ")
+			o.e(g.Words)
+			o.s("</li>")
+		}
+		o.s("</ul>")
+	}
+	if len(h.Spans) > 0 {
+		o.s(`<p class="dim">`)
+		o.e(spec.SpanLegend())
+		o.s("</p>")
+	}
 	if len(h.Other) > 0 {
 		o.s(`<p class="dim">Comments on versions that are not valid:</p><ul>`)
 		for _, n := range h.Other {

@@ -68,10 +68,17 @@ func (e *entry) primary() *spec.Message {
 func (e *entry) versions() spec.Versions { return e.primary().ValidVersions }
 
 // history returns the version histories of the request (or message) and the
-// response, computed once.
+// response, computed once, with the embedded releases that have each
+// version (spec.AddSpans; without them when the embedded releases do not
+// load).
 func (e *entry) history() [2]*spec.MessageHistory {
 	e.once.Do(func() {
 		hs := spec.APIHistory(e.req, e.resp) // in that order, without the nil ones
+		if spec.AddSpans(hs) != nil {
+			for _, h := range hs {
+				h.Spans = nil
+			}
+		}
 		for k, m := range []*spec.Message{e.req, e.resp} {
 			if m != nil {
 				e.hist[k], hs = hs[0], hs[1:]

@@ -400,3 +400,21 @@ func TestAnchor(t *testing.T) {
 		row(t, html, id)
 	}
 }
+
+// The version history says, for each version, the embedded releases that
+// have it, and lists the versions other embedded releases have.
+func TestHistorySaysTheReleases(t *testing.T) {
+	s := New(embedded(t, "4.4.0"))
+	html := page(t, s, "4.4.0/Produce/v10/request.html")
+	for _, want := range []string{
+		`<li class="cur"><a href="request.html" aria-current="page">v10</a> <span class="dim">no field changes; Kafka 3.7–4.4</span>`,
+		`<li><a href="../v3/request.html">v3</a> <span class="dim">lowest valid version; Kafka ≤3.0–4.4</span>`,
+		`<li><a href="../v13/request.html">v13</a> <span class="dim">Kafka 4.1–4.4</span>`,
+		`<p class="dim">Versions of other embedded releases:</p><ul><li>v0-2 Kafka ≤3.0–3.9 (removed in 4.0)</li></ul>`,
+		`<p class="dim">Kafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2.</p>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("Produce v10 page lacks %s", want)
+		}
+	}
+}

@@ -80,6 +80,57 @@ type MessageHistory struct {
 	// Other are the spec's version comments about versions that are not
 	// valid (removed versions, usually).
 	Other []Note
+	// Spans are the embedded releases that have each version of the
+	// message, valid here or not (EmbeddedSpans), lowest version first;
+	// nil until AddSpans.
+	Spans []VersionSpan
+}
+
+// Span returns the span of version v, reporting whether h.Spans has one.
+func (h *MessageHistory) Span(v int16) (VersionSpan, bool) {
+	for _, s := range h.Spans {
+		if s.Version == v {
+			return s, true
+		}
+	}
+	return VersionSpan{}, false
+}
+
+// OtherSpans returns the spans of the versions h's message does not have
+// (removed, or not yet added), consecutive versions with the same words
+// joined: [{"0-2", "Kafka ≤3.0–3.9 (removed in 4.0)"}].
+func (h *MessageHistory) OtherSpans() []SpanGroup {
+	var out []SpanGroup
+	for _, s := range h.Spans {
+		if h.Message.ValidVersions.Contains(s.Version) {
+			continue
+		}
+		w := s.Words()
+		if n := len(out); n > 0 && out[n-1].Words == w && out[n-1].Versions.Hi == s.Version-1 {
+			out[n-1].Versions.Hi = s.Version
+			continue
+		}
+		out = append(out, SpanGroup{Versions: Versions{s.Version, s.Version}, Words: w})
+	}
+	return out
+}
+
+// SpanGroup is a run of versions with the same VersionSpan words.
+type SpanGroup struct {
+	Versions Versions
+	Words    string
+}
+
+// AddSpans sets the Spans of each history (EmbeddedSpans).
+func AddSpans(hs []*MessageHistory) error {
+	for _, h := range hs {
+		sp, err := EmbeddedSpans(h.Message)
+		if err != nil {
+			return err
+		}
+		h.Spans = sp
+	}
+	return nil
 }
 
 // History walks the valid versions of m and reports, for each, the fields

@@ -79,10 +79,13 @@ func (c Change) Line() string {
 // type, api key, the set it is from (in, e.g. "Kafka 4.4.0") and its valid,
 // flexible and deprecated versions; then per version its marks, changes
 // (Change.Line) and the spec's comments about it with their lines; then the
-// comments on versions that are not valid. For a message without valid
+// comments on versions that are not valid. With Spans, each version's line
+// ends with its span's words, the versions of other embedded releases are
+// listed with theirs, and SpanLegend() ends the text. For a message without valid
 // versions it prints "no valid versions", then " " and noVersions(m) when
 // noVersions is not nil (a hint of where it has some).
 func WriteHistoryText(w io.Writer, in string, hs []*MessageHistory, noVersions func(*Message) string) error {
+	spans := false
 	for i, h := range hs {
 		m := h.Message
 		if i > 0 {
@@ -106,6 +109,10 @@ func WriteHistoryText(w io.Writer, in string, hs []*MessageHistory, noVersions f
 		}
 		for _, v := range h.Versions {
 			marks := v.Marks("unstable (latestVersionUnstable)")
+			if s, ok := h.Span(v.Version); ok {
+				marks = append(marks, s.Words())
+				spans = true
+			}
 			fmt.Fprintf(w, "  v%d", v.Version)
 			if len(marks) > 0 {
 				fmt.Fprintf(w, "  %s", strings.Join(marks, "; "))
@@ -118,12 +125,22 @@ func WriteHistoryText(w io.Writer, in string, hs []*MessageHistory, noVersions f
 				fmt.Fprintf(w, "      // %s  (line %d)\n", n.Text, n.Line)
 			}
 		}
+		if other := h.OtherSpans(); len(other) > 0 {
+			fmt.Fprintf(w, "  versions not in %s, in other embedded releases:\n", in)
+			for _, g := range other {
+				fmt.Fprintf(w, "    v%s  %s\n", g.Versions, g.Words)
+			}
+			spans = true
+		}
 		if len(h.Other) > 0 {
 			fmt.Fprintln(w, "  comments on versions that are not valid:")
 			for _, n := range h.Other {
 				fmt.Fprintf(w, "      // %s  (line %d)\n", n.Text, n.Line)
 			}
 		}
+	}
+	if spans {
+		fmt.Fprintf(w, "\n%s\n", SpanLegend())
 	}
 	return nil
 }
@@ -159,6 +176,24 @@ type VersionJSON struct {
 	Unstable      bool         `json:"unstable"`
 	Changes       []ChangeJSON `json:"changes"`
 	Notes         []NoteJSON   `json:"notes"`
+	// Releases is the version's span of embedded releases (with Spans).
+	Releases *SpanJSON `json:"releases,omitempty"`
+}
+
+// SpanJSON is a VersionSpan in the JSON of WriteHistoryJSON: the oldest
+// and newest embedded releases with the version, whether the oldest is
+// the oldest embedded release, and the first one after without it.
+type SpanJSON struct {
+	Version       int16  `json:"version"`
+	First         string `json:"first"`
+	FirstIsOldest bool   `json:"first_is_oldest_embedded"`
+	Last          string `json:"last"`
+	Removed       string `json:"removed,omitempty"`
+	Words         string `json:"words"`
+}
+
+func spanJSON(s VersionSpan) *SpanJSON {
+	return &SpanJSON{s.Version, s.First, s.FirstIsOldest, s.Last, s.Removed, s.Words()}
 }
 
 // HistoryJSON is a MessageHistory in the JSON of WriteHistoryJSON.
@@ -170,6 +205,9 @@ type HistoryJSON struct {
 	FlexibleVersions string        `json:"flexible_versions"`
 	Versions         []VersionJSON `json:"versions"`
 	OtherNotes       []NoteJSON    `json:"other_notes"`
+	// OtherVersions are the spans of the versions other embedded releases
+	// have and this message does not (with Spans).
+	OtherVersions []*SpanJSON `json:"other_versions,omitempty"`
 }
 
 func notesJSON(ns []Note) []NoteJSON {
@@ -194,6 +232,9 @@ func WriteHistoryJSON(w io.Writer, hs []*MessageHistory) error {
 		for _, v := range h.Versions {
 			vj := VersionJSON{Version: v.Version, Lowest: v.Lowest, Flexible: v.Flexible, FirstFlexible: v.FirstFlexible,
 				Deprecated: v.Deprecated, Unstable: v.Unstable, Changes: []ChangeJSON{}, Notes: notesJSON(v.Notes)}
+			if s, ok := h.Span(v.Version); ok {
+				vj.Releases = spanJSON(s)
+			}
 			for _, c := range v.Changes {
 				f := c.Field
 				cj := ChangeJSON{Kind: c.Kind, Path: c.Path, Type: f.TypeString, Versions: f.Versions.String(), Default: f.Default, About: f.About}
@@ -207,6 +248,11 @@ func WriteHistoryJSON(w io.Writer, hs []*MessageHistory) error {
 				vj.Changes = append(vj.Changes, cj)
 			}
 			j.Versions = append(j.Versions, vj)
+		}
+		for _, s := range h.Spans {
+			if !m.ValidVersions.Contains(s.Version) {
+				j.OtherVersions = append(j.OtherVersions, spanJSON(s))
+			}
 		}
 		out = append(out, j)
 	}

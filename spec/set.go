@@ -1,9 +1,12 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,17 +66,35 @@ func Embedded(release string) (*Set, error) {
 }
 
 // EmbeddedAll loads every embedded release, newest first (see Embedded).
+// Releases not parsed yet are parsed concurrently, one goroutine per CPU.
 func EmbeddedAll() ([]*Set, error) {
-	var sets []*Set
-	for _, r := range bundle.Releases() {
-		s, err := Embedded(r)
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, s)
+	sets, err := embeddedAll()
+	return slices.Clone(sets), err
+}
+
+var embeddedAll = sync.OnceValues(func() ([]*Set, error) {
+	rs := bundle.Releases()
+	sets := make([]*Set, len(rs))
+	errs := make([]error, len(rs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(rs)) {
+		wg.Go(func() {
+			for i := range next {
+				sets[i], errs[i] = Embedded(rs[i])
+			}
+		})
+	}
+	for i := range rs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return sets, nil
-}
+})
 
 func parseEmbedded(r *bundle.Release) (*Set, error) {
 	s, errs := NewSet(r.Files)

@@ -244,6 +244,9 @@ func (a *app) history(c *historyCmd) error {
 		return a.notLoaded(err)
 	}
 	hs := spec.APIHistory(req, resp)
+	if err := spec.AddSpans(hs); err != nil {
+		return err
+	}
 	if c.Format == "json" {
 		err = spec.WriteHistoryJSON(a.stdout, hs)
 	} else {

@@ -152,19 +152,34 @@ func TestHistoryCommand(t *testing.T) {
 	needCommand(t, "History")
 	out := mustRun(t, "history", "Vote")
 	for _, want := range []string{
-		"VoteRequest (request, api key 52) in Kafka 4.4.0: valid versions 0-2, flexible 0+\n  v0  lowest valid version; first flexible version\n  v1\n",
+		"VoteRequest (request, api key 52) in Kafka 4.4.0: valid versions 0-2, flexible 0+\n  v0  lowest valid version; first flexible version; Kafka ≤3.0–4.4\n  v1  Kafka 3.9–4.4\n",
 		"      + VoterId int32 (ignorable, default -1): The replica id of the voter receiving the request.\n",
 		"      // Version 1 adds voter key and directory id (KIP-853)  (line 21)\n",
-		"  v2\n      + Topics.Partitions.PreVote bool: Whether the request is a PreVote request (not persisted) or not.\n      // Version 2 adds PreVote field and renames candidate to replica  (line 22)\n",
+		"  v2  Kafka 4.0–4.4\n      + Topics.Partitions.PreVote bool: Whether the request is a PreVote request (not persisted) or not.\n      // Version 2 adds PreVote field and renames candidate to replica  (line 22)\n",
 		"VoteResponse (response, api key 52)",
 		"      + NodeEndpoints []NodeEndpoint (tagged 1+, tag 0): Endpoints for all current-leaders enumerated in PartitionData.\n",
-		"  v2  no field changes\n      // Version 2 handles PreVote requests  (line 21)\n",
+		"  v2  no field changes; Kafka 4.0–4.4\n      // Version 2 handles PreVote requests  (line 21)\n",
+		"\nKafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2.\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("history Vote lacks %q:\n%s", want, out)
 		}
 	}
+	// The versions a release does not have yet, with the releases that do.
+	out = mustRun(t, "--kafka", "3.6", "history", "Produce")
+	if want := "  versions not in Kafka 3.6.2, in other embedded releases:\n    v10  Kafka 3.7–4.4\n    v11  Kafka 3.8–4.4\n    v12  Kafka 4.0–4.4\n    v13  Kafka 4.1–4.4\n\nProduceResponse (response, api key 0) in Kafka 3.6.2: valid versions 0-9, flexible 9+\n"; !strings.Contains(out, want) {
+		t.Errorf("--kafka 3.6 history Produce lacks %q:\n%s", want, out)
+	}
+	var js []spec.HistoryJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "history", "Produce", "--format", "json")), &js); err != nil || len(js) != 2 || len(js[0].OtherVersions) != 3 ||
+		*js[0].OtherVersions[2] != (spec.SpanJSON{Version: 2, First: "3.0.2", FirstIsOldest: true, Last: "3.9.2", Removed: "4.0.2", Words: "Kafka ≤3.0–3.9 (removed in 4.0)"}) ||
+		*js[0].Versions[10].Releases != (spec.SpanJSON{Version: 13, First: "4.1.2", Last: "4.4.0", Words: "Kafka 4.1–4.4"}) {
+		t.Errorf("history Produce --format json: %v %+v", err, js)
+	}
 	out = mustRun(t, "--kafka", "4.4", "history", "FetchRequest")
+	if !strings.Contains(out, "  versions not in Kafka 4.4.0, in other embedded releases:\n    v0-3  Kafka ≤3.0–3.9 (removed in 4.0)\n  comments on versions") {
+		t.Errorf("history FetchRequest lacks the removed versions:\n%s", out)
+	}
 	if !strings.Contains(out, "comments on versions that are not valid:\n      // Versions 0-3 were removed in Apache Kafka 4.0, Version 4 is the new baseline.  (line 21)") {
 		t.Errorf("history FetchRequest lacks the removed versions' comment:\n%s", out)
 	}
@@ -208,8 +223,14 @@ func TestCompatRefusesASideWithoutMessages(t *testing.T) {
 // show: the newest embedded release that has it.
 func TestHistoryOfARemovedAPINamesTheReleaseThatHasIt(t *testing.T) {
 	hint := `  no valid versions (its spec says validVersions "none": the API was removed); Kafka 3.9.2 has versions 0-7: try --kafka 3.9` + "\n"
-	want := "LeaderAndIsrRequest (request, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint +
-		"\nLeaderAndIsrResponse (response, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint
+	// The versions of the embedded releases that have it, by minor.
+	spans := "  versions not in Kafka 4.4.0, in other embedded releases:\n" +
+		"    v0-5  Kafka ≤3.0–3.9 (removed in 4.0)\n" +
+		"    v6  Kafka 3.2–3.9 (removed in 4.0)\n" +
+		"    v7  Kafka 3.4–3.9 (removed in 4.0)\n"
+	want := "LeaderAndIsrRequest (request, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint + spans +
+		"\nLeaderAndIsrResponse (response, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n" + hint + spans +
+		"\nKafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2.\n"
 	// Exit 1, as show's: the API has no valid versions here.
 	if r := kwire(t, "history", "LeaderAndIsr"); r.code != 1 || r.stdout != want || r.stderr != "kwire: LeaderAndIsr has no valid versions in Kafka 4.4.0: the API was removed\n" {
 		t.Errorf("history LeaderAndIsr: exit %d, stderr %q\n%s\nwant\n%s", r.code, r.stderr, r.stdout, want)

@@ -1,0 +1,153 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kwire/kwire/spec/bundle"
+)
+
+// VersionSpan says which embedded Kafka releases have one version of a
+// message. The embedded releases are the last patch release of each minor
+// (and 3.9.1), so a span is known to the minor: First is the oldest
+// embedded release with the version, which need not be the release that
+// introduced it.
+type VersionSpan struct {
+	Version int16
+	// First and Last are the oldest and the newest embedded releases
+	// ("3.0.2", "4.4.0") whose spec has the version.
+	First, Last string
+	// FirstIsOldest is true when First is the oldest embedded release: the
+	// version may be older than every embedded release.
+	FirstIsOldest bool
+	// Removed is the oldest embedded release newer than Last ("4.0.2"), ""
+	// when Last is the newest embedded release.
+	Removed string
+}
+
+// Words renders the span by minor release: "Kafka ≤3.0–3.9 (removed in
+// 4.0)", "Kafka 3.7–4.4", "Kafka 4.4". "≤3.0" says that the oldest
+// embedded release (3.0.2) already has the version. A release is named in
+// full when the minor alone would stand for another embedded patch of it
+// ("3.9.2" first, when 3.9.1 lacks the version).
+func (s VersionSpan) Words() string {
+	first, last := releaseLabel(s.First, true), releaseLabel(s.Last, false)
+	if s.First == s.Last && first != last {
+		first = s.First // one patch release of a minor that has two
+	}
+	if s.FirstIsOldest {
+		first = "≤" + first
+	}
+	w := "Kafka " + first
+	if s.First != s.Last {
+		w += "–" + last
+	}
+	if s.Removed != "" {
+		w += " (removed in " + releaseLabel(s.Removed, true) + ")"
+	}
+	return w
+}
+
+// releaseLabel names embedded release r by its minor ("3.7" for 3.7.2)
+// when r is the oldest (first) or the newest (!first) embedded release of
+// that minor, else in full.
+func releaseLabel(r string, first bool) string {
+	minor := r
+	if p := strings.Split(r, "."); len(p) > 2 {
+		minor = p[0] + "." + p[1]
+	}
+	var same []string // newest first
+	for _, x := range bundle.Releases() {
+		if strings.HasPrefix(x, minor+".") {
+			same = append(same, x)
+		}
+	}
+	if len(same) == 0 {
+		return r
+	}
+	if first && same[len(same)-1] == r || !first && same[0] == r {
+		return minor
+	}
+	return r
+}
+
+// SpanLegend explains VersionSpan.Words in one sentence: "Kafka A–B: the
+// embedded releases (the last patch release of each minor from 3.0 to 4.4)
+// whose spec has the version; ≤3.0: already in the oldest, 3.0.2."
+func SpanLegend() string {
+	rs := bundle.Releases()
+	if len(rs) == 0 {
+		return ""
+	}
+	oldest, newest := rs[len(rs)-1], rs[0]
+	return fmt.Sprintf("Kafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from %s to %s); ≤%s: already in the oldest embedded release, %s.",
+		releaseLabel(oldest, true), releaseLabel(newest, false), releaseLabel(oldest, true), oldest)
+}
+
+// sameMessage returns the message of s that is m in another release: an
+// API's request or response, or a metadata record, by api key (an API
+// renamed keeps its key: ListClientMetricsResources is ListConfigResources
+// from 4.1), any other message by name; nil when s has none.
+func sameMessage(s *Set, m *Message) *Message {
+	if m.APIKey >= 0 {
+		switch m.Type {
+		case Request:
+			return s.Request(m.APIKey)
+		case Response:
+			return s.Response(m.APIKey)
+		case Metadata:
+			return s.MetadataRecord(m.APIKey)
+		}
+	}
+	o := s.Message(m.Name)
+	if o != nil && o.Type != m.Type {
+		return nil
+	}
+	return o
+}
+
+// EmbeddedSpans returns, for every version that some embedded release has
+// of message m (found as sameMessage finds it), the embedded releases that
+// have it, lowest version first. It parses every embedded release (once
+// per process, see Embedded).
+func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
+	sets, err := EmbeddedAll()
+	if err != nil {
+		return nil, err
+	}
+	byVersion := map[int16]*VersionSpan{}
+	lo, hi := int16(MaxVersion), int16(-1)
+	// Oldest release first: First is set once, Last and Removed move on.
+	for i := len(sets) - 1; i >= 0; i-- {
+		s := sets[i]
+		o := sameMessage(s, m)
+		var vv Versions = None
+		if o != nil {
+			vv = o.ValidVersions
+		}
+		for v, sp := range byVersion {
+			if !vv.Contains(v) && sp.Removed == "" {
+				sp.Removed = s.Release
+			}
+		}
+		for v := int(vv.Lo); !vv.Empty() && v <= int(vv.Hi); v++ {
+			ver := int16(v)
+			sp := byVersion[ver]
+			if sp == nil {
+				sp = &VersionSpan{Version: ver, First: s.Release, FirstIsOldest: i == len(sets)-1}
+				byVersion[ver] = sp
+				lo, hi = min(lo, ver), max(hi, ver)
+			}
+			// A version that comes back after a release without it keeps
+			// its First; Removed is that of its last run.
+			sp.Last, sp.Removed = s.Release, ""
+		}
+	}
+	var out []VersionSpan
+	for v := lo; v <= hi; v++ {
+		if sp := byVersion[v]; sp != nil {
+			out = append(out, *sp)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,148 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/spec/bundle"
+)
+
+// spanWords lists the spans of the message named name in Kafka 4.4.0 as
+// "vN words", grouped as OtherSpans groups them.
+func spanWords(t *testing.T, name string) string {
+	t.Helper()
+	s, err := Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Message(name)
+	if m == nil {
+		t.Fatalf("no %s in 4.4.0", name)
+	}
+	sp, err := EmbeddedSpans(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, x := range sp {
+		w := x.Words()
+		if n := len(out); n > 0 && strings.HasSuffix(out[n-1], " "+w) {
+			// v3-9 style runs keep the text short.
+			head, _, _ := strings.Cut(out[n-1], " ")
+			lo, _, _ := strings.Cut(strings.TrimPrefix(head, "v"), "-")
+			out[n-1] = fmt.Sprintf("v%s-%d %s", lo, x.Version, w)
+			continue
+		}
+		out = append(out, fmt.Sprintf("v%d %s", x.Version, w))
+	}
+	return strings.Join(out, "; ")
+}
+
+// The embedded releases each version of a message is in, checked by hand
+// against the spec files' own "Version N …" comments (Produce v10 is
+// KIP-951 in 3.7, v12 KIP-890 in 4.0; Vote v1 KIP-853 in 3.9; KIP-896
+// removed the lowest versions in 4.0; ShareFetch v0 was KIP-932's early
+// access in 3.9 and 4.0).
+func TestEmbeddedSpans(t *testing.T) {
+	for name, want := range map[string]string{
+		"ProduceRequest":               "v0-2 Kafka ≤3.0–3.9 (removed in 4.0); v3-9 Kafka ≤3.0–4.4; v10 Kafka 3.7–4.4; v11 Kafka 3.8–4.4; v12 Kafka 4.0–4.4; v13 Kafka 4.1–4.4",
+		"VoteRequest":                  "v0 Kafka ≤3.0–4.4; v1 Kafka 3.9–4.4; v2 Kafka 4.0–4.4",
+		"LeaderAndIsrRequest":          "v0-5 Kafka ≤3.0–3.9 (removed in 4.0); v6 Kafka 3.2–3.9 (removed in 4.0); v7 Kafka 3.4–3.9 (removed in 4.0)",
+		"ShareFetchRequest":            "v0 Kafka 3.9–4.0 (removed in 4.1); v1 Kafka 4.1–4.4; v2 Kafka 4.2–4.4",
+		"ListConfigResourcesRequest":   "v0 Kafka 3.7–4.4; v1 Kafka 4.1–4.4", // api key 74, ListClientMetricsResources until 4.0
+		"RequestHeader":                "v0 Kafka ≤3.0–3.9 (removed in 4.0); v1-2 Kafka ≤3.0–4.4",
+		"PartitionRecord":              "v0 Kafka ≤3.0–4.4; v1-2 Kafka 3.7–4.4",
+		"StreamsGroupHeartbeatRequest": "v0 Kafka 4.1–4.4; v1 Kafka 4.4",
+	} {
+		if got := spanWords(t, name); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+	s, _ := Embedded("4.4.0")
+	sp, _ := EmbeddedSpans(s.Message("ProduceRequest"))
+	if sp[0] != (VersionSpan{Version: 0, First: "3.0.2", Last: "3.9.2", FirstIsOldest: true, Removed: "4.0.2"}) {
+		t.Errorf("ProduceRequest v0: %+v", sp[0])
+	}
+	if sp[12] != (VersionSpan{Version: 12, First: "4.0.2", Last: "4.4.0"}) {
+		t.Errorf("ProduceRequest v12: %+v", sp[12])
+	}
+}
+
+// A release is named by its minor unless an older (for a first) or newer
+// (for a last) embedded patch of that minor would be meant: 3.9.1 and
+// 3.9.2 are both embedded.
+func TestReleaseLabel(t *testing.T) {
+	for _, c := range []struct {
+		r     string
+		first bool
+		want  string
+	}{
+		{"3.9.1", true, "3.9"}, {"3.9.2", true, "3.9.2"}, {"3.9.2", false, "3.9"}, {"3.9.1", false, "3.9.1"},
+		{"4.0.2", true, "4.0"}, {"4.0.2", false, "4.0"}, {"3.0.2", true, "3.0"}, {"9.9.9", true, "9.9.9"},
+	} {
+		if got := releaseLabel(c.r, c.first); got != c.want {
+			t.Errorf("releaseLabel(%s, %v) = %s, want %s", c.r, c.first, got, c.want)
+		}
+	}
+	if w := (VersionSpan{First: "3.9.2", Last: "3.9.2", Removed: "4.0.2"}).Words(); w != "Kafka 3.9.2 (removed in 4.0)" {
+		t.Errorf("Words = %s", w)
+	}
+	if w := (VersionSpan{First: "3.9.1", Last: "3.9.1", Removed: "3.9.2"}).Words(); w != "Kafka 3.9.1 (removed in 3.9.2)" {
+		t.Errorf("Words = %s", w)
+	}
+	if got, want := SpanLegend(), "Kafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2."; got != want {
+		t.Errorf("SpanLegend() = %s", got)
+	}
+}
+
+// A span is a run: no version of any message of any embedded release
+// leaves the releases between its First and Last (so First, Last and
+// Removed say all), and every version an embedded release has is in its
+// message's spans there.
+func TestEmbeddedSpansHaveNoGaps(t *testing.T) {
+	sets, err := EmbeddedAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := map[string]int{}
+	for i, r := range bundle.Releases() {
+		index[r] = i // newest first
+	}
+	checked := 0
+	for _, s := range sets {
+		for _, m := range s.Messages {
+			sp, err := EmbeddedSpans(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := m.ValidVersions.Lo; !m.ValidVersions.Empty() && v <= m.ValidVersions.Hi; v++ {
+				found := false
+				for _, x := range sp {
+					found = found || x.Version == v && index[x.First] >= index[s.Release] && index[s.Release] >= index[x.Last]
+				}
+				if !found {
+					t.Errorf("%s %s v%d: not within its spans %+v", s.Release, m.Name, v, sp)
+				}
+			}
+			if s.Release != "4.4.0" {
+				continue // the rest once per message, from the newest
+			}
+			for _, x := range sp {
+				for i := index[x.Last]; i <= index[x.First]; i++ {
+					o := sameMessage(sets[i], m)
+					if o == nil || !o.ValidVersions.Contains(x.Version) {
+						t.Errorf("%s v%d: %s lacks it, within %s–%s", m.Name, x.Version, sets[i].Release, x.First, x.Last)
+					}
+				}
+				if x.Removed != "" && index[x.Removed] != index[x.Last]-1 {
+					t.Errorf("%s v%d: removed in %s, not the release after %s", m.Name, x.Version, x.Removed, x.Last)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 700 { // 799 with the specs of 4.4.0's three jars
+		t.Errorf("%d spans checked", checked)
+	}
+}

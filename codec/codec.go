@@ -23,6 +23,8 @@ var (
 		tree.NameRef("api_key", "metadata record type"),
 		tree.NameRef("version", "version of the metadata record"),
 	}
+	refRecordType   = tree.NameRef("record_type", "coordinator record type (the key's int16 prefix)")
+	refValueVersion = tree.NameRef("version", "version of the coordinator record value (its int16 prefix)")
 )
 
 // DefaultMaxFrame is the largest frame size accepted by default: 100 MiB,
@@ -140,12 +142,16 @@ func (e *encoder) encodeBody(c *Codec, m *spec.Message, version int16, body *tre
 }
 
 // EncodeRecord writes a message that is not a request or response. A
-// metadata record (type "metadata") gets the KRaft record value frame:
-// uvarint frame version 1, uvarint api key, uvarint version
-// (AbstractApiMessageSerde); other types (data, header, coordinator
-// records) are written bare.
+// metadata record (type "metadata", also a remote-log-metadata record) gets
+// the KRaft record value frame: uvarint frame version 1, uvarint api key,
+// uvarint version (AbstractApiMessageSerde). A coordinator record key or
+// value (spec.Message.VersionPrefixed) gets its int16 prefix, as
+// CoordinatorRecordSerde writes it: a key's record type (a Frame with one
+// "record_type" leaf; the key's body at version, 0 for a "coordinator-key"),
+// a value's version (a "version" leaf). Other types (data, header) are
+// written bare.
 func (c *Codec) EncodeRecord(m *spec.Message, version int16, body *tree.Tree) (*tree.Tree, error) {
-	return c.encodeBare(m, version, body, m.Type == spec.Metadata)
+	return c.encodeBare(m, version, body, m.Type == spec.Metadata || m.VersionPrefixed())
 }
 
 // EncodeBody writes the body of any message alone: no size prefix, no
@@ -163,7 +169,17 @@ func (c *Codec) encodeBare(m *spec.Message, version int16, body *tree.Tree, fram
 	e := newEncoder(t, nil, body)
 	e.c = c
 	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
-	if framed {
+	if p, ok := m.Prefix(version); ok && framed {
+		e.b.Open(tree.Node{Kind: tree.Frame})
+		ref := refValueVersion
+		if m.IsRecordKey() {
+			ref = refRecordType
+		}
+		off := e.off()
+		e.buf = wire.AppendInt16(e.buf, p)
+		e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt16, Ref: ref, Off: off, Size: 2, Num: int64(p)})
+		e.b.Close(e.off())
+	} else if framed {
 		e.b.Open(tree.Node{Kind: tree.Frame})
 		for i, v := range [3]int64{1, int64(m.APIKey), int64(version)} {
 			off := e.off()
@@ -531,16 +547,105 @@ func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, er
 // DecodeRecord decodes a message that is not a request or response: for a
 // metadata record the KRaft value frame (uvarint frame version, api key,
 // version) then the record at that version, where m may be nil (it is found
-// by api key); for other types the bare message of spec m at version ver.
+// by api key; a remote-log-metadata record's among its topic's records);
+// for a coordinator record key or value (spec.Message.VersionPrefixed) its
+// int16 prefix (a key's record type, a value's version; see EncodeRecord)
+// then the message at the version the prefix gives, ver being ignored; for
+// other types the bare message of spec m at version ver.
 func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
+	return c.decodeRecord(b, m, ver, "", false, 0)
+}
+
+// ErrUnknownRecordType is wrapped by the errors of DecodeTopicKey and
+// DecodeTopicValue about a record type (or a remote-log-metadata api key)
+// the specs do not have for the topic.
+var ErrUnknownRecordType = errors.New("unknown record type")
+
+// ErrUnknownVersion is wrapped by the errors of DecodeRecord,
+// DecodeTopicKey and DecodeTopicValue about a coordinator record key or
+// value version (its int16 prefix) the spec does not have.
+var ErrUnknownVersion = errors.New("unknown version")
+
+// DecodeTopicKey decodes the key of a record of internal topic tp (a
+// coordinator topic: spec.Topic.Coordinator): the int16 record type, then
+// the key spec of that type (Set.RecordKey) at its version. A record type
+// the set does not have for tp is an error at offset 0, path
+// "record_type", wrapping ErrUnknownRecordType; the tree then holds the
+// prefix and the rest undecoded, and its Message is nil.
+func (c *Codec) DecodeTopicKey(b []byte, tp spec.Topic) (*tree.Tree, error) {
+	return c.decodeRecord(b, nil, 0, tp, true, 0)
+}
+
+// DecodeTopicValue decodes the value of a record of internal topic tp:
+// for a coordinator topic, the int16 version then the value spec of record
+// type rt (Set.RecordValue; rt is the key's) at that version; for
+// spec.TopicRemoteLogMetadata, the metadata record frame and the record of
+// the frame's api key (Set.TopicRecord), rt being ignored. Unknown record
+// types wrap ErrUnknownRecordType, unknown versions ErrUnknownVersion.
+// A null value (a tombstone) is the caller's to handle: b here holds bytes.
+func (c *Codec) DecodeTopicValue(b []byte, tp spec.Topic, rt int16) (*tree.Tree, error) {
+	return c.decodeRecord(b, nil, 0, tp, false, rt)
+}
+
+// decodeRecord is DecodeRecord, DecodeTopicKey and DecodeTopicValue: m
+// given, or m nil and found by the bytes among the KRaft metadata records
+// (tp "") or among tp's records (a key's by its prefix, a value's by rt
+// or, for remote-log-metadata, by its frame).
+func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic, key bool, rt int16) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
-	if m == nil || m.Type == spec.Metadata {
+	if m != nil && m.Topic != "" {
+		tp = m.Topic
+	}
+	prefixed := m != nil && m.VersionPrefixed() || m == nil && tp.Coordinator()
+	verOff := 0 // where the version is said
+	if m == nil && tp.Coordinator() && !key {
+		if m = c.Set.RecordValue(tp, rt); m == nil {
+			return t, c.undecoded(d, &wire.Error{Offset: 0, Path: "version", Msg: fmt.Sprintf("no value spec of record type %d in %s", rt, tp.TopicName()), Err: ErrUnknownRecordType})
+		}
+		t.Message = m
+	}
+	switch {
+	case prefixed:
+		name, ref := "version", refValueVersion
+		if key || m != nil && m.IsRecordKey() {
+			name, ref = "record_type", refRecordType
+		}
+		if m != nil {
+			d.b.T.Nodes[root].Ref = tree.StructRef(m.Root)
+		}
+		d.b.Open(tree.Node{Kind: tree.Frame})
+		p := d.r.Int16()
+		if d.r.Failed() {
+			d.r.SetPath(name)
+			d.closeTree(refUndecoded)
+			return t, d.r.Err()
+		}
+		d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt16, Ref: ref, Off: 0, Size: 2, Num: int64(p)})
+		d.b.Close(2)
+		if m == nil {
+			if m = c.Set.RecordKey(tp, p); m == nil {
+				return t, c.undecoded(d, &wire.Error{Offset: 0, Path: name, Msg: fmt.Sprintf("no key spec of record type %d in %s", p, tp.TopicName()), Err: ErrUnknownRecordType})
+			}
+			t.Message = m
+		}
+		v, err := m.VersionOfPrefix(p)
+		if err != nil {
+			sentinel := ErrUnknownVersion
+			if m.IsRecordKey() {
+				sentinel = ErrUnknownRecordType
+			}
+			return t, c.undecoded(d, &wire.Error{Offset: 0, Path: name, Msg: err.Error(), Err: sentinel})
+		}
+		ver = v
+		t.Version = ver
+	case m == nil || m.Type == spec.Metadata:
 		d.b.Open(tree.Node{Kind: tree.Frame})
 		var vals [3]uint32
 		for i, name := range [3]string{"frame_version", "api_key", "version"} {
 			off := d.r.Off
+			verOff = off
 			vals[i] = d.r.Uvarint()
 			if d.r.Failed() {
 				d.r.SetPath(name)
@@ -558,10 +663,22 @@ func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, 
 			d.closeTree(refUndecoded)
 			return t, &wire.Error{Offset: 1, Path: "api_key", Msg: "api key or version above 32767"}
 		}
-		mm := c.Set.MetadataRecord(int16(vals[1]))
+		var mm *spec.Message
+		if tp != "" {
+			mm = c.Set.TopicRecord(tp, int16(vals[1]))
+		} else {
+			mm = c.Set.MetadataRecord(int16(vals[1]))
+		}
 		if mm == nil || (m != nil && mm != m) {
+			e := &wire.Error{Offset: 1, Path: "api_key", Msg: fmt.Sprintf("no metadata record type has api key %d", vals[1])}
+			if tp != "" {
+				e.Msg = fmt.Sprintf("no record of %s has api key %d", tp.TopicName(), vals[1])
+				if mm == nil {
+					e.Err = ErrUnknownRecordType
+				}
+			}
 			d.closeTree(refUndecoded)
-			return t, &wire.Error{Offset: 1, Path: "api_key", Msg: fmt.Sprintf("no metadata record type has api key %d", vals[1])}
+			return t, e
 		}
 		m, ver = mm, int16(vals[2])
 		t.Message, t.Version = m, ver
@@ -569,7 +686,20 @@ func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, 
 	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
+		if tp != "" {
+			var ve *VersionError
+			if errors.As(err, &ve) {
+				return t, &wire.Error{Offset: verOff, Path: "version", Msg: err.Error(), Err: errors.Join(ve, ErrUnknownVersion)}
+			}
+		}
 		return t, err
 	}
 	return t, c.decodeBody(d, m, ver, 0)
+}
+
+// undecoded ends d's tree with the bytes left as one undecoded leaf and
+// returns err.
+func (c *Codec) undecoded(d *decoder, err error) error {
+	d.closeTree(refUndecoded)
+	return err
 }

@@ -11,8 +11,12 @@
 // tagged); request header v0/v1/v2 and response header v0/v1 selection by
 // package frame's rule (ControlledShutdown v0 uses request header v0;
 // ApiVersionsResponse always uses response header v0, KIP-511); int32 size
-// framing; and the KRaft
-// metadata record value frame (uvarint frame version 1, api key, version).
+// framing; the KRaft
+// metadata record value frame (uvarint frame version 1, api key, version),
+// also of __remote_log_metadata's records; and the int16 prefix of a
+// coordinator record key (its record type) or value (its version), as
+// Kafka's CoordinatorRecordSerde writes them (EncodeRecord, DecodeRecord,
+// DecodeTopicKey, DecodeTopicValue).
 //
 // Each (struct, version) is compiled once into a plan the codec walks; no
 // reflection is used. Decoding never allocates more than the input can

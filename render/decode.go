@@ -63,7 +63,7 @@ func (e *ClaimError) Error() string {
 // MismatchError is bytes whose request header or metadata record frame
 // says another message or version than the Claim.
 type MismatchError struct {
-	// Where is "request header" or "record frame".
+	// Where is "request header", "record frame" or "int16 prefix".
 	Where string
 	// Found is what the bytes say, Claimed what the claim says; Claimed is
 	// nil when only the version differs (then Found is the claimed
@@ -217,10 +217,23 @@ func Decode(set *spec.Set, c Claim, b []byte) ([]*Page, error) {
 			}
 			return Side{Label: "Request", Tree: t}, err
 		})
+	case req.VersionPrefixed():
+		// The int16 prefix says the record type (a key) or the version (a
+		// value): --version is checked against it, not needed.
+		t, err := cd.DecodeRecord(b, req, 0)
+		if err == nil && version != nil && t.Version != *version {
+			err = &MismatchError{Where: "int16 prefix", Found: req, FoundVersion: t.Version, ClaimedVersion: *version}
+		}
+		return onePage(set, Side{Label: "Record", Tree: t, Err: err}), err
 	case req.Type == spec.Metadata:
 		// Let the frame's api key choose the type, then compare: a record
-		// of another type is still shown whole.
-		t, err := cd.DecodeRecord(b, nil, 0)
+		// of another type is still shown whole. An internal topic's
+		// record (remote-log-metadata) is read among its topic's types.
+		var in *spec.Message
+		if req.Topic != "" {
+			in = req
+		}
+		t, err := cd.DecodeRecord(b, in, 0)
 		switch {
 		case err != nil:
 		case t.Message != req:

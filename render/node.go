@@ -680,6 +680,14 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.Frame:
 		return append(b, frameAbout(t, i)...)
 	case tree.FrameField:
+		if c.parent >= 0 && t.Nodes[c.parent].Kind == tree.Frame {
+			switch first := t.Name(c.parent + 1); {
+			case ref.Name == "record_type":
+				return append(b, "coordinator record type (the key's int16 prefix)"...)
+			case ref.Name == "version" && first == "version":
+				return append(b, "version of the coordinator record value (its int16 prefix)"...)
+			}
+		}
 		return append(b, frameFieldAbout(t, ref.Name)...)
 	case tree.Header:
 		if c.hdr == hdrResponse {
@@ -740,8 +748,22 @@ func frameAbout(t *tree.Tree, i int32) string {
 	if t.Nodes[i].End > i+1 {
 		metadata = t.Name(i+1) == "frame_version"
 	}
+	if metadata && t.Message != nil && t.Message.Topic != "" {
+		return "metadata record frame of " + t.Message.Topic.TopicName()
+	}
 	if metadata {
 		return "KRaft metadata record frame"
+	}
+	if t.Nodes[i].End > i+1 {
+		switch t.Name(i + 1) {
+		case "record_type":
+			return "coordinator record key prefix"
+		case "version":
+			return "coordinator record value prefix"
+		}
+	}
+	if t.Message != nil && t.Message.VersionPrefixed() {
+		return "coordinator record prefix"
 	}
 	return "length-delimited framing"
 }

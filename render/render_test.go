@@ -548,7 +548,10 @@ func checkPage(t *testing.T, p *Page) {
 	out := b.String()
 	tr := p.Sides[0].Tree
 	want := []string{"Encoded at         v", tr.Message.Name + " v", "object tree", "byte layout ("}
-	if tr.Message.APIKey >= 0 {
+	switch {
+	case tr.Message.VersionPrefixed():
+		want = append(want, "Record type  ", "Topic  ", "+-- Frame ")
+	case tr.Message.APIKey >= 0:
 		want = append(want, "API key  ")
 	}
 	for _, w := range want {

@@ -102,8 +102,19 @@ func summary(p *Page) (string, [][2]string) {
 	if !in.api {
 		add("Type", in.typ)
 	}
-	if in.keyText != "" {
+	switch {
+	case in.msg.VersionPrefixed():
+		if rt := in.msg.RecordTypes; !rt.Empty() {
+			add("Record type", rt.String())
+		}
+		if in.msg.Topic != "" {
+			add("Topic", in.msg.Topic.TopicName())
+		}
+	case in.keyText != "":
 		add("API key", in.keyText)
+		if in.msg.Topic != "" {
+			add("Topic", in.msg.Topic.TopicName())
+		}
 	}
 	add("Encoded at", "v"+strconv.Itoa(int(in.version)))
 	if in.api {

@@ -99,6 +99,10 @@ var CompatRules = []CompatRule{
 	{"message-renamed", CompatibleChange, KafkaRejects, "a request, response or metadata record has a new name but the same type and api key: names are not on the wire (Kafka's checker wraps the message in a field typed by its name, so a rename fails)"},
 	{"message-type-changed", Incompatible, KafkaRejects, "the message's type (request, response, header, metadata, data…) changed"},
 	{"api-key-changed", Incompatible, KafkaRejects, "the message's apiKey changed"},
+	{"record-form-changed", Info, "", "a coordinator record key or value changed spec form (a \"data\" spec whose versions are record types, as in Kafka 3.9, → a \"coordinator-key\" or \"coordinator-value\" spec with the record type as apiKey): the int16 prefix and the bytes after it are compared record type by record type, not the type strings"},
+	{"record-type-removed", Incompatible, "", "a coordinator record type of the old key or value spec has no key or value spec of the same internal topic in the new ones: its records on disk can no longer be read"},
+	{"record-type-moved", Info, "", "a coordinator record type of the old key or value spec is now another spec's of the same internal topic (OffsetCommitKey's record type 0 → LegacyOffsetCommitKey): compared there by name"},
+	{"record-type-added", Info, "", "the key or value spec has a coordinator record type it did not have"},
 	{"versions-removed", Incompatible, KafkaAccepts, "the lowest versions were dropped (the minimum was raised): a peer or a stored record that uses them can no longer be understood. Kafka's checker allows raising the minimum (old clients negotiate a newer version through ApiVersions); kwire reports it as a break for whoever still uses those versions"},
 	{"top-versions-removed", Incompatible, KafkaRejects, "the highest versions were dropped (the maximum was lowered), up to every version (validVersions \"none\": the API was removed)"},
 	{"versions-added", Info, KafkaAccepts, "new versions"},
@@ -333,6 +337,11 @@ type comparer struct {
 	// of the finding each key extends when the next version has it too.
 	v    int16
 	open map[findingKey]int
+	// ov and nv are the versions the old and new messages are read at for
+	// c.v: c.v itself, but for a coordinator record key whose spec form
+	// changed (a "data" key of 3.9 read at its record type, a
+	// "coordinator-key" at 0), the body versions of one record type.
+	ov, nv int16
 	// unstable is the old specs' unstable version (latestVersionUnstable),
 	// or -1.
 	unstable int16
@@ -429,11 +438,20 @@ func (c *comparer) compare() {
 	if om.Name != nm.Name {
 		c.message("message-renamed", None, fmt.Sprintf("renamed from %s (same type and api key %d)", om.Name, nm.APIKey))
 	}
-	if om.Type != nm.Type {
+	formChanged := om.Type != nm.Type && om.IsRecordKey() == nm.IsRecordKey() && om.IsRecordValue() == nm.IsRecordValue() && om.VersionPrefixed() && om.Topic == nm.Topic
+	switch {
+	case formChanged:
+		c.message("record-form-changed", None, fmt.Sprintf("type %s → %s, record types %s → %s", om.Type, nm.Type, om.RecordTypes, nm.RecordTypes))
+		c.recordTypes()
+		if om.IsRecordKey() {
+			c.keyBodies()
+			return
+		}
+		// A value's versions are its int16 prefix in both forms.
+	case om.Type != nm.Type:
 		c.message("message-type-changed", None, fmt.Sprintf("type %s → %s", om.Type, nm.Type))
 		return
-	}
-	if om.APIKey != nm.APIKey {
+	case om.APIKey != nm.APIKey:
 		c.message("api-key-changed", None, fmt.Sprintf("api key %s → %s", keyString(om.APIKey), keyString(nm.APIKey)))
 	}
 	if om.Type == Request {
@@ -457,12 +475,57 @@ func (c *comparer) compare() {
 	c.open = map[findingKey]int{}
 	start := len(c.out)
 	for v := int(shared.Lo); v <= int(shared.Hi); v++ {
-		c.v = int16(v)
+		c.v, c.ov, c.nv = int16(v), int16(v), int16(v)
 		c.version()
 	}
 	// Field findings by their first version, then in walk order.
 	fs := c.out[start:]
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Versions.Lo < fs[j].Versions.Lo })
+}
+
+// recordTypes compares the record types of a coordinator record key or
+// value whose spec form changed: each old one is the new spec's, another
+// spec's of the topic (moved), or gone.
+func (c *comparer) recordTypes() {
+	om, nm := c.om, c.nm
+	for rt := int(om.RecordTypes.Lo); rt <= int(om.RecordTypes.Hi); rt++ {
+		if nm.RecordTypes.Contains(int16(rt)) {
+			continue
+		}
+		other := c.new.RecordValue(om.Topic, int16(rt))
+		if om.IsRecordKey() {
+			other = c.new.RecordKey(om.Topic, int16(rt))
+		}
+		if other != nil {
+			c.message("record-type-moved", None, fmt.Sprintf("record type %d of %s is now %s's", rt, om.Topic.TopicName(), other.Name))
+		} else {
+			c.message("record-type-removed", None, fmt.Sprintf("record type %d of %s has no spec in the new ones", rt, om.Topic.TopicName()))
+		}
+	}
+	for rt := int(nm.RecordTypes.Lo); rt <= int(nm.RecordTypes.Hi); rt++ {
+		if !om.RecordTypes.Contains(int16(rt)) {
+			c.message("record-type-added", None, fmt.Sprintf("record type %d of %s", rt, nm.Topic.TopicName()))
+		}
+	}
+}
+
+// keyBodies compares a coordinator record key whose spec form changed
+// record type by record type: each side's body at the version its form
+// reads that record type's key at (Message.VersionOfPrefix); findings
+// carry the new spec's version.
+func (c *comparer) keyBodies() {
+	c.unstable = -1 // only requests have unstable versions
+	shared := c.om.RecordTypes.Intersect(c.nm.RecordTypes)
+	for rt := int(shared.Lo); rt <= int(shared.Hi); rt++ {
+		ov, err1 := c.om.VersionOfPrefix(int16(rt))
+		nv, err2 := c.nm.VersionOfPrefix(int16(rt))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		c.open = map[findingKey]int{}
+		c.v, c.ov, c.nv = nv, ov, nv
+		c.version()
+	}
 }
 
 func keyString(k int16) string {
@@ -556,8 +619,7 @@ func (c *comparer) removed(rule string, vs Versions, msg string) {
 
 // version compares the two messages at the shared version c.v.
 func (c *comparer) version() {
-	v := c.v
-	of, nf := c.om.Flexible(v), c.nm.Flexible(v)
+	of, nf := c.om.Flexible(c.ov), c.nm.Flexible(c.nv)
 	switch {
 	case of && !nf:
 		c.at("flexible-dropped", "", nil, nil, "-", fmt.Sprintf("no longer flexible: flexibleVersions %s → %s", c.om.FlexibleVersions, c.nm.FlexibleVersions))
@@ -589,7 +651,7 @@ func join(path, name string) string {
 // version c.v. seen holds the struct pairs being compared further up, so
 // that recursive structs end.
 func (c *comparer) structs(path string, ofs, nfs []*Field, seen map[[2]*Struct]bool) {
-	v := c.v
+	ov, nv := c.ov, c.nv
 	oByName, nByName := map[string]*Field{}, map[string]*Field{}
 	for _, f := range ofs {
 		oByName[fieldKey(f)] = f
@@ -600,11 +662,11 @@ func (c *comparer) structs(path string, ofs, nfs []*Field, seen map[[2]*Struct]b
 	// partner pairs the fields of the same name both present at v.
 	partner := map[*Field]*Field{}
 	for _, o := range ofs {
-		if n := nByName[fieldKey(o)]; n != nil && o.PresentIn(v) && n.PresentIn(v) {
+		if n := nByName[fieldKey(o)]; n != nil && o.PresentIn(ov) && n.PresentIn(nv) {
 			partner[o], partner[n] = n, o
 		}
 	}
-	positional := func(fs []*Field) []*Field {
+	positional := func(fs []*Field, v int16) []*Field {
 		var r []*Field
 		for _, f := range fs {
 			if f.PresentIn(v) && !f.TaggedIn(v) {
@@ -613,7 +675,7 @@ func (c *comparer) structs(path string, ofs, nfs []*Field, seen map[[2]*Struct]b
 		}
 		return r
 	}
-	tagged := func(fs []*Field) []*Field {
+	tagged := func(fs []*Field, v int16) []*Field {
 		var r []*Field
 		for _, f := range fs {
 			if f.TaggedIn(v) {
@@ -622,16 +684,16 @@ func (c *comparer) structs(path string, ofs, nfs []*Field, seen map[[2]*Struct]b
 		}
 		return r
 	}
-	oPos, nPos := positional(ofs), positional(nfs)
-	oTag, nTag := tagged(ofs), tagged(nfs)
+	oPos, nPos := positional(ofs, ov), positional(nfs, nv)
+	oTag, nTag := tagged(ofs, ov), tagged(nfs, nv)
 
 	// Positional ↔ tagged.
 	for _, o := range ofs {
 		n := partner[o]
-		if n == nil || o.TaggedIn(v) == n.TaggedIn(v) {
+		if n == nil || o.TaggedIn(ov) == n.TaggedIn(nv) {
 			continue
 		}
-		if n.TaggedIn(v) {
+		if n.TaggedIn(nv) {
 			c.at("tagging-changed", join(path, n.Name), o, n, "-", fmt.Sprintf("positional → tagged (tag %d): taggedVersions %s → %s", n.Tag, o.TaggedVersions, n.TaggedVersions))
 		} else {
 			c.at("tagging-changed", join(path, n.Name), o, n, "-", fmt.Sprintf("tagged (tag %d) → positional: taggedVersions %s → %s", o.Tag, o.TaggedVersions, n.TaggedVersions))
@@ -640,9 +702,20 @@ func (c *comparer) structs(path string, ofs, nfs []*Field, seen map[[2]*Struct]b
 
 	// Positional fields: the order of those on both sides, then the
 	// runs between them.
+	isOld := map[*Field]bool{}
+	for _, o := range ofs {
+		isOld[o] = true
+	}
 	bothPos := func(f *Field) bool {
 		p := partner[f]
-		return p != nil && !f.TaggedIn(v) && !p.TaggedIn(v)
+		if p == nil {
+			return false
+		}
+		o, n := f, p
+		if !isOld[f] {
+			o, n = p, f
+		}
+		return !o.TaggedIn(ov) && !n.TaggedIn(nv)
 	}
 	// The fields positional on both sides, in each side's order (as the
 	// new fields), and the names of both orders.
@@ -711,7 +784,7 @@ func (c *comparer) structs(path string, ofs, nfs []*Field, seen map[[2]*Struct]b
 	used := map[*Field]bool{}
 	for _, o := range oTag {
 		if n := partner[o]; n != nil {
-			if n.TaggedIn(v) {
+			if n.TaggedIn(nv) {
 				c.field(path, o, n, seen)
 				used[n] = true
 			}
@@ -777,12 +850,12 @@ func (c *comparer) run(path string, ro, rn []*Field, oByName, nByName map[string
 
 // field compares two fields that take the same place on the wire at c.v.
 func (c *comparer) field(path string, o, n *Field, seen map[[2]*Struct]bool) {
-	v := c.v
+	ov, nv := c.ov, c.nv
 	p := join(path, n.Name)
 	if o.Name != n.Name && strings.EqualFold(o.Name, n.Name) {
 		c.at("field-renamed", p, o, n, "-", fmt.Sprintf("renamed from %s (only the case changed)", o.Name))
 	}
-	if o.TaggedIn(v) && n.TaggedIn(v) && o.Tag != n.Tag {
+	if o.TaggedIn(ov) && n.TaggedIn(nv) && o.Tag != n.Tag {
 		c.at("tag-changed", p, o, n, "-", fmt.Sprintf("tag %d → %d", o.Tag, n.Tag))
 	}
 	if !sameEncoding(o.Type, n.Type) {
@@ -796,22 +869,22 @@ func (c *comparer) field(path string, o, n *Field, seen map[[2]*Struct]bool) {
 		}
 		c.at("type-renamed", p, o, n, "-", fmt.Sprintf("type %s → %s (%s)", o.TypeString, n.TypeString, what))
 	}
-	on, nn := o.NullableIn(v), n.NullableIn(v)
+	on, nn := o.NullableIn(ov), n.NullableIn(nv)
 	switch {
 	case on && !nn:
-		c.at("nullable-narrowed", p, o, n, "-", fmt.Sprintf("no longer nullable: nullableVersions %s → %s%s", o.NullableVersions, n.NullableVersions, presenceNote(n, v)))
+		c.at("nullable-narrowed", p, o, n, "-", fmt.Sprintf("no longer nullable: nullableVersions %s → %s%s", o.NullableVersions, n.NullableVersions, presenceNote(n, nv)))
 	case !on && nn:
-		c.at("nullable-widened", p, o, n, "-", fmt.Sprintf("now nullable: nullableVersions %s → %s%s", o.NullableVersions, n.NullableVersions, presenceNote(n, v)))
+		c.at("nullable-widened", p, o, n, "-", fmt.Sprintf("now nullable: nullableVersions %s → %s%s", o.NullableVersions, n.NullableVersions, presenceNote(n, nv)))
 	}
 	if od, nd := defaultValue(o), defaultValue(n); od != nd && o.Type.Kind == n.Type.Kind {
-		if o.TaggedIn(v) && n.TaggedIn(v) {
+		if o.TaggedIn(ov) && n.TaggedIn(nv) {
 			c.at("tagged-default-changed", p, o, n, "-", fmt.Sprintf("default %s → %s: a value equal to %s is now omitted, and old readers take it for %s", od, nd, nd, od))
 		} else {
 			c.at("default-changed", p, o, n, "-", fmt.Sprintf("default %s → %s", od, nd))
 		}
 	}
-	if c.om.Flexible(v) == c.nm.Flexible(v) && (n.Type.Kind == KindString || n.Type.Kind == KindBytes) {
-		ofl, nfl := fieldFlexible(c.om, o, v), fieldFlexible(c.nm, n, v)
+	if c.om.Flexible(ov) == c.nm.Flexible(nv) && (n.Type.Kind == KindString || n.Type.Kind == KindBytes) {
+		ofl, nfl := fieldFlexible(c.om, o, ov), fieldFlexible(c.nm, n, nv)
 		if ofl != nfl {
 			kafka, msg := KafkaRejects, "no longer flexible (an int16/int32 length instead of a varint)"
 			if nfl {
@@ -930,12 +1003,17 @@ type DiffRow struct {
 	// Other lists the rules of findings that do not concern versions or
 	// fields: listeners-changed, deprecated-changed, unstable-changed.
 	Other []string
+	// Records lists the rules of findings about a coordinator record key's
+	// or value's spec form and record types: record-form-changed,
+	// record-type-moved, record-type-removed, record-type-added.
+	Records []string
 }
 
-// Substantive reports whether the row concerns presence, versions or
-// fields, not only listeners, deprecation or stability marks.
+// Substantive reports whether the row concerns presence, versions, fields
+// or a coordinator record's form and record types, not only listeners,
+// deprecation or stability marks.
 func (r *DiffRow) Substantive() bool {
-	return r.Status != "changed" || len(r.Removed) > 0 || len(r.Added) > 0 || len(r.Changed) > 0
+	return r.Status != "changed" || len(r.Removed) > 0 || len(r.Added) > 0 || len(r.Changed) > 0 || len(r.Records) > 0
 }
 
 // metaRules are the findings that leave versions and fields alone.
@@ -1012,6 +1090,10 @@ func Diff(old, new *Set, findings []Finding) []DiffRow {
 		case metaRules[f.Rule]:
 			if !slices.Contains(r.Other, f.Rule) {
 				r.Other = append(r.Other, f.Rule)
+			}
+		case strings.HasPrefix(f.Rule, "record-"):
+			if !slices.Contains(r.Records, f.Rule) {
+				r.Records = append(r.Records, f.Rule)
 			}
 		case !f.Versions.Empty():
 			r.Changed = addRange(r.Changed, f.Versions)

@@ -252,6 +252,7 @@ type DiffRowJSON struct {
 	Compatible   int      `json:"compatible"`
 	Info         int      `json:"info"`
 	Other        []string `json:"other"`
+	Records      []string `json:"records,omitempty"`
 }
 
 // WriteDiffJSON writes every row (those that differ only in listeners or
@@ -269,7 +270,7 @@ func WriteDiffJSON(w io.Writer, rows []DiffRow) error {
 		j := DiffRowJSON{Kind: r.Kind, Name: r.Name, OldName: r.OldName, Status: r.Status,
 			OldVersions: r.OldVersions.String(), NewVersions: r.NewVersions.String(),
 			Removed: strs(r.Removed), Added: strs(r.Added), Changed: strs(r.Changed),
-			Incompatible: r.Incompatible, Compatible: r.Compatible, Info: r.Info, Other: append([]string{}, r.Other...)}
+			Incompatible: r.Incompatible, Compatible: r.Compatible, Info: r.Info, Other: append([]string{}, r.Other...), Records: r.Records}
 		if r.APIKey >= 0 {
 			k := r.APIKey
 			j.APIKey = &k

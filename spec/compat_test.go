@@ -16,13 +16,33 @@ func setOf(t *testing.T, side string, specs ...string) *Set {
 	t.Helper()
 	var files []bundle.File
 	for i, s := range specs {
-		files = append(files, bundle.File{Path: fmt.Sprintf("%s%d.json", side, i), Data: []byte(s)})
+		name := fmt.Sprintf("%s%d.json", side, i)
+		if rest, ok := strings.CutPrefix(s, inGroupCoordinator); ok {
+			// A file of the group coordinator's: its records are
+			// __consumer_offsets'.
+			s, name = rest, "group-coordinator/"+name
+		}
+		files = append(files, bundle.File{Path: name, Data: []byte(s)})
 	}
 	s, errs := NewSet(files)
 	if errs.HasErrors() {
 		t.Fatalf("%s specs do not load: %v", side, errs)
 	}
 	return s
+}
+
+// inGroupCoordinator before a spec's text puts its file in a
+// group-coordinator directory (see setOf).
+const inGroupCoordinator = "group-coordinator:"
+
+// recordKey is a coordinator record key spec of the group coordinator:
+// typ "data" (3.9's form, the versions being the record types) or
+// "coordinator-key" with top's apiKey.
+func recordKey(typ, top, fields string) string {
+	if top != "" {
+		top = ", " + top
+	}
+	return inGroupCoordinator + `{"name": "OffsetCommitKey", "type": "` + typ + `", "flexibleVersions": "none"` + top + `, "fields": [` + fields + `]}`
 }
 
 // thing is a data spec with validVersions 0-3 and flexibleVersions 2+
@@ -150,6 +170,22 @@ func TestCompatRules(t *testing.T) {
 			[]string{"incompatible api-key-changed ThingRequest: api key 200 → 201 [rejects]"}},
 		{"message-type-changed", []string{thing("", fA)}, []string{thing(`"type": "header"`, fA)},
 			[]string{"incompatible message-type-changed Thing: type data → header [rejects]"}},
+		{"record-form-changed, record-type-moved", []string{recordKey("data", `"validVersions": "0-1"`, `{"name": "group", "type": "string", "versions": "0-1"}`)},
+			[]string{recordKey("coordinator-key", `"apiKey": 1, "validVersions": "0"`, `{"name": "group", "type": "string", "versions": "0"}`),
+				strings.Replace(recordKey("coordinator-key", `"apiKey": 0, "validVersions": "0"`, `{"name": "group", "type": "string", "versions": "0"}`), "OffsetCommitKey", "LegacyOffsetCommitKey", 1)},
+			[]string{"info message-added LegacyOffsetCommitKey: new coordinator-key LegacyOffsetCommitKey (api key 0) (valid versions 0) []",
+				"info record-form-changed OffsetCommitKey: type data → coordinator-key, record types 0-1 → 1 []",
+				"info record-type-moved OffsetCommitKey: record type 0 of __consumer_offsets is now LegacyOffsetCommitKey's []"}},
+		{"record-type-removed, record-type-added", []string{recordKey("data", `"validVersions": "3-4"`, fS)},
+			[]string{recordKey("coordinator-key", `"apiKey": 5, "validVersions": "0"`, fS)},
+			[]string{"info record-form-changed OffsetCommitKey: type data → coordinator-key, record types 3-4 → 5 []",
+				"incompatible record-type-removed OffsetCommitKey: record type 3 of __consumer_offsets has no spec in the new ones []",
+				"incompatible record-type-removed OffsetCommitKey: record type 4 of __consumer_offsets has no spec in the new ones []",
+				"info record-type-added OffsetCommitKey: record type 5 of __consumer_offsets []"}},
+		{"a key's body across forms: at its record type's versions", []string{recordKey("data", `"validVersions": "3"`, `{"name": "group", "type": "string", "versions": "3"}`)},
+			[]string{recordKey("coordinator-key", `"apiKey": 3, "validVersions": "0"`, `{"name": "group", "type": "int32", "versions": "0"}`)},
+			[]string{"info record-form-changed OffsetCommitKey: type data → coordinator-key, record types 3 → 3 []",
+				"incompatible type-changed OffsetCommitKey v0 group: type string → int32 [rejects]"}},
 		{"message-removed and message-added", []string{thing("", fA)}, []string{strings.Replace(thing("", fA), `"Thing"`, `"Other"`, 1)},
 			[]string{"info message-added Other: new data Other (valid versions 0-3) []", "incompatible message-removed Thing: data Thing (old0.json) is not in the new specs (valid versions were 0-3) []"}},
 	}
@@ -321,14 +357,26 @@ func TestCompatKafka39To44(t *testing.T) {
 			rules[f.Rule]++
 		}
 	}
-	if n[Incompatible] != 49 || rules["versions-removed"] != 41 || rules["top-versions-removed"] != 8 {
-		t.Errorf("incompatible findings: %d by rule %v, want 49: 41 versions-removed, 8 top-versions-removed", n[Incompatible], rules)
+	// The internal topics' records add 3: record type 9 of
+	// __consumer_offsets (ShareGroupPartitionMetadataKey and -Value) is
+	// gone, and ShareGroupMetadataValue v0 gained a positional
+	// MetadataHash (share groups were early access in 3.9). Their change
+	// of spec form ("data" → coordinator-key/-value) is no break.
+	if n[Incompatible] != 52 || rules["versions-removed"] != 41 || rules["top-versions-removed"] != 8 || rules["message-removed"] != 2 || rules["field-added"] != 1 {
+		t.Errorf("incompatible findings: %d by rule %v, want 52: 41 versions-removed, 8 top-versions-removed, 2 message-removed, 1 field-added", n[Incompatible], rules)
 	}
 	// 4 field renames in Vote and TxnOffsetCommit, 2 message renames and 3
 	// field-level renames in ListConfigResources, 8 unstable v0s removed,
-	// 1 field added to an unstable v0.
-	if n[CompatibleChange] != 18 {
-		t.Errorf("compatible changes: %d, want 18", n[CompatibleChange])
+	// 1 field added to an unstable v0; and 11 tagged fields added to
+	// records (TransactionLogValue 4, OffsetCommitValue's topicId,
+	// ConsumerGroupMetadataValue 1, ConsumerGroupTargetAssignmentMetadataValue
+	// 1, ConsumerGroupCurrentMemberAssignmentValue 2, the two
+	// remote-log-metadata records' TxnIndexEmpty).
+	if n[CompatibleChange] != 29 {
+		t.Errorf("compatible changes: %d, want 29", n[CompatibleChange])
+	}
+	if rules := infoRules(fs); rules["record-form-changed"] != 22 || rules["record-type-moved"] != 2 {
+		t.Errorf("info findings by rule %v, want 22 record-form-changed (11 record types, key and value), 2 record-type-moved (record type 0 → LegacyOffsetCommitKey/-Value)", rules)
 	}
 }
 
@@ -362,7 +410,13 @@ func TestDiffKafka39To44(t *testing.T) {
 	check("ListConfigResources", "api 74 renamed old=ListClientMetricsResources 0 → 0-1 removed=[] added=[1] changed=[0] 0/5/2")
 	check("RequestHeader", "header -1 changed old= 0-2 → 1-2 removed=[0] added=[] changed=[] 1/0/0")
 	check("ClearElrRecord", "metadata 28 added old= none → 0 removed=[] added=[] changed=[] 0/0/1")
-	if want := map[string]int{"added": 12, "removed": 4, "renamed": 1, "changed": 45}; fmt.Sprint(status) != fmt.Sprint(want) {
+	check("OffsetCommitKey", "coordinator-key 1 changed old= 0-1 → 0 removed=[] added=[] changed=[] 0/0/2")
+	check("OffsetCommitValue", "coordinator-value 1 changed old= 0-4 → 0-4 removed=[] added=[] changed=[4] 0/1/2")
+	// The records add 29 specs (24 of the group coordinator, 4 of the share
+	// coordinator, ProducerSnapshot), remove 2 (record type 9) and change
+	// 24: the 22 keys and values whose spec form changed (6 values of them
+	// with new fields too) and the 2 remote-log-metadata records.
+	if want := map[string]int{"added": 41, "removed": 6, "renamed": 1, "changed": 69}; fmt.Sprint(status) != fmt.Sprint(want) {
 		t.Errorf("rows by status = %v, want %v", status, want)
 	}
 }
@@ -383,4 +437,15 @@ func TestCompatRulesAreDocumented(t *testing.T) {
 			t.Errorf("ParseImpact(%q) = %v, %v", i, p, ok)
 		}
 	}
+}
+
+// infoRules counts the info findings of fs by rule.
+func infoRules(fs []Finding) map[string]int {
+	n := map[string]int{}
+	for _, f := range fs {
+		if f.Severity == Info {
+			n[f.Rule]++
+		}
+	}
+	return n
 }

@@ -1,8 +1,10 @@
 // Package spec reads Apache Kafka's message specifications: the
 // JSON-with-comments files of common/message/*.json (kafka-clients),
 // common/metadata/*.json (kafka-metadata) and QuorumStateData.json
-// (kafka-raft), from the embedded bundle of a pinned release (see
-// spec/bundle), a directory, a .jar/.zip, or a single draft file.
+// (kafka-raft), and the record specs of Kafka's internal topics (the group,
+// transaction and share coordinators' and kafka-storage's; see Topic), from
+// the embedded bundle of a pinned release (see spec/bundle), a directory, a
+// .jar/.zip, or a single draft file.
 //
 // It models every key Kafka's generator knows (apiKey, type, listeners,
 // validVersions, flexibleVersions, latestVersionUnstable, commonStructs and,

@@ -76,7 +76,7 @@ func (c Change) Line() string {
 }
 
 // WriteHistoryText prints each history: a heading naming the message, its
-// type, api key, the set it is from (in, e.g. "Kafka 4.4.0") and its valid,
+// type, api key (a coordinator record's record type and topic), the set it is from (in, e.g. "Kafka 4.4.0") and its valid,
 // flexible and deprecated versions; then per version its marks, changes
 // (Change.Line) and the spec's comments about it with their lines; then the
 // comments on versions that are not valid. With Spans, each version's line
@@ -92,7 +92,10 @@ func WriteHistoryText(w io.Writer, in string, hs []*MessageHistory, noVersions f
 			fmt.Fprintln(w)
 		}
 		key := ""
-		if m.APIKey >= 0 {
+		switch {
+		case m.VersionPrefixed() && !m.RecordTypes.Empty():
+			key = fmt.Sprintf(", record type %s of %s", m.RecordTypes, m.Topic.TopicName())
+		case m.APIKey >= 0:
 			key = fmt.Sprintf(", api key %d", m.APIKey)
 		}
 		fmt.Fprintf(w, "%s (%s%s) in %s: valid versions %s, flexible %s", m.Name, m.Type, key, in, m.ValidVersions, m.FlexibleVersions)

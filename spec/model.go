@@ -350,6 +350,15 @@ type Message struct {
 	File string
 	Text []byte
 	Pos  Pos
+	// Topic is the internal topic whose records the spec defines (a
+	// coordinator record key or value, a remote-log-metadata record), set
+	// by the Set from where the file came from; "" for every other spec.
+	Topic Topic
+	// RecordTypes are the coordinator record types of a record key or value
+	// (IsRecordKey, IsRecordValue), set by the Set: a "coordinator-key" or
+	// "coordinator-value" spec's api key; a "data" key's valid versions and
+	// its value's (the same ones). None otherwise.
+	RecordTypes Versions
 }
 
 // Flexible reports whether version v uses the flexible encoding (compact

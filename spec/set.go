@@ -27,7 +27,9 @@ type Set struct {
 	// Artifacts are the Maven artifacts of an embedded release.
 	Artifacts []bundle.Artifact
 	// Messages in a stable order: requests/responses by api key, then
-	// headers, metadata records by api key, then data messages by name.
+	// headers, metadata records by api key, then data messages by name,
+	// then the internal topics' records (Message.Topic) by topic (in the
+	// order of Topics), api key, type and name.
 	Messages []*Message
 	// Unloaded are the positions of the spec objects of the files that are
 	// not in Messages: objects with errors of their own, JSON beyond
@@ -40,6 +42,7 @@ type Set struct {
 	req    map[int16]*Message
 	resp   map[int16]*Message
 	meta   map[int16]*Message
+	topics map[Topic]*topicRecords
 }
 
 // embedded caches parsed embedded releases: a Set is read-only once built,
@@ -197,12 +200,15 @@ func buildSet(files []bundle.File) (*Set, ErrorList, []*parsedFile) {
 				continue
 			}
 			u.msg.File = f.Path
+			u.msg.Topic = topicOf(f.Source, f.Path, u.msg)
+			u.msg.RecordTypes = None
 			if e := s.add(u.msg); e != nil {
 				all = append(all, e)
 				s.Unloaded = append(s.Unloaded, u.msg.Pos)
 			}
 		}
 	}
+	all = append(all, s.linkRecords()...)
 	s.sort()
 	all.Sort()
 	return s, all, parsed
@@ -222,6 +228,9 @@ func (s *Set) add(m *Message) *Error {
 		byKey = s.resp
 	case Metadata:
 		byKey = s.meta
+		if m.Topic != "" {
+			byKey = s.topic(m.Topic).meta
+		}
 	}
 	if byKey != nil && m.APIKey >= 0 {
 		if prev := byKey[m.APIKey]; prev != nil {
@@ -239,17 +248,45 @@ func (s *Set) sort() {
 	sort.SliceStable(s.Messages, func(i, j int) bool {
 		a, b := s.Messages[i], s.Messages[j]
 		ra, rb := typeRank(a.Type), typeRank(b.Type)
+		if a.Topic != "" {
+			ra = 4
+		}
+		if b.Topic != "" {
+			rb = 4
+		}
 		if ra != rb {
 			return ra < rb
 		}
-		if a.APIKey != b.APIKey {
-			return a.APIKey < b.APIKey
+		if a.Topic != b.Topic {
+			return topicRank(a.Topic) < topicRank(b.Topic)
+		}
+		if ka, kb := a.sortKey(), b.sortKey(); ka != kb {
+			return ka < kb
 		}
 		if a.Type != b.Type {
 			return a.Type < b.Type
 		}
 		return a.Name < b.Name
 	})
+}
+
+// sortKey is the api key, or for a coordinator record key or value its
+// first record type.
+func (m *Message) sortKey() int16 {
+	if m.VersionPrefixed() && !m.RecordTypes.Empty() {
+		return m.RecordTypes.Lo
+	}
+	return m.APIKey
+}
+
+// topicRank orders internal topics as Topics does.
+func topicRank(t Topic) int {
+	for i, x := range Topics() {
+		if x == t {
+			return i
+		}
+	}
+	return -1
 }
 
 func typeRank(t MessageType) int {

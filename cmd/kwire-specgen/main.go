@@ -2,9 +2,11 @@
 // github.com/kwire/kwire/spec/bundle.
 //
 // For every Apache Kafka release pinned in spec/bundle/pins/pins.go it fetches the
-// pinned jars (kafka-clients, kafka-metadata, kafka-raft) from Maven Central,
-// refuses any jar whose SHA-256 digest differs from its pin, extracts the
-// *.json entries under common/message/ and common/metadata/ verbatim, and
+// pinned jars (kafka-clients, kafka-metadata, kafka-raft and, for some
+// releases, the group, transaction and share coordinators' and kafka-storage)
+// from Maven Central, refuses any jar whose SHA-256 digest differs from its
+// pin, extracts the *.json entries under each jar's spec directories
+// (common/message/ and common/metadata/; message/ for kafka-storage) verbatim, and
 // writes them to <out>/kafka-<version>.bundle.gz: a gzip-compressed JSON
 // document, built deterministically so that regenerating it from the same
 // jars gives byte-identical output.
@@ -163,7 +165,7 @@ func extract(jar []byte, p pins.Pin) ([]docFile, error) {
 	}
 	var files []docFile
 	for _, e := range zr.File {
-		if e.FileInfo().IsDir() || !strings.HasSuffix(e.Name, ".json") || !inSpecDir(e.Name) {
+		if e.FileInfo().IsDir() || !strings.HasSuffix(e.Name, ".json") || !inSpecDir(e.Name, p) {
 			continue
 		}
 		data, err := readEntry(e)
@@ -177,7 +179,7 @@ func extract(jar []byte, p pins.Pin) ([]docFile, error) {
 		files = append(files, docFile{Artifact: p.Coord(), Path: e.Name, SHA256: hex.EncodeToString(sum[:]), Text: string(data)})
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no *.json entries under %s", strings.Join(pins.SpecDirs(), " or "))
+		return nil, fmt.Errorf("no *.json entries under %s", strings.Join(p.SpecDirs(), " or "))
 	}
 	slices.SortFunc(files, func(a, b docFile) int { return cmp.Compare(a.Path, b.Path) })
 	for i := 1; i < len(files); i++ {
@@ -188,8 +190,10 @@ func extract(jar []byte, p pins.Pin) ([]docFile, error) {
 	return files, nil
 }
 
-func inSpecDir(name string) bool {
-	for _, d := range pins.SpecDirs() {
+// inSpecDir reports whether the jar entry name lies in one of p's spec
+// directories.
+func inSpecDir(name string, p pins.Pin) bool {
+	for _, d := range p.SpecDirs() {
 		if strings.HasPrefix(name, d) {
 			return true
 		}

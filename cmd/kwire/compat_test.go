@@ -68,8 +68,8 @@ func TestCompatReleases(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
 	}
-	if out.Counts["incompatible"] != 49 || out.Counts["compatible"] != 18 {
-		t.Errorf("counts = %v, want 49 incompatible and 18 compatible (see spec.TestCompatKafka39To44)", out.Counts)
+	if out.Counts["incompatible"] != 52 || out.Counts["compatible"] != 29 {
+		t.Errorf("counts = %v, want 52 incompatible and 29 compatible (see spec.TestCompatKafka39To44)", out.Counts)
 	}
 	if !strings.Contains(out.Old, "3.9.1") || !strings.Contains(out.New, "4.4.0") {
 		t.Errorf("old %q, new %q", out.Old, out.New)
@@ -86,7 +86,7 @@ func TestCompatReleases(t *testing.T) {
 
 	// Positional releases, only the incompatible findings.
 	r = kwire(t, "compat", "3.9", "4.4", "--severity", "incompatible")
-	if r.code != 1 || strings.Contains(r.stdout, " info: ") || strings.Contains(r.stdout, " compatible: ") || !strings.Contains(r.stdout, "49 incompatible, 18 compatible") {
+	if r.code != 1 || strings.Contains(r.stdout, " info: ") || strings.Contains(r.stdout, " compatible: ") || !strings.Contains(r.stdout, "52 incompatible, 29 compatible") {
 		t.Errorf("--severity incompatible: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := kwire(t, "compat", "--kafka", "4.4", "--kafka", "4.4.0"); r.code != 0 || !strings.Contains(r.stdout, "0 incompatible, 0 compatible, 0 info") {
@@ -130,7 +130,8 @@ func TestDiffCommand(t *testing.T) {
 		regexp.MustCompile(`(?m)^api +0 +Produce +changed +0-11 → 3-13 +0-2 +12-13 +- +2 incompatible, 3 info$`),
 		regexp.MustCompile(`(?m)^api +52 +Vote +changed +0-1 → 0-2 +- +2 +0-1 +3 compatible, 2 info$`),
 		regexp.MustCompile(`(?m)^api +74 +ListConfigResources \(was ListClientMetricsResources\) +renamed +0 → 0-1 `),
-		regexp.MustCompile(`(?m)^12 added, 4 removed, 1 renamed, 45 changed; 28 more differ only in listeners`),
+		regexp.MustCompile(`(?m)^coordinator-key +1 +OffsetCommitKey +changed +0-1 → 0 +- +- +- +2 info$`),
+		regexp.MustCompile(`(?m)^41 added, 6 removed, 1 renamed, 69 changed; 28 more differ only in listeners`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("diff lacks %s:\n%s", want, out)
@@ -143,8 +144,10 @@ func TestDiffCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, "diff", "3.9", "4.4", "--format", "json")), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 90 {
-		t.Errorf("diff --format json has %d rows, want 90 (62 with versions or fields, 28 listeners or flags only)", len(rows))
+	// 117 with versions, fields or records' forms (see
+	// spec.TestDiffKafka39To44), 28 listeners or flags only.
+	if len(rows) != 145 {
+		t.Errorf("diff --format json has %d rows, want 145 (117 with versions, fields or record forms, 28 listeners or flags only)", len(rows))
 	}
 }
 

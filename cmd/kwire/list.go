@@ -22,6 +22,12 @@ type listRow struct {
 	ValidVersions    string   `json:"valid_versions"`
 	FlexibleVersions string   `json:"flexible_versions"`
 	Listeners        []string `json:"listeners"`
+	// Topic is the internal topic whose records the message defines
+	// ("__consumer_offsets"); RecordTypes the record types of a
+	// coordinator record key or value ("0-1"). Both are left out for
+	// other messages.
+	Topic       string `json:"topic,omitempty"`
+	RecordTypes string `json:"record_types,omitempty"`
 }
 
 // listRows returns the rows of set in the order of Set.Messages: APIs by
@@ -50,6 +56,10 @@ func listRows(set *spec.Set) []listRow {
 			k := m.APIKey
 			r.APIKey = &k
 		}
+		r.Topic = m.Topic.TopicName()
+		if m.VersionPrefixed() && !m.RecordTypes.Empty() {
+			r.RecordTypes = m.RecordTypes.String()
+		}
 		rows = append(rows, r)
 	}
 	return rows
@@ -67,7 +77,13 @@ func writeListText(w io.Writer, rows []listRow, color bool) error {
 	fmt.Fprintln(tw, head)
 	for _, r := range rows {
 		key := ""
-		if r.APIKey != nil {
+		switch {
+		case r.RecordTypes != "":
+			// A coordinator record's key is its record type (3.9's
+			// "data" records have no api key: their versions are
+			// their record types).
+			key = r.RecordTypes
+		case r.APIKey != nil:
 			key = strconv.Itoa(int(*r.APIKey))
 		}
 		listeners := strings.Join(r.Listeners, ",")

@@ -83,8 +83,12 @@ func TestLoadAll(t *testing.T) {
 					t.Errorf("duplicate path %s", f.Path)
 				}
 				seen[f.Path] = true
-				if !strings.HasPrefix(f.Path, "common/message/") && !strings.HasPrefix(f.Path, "common/metadata/") || !strings.HasSuffix(f.Path, ".json") {
-					t.Errorf("unexpected path %s", f.Path)
+				dirs := pins.SpecDirs()
+				if strings.HasPrefix(f.Source, "kafka-storage-") {
+					dirs = []string{"message/"}
+				}
+				if !slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(f.Path, d) }) || !strings.HasSuffix(f.Path, ".json") {
+					t.Errorf("unexpected path %s of %s", f.Path, f.Source)
 				}
 				if !strings.HasPrefix(f.Source, "kafka-") || !strings.HasSuffix(f.Source, "-"+v+".jar") {
 					t.Errorf("%s: unexpected source %q", f.Path, f.Source)
@@ -101,13 +105,24 @@ func TestLoadAll(t *testing.T) {
 			if v == "3.0.2" { // renamed in Kafka 3.1
 				quorumState = "common/message/QuorumState.json"
 			}
-			for path, source := range map[string]string{
+			where := map[string]string{
 				"common/message/VoteRequest.json":         "kafka-clients-" + v + ".jar",
 				"common/metadata/PartitionRecord.json":    "kafka-metadata-" + v + ".jar",
 				quorumState:                               "kafka-raft-" + v + ".jar",
 				"common/message/ProduceRequest.json":      "kafka-clients-" + v + ".jar",
 				"common/metadata/FeatureLevelRecord.json": "kafka-metadata-" + v + ".jar",
-			} {
+			}
+			if v == "4.4.0" || v == "3.9.1" {
+				// The internal topics' records (see pins.go).
+				where["common/message/OffsetCommitKey.json"] = "kafka-group-coordinator-" + v + ".jar"
+				where["common/message/TransactionLogValue.json"] = "kafka-transaction-coordinator-" + v + ".jar"
+				where["message/RemoteLogSegmentMetadataUpdateRecord.json"] = "kafka-storage-" + v + ".jar"
+			}
+			if v == "4.4.0" {
+				where["common/message/ShareSnapshotValue.json"] = "kafka-share-coordinator-" + v + ".jar"
+				where["message/ProducerSnapshot.json"] = "kafka-storage-" + v + ".jar"
+			}
+			for path, source := range where {
 				f, ok := r.Find(path)
 				if !ok {
 					t.Errorf("%s missing", path)

@@ -14,11 +14,28 @@ const MavenRepository = "https://repo.maven.apache.org/maven2"
 // specDirs are the jar directories whose *.json entries are bundled.
 var specDirs = []string{"common/message/", "common/metadata/"}
 
-// SpecDirs returns the directories, inside each pinned jar, whose *.json
-// entries are Kafka message specification files and are copied into the
-// bundles: "common/message/" and "common/metadata/".
+// artifactSpecDirs are the spec directories of the artifacts that keep
+// their spec files elsewhere: kafka-storage has its remote-log-metadata
+// records and ProducerSnapshot under message/.
+var artifactSpecDirs = map[string][]string{
+	"kafka-storage": {"message/"},
+}
+
+// SpecDirs returns the directories, inside the pinned jars other than
+// kafka-storage, whose *.json entries are Kafka message specification
+// files and are copied into the bundles: "common/message/" and
+// "common/metadata/". See Pin.SpecDirs for one artifact's.
 func SpecDirs() []string {
 	return append([]string(nil), specDirs...)
+}
+
+// SpecDirs returns the directories, inside the jar p, whose *.json entries
+// are bundled: "message/" for kafka-storage, else SpecDirs().
+func (p Pin) SpecDirs() []string {
+	if d, ok := artifactSpecDirs[p.ArtifactID]; ok {
+		return append([]string(nil), d...)
+	}
+	return SpecDirs()
 }
 
 // Pin is one pinned Maven artifact: a jar of an Apache Kafka release, with the
@@ -36,10 +53,21 @@ type Pin struct {
 
 // table is the single source of truth for what kwire-specgen bundles. Keep it
 // sorted by release (newest first), then artifact.
+//
+// The internal topics' record specs are pinned for 4.4.0 and 3.9.1 only:
+// kafka-group-coordinator (__consumer_offsets), kafka-transaction-coordinator
+// (__transaction_state), kafka-share-coordinator (__share_group_state; first
+// published for 4.0, so not for 3.9.1) and kafka-storage (__remote_log_metadata
+// records; ProducerSnapshot from 4.x on). 3.9.1's group and transaction
+// records are "data" specs whose versions are their record types.
 var table = []Pin{
 	{"4.4.0", "org.apache.kafka", "kafka-clients", "1ab07317eb6633241392449d329dbdc5d9251e6ffc4926860f42dd966e88bdf9"},
+	{"4.4.0", "org.apache.kafka", "kafka-group-coordinator", "3fc830ace54f6a13f9f536bc0564bf39a68797365a4c4b194bd7db4fb893b2bc"},
 	{"4.4.0", "org.apache.kafka", "kafka-metadata", "6c52de74ecd670332e1e1324f5d40311275ac49b22699b6722e5fb07dd266fcb"},
 	{"4.4.0", "org.apache.kafka", "kafka-raft", "687f278ce5d82b7f53644643e21e1a7452530f202826108990f0fe4f3d334d4f"},
+	{"4.4.0", "org.apache.kafka", "kafka-share-coordinator", "6969a7961ca98d37a039bbe0af0fe761d6b0dd07ca9666802f47821167afbb6e"},
+	{"4.4.0", "org.apache.kafka", "kafka-storage", "9eaa4dafacc251080ece0efa8511283da5de6931e843457f6af87f02f9b50039"},
+	{"4.4.0", "org.apache.kafka", "kafka-transaction-coordinator", "1d5324d59776d6b7f324cfdc87647b1e88f9823332201c0324e7ae9f210d915d"},
 	{"4.3.2", "org.apache.kafka", "kafka-clients", "edaf0818414a61a98d1d2e58d6966be8c9f780cef6ded2ffbab10dd841b2bfb8"},
 	{"4.3.2", "org.apache.kafka", "kafka-metadata", "fa94bb57d04361ea2f0575784318eeb6168d8ef8f0d0cedf68f4dc4ac13c55b8"},
 	{"4.3.2", "org.apache.kafka", "kafka-raft", "61fa68d45830b0b7200f4e2983cd745eb68a30c7ca1f389cd9766dc82b8416d0"},
@@ -56,8 +84,11 @@ var table = []Pin{
 	{"3.9.2", "org.apache.kafka", "kafka-metadata", "ffe970aee12f00df4b0162f31c719df7c412f9207c166a74cef6611be25a255e"},
 	{"3.9.2", "org.apache.kafka", "kafka-raft", "f897533828e55ac466a5b183a25dccbe5a7b97c02162dac38e25338feddfe422"},
 	{"3.9.1", "org.apache.kafka", "kafka-clients", "7568b998572d256f0b7bc0afdc1b7a2588b8b08415c62ce314c864a6851ae9d9"},
+	{"3.9.1", "org.apache.kafka", "kafka-group-coordinator", "fd30310533df51b17d14beb8eb8c9006a9ebb90b536c319776429e413f622a69"},
 	{"3.9.1", "org.apache.kafka", "kafka-metadata", "35c35118d4abb0b747ad68d1e0be00d5bd02206b462ad76ebbcd85b33436f13a"},
 	{"3.9.1", "org.apache.kafka", "kafka-raft", "0d4236cf868f8668c74c49bec4bed41e400bb13d6d381a0f8e9843585b2f159f"},
+	{"3.9.1", "org.apache.kafka", "kafka-storage", "a3041e6192a37e5508519d776f8af93b74d3fd23174b03e270c0394f1c77b59f"},
+	{"3.9.1", "org.apache.kafka", "kafka-transaction-coordinator", "45b852f2e6e501d4dbdd43b97c4057e6cb6827b76e5aabcffcae8b8e2918554f"},
 	{"3.8.1", "org.apache.kafka", "kafka-clients", "d6d8c4ad7ab00c6adb03ad9ad7188af32fa7c5de62ca1d8625e086512987a584"},
 	{"3.8.1", "org.apache.kafka", "kafka-metadata", "b6d6abc6bfb79c6143499161e41ba9c235b24719133b0062a8b146bdb18ba0d5"},
 	{"3.8.1", "org.apache.kafka", "kafka-raft", "f125097d7a2792a7ab8bad72546b124bde730808f684ad05576bf80cae1d9e9f"},

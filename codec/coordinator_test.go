@@ -1,0 +1,101 @@
+package codec_test
+
+import (
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// Coordinator record keys and values begin with an int16: the record type
+// of a key (a "coordinator-key"'s api key; a 3.9 "data" key's version),
+// the version of a value; the prefix is a Frame node of its own.
+func TestCoordinatorRecordPrefix(t *testing.T) {
+	cases := []struct {
+		rel, name string
+		v         int16
+		want      string // smallest instance, hex
+		leaf      string // the Frame leaf's name
+	}{
+		// offset int64, leaderEpoch int32, metadata compact "", commitTimestamp int64, no tags
+		{"4.4", "OffsetCommitValue", 4, "0004" + "0000000000000000" + "00000000" + "01" + "0000000000000000" + "00", "version"},
+		// offset, metadata int16 "", commitTimestamp, expireTimestamp
+		{"4.4", "OffsetCommitValue", 1, "0001" + "0000000000000000" + "0000" + "0000000000000000" + "0000000000000000", "version"},
+		// record type 1; group "", topic "", partition 0 at v0
+		{"4.4", "OffsetCommitKey", 0, "0001" + "0000" + "0000" + "00000000", "record_type"},
+		{"4.4", "LegacyOffsetCommitKey", 0, "0000" + "0000" + "0000" + "00000000", "record_type"},
+		// 3.9.1's "data" key: v1 is record type 1
+		{"3.9", "OffsetCommitKey", 1, "0001" + "0000" + "0000" + "00000000", "record_type"},
+		{"3.9", "GroupMetadataKey", 2, "0002" + "0000", "record_type"},
+		{"4.4", "GroupMetadataKey", 0, "0002" + "0000", "record_type"},
+		{"4.4", "ShareSnapshotKey", 0, "0000" + "0000" + "00000000000000000000000000000000" + "00000000", "record_type"},
+	}
+	for _, c := range cases {
+		s, err := spec.Embedded(c.rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cd := codec.New(s)
+		m := s.Message(c.name)
+		enc, err := cd.EncodeRecord(m, c.v, instance.Smallest(m, c.v))
+		if err != nil {
+			t.Fatalf("%s %s v%d: %v", c.rel, c.name, c.v, err)
+		}
+		if got := hex.EncodeToString(enc.Bytes); got != c.want {
+			t.Errorf("%s %s v%d = %s, want %s", c.rel, c.name, c.v, got, c.want)
+		}
+		dec, err := cd.DecodeRecord(enc.Bytes, m, -1) // the prefix says the version
+		if err != nil || dec.Version != c.v || dec.Message != m {
+			t.Fatalf("%s %s v%d: decoded as v%d (%v)", c.rel, c.name, c.v, dec.Version, err)
+		}
+		f := dec.Part(tree.Frame)
+		if f < 0 || dec.Nodes[f].Off != 0 || dec.Nodes[f].Size != 2 || dec.Name(f+1) != c.leaf {
+			t.Errorf("%s %s: no 2-byte Frame with a %s leaf at 0", c.rel, c.name, c.leaf)
+		}
+	}
+}
+
+// The prefix is checked: a key of another record type, a value version
+// the spec lacks, a prefix cut short.
+func TestCoordinatorRecordPrefixErrors(t *testing.T) {
+	s, err := spec.Embedded("4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd := codec.New(s)
+	cases := []struct {
+		name, hex, want string
+		is              error
+	}{
+		{"OffsetCommitKey", "0002 0000 0000 00000000", "record_type at 0x0000: record type 2 is not OffsetCommitKey's (1)", codec.ErrUnknownRecordType},
+		{"OffsetCommitValue", "0005 0000000000000000", "version at 0x0000: OffsetCommitValue has no version 5 (valid versions 0-4)", codec.ErrUnknownVersion},
+		{"OffsetCommitValue", "00", "version at 0x0000: need 2 bytes, have 1", nil},
+	}
+	for _, c := range cases {
+		b, _ := hex.DecodeString(stripSpaces(c.hex))
+		tr, err := cd.DecodeRecord(b, s.Message(c.name), 0)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s %s: %v, want %s", c.name, c.hex, err, c.want)
+		}
+		if c.is != nil && !errors.Is(err, c.is) {
+			t.Errorf("%s %s: %v does not wrap %v", c.name, c.hex, err, c.is)
+		}
+		if tr == nil || int(tr.Nodes[0].Size) != len(b) {
+			t.Errorf("%s %s: the tree does not cover the bytes", c.name, c.hex)
+		}
+	}
+}
+
+func stripSpaces(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}

@@ -29,8 +29,8 @@ func TestCoordinatorRecordPrefix(t *testing.T) {
 		{"4.4", "OffsetCommitKey", 0, "0001" + "0000" + "0000" + "00000000", "record_type"},
 		{"4.4", "LegacyOffsetCommitKey", 0, "0000" + "0000" + "0000" + "00000000", "record_type"},
 		// 3.9.1's "data" key: v1 is record type 1
-		{"3.9", "OffsetCommitKey", 1, "0001" + "0000" + "0000" + "00000000", "record_type"},
-		{"3.9", "GroupMetadataKey", 2, "0002" + "0000", "record_type"},
+		{"3.9.1", "OffsetCommitKey", 1, "0001" + "0000" + "0000" + "00000000", "record_type"},
+		{"3.9.1", "GroupMetadataKey", 2, "0002" + "0000", "record_type"},
 		{"4.4", "GroupMetadataKey", 0, "0002" + "0000", "record_type"},
 		{"4.4", "ShareSnapshotKey", 0, "0000" + "0000" + "00000000000000000000000000000000" + "00000000", "record_type"},
 	}

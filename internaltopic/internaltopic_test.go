@@ -108,7 +108,7 @@ func TestTombstone(t *testing.T) {
 func TestTransactionLog(t *testing.T) {
 	key := unhex(t, "0000 0003 746964")
 	val := unhex(t, "0000 00000000000003e8 0002 0000ea60 04 ffffffff 0000000000000010 0000000000000020")
-	for _, rel := range []string{"4.4", "3.9"} {
+	for _, rel := range []string{"4.4", "3.9.1"} {
 		rec, err := internaltopic.Decode(codecOf(t, rel), spec.TopicTransactions, key, val)
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
@@ -263,7 +263,7 @@ func TestEveryRecordTypeRoundTrips(t *testing.T) {
 // Random bytes never panic and always come back with a record.
 func TestRandomBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, rel := range []string{"4.4", "3.9"} {
+	for _, rel := range []string{"4.4", "3.9.1"} {
 		cd := codecOf(t, rel)
 		for i := 0; i < 3000; i++ {
 			tp := spec.Topics()[i%4]

@@ -121,8 +121,8 @@ func TestHistoryJSON(t *testing.T) {
 // an api key (3.9.1's "data" key has none; its versions are the types).
 func TestHistoryTextOfCoordinatorRecords(t *testing.T) {
 	for rel, want := range map[string]string{
-		"3.9": "OffsetCommitKey (data, record type 0-1 of __consumer_offsets) in Kafka 3.9.1: valid versions 0-1, flexible none\n",
-		"4.4": "OffsetCommitKey (coordinator-key, record type 1 of __consumer_offsets) in Kafka 4.4.0: valid versions 0, flexible none\n",
+		"3.9.1": "OffsetCommitKey (data, record type 0-1 of __consumer_offsets) in Kafka 3.9.1: valid versions 0-1, flexible none\n",
+		"4.4":   "OffsetCommitKey (coordinator-key, record type 1 of __consumer_offsets) in Kafka 4.4.0: valid versions 0, flexible none\n",
 	} {
 		s, err := Embedded(rel)
 		if err != nil {

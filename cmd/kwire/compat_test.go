@@ -85,7 +85,7 @@ func TestCompatReleases(t *testing.T) {
 	}
 
 	// Positional releases, only the incompatible findings.
-	r = kwire(t, "compat", "3.9", "4.4", "--severity", "incompatible")
+	r = kwire(t, "compat", "3.9.1", "4.4", "--severity", "incompatible")
 	if r.code != 1 || strings.Contains(r.stdout, " info: ") || strings.Contains(r.stdout, " compatible: ") || !strings.Contains(r.stdout, "52 incompatible, 29 compatible") {
 		t.Errorf("--severity incompatible: exit %d\n%s", r.code, r.stdout)
 	}
@@ -124,7 +124,7 @@ func TestCompatDraftAgainstRelease(t *testing.T) {
 
 func TestDiffCommand(t *testing.T) {
 	needCommand(t, "Diff")
-	out := mustRun(t, "diff", "--kafka", "3.9", "--kafka", "4.4")
+	out := mustRun(t, "diff", "--kafka", "3.9.1", "--kafka", "4.4")
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^api +4 +LeaderAndIsr +removed +0-7 → none +0-7 +- +- +2 incompatible$`),
 		regexp.MustCompile(`(?m)^api +0 +Produce +changed +0-11 → 3-13 +0-2 +12-13 +- +2 incompatible, 3 info$`),
@@ -141,7 +141,7 @@ func TestDiffCommand(t *testing.T) {
 		t.Error("diff lists an API whose only change is its listeners")
 	}
 	var rows []spec.DiffRowJSON
-	if err := json.Unmarshal([]byte(mustRun(t, "diff", "3.9", "4.4", "--format", "json")), &rows); err != nil {
+	if err := json.Unmarshal([]byte(mustRun(t, "diff", "3.9.1", "4.4", "--format", "json")), &rows); err != nil {
 		t.Fatal(err)
 	}
 	// 117 with versions, fields or records' forms (see

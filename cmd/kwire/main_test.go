@@ -139,8 +139,8 @@ func TestListInternalTopicRecords(t *testing.T) {
 		{"4.4", "LegacyOffsetCommitKey", "coordinator-key", "__consumer_offsets", "0", "0 LegacyOffsetCommitKey coordinator-key 0 none -"},
 		{"4.4", "ShareUpdateKey", "coordinator-key", "__share_group_state", "1", "1 ShareUpdateKey coordinator-key 0 none -"},
 		{"4.4", "RemotePartitionDeleteMetadataRecord", "metadata", "__remote_log_metadata", "", "2 RemotePartitionDeleteMetadataRecord metadata 0 0+ -"},
-		{"3.9", "OffsetCommitKey", "data", "__consumer_offsets", "0-1", "0-1 OffsetCommitKey data 0-1 none -"},
-		{"3.9", "TransactionLogValue", "data", "__transaction_state", "0", "0 TransactionLogValue data 0-1 1+ -"},
+		{"3.9.1", "OffsetCommitKey", "data", "__consumer_offsets", "0-1", "0-1 OffsetCommitKey data 0-1 none -"},
+		{"3.9.1", "TransactionLogValue", "data", "__transaction_state", "0", "0 TransactionLogValue data 0-1 1+ -"},
 	} {
 		r := listJSON(t, "--kafka", c.rel)[c.name]
 		if r.Type != c.typ || r.Topic != c.topic || r.RecordTypes != c.rts {

@@ -66,7 +66,6 @@ import (
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
-	"github.com/kwire/kwire/spec/bundle"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
 )
@@ -114,22 +113,17 @@ type Fallback func(apiKey, version int16) *spec.Set
 
 // EmbeddedFallbacks returns the Fallback that picks, among the embedded
 // releases other than set's, the newest that accepts the api key and
-// version: with it a capture or a proxy decodes every version that any
-// embedded release has, whatever the release chosen. Releases are parsed
-// when first needed, newest first and only as far as the first that has
-// the version (spec.Embedded keeps them for the process); releases that do
-// not load are skipped.
+// version (spec.NewestEmbeddedWith): with it a capture or a proxy decodes
+// every version that any embedded release has, whatever the release
+// chosen. Releases are parsed when first needed, and usually only the one
+// picked (spec.Embedded keeps them for the process).
 func EmbeddedFallbacks(set *spec.Set) Fallback {
 	return func(apiKey, version int16) *spec.Set {
-		for _, r := range bundle.Releases() {
-			if r == set.Release {
-				continue
-			}
-			if s, err := spec.Embedded(r); err == nil && accepts(s, apiKey, version) {
-				return s
-			}
+		name := ""
+		if m := set.Request(apiKey); m != nil {
+			name = m.Name
 		}
-		return nil
+		return spec.NewestEmbeddedWith(apiKey, version, name, set.Release)
 	}
 }
 

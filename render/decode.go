@@ -404,23 +404,27 @@ func clientIDMisfit(h frame.RequestHeader, herr error) string {
 }
 
 // anyRelease reports whether set or any embedded Kafka release has a
-// request with api key key, and returns the first embedded release other
-// than set that has it at version ver (nil when none has).
+// request with api key key, and returns the newest embedded release other
+// than set that has it at version ver (nil when none has). Releases are
+// parsed newest first, only until that one.
 func anyRelease(set *spec.Set, key, ver int16) (known bool, other *spec.Set) {
 	known = set.Request(key) != nil
 	for _, r := range bundle.Releases() {
+		if r == set.Release {
+			continue
+		}
 		s, err := spec.Embedded(r)
-		if err != nil || r == set.Release {
+		if err != nil {
 			continue
 		}
 		if m := s.Request(key); m != nil {
 			known = true
-			if other == nil && m.ValidVersions.Contains(ver) {
-				other = s
+			if m.ValidVersions.Contains(ver) {
+				return true, s
 			}
 		}
 	}
-	return known, other
+	return known, nil
 }
 
 // frameSize returns the frame length (size prefix included) that the size

@@ -151,3 +151,49 @@ func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 	}
 	return out, nil
 }
+
+// NewestEmbeddedWith returns the newest embedded release, other than
+// release skip, whose request of api key key accepts version v; nil when
+// none does. name is the request's name in some release
+// ("ProduceRequest"), or "": a release not parsed yet whose file of that
+// name is the request of api key key without version v is passed over
+// after parsing that one file, so that usually only the release returned
+// is parsed whole (a file that is missing, does not parse or is another
+// message leads to parsing the release).
+func NewestEmbeddedWith(key, v int16, name, skip string) *Set {
+	for _, r := range bundle.Releases() {
+		if r == skip {
+			continue
+		}
+		if _, parsed := embedded.Load(r); !parsed && name != "" && !fileMayAccept(r, name, key, v) {
+			continue
+		}
+		s, err := Embedded(r)
+		if err != nil {
+			continue
+		}
+		if m := s.Request(key); m != nil && m.ValidVersions.Contains(v) {
+			return s
+		}
+	}
+	return nil
+}
+
+// fileMayAccept reports whether release r's common/message/<name>.json
+// may be the request of api key key with version v: false only when that
+// file parses and says otherwise.
+func fileMayAccept(r, name string, key, v int16) bool {
+	rel, err := bundle.Load(r)
+	if err != nil {
+		return true
+	}
+	f, ok := rel.Find("common/message/" + name + ".json")
+	if !ok {
+		return true
+	}
+	m, errs := ParseMessage(f.Path, f.Data)
+	if m == nil || errs.HasErrors() {
+		return true
+	}
+	return m.Type != Request || m.APIKey != key || m.ValidVersions.Contains(v)
+}

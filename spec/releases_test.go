@@ -146,3 +146,48 @@ func TestEmbeddedSpansHaveNoGaps(t *testing.T) {
 		t.Errorf("%d spans checked", checked)
 	}
 }
+
+// The newest embedded release with a request version, found with or
+// without the request's name (the name lets releases be passed over by
+// reading one file).
+func TestNewestEmbeddedWith(t *testing.T) {
+	for _, c := range []struct {
+		key, v     int16
+		name, skip string
+		want       string
+	}{
+		{0, 2, "ProduceRequest", "4.4.0", "3.9.2"},
+		{0, 2, "", "4.4.0", "3.9.2"},
+		{0, 2, "ProduceRequest", "3.9.2", "3.9.1"},
+		{0, 13, "ProduceRequest", "3.0.2", "4.4.0"},
+		{78, 0, "ShareFetchRequest", "4.4.0", "4.0.2"},
+		{74, 0, "ListConfigResourcesRequest", "4.4.0", "4.3.2"},
+		{74, 0, "ListClientMetricsResourcesRequest", "4.4.0", "4.3.2"}, // the name until 4.0: no such file in 4.3.2, which is parsed
+		{4, 7, "LeaderAndIsrRequest", "4.4.0", "3.9.2"},
+		{4, 6, "LeaderAndIsrRequest", "3.9.2", "3.9.1"},
+		{0, 99, "ProduceRequest", "4.4.0", ""},
+	} {
+		got := ""
+		if s := NewestEmbeddedWith(c.key, c.v, c.name, c.skip); s != nil {
+			got = s.Release
+		}
+		if got != c.want {
+			t.Errorf("NewestEmbeddedWith(%d, %d, %q, %s) = %q, want %q", c.key, c.v, c.name, c.skip, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		r, name string
+		key, v  int16
+		want    bool
+	}{
+		{"3.9.2", "ProduceRequest", 0, 2, true},
+		{"4.3.2", "ProduceRequest", 0, 2, false},
+		{"4.0.2", "ListConfigResourcesRequest", 74, 0, true}, // no such file: parse
+		{"4.4.0", "ProduceRequest", 1, 2, true},              // another api key: parse
+		{"4.4.0", "ProduceResponse", 0, 2, true},             // not a request: parse
+	} {
+		if got := fileMayAccept(c.r, c.name, c.key, c.v); got != c.want {
+			t.Errorf("fileMayAccept(%s, %s, %d, %d) = %v", c.r, c.name, c.key, c.v, got)
+		}
+	}
+}

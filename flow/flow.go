@@ -638,7 +638,7 @@ func (c *Conn) codecFor(key, ver int16) *codec.Codec {
 		if fs := c.o.Fallback(key, ver); fs != nil {
 			if fc = c.fallbackCodec[fs]; fc == nil {
 				fc = codec.New(fs)
-				fc.MaxFrame, fc.Strict = c.o.Codec.MaxFrame, c.o.Codec.Strict
+				fc.MaxFrame, fc.Strict, fc.Records = c.o.Codec.MaxFrame, c.o.Codec.Strict, c.o.Codec.Records
 				if c.fallbackCodec == nil {
 					c.fallbackCodec = map[*spec.Set]*codec.Codec{}
 				}

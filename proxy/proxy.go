@@ -106,6 +106,23 @@ type Options struct {
 	// may hold before bytes go undecoded (8 when 0): with the defaults, 4
 	// MiB per direction.
 	QueueBuffers int
+	// MaxDecodeMemory bounds the memory that decoding takes over all
+	// connections together (bytes; 4 GiB when 0, negative for no bound):
+	// each connection decoded reserves MaxDecodeMemoryConn of it while it
+	// is open. A connection that finds not enough of it left is forwarded
+	// as any other but not decoded, and its Opened event says so once
+	// (Err, a *NotDecodedError). Forwarding never waits for decoding.
+	MaxDecodeMemory int64
+	// MaxDecodeMemoryConn bounds what decoding one connection takes
+	// (bytes; 64 MiB when 0) besides the frames it holds (MaxFrame, one a
+	// direction): in the tree of each frame, a quarter for the
+	// decompressed views of its records (records.Options.
+	// MaxDecompressedTotal, and MaxDecompressed at most that) and a
+	// quarter for the nodes of its records (MaxNodes, at 40 bytes a
+	// node); records past that are reported in the frame's problems, not
+	// decoded. A payload past its limit (a decompression bomb) takes about
+	// 40 MiB at most while it is counted.
+	MaxDecodeMemoryConn int64
 	// Grace is how long Serve lets open connections run after its context
 	// is cancelled before closing them (5s when 0; negative: close at
 	// once).
@@ -251,6 +268,11 @@ type Proxy struct {
 	failed   map[int32]string
 	stopped  bool
 	acceptWG sync.WaitGroup
+
+	// decodeLeft is what is left of MaxDecodeMemory (under mu), decoding
+	// the number of connections holding some of it.
+	decodeLeft int64
+	decoding   int
 }
 
 // New listens on o.Listen and returns the proxy; Serve starts accepting.
@@ -282,13 +304,22 @@ func New(o Options) (*Proxy, error) {
 			o.MaxFrame = o.Codec.MaxFrame
 		}
 	}
+	if o.MaxDecodeMemoryConn <= 0 {
+		o.MaxDecodeMemoryConn = DefaultMaxDecodeMemoryConn
+	}
+	if o.MaxDecodeMemory == 0 {
+		o.MaxDecodeMemory = DefaultMaxDecodeMemory
+	}
+	if o.Codec != nil {
+		o.Codec = boundedCodec(o.Codec, o.MaxDecodeMemoryConn/4)
+	}
 	if o.RewriteAdvertised && o.Codec == nil {
 		return nil, errors.New("proxy: RewriteAdvertised needs a Codec")
 	}
 	if pr := o.BrokerPorts; pr != (PortRange{}) && (pr.First < 1 || pr.Last > 65535 || pr.First > pr.Last) {
 		return nil, fmt.Errorf("proxy: BrokerPorts %d-%d is not a range of ports", pr.First, pr.Last)
 	}
-	p := &Proxy{o: o, conns: map[*conn]struct{}{}, closed: make(chan struct{}), routes: map[int32]*route{}, failed: map[int32]string{}}
+	p := &Proxy{o: o, conns: map[*conn]struct{}{}, closed: make(chan struct{}), routes: map[int32]*route{}, failed: map[int32]string{}, decodeLeft: o.MaxDecodeMemory}
 	ln, err := p.listen(o.Listen)
 	if err != nil {
 		return nil, err
@@ -465,6 +496,47 @@ type conn struct {
 	first       []byte
 }
 
+// Defaults of Options.MaxDecodeMemory and MaxDecodeMemoryConn.
+const (
+	DefaultMaxDecodeMemory     = 4 << 30
+	DefaultMaxDecodeMemoryConn = 64 << 20
+)
+
+// NotDecodedError says why a connection is forwarded without being
+// decoded (Event.Err of its Opened event): the decoding memory of the
+// proxy is taken by the connections being decoded.
+type NotDecodedError struct {
+	// Limit is Options.MaxDecodeMemory; Decoding is the number of
+	// connections holding it.
+	Limit    int64
+	Decoding int
+}
+
+// Error reads "not decoded: the proxy's decoding memory (4294967296
+// bytes) is taken by the 64 connections being decoded".
+func (e *NotDecodedError) Error() string {
+	return fmt.Sprintf("not decoded: the proxy's decoding memory (%d bytes) is taken by the %d connections being decoded", e.Limit, e.Decoding)
+}
+
+// boundedCodec is a codec of c's specs and options whose records
+// decoding keeps each tree's decompressed views and record nodes within
+// n bytes each.
+func boundedCodec(c *codec.Codec, n int64) *codec.Codec {
+	b := codec.New(c.Set)
+	b.MaxFrame, b.Strict, b.Records = c.MaxFrame, c.Strict, c.Records
+	r := &b.Records
+	if r.MaxDecompressedTotal <= 0 || r.MaxDecompressedTotal > n {
+		r.MaxDecompressedTotal = n
+	}
+	if r.MaxDecompressed == 0 || r.MaxDecompressed > n {
+		r.MaxDecompressed = n
+	}
+	if nodes := int(n / 40); r.MaxNodes <= 0 || r.MaxNodes > nodes {
+		r.MaxNodes = nodes
+	}
+	return b
+}
+
 // BrokerClosedError is what ended a connection whose broker ended it: an
 // end of stream from the upstream while the client's side was still open
 // (Event.Err of a Closed event).
@@ -534,8 +606,20 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 		return
 	}
 	p.conns[c] = struct{}{}
+	decode, reserved := p.o.Codec != nil, false
+	var notDecoded error
+	if decode && p.o.MaxDecodeMemory > 0 {
+		if p.decodeLeft < p.o.MaxDecodeMemoryConn {
+			decode = false
+			notDecoded = &NotDecodedError{Limit: p.o.MaxDecodeMemory, Decoding: p.decoding}
+		} else {
+			p.decodeLeft -= p.o.MaxDecodeMemoryConn
+			p.decoding++
+			reserved = true
+		}
+	}
 	p.mu.Unlock()
-	p.emit(Event{Kind: Opened, Conn: id, Client: c.stats.Client, Upstream: c.stats.Upstream, Time: c.stats.Opened, Broker: br})
+	p.emit(Event{Kind: Opened, Conn: id, Client: c.stats.Client, Upstream: c.stats.Upstream, Time: c.stats.Opened, Broker: br, Err: notDecoded})
 	if p.o.Hash {
 		for i := range 2 {
 			c.rh[i], c.wh[i] = sha256.New(), sha256.New()
@@ -546,7 +630,7 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 		c.rw = newRewriter(p, c.track, c)
 	}
 	decoded := make(chan flow.Stats, 1)
-	if p.o.Codec != nil {
+	if decode {
 		n := p.o.QueueBuffers
 		c.queue = make(chan chunk, queueItems)
 		c.free[0], c.free[1] = make(chan []byte, n), make(chan []byte, n)
@@ -567,6 +651,11 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 	c.stats.Flow = <-decoded
 	p.mu.Lock()
 	delete(p.conns, c)
+	if reserved {
+		// Its decoder is done (c.stats.Flow came from it).
+		p.decodeLeft += p.o.MaxDecodeMemoryConn
+		p.decoding--
+	}
 	p.mu.Unlock()
 	c.stats.Closed = time.Now()
 	if p.o.Hash {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -675,5 +676,54 @@ func TestGracefulStopServesConnectionStillDialing(t *testing.T) {
 	_, ps := col.flows(1)
 	if len(ps) != 1 || ps[0].Kind != flow.FrameTooLarge || ps[0].Size != 2000 {
 		t.Fatalf("problems %v", ps)
+	}
+}
+
+// The decoding memory is reserved a connection at a time: with room for
+// two, a third connection is forwarded unchanged but not decoded, its
+// Opened event says so, and once the first two have closed a fourth is
+// decoded again. Each connection's codec keeps a frame's record views
+// and nodes within a quarter of its share; the caller's codec is not
+// changed.
+func TestDecodeMemoryBound(t *testing.T) {
+	fb := newFakeBroker(t)
+	c := codec.New(testSet)
+	p, col := start(t, Options{Codec: c, MaxDecodeMemory: 2 << 20, MaxDecodeMemoryConn: 1 << 20}, fb.addr())
+	if r := p.o.Codec.Records; r.MaxDecompressedTotal != 256<<10 || r.MaxDecompressed != 256<<10 || r.MaxNodes != 256<<10/40 || c.Records.MaxNodes != 0 {
+		t.Errorf("records options %+v", r)
+	}
+	exchange := func(k int) *net.TCPConn {
+		cl := dial(t, p)
+		req := encodeFrame(t, c, "ApiVersions", true, 3, int32(k), "x", "")
+		cl.Write(req)
+		readFrame(t, cl)
+		return cl
+	}
+	cl1, cl2, cl3 := exchange(1), exchange(2), exchange(3)
+	cl1.Close()
+	cl2.Close()
+	cl3.Close()
+	col.waitClosed(t, 3)
+	cl4 := exchange(4)
+	cl4.Close()
+	col.waitClosed(t, 1)
+	for id, want := range map[uint64]int{1: 1, 2: 1, 3: 0, 4: 1} {
+		if xs, ps := col.flows(id); len(xs) != want || len(ps) != 0 {
+			t.Errorf("conn %d: %d exchanges, problems %v", id, len(xs), ps)
+		}
+	}
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	for _, e := range col.events {
+		if e.Kind != Opened {
+			continue
+		}
+		var nd *NotDecodedError
+		switch {
+		case e.Conn == 3 && (!errors.As(e.Err, &nd) || nd.Decoding != 2 || e.Err.Error() != "not decoded: the proxy's decoding memory (2097152 bytes) is taken by the 2 connections being decoded"):
+			t.Errorf("conn 3 opened: %v", e.Err)
+		case e.Conn != 3 && e.Err != nil:
+			t.Errorf("conn %d opened: %v", e.Conn, e.Err)
+		}
 	}
 }

@@ -183,3 +183,25 @@ func TestResyncBounded(t *testing.T) {
 	tr = records.Decode(append(junk, good...), records.Options{})
 	wantProblems(t, tr, fmt.Sprintf("records[0] at 0x0000: unknown magic -1 (Kafka knows 0, 1 and 2): %d bytes skipped from 0x0000 to 0x%04x", len(junk), len(junk)))
 }
+
+// MaxNodes bounds a tree's nodes whatever its payloads hold: 2 MiB of
+// the smallest records (7 bytes, 8 nodes each) in a zstd batch make about
+// 2.4M nodes; with a limit of 10000, the rest of the records is one leaf
+// and one problem, and so are the entries after the batch.
+func TestMaxNodes(t *testing.T) {
+	one := recordBytes(0, rec{})
+	n := 2 << 20 / len(one)
+	plain := bytes.Repeat(one, n)
+	b := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: int32(n)}.bytes(zstdBytes(plain))
+	seg := append(b, dataBatch(5, 0, sampleRecords(1), nil)...)
+	tr := records.Decode(seg, records.Options{MaxNodes: 10000})
+	if len(tr.Nodes) > 10100 {
+		t.Errorf("%d nodes", len(tr.Nodes))
+	}
+	// 17 nodes for the root, the batch, its header, payload leaf and view,
+	// then 8 a record: record k is the first not decoded.
+	k := (10000 - 17 + 7) / 8
+	wantProblems(t, tr,
+		fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: the tree holds 10000 nodes, its limit", k, k*len(one), len(plain)-k*len(one)),
+		fmt.Sprintf("records[1] at 0x%04x: %d bytes of entries not decoded: the tree holds 10000 nodes, its limit", len(b), len(seg)-len(b)))
+}

@@ -35,6 +35,13 @@ type Options struct {
 	// one tree) together. 0 means DefaultMaxDecompressedTotal; it is never
 	// more than that.
 	MaxDecompressedTotal int64
+	// MaxNodes bounds the nodes of the tree that records are decoded
+	// into (0: no bound): once it holds that many, the entries or
+	// records still to come in the records bytes or payload being decoded
+	// are one Raw leaf with a problem, not decoded. A node takes 40 bytes:
+	// with MaxDecompressedTotal it bounds the memory of a tree whatever
+	// its payloads hold.
+	MaxNodes int
 	// Set holds the specs of the KRaft control records (LeaderChangeMessage,
 	// SnapshotHeaderRecord, SnapshotFooterRecord, KRaftVersionRecord,
 	// VotersRecord). With Decode, their values are decoded; without either,
@@ -336,6 +343,17 @@ func (d *decoder) full() bool {
 	return d.parts != nil && len(d.b.T.Nodes) >= d.parts.maxNodes
 }
 
+// overNodes reports whether the tree holds Options.MaxNodes nodes.
+func (d *decoder) overNodes() bool {
+	return d.o.MaxNodes > 0 && len(d.b.T.Nodes) >= d.o.MaxNodes
+}
+
+// overNodesMsg is the problem of n bytes of entries or records not decoded
+// because the tree holds Options.MaxNodes nodes.
+func (d *decoder) overNodesMsg(n int, what string) string {
+	return fmt.Sprintf("%s of %s not decoded: the tree holds %d nodes, its limit", wire.Bytes(n), what, d.o.MaxNodes)
+}
+
 // stopped reports whether DecodeParts's fn has failed: decoding ends.
 func (d *decoder) stopped() bool { return d.parts != nil && d.parts.err != nil }
 
@@ -466,6 +484,11 @@ func (d *decoder) entries(data []byte, base int32, a area) {
 		rest := data[pos:]
 		off := base + int32(pos)
 		path := index(a.path, k)
+		if d.overNodes() {
+			i := d.raw(a, refUndecoded, off, len(rest))
+			d.problem(a, i, off, path, d.overNodesMsg(len(rest), "entries"))
+			return
+		}
 		total := EntrySize(rest)
 		if total == 0 || total > int64(len(rest)) {
 			pos = d.notEntry(data, pos, base, a, path)
@@ -885,6 +908,11 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	pos := 0
 	n := int32(0)
 	for ; n < count && pos < len(body); n++ {
+		if d.overNodes() {
+			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
+			d.problem(a, i, base+int32(pos), recordPath(path, n), d.overNodesMsg(len(body)-pos, "records"))
+			return count
+		}
 		next, ok, bad := d.record(body, pos, base, a, path, n, info)
 		if !ok {
 			// The record's length cannot be read or is past the end: the

@@ -14,7 +14,8 @@ import (
 
 // ConnectionLine is the text line of a proxy connection's opening, failure
 // or end (proxy.Opened, Failed, Closed), after the connection's name conn:
-// "opened to ADDR" ("opened to broker N at ADDR" on broker N's listener),
+// "opened to ADDR" ("opened to broker N at ADDR" on broker N's listener;
+// then " (not decoded: …)" when the proxy does not decode it),
 // "failed: ERR", or "closed: N B from the client, M B
 // from the broker" with the bytes not decoded, the responses rewritten and
 // what ended it when there are any; or of a broker learned from one of its
@@ -30,6 +31,10 @@ func ConnectionLine(conn string, e proxy.Event) string {
 			fmt.Fprintf(&b, "opened to broker %d at %s", e.Broker.Node, e.Upstream)
 		} else {
 			fmt.Fprintf(&b, "opened to %s", e.Upstream)
+		}
+		if e.Err != nil {
+			// Not decoded (a *proxy.NotDecodedError).
+			fmt.Fprintf(&b, " (%v)", e.Err)
 		}
 	case proxy.Failed:
 		fmt.Fprintf(&b, "failed: %v", e.Err)
@@ -93,8 +98,9 @@ type Connection struct {
 	Node     *int32 `json:"node,omitempty"`
 	Listen   string `json:"listen,omitempty"`
 	Previous string `json:"previous,omitempty"`
-	// Error is why the broker could not be reached, or what ended the
-	// connection other than an end of stream; null when nothing.
+	// Error is why the broker could not be reached, what ended the
+	// connection other than an end of stream, or (event "opened") why it
+	// is not decoded; null when nothing.
 	Error *string `json:"error"`
 }
 

@@ -331,6 +331,12 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.Decompressed:
 		return records.Compression(t.Compression(i)).AppendName(b)
 	case tree.Embedded:
+		switch embeddedPrefix(t, i) {
+		case "record_type":
+			return strconv.AppendInt(append(b, "coordinator key v"...), int64(t.NodeVersion(i)), 10)
+		case "version":
+			return strconv.AppendInt(append(b, "coordinator value v"...), int64(t.NodeVersion(i)), 10)
+		}
 		if embeddedFramed(t, i) {
 			return strconv.AppendInt(append(b, "metadata record v"...), int64(t.NodeVersion(i)), 10)
 		}
@@ -343,6 +349,20 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 // record with its frame (its first child is the Frame).
 func embeddedFramed(t *tree.Tree, i int32) bool {
 	return t.Nodes[i].End > i+1 && t.Nodes[i+1].Kind == tree.Frame
+}
+
+// embeddedPrefix is the name of the int16 prefix that Embedded node i's
+// Frame holds when it is an internal topic's record key ("record_type")
+// or value ("version"); "" for another embedded message.
+func embeddedPrefix(t *tree.Tree, i int32) string {
+	if !embeddedFramed(t, i) || t.Nodes[i+1].End != i+3 || t.Nodes[i+2].Wire != tree.WireInt16 {
+		return ""
+	}
+	switch name := t.Name(i + 2); name {
+	case "record_type", "version":
+		return name
+	}
+	return ""
 }
 
 // wireType names a value's type from its wire encoding (primitive array
@@ -730,6 +750,12 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.Raw:
 		return append(appendCount(b, int64(n.Size), "byte", "bytes"), ", not decoded"...)
 	case tree.Embedded:
+		switch embeddedPrefix(t, i) {
+		case "record_type":
+			return strconv.AppendInt(append(b, "internal topic's record key, record type "...), int64(t.Nodes[i+2].Num), 10)
+		case "version":
+			return strconv.AppendInt(append(b, "internal topic's record value, version "...), int64(t.NodeVersion(i)), 10)
+		}
 		if embeddedFramed(t, i) {
 			return strconv.AppendInt(append(b, "KRaft metadata record, version "...), int64(t.NodeVersion(i)), 10)
 		}

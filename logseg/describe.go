@@ -39,6 +39,29 @@ type Record struct {
 	// Data is the decoded message as Kafka's converter JSON, nil when
 	// none.
 	Data []byte
+	// Topic is the internal topic the record's file holds, whose key and
+	// value were decoded as its records (Window.Topic); "" for another log.
+	Topic spec.Topic
+	// RecordType, KeyType, KeyVersion and KeyData are the decoded key of
+	// an internal topic's coordinator record: its record type (the key's
+	// int16 prefix), its message name, the version its body was read at
+	// and its Kafka converter JSON. KeyData is nil when the key did not
+	// decode (KeyErr), RecordType -1.
+	RecordType int16
+	KeyType    string
+	KeyVersion int16
+	KeyData    []byte
+	// KeyErr says why an internal topic's key did not decode, as Err does
+	// for the value ("record_type at 0x0045: …").
+	KeyErr error
+	// Tombstone marks an internal topic's record whose value is null: the
+	// deletion of its key.
+	Tombstone bool
+	// Note says what did not decode inside a value that did: the consumer
+	// protocol bytes of a GroupMetadataValue's member ("members[0].
+	// assignment.AssignedPartitions at 0x0152: …"), which Data keeps as
+	// base64.
+	Note string
 	// Err says why the value did not decode as what it should hold: the
 	// first problem the window's decode reported in the value, its path
 	// below the value and its offset the file's ("frame_version at
@@ -51,7 +74,11 @@ type Record struct {
 // IsMetadataRecord) a data record's metadata record, decoded with the window's codec as type, version and Kafka
 // converter JSON.
 func (w *Window) Describe(b *records.LogBatch, r records.LogRecord) Record {
-	d := Record{File: w.File, BatchOffset: b.BaseOffset, Control: b.Control, LogRecord: r}
+	d := Record{File: w.File, BatchOffset: b.BaseOffset, Control: b.Control, LogRecord: r, RecordType: -1}
+	if w.Topic != "" && !b.Control {
+		w.describeInternal(&d)
+		return d
+	}
 	d.Type, d.Version, d.Data, d.Err = describeValue(w.codec, r, b.Control, w.Metadata, w.showSecrets, w.decoded)
 	if d.Err != nil {
 		if p, ok := w.valueProblem(r); ok {
@@ -66,10 +93,16 @@ func (w *Window) Describe(b *records.LogBatch, r records.LogRecord) Record {
 // below the value, its offset the file's (as the problems of Read's
 // Summary have them).
 func (w *Window) valueProblem(r records.LogRecord) (string, bool) {
+	return w.fieldProblem(r, "value")
+}
+
+// fieldProblem is the first problem the decode of the window reported in
+// the key or value (field) of record r, as valueProblem has it.
+func (w *Window) fieldProblem(r records.LogRecord, field string) (string, bool) {
 	t := w.Tree
 	v := int32(-1)
 	t.Children(r.Node, func(c int32) bool {
-		if t.Name(c) == "value" {
+		if t.Name(c) == field {
 			v = c
 			return false
 		}
@@ -87,14 +120,17 @@ func (w *Window) valueProblem(r records.LogRecord) (string, bool) {
 		} else if p.VOff >= 0 {
 			continue
 		}
-		if at < n.Off || at >= n.Off+max(n.Size, 1) {
+		// A problem at the end of the field (its bytes ran out) is the
+		// field's when its path says so.
+		end := at == n.Off+n.Size && n.Size > 0 && strings.Contains(p.Path, "."+field+".")
+		if (at < n.Off || at >= n.Off+max(n.Size, 1)) && !end {
 			continue
 		}
 		q := shiftProblem(p, "", w.Off, w.batches, w.virtual)
-		if _, rest, ok := strings.Cut(q.Path, ".value."); ok {
+		if _, rest, ok := strings.Cut(q.Path, "."+field+"."); ok {
 			q.Path = rest
 		} else {
-			q.Path = "value"
+			q.Path = field
 		}
 		return q.String(), true
 	}
@@ -214,8 +250,12 @@ func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 		dst = fmt.Appendf(dst, "%s %d  ", d.TimestampType, d.Timestamp)
 	}
 	switch {
+	case d.Topic.Coordinator() && !d.Control:
+		dst = d.appendInternal(dst, v)
 	case d.Err != nil:
-		if d.Type == "" {
+		if d.Type == "" && d.Topic != "" {
+			dst = append(dst, "not a record of "+d.Topic.TopicName()...)
+		} else if d.Type == "" {
 			dst = append(dst, "not a metadata record"...)
 		} else {
 			dst = fmt.Appendf(dst, "%s v%d", d.Type, d.Version)
@@ -252,6 +292,12 @@ type jsonLine struct {
 	Control       bool            `json:"control,omitempty"`
 	TimestampType string          `json:"timestamp_type,omitempty"`
 	Timestamp     *int64          `json:"timestamp,omitempty"`
+	RecordType    *int16          `json:"record_type,omitempty"`
+	KeyType       string          `json:"key_type,omitempty"`
+	KeyVersion    *int16          `json:"key_version,omitempty"`
+	KeyData       json.RawMessage `json:"key_data,omitempty"`
+	KeyError      string          `json:"key_error,omitempty"`
+	Tombstone     bool            `json:"tombstone,omitempty"`
 	Type          string          `json:"type,omitempty"`
 	Version       *int16          `json:"version,omitempty"`
 	Data          json.RawMessage `json:"data,omitempty"`
@@ -265,6 +311,7 @@ type jsonLine struct {
 	ValueJSON     json.RawMessage `json:"value_json,omitempty"`
 	Headers       []jsonHeader    `json:"headers,omitempty"`
 	Error         string          `json:"error,omitempty"`
+	Note          string          `json:"note,omitempty"`
 }
 
 // jsonHeader is one header of a JSON line.
@@ -292,14 +339,32 @@ func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
 		ts := d.Timestamp
 		e.TimestampType, e.Timestamp = d.TimestampType.String(), &ts
 	}
-	if d.Type != "" {
+	if d.Type != "" && (d.Err == nil || !d.Topic.Coordinator()) {
 		ver := d.Version
 		e.Version = &ver
 	}
 	if d.Err != nil {
 		e.Error = d.Err.Error()
 	}
-	if d.Data == nil && !d.Control {
+	switch {
+	case d.Topic.Coordinator() && !d.Control:
+		if d.RecordType >= 0 {
+			rt := d.RecordType
+			e.RecordType = &rt
+		}
+		if d.KeyType != "" {
+			kv := d.KeyVersion
+			e.KeyType, e.KeyVersion = d.KeyType, &kv
+		}
+		e.KeyData, e.Tombstone, e.Note = d.KeyData, d.Tombstone, d.Note
+		if d.KeyErr != nil {
+			e.KeyError = d.KeyErr.Error()
+			e.Key, e.KeyBase64, e.KeyHex, e.KeyJSON = bytesJSON(d.Key, d.KeyNull, v)
+		}
+		if d.Data == nil && !d.Tombstone {
+			e.Value, e.ValueBase64, e.ValueHex, e.ValueJSON = bytesJSON(d.Value, d.ValueNull, v)
+		}
+	case d.Data == nil && !d.Control:
 		e.Key, e.KeyBase64, e.KeyHex, e.KeyJSON = bytesJSON(d.Key, d.KeyNull, v)
 		e.Value, e.ValueBase64, e.ValueHex, e.ValueJSON = bytesJSON(d.Value, d.ValueNull, v)
 	}
@@ -411,4 +476,30 @@ func printable(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// appendInternal appends the text of an internal topic's coordinator
+// record (see AppendText).
+func (d *Record) appendInternal(dst []byte, v render.Values) []byte {
+	if d.KeyErr != nil {
+		dst = fmt.Appendf(dst, "not a record of %s: %v", d.Topic.TopicName(), d.KeyErr)
+		dst = appendBytesText(append(dst, "  key "...), d.Key, d.KeyNull, v)
+		return appendBytesText(append(dst, "  value "...), d.Value, d.ValueNull, v)
+	}
+	dst = fmt.Appendf(dst, "%s %s", d.KeyType, d.KeyData)
+	switch {
+	case d.Tombstone:
+		return append(dst, "  deleted (null value)"...)
+	case d.Err != nil && d.Type != "":
+		dst = fmt.Appendf(dst, "  %s: %v", d.Type, d.Err)
+		return appendBytesText(append(dst, "  value "...), d.Value, false, v)
+	case d.Err != nil:
+		dst = fmt.Appendf(dst, "  %v", d.Err)
+		return appendBytesText(append(dst, "  value "...), d.Value, false, v)
+	}
+	dst = fmt.Appendf(dst, "  %s v%d %s", d.Type, d.Version, d.Data)
+	if d.Note != "" {
+		dst = append(append(dst, "  note: "...), d.Note...)
+	}
+	return dst
 }

@@ -43,6 +43,12 @@ type Options struct {
 	// Stdin is what Read and ReadWhole read for the path "-" (nil: none,
 	// an error).
 	Stdin io.Reader
+	// Decoder says what the records of every file hold: an internal
+	// topic's records (a spec.Topic: "offsets", "transactions",
+	// "share-state", "remote-log-metadata"), or "metadata" (as Metadata
+	// says). "" decodes each file by its directory's name
+	// ("__consumer_offsets-7": TopicOf) or as IsMetadata says.
+	Decoder string
 	// ShowSecrets keeps credentials in Window.Describe's decoded records;
 	// by default the values package secret finds (the salts and keys of
 	// UserScramCredentialRecord, a sensitive ConfigRecord's value) are
@@ -58,6 +64,13 @@ func (o Options) recordsOptions(path string) records.Options {
 	}
 	ro.MaxDecompressed = o.MaxDecompressed
 	ro.Metadata = o.Metadata || IsMetadata(path)
+	if t := o.topic(path); t != "" && o.Codec != nil {
+		ro.KeyValue, ro.Metadata = KeyValueDecoder(o.Codec, t), false
+	} else if o.Decoder == "metadata" {
+		ro.Metadata = true
+	} else if o.Decoder != "" {
+		ro.Metadata = false
+	}
 	ro.Path = filepath.Base(path)
 	if path == "-" {
 		ro.Path = "stdin"
@@ -118,7 +131,10 @@ type Window struct {
 	// Metadata is set when data record values are decoded as metadata
 	// records.
 	Metadata bool
-	codec    *codec.Codec
+	// Topic is the internal topic whose records the file holds, decoded
+	// as such (Options.Decoder, TopicOf); "" for none.
+	Topic spec.Topic
+	codec *codec.Codec
 	// showSecrets is Options.ShowSecrets.
 	showSecrets bool
 	// batches and virtual are the entries and decompressed bytes of the
@@ -392,6 +408,9 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 				s.Problems = append(s.Problems, shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
 			}
 			w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Continued: continued, Metadata: ro.Metadata, codec: o.Codec, showSecrets: o.ShowSecrets, batches: s.Batches, virtual: virtual, decoded: decoded}
+			if ro.KeyValue != nil {
+				w.Topic = o.topic(name)
+			}
 			if err := fn(w); err != nil {
 				return err
 			}
@@ -469,7 +488,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	}
 	ro := o.recordsOptions(path)
 	t := records.Decode(data, ro)
-	if !ro.Metadata && holdsMetadata(t, o.Codec) {
+	if !ro.Metadata && ro.KeyValue == nil && holdsMetadata(t, o.Codec) {
 		// A metadata log by its content (a copy, standard input): decoded
 		// as one, so that its credentials are in the tree to redact.
 		ro.Metadata = true

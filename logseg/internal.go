@@ -1,0 +1,310 @@
+package logseg
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
+)
+
+// Decoders are the values of Options.Decoder: the internal topics' kinds
+// (spec.Topics) and "metadata" (KRaft metadata records).
+func Decoders() []string {
+	out := []string{}
+	for _, t := range spec.Topics() {
+		out = append(out, string(t))
+	}
+	return append(out, "metadata")
+}
+
+// TopicOf is the internal topic whose partition directory holds the file
+// at path ("…/__consumer_offsets-7/00000000000000000000.log" is
+// spec.TopicOffsets), and whether there is one.
+func TopicOf(path string) (spec.Topic, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	name, _, ok := splitPartition(filepath.Base(filepath.Dir(abs)))
+	if !ok || !strings.HasPrefix(name, "__") {
+		return "", false
+	}
+	return spec.TopicFor(name)
+}
+
+// topic is the internal topic whose records the file at path holds: the
+// decoder o names, else the one its directory names; "" for none (or
+// "metadata").
+func (o Options) topic(path string) spec.Topic {
+	if o.Decoder != "" {
+		t, _ := spec.TopicFor(o.Decoder)
+		return t
+	}
+	t, _ := TopicOf(path)
+	return t
+}
+
+// KeyValueDecoder decodes the keys and values of topic t's records with
+// cd: a coordinator record's key by the record type its int16 prefix
+// holds, its value as that record type's value at the version its prefix
+// holds (the key's record type gives the spec); a remote-log-metadata
+// record's value by the api key of its frame (keys are bytes). A
+// GroupMetadataValue whose protocol type is "consumer" also gets the
+// problems of its members' subscription and assignment bytes
+// (ConsumerProtocol). It is what Read decodes an internal topic's files
+// with, and what decodes those topics' records elsewhere (a Fetch
+// response's: records.Options.KeyValue).
+func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
+	if !t.Coordinator() {
+		return &records.KeyValueDecoder{Value: func(_ *tree.Tree, data []byte) (*tree.Tree, error) {
+			return cd.DecodeTopicRecord(t, data)
+		}}
+	}
+	return &records.KeyValueDecoder{
+		Key: func(data []byte) (*tree.Tree, error) {
+			if len(data) < 2 {
+				return nil, fmt.Errorf("a key of %s holds at least its int16 record type, this one %d byte", t.TopicName(), len(data))
+			}
+			rt := int16(binary.BigEndian.Uint16(data))
+			m := cd.Set.RecordKey(t, rt)
+			if m == nil {
+				return nil, fmt.Errorf("record type %d is not one of %s in %s: key and value left as bytes", rt, t.TopicName(), render.SetName(cd.Set))
+			}
+			return cd.DecodeRecord(data, m, 0)
+		},
+		Value: func(key *tree.Tree, data []byte) (*tree.Tree, error) {
+			rt, _ := key.Message.Prefix(key.Version)
+			m := cd.Set.RecordValue(t, rt)
+			if m == nil {
+				return nil, fmt.Errorf("record type %d of %s has no value spec in %s", rt, t.TopicName(), render.SetName(cd.Set))
+			}
+			vt, err := cd.DecodeRecord(data, m, 0)
+			if err == nil && m.Name == "GroupMetadataValue" {
+				vt.Problems = append(vt.Problems, consumerProblems(cd, vt)...)
+			}
+			return vt, err
+		},
+	}
+}
+
+// ConsumerProtocol decodes data, the bytes of a classic group member's
+// subscription or assignment (GroupMetadataValue's members) when its
+// protocol type is "consumer": an int16 version, then message name
+// ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment") at that
+// version, as the consumer writes it (ConsumerProtocol). The tree's
+// offsets are data's from byte 2 on, its version the prefix's; errors
+// name the path and offset in data.
+func ConsumerProtocol(cd *codec.Codec, name string, data []byte) (*tree.Tree, error) {
+	m := cd.Set.Message(name)
+	if m == nil {
+		return nil, fmt.Errorf("no %s in %s", name, render.SetName(cd.Set))
+	}
+	if len(data) < 2 {
+		return nil, &wire.Error{Offset: 0, Path: "version", Msg: fmt.Sprintf("%s holds at least its int16 version, these bytes %d", name, len(data))}
+	}
+	v := int16(binary.BigEndian.Uint16(data))
+	if !m.ValidVersions.Contains(v) {
+		return nil, &wire.Error{Offset: 0, Path: "version", Msg: fmt.Sprintf("%s has no version %d (valid versions %s)", name, v, m.ValidVersions)}
+	}
+	t, err := cd.DecodeRecord(data[2:], m, v)
+	if we, ok := err.(*wire.Error); ok {
+		e := *we
+		e.Offset += 2
+		err = &e
+	}
+	return t, err
+}
+
+// consumerMembers calls fn with each member's subscription and assignment
+// bytes of GroupMetadataValue v when its protocol type is "consumer": the
+// member's index, the field's name and its value.
+func consumerMembers(v tree.Value, fn func(i int, field string, b tree.Value)) {
+	if v.Field("protocolType").String() != "consumer" {
+		return
+	}
+	ms := v.Field("members")
+	for i := range ms.Len() {
+		for _, f := range []string{"subscription", "assignment"} {
+			fn(i, f, ms.Elem(i).Field(f))
+		}
+	}
+}
+
+// protocolNames are the consumer protocol messages of GroupMetadataValue's
+// members' fields.
+var protocolNames = map[string]string{"subscription": "ConsumerProtocolSubscription", "assignment": "ConsumerProtocolAssignment"}
+
+// consumerProblems are the problems of the consumer protocol bytes of
+// GroupMetadataValue tree t's members (empty bytes are none: a member
+// before its assignment), at their offsets in t and with their paths
+// ("members[0].subscription.Topics[1]").
+func consumerProblems(cd *codec.Codec, t *tree.Tree) []tree.Problem {
+	var out []tree.Problem
+	consumerMembers(t.At(max(t.Part(tree.Body), 0)), func(i int, f string, b tree.Value) {
+		data := b.Bytes()
+		if len(data) == 0 {
+			return
+		}
+		_, err := ConsumerProtocol(cd, protocolNames[f], data)
+		if err == nil {
+			return
+		}
+		p := tree.Problem{Off: t.Nodes[b.Node()].DOff, VOff: -1, Path: fmt.Sprintf("members[%d].%s", i, f), Msg: err.Error()}
+		if we, ok := err.(*wire.Error); ok {
+			p.Off += int32(we.Offset)
+			if rest := strings.TrimPrefix(we.Path, protocolNames[f]); rest != "" && rest != we.Path {
+				p.Path += rest
+			} else if we.Path != "" && we.Path != protocolNames[f] {
+				p.Path += "." + we.Path
+			}
+			p.Msg = errMsg(we)
+		}
+		out = append(out, p)
+	})
+	return out
+}
+
+// errMsg is a wire error's message without its offset and path.
+func errMsg(e *wire.Error) string {
+	if e.Msg != "" {
+		return e.Msg
+	}
+	return fmt.Sprintf("need %s, have %d", wire.Bytes(e.Need), e.Have)
+}
+
+// describeInternal fills d, a data record of an internal topic, from the
+// window's tree: its key and value as decoded there, as type, version and
+// converter JSON; a GroupMetadataValue's consumer protocol bytes decoded
+// in its JSON.
+func (w *Window) describeInternal(d *Record) {
+	t, r := w.Tree, d.LogRecord
+	d.Topic = w.Topic
+	if w.Topic.Coordinator() {
+		if r.KeyEmbedded >= 0 {
+			m, ver := w.embedded(r.KeyEmbedded)
+			if m != nil {
+				d.KeyType, d.KeyVersion, d.RecordType = m.Name, ver, recordType(m, ver)
+			}
+		}
+		switch p, ok := w.fieldProblem(r, "key"); {
+		case ok:
+			d.KeyErr = errors.New(p)
+		case d.KeyType == "":
+			d.KeyErr = errors.New("key: not decoded")
+		default:
+			m, ver := w.embedded(r.KeyEmbedded)
+			d.KeyData, d.KeyErr = w.json(r.KeyEmbedded, m, ver)
+		}
+		if d.KeyErr != nil {
+			return // the value's record type is unknown: bytes
+		}
+	}
+	if r.ValueNull {
+		if w.Topic.Coordinator() {
+			d.Tombstone = true
+		} else {
+			d.Err = errors.New("null value")
+		}
+		return
+	}
+	var m *spec.Message
+	var ver int16
+	if r.Embedded >= 0 {
+		if m, ver = w.embedded(r.Embedded); m != nil {
+			d.Type, d.Version = m.Name, ver
+		}
+	}
+	p, ok := w.fieldProblem(r, "value")
+	if ok && m != nil && m.Name == "GroupMetadataValue" && consumerPath(p) {
+		// The value decoded; a member's consumer protocol bytes did not.
+		d.Note, ok = p, false
+	}
+	switch {
+	case ok:
+		d.Err = errors.New(p)
+	case m == nil:
+		d.Err = errors.New("value: not decoded")
+	default:
+		d.Data, d.Err = w.json(r.Embedded, m, ver)
+		if d.Err == nil && m.Name == "GroupMetadataValue" {
+			d.Data = w.consumerJSON(t.At(r.Embedded), d.Data)
+		}
+	}
+}
+
+// consumerPath reports whether problem text p is in a member's consumer
+// protocol bytes ("GroupMetadataValue.members[0].subscription…").
+func consumerPath(p string) bool {
+	path, _, _ := strings.Cut(p, " ")
+	_, rest, ok := strings.Cut(path, "].")
+	return ok && strings.HasPrefix(path, "GroupMetadataValue.members[") && (strings.HasPrefix(rest, "subscription") || strings.HasPrefix(rest, "assignment"))
+}
+
+// embedded is the message decoded at Embedded node e and its version.
+func (w *Window) embedded(e int32) (*spec.Message, int16) {
+	st := w.Tree.Struct(e)
+	if st == nil || w.codec == nil {
+		return nil, 0
+	}
+	return w.codec.Set.Message(st.Name), w.Tree.NodeVersion(e)
+}
+
+// json is the converter JSON of the message m decoded at Embedded node e.
+func (w *Window) json(e int32, m *spec.Message, ver int16) ([]byte, error) {
+	sub := w.Tree.Sub(e)
+	sub.Nodes[0].Kind = tree.Body
+	return codec.ToJSON(nil, sub, 0, m, ver, codec.JSONOptions{})
+}
+
+// consumerJSON is data, GroupMetadataValue v's converter JSON, with each
+// member's "subscription" and "assignment" (base64) replaced by the
+// converter JSON of the ConsumerProtocolSubscription or Assignment they
+// hold, as kafka-dump-log's offsets decoder shows them; bytes that do not
+// decode (their problem is the tree's) stay base64.
+func (w *Window) consumerJSON(v tree.Value, data []byte) []byte {
+	from := 0
+	consumerMembers(v, func(_ int, f string, b tree.Value) {
+		raw := b.Bytes()
+		old := []byte(`"` + f + `":"` + base64.StdEncoding.EncodeToString(raw) + `"`)
+		k := bytes.Index(data[from:], old)
+		if k < 0 {
+			return
+		}
+		k += from
+		from = k + len(old)
+		pt, err := ConsumerProtocol(w.codec, protocolNames[f], raw)
+		if err != nil {
+			return
+		}
+		js, err := codec.ToJSON(nil, pt, pt.Part(tree.Body), pt.Message, pt.Version, codec.JSONOptions{})
+		if err != nil {
+			return
+		}
+		repl := append([]byte(`"`+f+`":`), js...)
+		data = append(data[:k:k], append(repl, data[k+len(old):]...)...)
+		from = k + len(repl)
+	})
+	return data
+}
+
+// recordType is the record type of a coordinator record key m at version
+// v (its int16 prefix), -1 when m is not one.
+func recordType(m *spec.Message, v int16) int16 {
+	if m == nil {
+		return -1
+	}
+	if rt, ok := m.Prefix(v); ok && m.IsRecordKey() {
+		return rt
+	}
+	return -1
+}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/coordstate"
 	"github.com/kwire/kwire/internal/progress"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/render"
@@ -24,6 +25,8 @@ type logCmd struct {
 	Format   string   `help:"Output format: text, or json (one line per record and per problem)." enum:"text,json" default:"text"`
 	Tree     bool     `help:"Print the full tree of each file instead of one line per batch and record."`
 	Metadata bool     `help:"Decode data record values as KRaft metadata records (the default for __cluster_metadata and .checkpoint files)."`
+	Decoder  string   `help:"Decode every data record as: offsets (__consumer_offsets), transactions (__transaction_state), share-state (__share_group_state), remote-log-metadata, metadata; by default as the partition directory's name says." enum:",offsets,transactions,share-state,remote-log-metadata,metadata" default:"" placeholder:"KIND"`
+	State    bool     `help:"Replay the records of internal topics and print the state they leave: committed offsets, groups and members, transactions, share-group state (tables, or JSON lines)."`
 	// MaxDecompressed bounds each compressed record payload (bytes).
 	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to." default:"268435456" placeholder:"BYTES"`
 }
@@ -84,6 +87,12 @@ func (a *app) log(c *logCmd) error {
 	if err != nil {
 		return usageError{Err: err}
 	}
+	if c.Metadata && c.Decoder != "" && c.Decoder != "metadata" {
+		return usagef("--metadata and --decoder %s: choose one", c.Decoder)
+	}
+	if c.State && (c.Tree || c.Type != "" || c.Offset != "") {
+		return usagef("--state replays every record: not with --tree, --type or --offset")
+	}
 	srcs, err := logseg.Expand(c.Paths)
 	if err != nil {
 		return err
@@ -99,7 +108,12 @@ func (a *app) log(c *logCmd) error {
 	if stdin > 1 {
 		return usagef("- (standard input) may be named once")
 	}
-	o := logseg.Options{Codec: codec.New(set), MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets}
+	cd := codec.New(set)
+	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets}
+	var state *coordstate.State
+	if c.State {
+		state = coordstate.New(cd)
+	}
 	prog := a.logProgress(files)
 	defer prog.Done()
 	failed := 0
@@ -155,6 +169,10 @@ func (a *app) log(c *logCmd) error {
 						prog.Add(end - done)
 						done = end
 					}
+					if state != nil {
+						state.AddBatches(w.Tree, w.Batches)
+						return nil
+					}
 					return a.logWindow(w, c, rng, values, &header, &st, prog.Output(a.stdout))
 				}); err != nil {
 					return err
@@ -169,6 +187,17 @@ func (a *app) log(c *logCmd) error {
 			}
 		}
 		if err := report(s.Path, s.Findings(batches)); err != nil {
+			return err
+		}
+	}
+	if state != nil {
+		var out []byte
+		if c.Format == "json" {
+			out = state.AppendJSON(nil)
+		} else {
+			out = state.AppendText(nil)
+		}
+		if _, err := prog.Output(a.stdout).Write(out); err != nil {
 			return err
 		}
 	}

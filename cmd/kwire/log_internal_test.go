@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/records"
+)
+
+// internalSegment writes a batch of two records as segment 0 of
+// partition directory dir: an offset commit of group g1 and the
+// deletion of another.
+func internalSegment(t *testing.T, dir string) string {
+	t.Helper()
+	d := filepath.Join(t.TempDir(), dir)
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	k0 := metadataValue(t, "OffsetCommitKey", 0, `{"group":"g1","topic":"t","partition":0}`)
+	k1 := metadataValue(t, "OffsetCommitKey", 0, `{"group":"g1","topic":"t","partition":1}`)
+	v := metadataValue(t, "OffsetCommitValue", 3, `{"offset":42,"leaderEpoch":0,"metadata":"","commitTimestamp":1700000000000}`)
+	seg := records.Batch{Timestamp: 1700000000000, Records: []records.KeyValue{{Key: k0, Value: v}, {Key: k1, Value: v}, {Key: k1}}}.Bytes()
+	f := filepath.Join(d, "00000000000000000000.log")
+	if err := os.WriteFile(f, seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestLogInternalTopic(t *testing.T) {
+	f := internalSegment(t, "__consumer_offsets-0")
+	want := `batch 0  records 3  attributes 0x0000  epoch 0  magic 2  CRC valid
+  offset 0  CreateTime 1700000000000  OffsetCommitKey {"group":"g1","topic":"t","partition":0}  OffsetCommitValue v3 {"offset":42,"leaderEpoch":0,"metadata":"","commitTimestamp":1700000000000}
+  offset 1  CreateTime 1700000000000  OffsetCommitKey {"group":"g1","topic":"t","partition":1}  OffsetCommitValue v3 {"offset":42,"leaderEpoch":0,"metadata":"","commitTimestamp":1700000000000}
+  offset 2  CreateTime 1700000000000  OffsetCommitKey {"group":"g1","topic":"t","partition":1}  deleted (null value)
+`
+	if got := mustRun(t, "log", filepath.Dir(f)); got != want {
+		t.Errorf("log:\n%s\nwant:\n%s", got, want)
+	}
+	// Another directory's name: bytes, unless --decoder says what they are.
+	plain := filepath.Join(t.TempDir(), "copy-0")
+	if err := os.Mkdir(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := filepath.Join(plain, "00000000000000000000.log")
+	if err := os.WriteFile(g, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRun(t, "log", g); !strings.HasSuffix(got, "  offset 2  CreateTime 1700000000000  key 0x00010002673100017400000001  value null\n") {
+		t.Errorf("a copy without --decoder:\n%s", got)
+	}
+	if got := mustRun(t, "log", "--decoder", "offsets", g); got != want {
+		t.Errorf("log --decoder offsets:\n%s\nwant:\n%s", got, want)
+	}
+	wantState := `OFFSETS
+GROUP  TOPIC  PARTITION  OFFSET  LEADER EPOCH  METADATA  COMMITTED (ms)  RECORD
+g1     t      0          42      0             ""        1700000000000   0
+`
+	if got := mustRun(t, "log", "--state", f); got != wantState {
+		t.Errorf("log --state:\n%s\nwant:\n%s", got, wantState)
+	}
+	wantJSON := `{"type":"offset","group":"g1","topic":"t","partition":0,"offset":42,"leader_epoch":0,"metadata":"","commit_timestamp":1700000000000,"expire_timestamp":-1,"record_offset":0}` + "\n"
+	if got := mustRun(t, "log", "--state", "--format", "json", f); got != wantJSON {
+		t.Errorf("log --state --format json:\n%s\nwant:\n%s", got, wantJSON)
+	}
+	for _, args := range [][]string{
+		{"--state", "--tree"}, {"--state", "--offset", "1..2"}, {"--metadata", "--decoder", "offsets"}, {"--decoder", "nope"},
+	} {
+		if r := kwire(t, append(append([]string{"log"}, args...), f)...); r.code != 2 {
+			t.Errorf("log %v: exit %d, want 2 (usage)\n%s", args, r.code, r.stderr)
+		}
+	}
+}

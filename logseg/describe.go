@@ -244,6 +244,12 @@ func BatchText(b *records.LogBatch) string {
 // "TopicRecord v0: TopicRecord.name at 0x0050: …  value 0x…"), or the key
 // and value as v shows them ("key \"k\"  value 0x00ff"), then its headers when it has any ("  headers
 // \"h1\"=\"x\" \"h2\"=null": keys quoted, values as v shows them).
+// An internal topic's coordinator record shows its key and value
+// decoded ("OffsetCommitKey {…}  OffsetCommitValue v3 {…}", "…  deleted
+// (null value)" for a tombstone, "  note: …" after a value whose member's
+// consumer protocol bytes did not decode), or why they did not with their
+// bytes ("not a record of __consumer_offsets: key at 0x0083: …  key 0x…
+// value 0x…", "OffsetCommitKey {…}  OffsetCommitValue: … value 0x…").
 func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 	dst = fmt.Appendf(dst, "  offset %d  ", d.Offset)
 	if d.TimestampType != records.NoTimestampType {
@@ -332,7 +338,14 @@ type jsonHeader struct {
 // metadata record did not decode) has its key and value in the member v names ("key"/"value" text,
 // "key_base64"…, "key_hex"…, "key_json"…; see bytesJSON; none when null).
 // "headers", when it has any, is a list of {"key": …} objects with the
-// value in the same members.
+// value in the same members. An internal topic's coordinator record has,
+// after "timestamp", "record_type" (the key's int16 prefix), "key_type",
+// "key_version" and "key_data" (converter JSON) of its key, or
+// "key_error" and its key and value as bytes when the key did not
+// decode; "tombstone": true for a null value; its value's "type",
+// "version" and "data" (no "version" when it did not decode: "error" and
+// the value's bytes); "note" when a member's consumer protocol bytes did
+// not decode.
 func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
 	e := jsonLine{File: d.File, Offset: d.Offset, BatchOffset: d.BatchOffset, Control: d.Control, Type: d.Type, Data: d.Data}
 	if d.TimestampType != records.NoTimestampType {

@@ -21,6 +21,14 @@
 //     and AppendJSON build the listing's line of a record: offset,
 //     timestamp with its type, key and value (or the decoded record) and
 //     headers. BatchText is a batch's line.
+//   - The files of Kafka's internal topics (a partition directory named
+//     __consumer_offsets-N, __transaction_state-N, __share_group_state-N
+//     or __remote_log_metadata-N: TopicOf; or Options.Decoder) have every
+//     data record's key and value decoded by record type
+//     (KeyValueDecoder, as Embedded nodes of the tree); Describe gives
+//     them as the key's and value's types, versions and converter JSON,
+//     a null value as a tombstone, and a classic consumer group's member
+//     subscriptions and assignments decoded (ConsumerProtocol).
 //   - Summary.Findings and Source.Findings say what a file or a PATH held
 //     when it is not a listing: an empty file, bytes that are not a record
 //     batch, an index file (NotLog), a directory with no record batch.

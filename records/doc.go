@@ -34,7 +34,9 @@
 //     transaction marker's value a group of its version and coordinator
 //     epoch; a KRaft control record's value (and, with Options.Metadata, a
 //     metadata record's) a group holding an Embedded node: the message
-//     decoded with its spec through Options.Decode;
+//     decoded with its spec through Options.Decode; with Options.KeyValue,
+//     an internal topic's record key and value the same way
+//     (KeyValueDecoder);
 //   - bytes that do not form a whole entry are Raw leaves: "partial
 //     batch" at the end when they could be the start of one, "zero bytes"
 //     up to the end, else "skipped" up to the next whole entry (its

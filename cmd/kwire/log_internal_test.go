@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,6 +69,18 @@ g1     t      0          42      0             ""        1700000000000   0
 	wantJSON := `{"type":"offset","group":"g1","topic":"t","partition":0,"offset":42,"leader_epoch":0,"metadata":"","commit_timestamp":1700000000000,"expire_timestamp":-1,"record_offset":0}` + "\n"
 	if got := mustRun(t, "log", "--state", "--format", "json", f); got != wantJSON {
 		t.Errorf("log --state --format json:\n%s\nwant:\n%s", got, wantJSON)
+	}
+	// --tree: each key and value is its message, named as what it is.
+	tree := mustRun(t, "log", "--tree", f)
+	for _, re := range []string{
+		`\+-- OffsetCommitKey +coordinator key v0 +\[0x0042, 13B\] +internal topic's record key, record type 1\n`,
+		`\|   \+-- record_type +int16 += 1 +\[0x0042, 2B\]`,
+		`\+-- OffsetCommitValue +coordinator value v3 +\[0x0050, 24B\] +internal topic's record value, version 3\n`,
+		`\+-- offset +int64 += 42 +\[0x0052, 8B\]`,
+	} {
+		if !regexp.MustCompile(re).MatchString(tree) {
+			t.Errorf("log --tree has no line %s:\n%s", re, tree)
+		}
 	}
 	for _, args := range [][]string{
 		{"--state", "--tree"}, {"--state", "--offset", "1..2"}, {"--metadata", "--decoder", "offsets"}, {"--decoder", "nope"},

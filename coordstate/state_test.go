@@ -279,3 +279,35 @@ note: offset 1: members[0].subscription: ConsumerProtocolSubscription.Topics at 
 		t.Errorf("empty: %q, want %q", got, want)
 	}
 }
+
+// TestStreamsState: a streams group's members have tasks by subtopology;
+// without a topology record the group is NotReady.
+func TestStreamsState(t *testing.T) {
+	cd := testCodec(t)
+	k := func(name, js string) []byte { return enc(t, cd, name, 0, js) }
+	v := func(name, js string) []byte { return enc(t, cd, name, 0, js) }
+	member := `{"instanceId":null,"rackId":null,"clientId":"app","clientHost":"/10.0.0.4","rebalanceTimeoutMs":1000,"topologyEpoch":1,"processId":"p1","userEndpoint":null,"clientTags":[]}`
+	s := replay(t, cd, "__consumer_offsets-0", records.Batch{Timestamp: 1700000000000, Records: []records.KeyValue{
+		kv(k("StreamsGroupMetadataKey", `{"groupId":"app"}`), v("StreamsGroupMetadataValue", `{"epoch":2,"metadataHash":0}`)),
+		kv(k("StreamsGroupTopologyKey", `{"groupId":"app"}`), v("StreamsGroupTopologyValue", `{"epoch":1,"subtopologies":[]}`)),
+		kv(k("StreamsGroupTargetAssignmentMetadataKey", `{"groupId":"app"}`), v("StreamsGroupTargetAssignmentMetadataValue", `{"assignmentEpoch":2}`)),
+		kv(k("StreamsGroupMemberMetadataKey", `{"groupId":"app","memberId":"s1"}`), v("StreamsGroupMemberMetadataValue", member)),
+		kv(k("StreamsGroupCurrentMemberAssignmentKey", `{"groupId":"app","memberId":"s1"}`), v("StreamsGroupCurrentMemberAssignmentValue",
+			`{"memberEpoch":2,"previousMemberEpoch":1,"state":0,"activeTasks":[{"subtopologyId":"0","partitions":[0,1]}],"standbyTasks":[],"warmupTasks":[],"activeTasksPendingRevocation":[],"standbyTasksPendingRevocation":[],"warmupTasksPendingRevocation":[]}`)),
+		kv(k("StreamsGroupMetadataKey", `{"groupId":"app2"}`), v("StreamsGroupMetadataValue", `{"epoch":1,"metadataHash":0}`)),
+		kv(k("StreamsGroupMemberMetadataKey", `{"groupId":"app2","memberId":"s2"}`), v("StreamsGroupMemberMetadataValue", member)),
+	}}.Bytes())
+	want := `GROUPS
+GROUP  TYPE     STATE     EPOCH  ASSIGNMENT EPOCH  PROTOCOL  MEMBERS
+app    streams  Stable    2      2                 -         1
+app2   streams  NotReady  1      -                 -         1
+
+MEMBERS
+GROUP  MEMBER  INSTANCE  CLIENT  HOST       EPOCH  STATE   SUBSCRIBED  ASSIGNED  REVOKING  TARGET
+app    s1      -         app     /10.0.0.4  2      STABLE  -           0:0,1     -         -
+app2   s2      -         app     /10.0.0.4  0      -       -           -         -         -
+`
+	if got := string(s.AppendText(nil)); got != want {
+		t.Errorf("text:\n%s\nwant:\n%s", got, want)
+	}
+}

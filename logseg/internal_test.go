@@ -131,6 +131,7 @@ func offsetsSegment(t testing.TB, cd *codec.Codec) []byte {
 		{Key: gkey, Value: val},
 		{Key: gkey, Value: gval},
 		{Key: key1, Value: val4},
+		{Key: key[:5], Value: val},
 	}}.Bytes()
 }
 
@@ -141,7 +142,7 @@ func TestOffsetsTopic(t *testing.T) {
 	text, js, problems := internalListing(t, f, logseg.Options{Codec: cd})
 	key := `OffsetCommitKey {"group":"g1","topic":"t","partition":0}`
 	checkLines(t, "text", text, []string{
-		"batch 0  records 8  attributes 0x0000  epoch 0  magic 2  CRC valid",
+		"batch 0  records 9  attributes 0x0000  epoch 0  magic 2  CRC valid",
 		`  offset 0  CreateTime 1700000000000  ` + key + `  OffsetCommitValue v3 {"offset":42,"leaderEpoch":5,"metadata":"m","commitTimestamp":1700000000000}`,
 		`  offset 1  CreateTime 1700000000000  ` + key + `  deleted (null value)`,
 		`  offset 2  CreateTime 1700000000000  not a record of __consumer_offsets: key at 0x0083: record type 99 is not one of __consumer_offsets in Kafka 4.4.0: key and value left as bytes  key 0x006301  value 0x0001`,
@@ -150,6 +151,7 @@ func TestOffsetsTopic(t *testing.T) {
 		`  offset 5  CreateTime 1700000000000  GroupMetadataKey {"group":"g1"}  GroupMetadataValue: GroupMetadataValue.protocol at 0x00d6: length 42: need 42 bytes, have 15  value 0x0003000000000000002a0000000500016d0000018bcfe56800`,
 		`  offset 6  CreateTime 1700000000000  GroupMetadataKey {"group":"g1"}  GroupMetadataValue v3 {"protocolType":"consumer","generation":2,"protocol":"range","leader":"m1","currentStateTimestamp":1700000000000,"members":[{"memberId":"m1","groupInstanceId":null,"clientId":"c","clientHost":"/10.0.0.1","rebalanceTimeout":300000,"sessionTimeout":45000,"subscription":{"topics":["t"],"userData":null,"ownedPartitions":[]},"assignment":"AAEAAAAJAA=="}]}  note: GroupMetadataValue.members[0].assignment.AssignedPartitions at 0x0152: array of 9 elements cannot fit in the 1 byte that remain`,
 		`  offset 7  CreateTime 1700000000000  OffsetCommitKey {"group":"g1","topic":"t","partition":1}  OffsetCommitValue v4 {"offset":7,"leaderEpoch":-1,"metadata":"","commitTimestamp":1700000000001,"topicId":"AAAAAAAAAAAAAAAAAAAAAQ"}`,
+		`  offset 8  CreateTime 1700000000000  not a record of __consumer_offsets: OffsetCommitKey.group at 0x019f: length 2: need 2 bytes, have 1  key 0x0001000267  value 0x0003000000000000002a0000000500016d0000018bcfe56800`,
 	})
 	// Each problem of the bad records, at its offset with its path; the
 	// records after them are read.
@@ -159,6 +161,7 @@ func TestOffsetsTopic(t *testing.T) {
 		"00000000000000000000.log[0].Record[4].value.OffsetCommitValue.leaderEpoch at 0x00bf: need 4 bytes, have 0",
 		"00000000000000000000.log[0].Record[5].value.GroupMetadataValue.protocol at 0x00d6: length 42: need 42 bytes, have 15",
 		"00000000000000000000.log[0].Record[6].value.GroupMetadataValue.members[0].assignment.AssignedPartitions at 0x0152: array of 9 elements cannot fit in the 1 byte that remain",
+		"00000000000000000000.log[0].Record[8].key.OffsetCommitKey.group at 0x019f: length 2: need 2 bytes, have 1",
 	})
 	// The offsets are those of the bytes named.
 	for _, c := range []struct {
@@ -168,6 +171,7 @@ func TestOffsetsTopic(t *testing.T) {
 		{0x83, []byte{0, 99, 1}},           // the unknown record type's key
 		{0x9d, []byte{0, 9, 1, 2}},         // the value of version 9
 		{0x152, []byte{0, 0, 0, 9, 0}},     // the assignment's topic count
+		{0x19f - 2, []byte{0, 2, 'g', 50}}, // the truncated key's group (its 1 byte at 0x19f), then the value's length (25)
 		{0xbf - 10, []byte{0, 3, 0, 0, 0}}, // the truncated value, 10 bytes before its end
 	} {
 		if got := seg[c.at : c.at+len(c.want)]; string(got) != string(c.want) {

@@ -67,29 +67,14 @@ func (o Options) topic(path string) spec.Topic {
 func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
 	if !t.Coordinator() {
 		return &records.KeyValueDecoder{Value: func(_ *tree.Tree, data []byte) (*tree.Tree, error) {
-			return cd.DecodeTopicRecord(t, data)
+			return cd.DecodeTopicValue(data, t, 0)
 		}}
 	}
 	return &records.KeyValueDecoder{
-		Key: func(data []byte) (*tree.Tree, error) {
-			if len(data) < 2 {
-				return nil, fmt.Errorf("a key of %s holds at least its int16 record type, this one %d byte", t.TopicName(), len(data))
-			}
-			rt := int16(binary.BigEndian.Uint16(data))
-			m := cd.Set.RecordKey(t, rt)
-			if m == nil {
-				return nil, fmt.Errorf("record type %d is not one of %s in %s: key and value left as bytes", rt, t.TopicName(), render.SetName(cd.Set))
-			}
-			return cd.DecodeRecord(data, m, 0)
-		},
+		Key: func(data []byte) (*tree.Tree, error) { return cd.DecodeTopicKey(data, t) },
 		Value: func(key *tree.Tree, data []byte) (*tree.Tree, error) {
-			rt, _ := key.Message.Prefix(key.Version)
-			m := cd.Set.RecordValue(t, rt)
-			if m == nil {
-				return nil, fmt.Errorf("record type %d of %s has no value spec in %s", rt, t.TopicName(), render.SetName(cd.Set))
-			}
-			vt, err := cd.DecodeRecord(data, m, 0)
-			if err == nil && m.Name == "GroupMetadataValue" {
+			vt, err := cd.DecodeTopicValue(data, t, recordType(key.Message, key.Version))
+			if err == nil && vt.Message.Name == "GroupMetadataValue" {
 				vt.Problems = append(vt.Problems, consumerProblems(cd, vt)...)
 			}
 			return vt, err

@@ -145,7 +145,7 @@ func TestOffsetsTopic(t *testing.T) {
 		"batch 0  records 9  attributes 0x0000  epoch 0  magic 2  CRC valid",
 		`  offset 0  CreateTime 1700000000000  ` + key + `  OffsetCommitValue v3 {"offset":42,"leaderEpoch":5,"metadata":"m","commitTimestamp":1700000000000}`,
 		`  offset 1  CreateTime 1700000000000  ` + key + `  deleted (null value)`,
-		`  offset 2  CreateTime 1700000000000  not a record of __consumer_offsets: key at 0x0083: record type 99 is not one of __consumer_offsets in Kafka 4.4.0: key and value left as bytes  key 0x006301  value 0x0001`,
+		`  offset 2  CreateTime 1700000000000  not a record of __consumer_offsets: record_type at 0x0083: no key spec of record type 99 in __consumer_offsets  key 0x006301  value 0x0001`,
 		`  offset 3  CreateTime 1700000000000  ` + key + `  OffsetCommitValue: OffsetCommitValue.version at 0x009d: OffsetCommitValue has no version 9 (valid versions 0-4)  value 0x00090102`,
 		`  offset 4  CreateTime 1700000000000  ` + key + `  OffsetCommitValue: OffsetCommitValue.leaderEpoch at 0x00bf: need 4 bytes, have 0  value 0x0003000000000000002a`,
 		`  offset 5  CreateTime 1700000000000  GroupMetadataKey {"group":"g1"}  GroupMetadataValue: GroupMetadataValue.protocol at 0x00d6: length 42: need 42 bytes, have 15  value 0x0003000000000000002a0000000500016d0000018bcfe56800`,
@@ -156,7 +156,7 @@ func TestOffsetsTopic(t *testing.T) {
 	// Each problem of the bad records, at its offset with its path; the
 	// records after them are read.
 	checkLines(t, "problems", problems, []string{
-		"00000000000000000000.log[0].Record[2].key at 0x0083: record type 99 is not one of __consumer_offsets in Kafka 4.4.0: key and value left as bytes",
+		"00000000000000000000.log[0].Record[2].key.record_type at 0x0083: no key spec of record type 99 in __consumer_offsets",
 		"00000000000000000000.log[0].Record[3].value.OffsetCommitValue.version at 0x009d: OffsetCommitValue has no version 9 (valid versions 0-4)",
 		"00000000000000000000.log[0].Record[4].value.OffsetCommitValue.leaderEpoch at 0x00bf: need 4 bytes, have 0",
 		"00000000000000000000.log[0].Record[5].value.GroupMetadataValue.protocol at 0x00d6: length 42: need 42 bytes, have 15",
@@ -182,7 +182,7 @@ func TestOffsetsTopic(t *testing.T) {
 	for i, want := range map[int]string{
 		0: `offset":0,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"record_type":1,"key_type":"OffsetCommitKey","key_version":0,"key_data":{"group":"g1","topic":"t","partition":0},"type":"OffsetCommitValue","version":3,"data":{"offset":42,"leaderEpoch":5,"metadata":"m","commitTimestamp":1700000000000}}`,
 		1: `offset":1,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"record_type":1,"key_type":"OffsetCommitKey","key_version":0,"key_data":{"group":"g1","topic":"t","partition":0},"tombstone":true}`,
-		2: `offset":2,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"key_error":"key at 0x0083: record type 99 is not one of __consumer_offsets in Kafka 4.4.0: key and value left as bytes","key_base64":"AGMB","value_base64":"AAE="}`,
+		2: `offset":2,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"key_error":"record_type at 0x0083: no key spec of record type 99 in __consumer_offsets","key_base64":"AGMB","value_base64":"AAE="}`,
 		3: `offset":3,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"record_type":1,"key_type":"OffsetCommitKey","key_version":0,"key_data":{"group":"g1","topic":"t","partition":0},"type":"OffsetCommitValue","value_base64":"AAkBAg==","error":"OffsetCommitValue.version at 0x009d: OffsetCommitValue has no version 9 (valid versions 0-4)"}`,
 		6: `offset":6,"batch_offset":0,"timestamp_type":"CreateTime","timestamp":1700000000000,"record_type":2,"key_type":"GroupMetadataKey","key_version":0,"key_data":{"group":"g1"},"type":"GroupMetadataValue","version":3,"data":{"protocolType":"consumer","generation":2,"protocol":"range","leader":"m1","currentStateTimestamp":1700000000000,"members":[{"memberId":"m1","groupInstanceId":null,"clientId":"c","clientHost":"/10.0.0.1","rebalanceTimeout":300000,"sessionTimeout":45000,"subscription":{"topics":["t"],"userData":null,"ownedPartitions":[]},"assignment":"AAEAAAAJAA=="}]},"note":"GroupMetadataValue.members[0].assignment.AssignedPartitions at 0x0152: array of 9 elements cannot fit in the 1 byte that remain"}`,
 	} {
@@ -288,5 +288,38 @@ func sameJSON(t *testing.T, offset int64, what, got, want string) {
 	}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("offset %d %s:\n%s\nkafka-dump-log:\n%s", offset, what, got, want)
+	}
+}
+
+// TestRemoteLogMetadataTopic: __remote_log_metadata's values are framed
+// records of kafka-storage, by the frame's api key; keys are null.
+// Options.Decoder reads a copy anywhere the same way, and "metadata"
+// reads it as KRaft's records, which these are not.
+func TestRemoteLogMetadataTopic(t *testing.T) {
+	cd := testCodec(t)
+	del := coordRecord(t, cd, "RemotePartitionDeleteMetadataRecord", 0, `{"topicIdPartition":{"name":"t","id":"AAAAAAAAAAAAAAAAAAAAAQ","partition":2},"brokerId":1,"eventTimestampMs":5,"remotePartitionDeleteState":0}`)
+	seg := records.Batch{Timestamp: 1700000000000, Records: []records.KeyValue{{Value: del}, {Value: []byte{1, 99, 0}}}}.Bytes()
+	want := []string{
+		"batch 0  records 2  attributes 0x0000  epoch 0  magic 2  CRC valid",
+		`  offset 0  CreateTime 1700000000000  RemotePartitionDeleteMetadataRecord v0 {"topicIdPartition":{"name":"t","id":"AAAAAAAAAAAAAAAAAAAAAQ","partition":2},"brokerId":1,"eventTimestampMs":5,"remotePartitionDeleteState":0}`,
+		`  offset 1  CreateTime 1700000000000  not a record of __remote_log_metadata: api_key at 0x0073: no record of __remote_log_metadata has api key 99  value 0x016300`,
+	}
+	f := writeSegment(t, "__remote_log_metadata-0", seg)
+	text, _, problems := internalListing(t, f, logseg.Options{Codec: cd})
+	checkLines(t, "text", text, want)
+	checkLines(t, "problems", problems, []string{"00000000000000000000.log[0].Record[1].value.api_key at 0x0073: no record of __remote_log_metadata has api key 99"})
+	g := writeSegment(t, "copy-0", seg)
+	text, _, _ = internalListing(t, g, logseg.Options{Codec: cd, Decoder: "remote-log-metadata"})
+	checkLines(t, "text with --decoder", text, want)
+	if topic, ok := logseg.TopicOf(f); !ok || topic != spec.TopicRemoteLogMetadata {
+		t.Errorf("TopicOf(%s) = %q, %v", f, topic, ok)
+	}
+	if topic, ok := logseg.TopicOf(g); ok {
+		t.Errorf("TopicOf(%s) = %q", g, topic)
+	}
+	text, _, _ = internalListing(t, f, logseg.Options{Codec: cd, Decoder: "metadata"})
+	// Api key 2 is KRaft's TopicRecord: the bytes do not fit it.
+	if !strings.HasPrefix(text[1], "  offset 0  CreateTime 1700000000000  TopicRecord v0: TopicRecord at 0x0059: 18 bytes left after the body") {
+		t.Errorf("--decoder metadata: %s", text[1])
 	}
 }

@@ -138,9 +138,10 @@ func (w *Window) fieldProblem(r records.LogRecord, field string) (string, bool) 
 }
 
 // IsType reports whether the record is a data record whose value holds
-// the metadata record of that name (any case).
+// the metadata record of that name (any case), or an internal topic's
+// record whose key or value is a message of that name.
 func (d *Record) IsType(name string) bool {
-	return !d.Control && strings.EqualFold(d.Type, name)
+	return !d.Control && (strings.EqualFold(d.Type, name) || d.KeyType != "" && strings.EqualFold(d.KeyType, name))
 }
 
 // describeValue decodes a record's value: a control record's message or a

@@ -20,7 +20,7 @@ import (
 
 type logCmd struct {
 	Paths    []string `arg:"" help:"Log segments (*.log), KRaft snapshots (*.checkpoint), directories holding them, or - (a segment on standard input)."`
-	Type     string   `help:"Show only metadata records of this type (PartitionRecord)." placeholder:"NAME"`
+	Type     string   `help:"Show only metadata records of this type (PartitionRecord), or internal topics' records whose key or value is (OffsetCommitKey)." placeholder:"NAME"`
 	Offset   string   `help:"Show only records with offsets in A..B (inclusive; either end may be empty)." placeholder:"A..B"`
 	Format   string   `help:"Output format: text, or json (one line per record and per problem)." enum:"text,json" default:"text"`
 	Tree     bool     `help:"Print the full tree of each file instead of one line per batch and record."`
@@ -79,8 +79,8 @@ func (a *app) log(c *logCmd) error {
 		return err
 	}
 	if c.Type != "" {
-		if m := set.Message(c.Type); m == nil || m.Type != spec.Metadata {
-			return a.notLoaded(fmt.Errorf("--type %s: no metadata record type of that name in %s", c.Type, render.SetName(set)))
+		if m := set.Message(c.Type); m == nil || m.Type != spec.Metadata && m.Topic == "" {
+			return a.notLoaded(fmt.Errorf("--type %s: no metadata or internal topic record type of that name in %s", c.Type, render.SetName(set)))
 		}
 	}
 	values, err := render.ParseValues(a.cli.Values)

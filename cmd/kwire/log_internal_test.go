@@ -70,6 +70,14 @@ g1     t      0          42      0             ""        1700000000000   0
 	if got := mustRun(t, "log", "--state", "--format", "json", f); got != wantJSON {
 		t.Errorf("log --state --format json:\n%s\nwant:\n%s", got, wantJSON)
 	}
+	// --type: by the key's or the value's message (a tombstone has no
+	// value), without batch lines as for metadata records.
+	if got, want := mustRun(t, "log", "--type", "OffsetCommitKey", "--offset", "2..", f), strings.SplitAfter(want, "\n")[3]; got != want {
+		t.Errorf("log --type OffsetCommitKey --offset 2..:\n%s\nwant:\n%s", got, want)
+	}
+	if got := mustRun(t, "log", "--type", "OffsetCommitValue", f); strings.Count(got, "\n") != 2 {
+		t.Errorf("log --type OffsetCommitValue:\n%s", got)
+	}
 	// --tree: each key and value is its message, named as what it is.
 	tree := mustRun(t, "log", "--tree", f)
 	for _, re := range []string{

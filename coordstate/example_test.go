@@ -56,7 +56,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	s := coordstate.New(cd)
+	s := new(coordstate.State)
 	if _, err := logseg.Read(f, logseg.Options{Codec: cd}, func(w *logseg.Window) error {
 		s.AddBatches(w.Tree, w.Batches)
 		return nil

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
 )
@@ -50,12 +48,6 @@ type State struct {
 	shares  map[shareKey]*SharePartition
 	// topicNames are the topic names that records pair with topic ids.
 	topicNames map[[16]byte]string
-	// Decode decodes the int16-version-prefixed bytes of a consumer
-	// protocol message (ConsumerProtocolSubscription or
-	// ConsumerProtocolAssignment, by name) that a classic group's member
-	// holds; nil leaves them undecoded (no subscribed topics or
-	// assignment for classic members).
-	Decode func(name string, data []byte) (tree.Value, error)
 	// Notes are what could not be applied, in order: "offset 12:
 	// ConsumerGroupMemberMetadataValue: …".
 	Notes []string
@@ -343,23 +335,22 @@ func (s *State) classicGroup(r Record) {
 	for i := range ms.Len() {
 		e := ms.Elem(i)
 		m := &Member{ID: str(e, "memberId"), InstanceID: str(e, "groupInstanceId"), ClientID: str(e, "clientId"), ClientHost: str(e, "clientHost"), Epoch: -1}
-		if g.ProtocolType == "consumer" && s.Decode != nil {
-			if sub, err := s.Decode("ConsumerProtocolSubscription", e.Field("subscription").Bytes()); err == nil {
+		if g.ProtocolType == "consumer" {
+			// The consumer protocol messages the tree holds in the bytes
+			// (package logseg's decoder nests them; bytes that did not
+			// decode are the tree's problems).
+			if sub := embedded(e.Field("subscription")); sub.Err() == nil {
 				ts := sub.Field("Topics")
 				for j := range ts.Len() {
 					m.Subscribed = append(m.Subscribed, ts.Elem(j).String())
 				}
-			} else {
-				s.note(r, "members[%d].subscription: %v", i, err)
 			}
-			if as, err := s.Decode("ConsumerProtocolAssignment", e.Field("assignment").Bytes()); err == nil {
+			if as := embedded(e.Field("assignment")); as.Err() == nil {
 				tps := as.Field("AssignedPartitions")
 				for j := range tps.Len() {
 					tp := tps.Elem(j)
 					m.Assigned = append(m.Assigned, Partitions{Topic: str(tp, "Topic"), Partitions: int32s(tp.Field("Partitions"))})
 				}
-			} else if len(e.Field("assignment").Bytes()) > 0 {
-				s.note(r, "members[%d].assignment: %v", i, err)
 			}
 		}
 		g.Members[m.ID] = m
@@ -652,19 +643,6 @@ func mergeBatches(old, upd []StateBatch, start int64) []StateBatch {
 	return kept
 }
 
-// New returns an empty State whose classic consumer groups' member
-// subscriptions and assignments are decoded with cd's specs
-// (logseg.ConsumerProtocol).
-func New(cd *codec.Codec) *State {
-	return &State{Decode: func(name string, data []byte) (tree.Value, error) {
-		t, err := logseg.ConsumerProtocol(cd, name, data)
-		if err != nil {
-			return tree.Value{}, err
-		}
-		return t.At(t.Part(tree.Body)), nil
-	}}
-}
-
 // AddBatches replays the records of batches, decoded in t (package
 // records, with the internal topic's KeyValueDecoder), in order: each
 // data record whose key and value decoded (a record whose key or value
@@ -698,6 +676,15 @@ func (s *State) AddBatches(t *tree.Tree, batches []records.LogBatch) {
 			s.Apply(rec)
 		}
 	}
+}
+
+// embedded is the message decoded inside bytes field v (an Embedded
+// child), or a Value with an error.
+func embedded(v tree.Value) tree.Value {
+	if v.Err() != nil {
+		return v
+	}
+	return v.Tree().At(v.Tree().Find(v.Node(), tree.Embedded))
 }
 
 // decoded reports whether Embedded node e is a whole decode (not a

@@ -98,7 +98,7 @@ func replayProblems(t testing.TB, cd *codec.Codec, dir string, batches ...[]byte
 	if err := os.WriteFile(f, seg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := coordstate.New(cd)
+	s := new(coordstate.State)
 	sum, err := logseg.Read(f, logseg.Options{Codec: cd}, func(w *logseg.Window) error {
 		s.AddBatches(w.Tree, w.Batches)
 		return nil
@@ -244,11 +244,11 @@ sg     AAAAAAAAAAAAAAAAAAAAAQ  1          -1            0             0         
 	}
 }
 
-// TestNotes: what --state cannot apply is a note (garbage in a classic
-// member's subscription); the rest still applies, and a record without
-// state to show (the topics a regular expression resolved to) changes
-// nothing.
-func TestNotes(t *testing.T) {
+// TestGarbageSubscription: a classic member whose subscription does not
+// decode has no subscribed topics in the state (the bytes' problem is the
+// segment's); the rest still applies, and a record without state to show
+// (the topics a regular expression resolved to) changes nothing.
+func TestGarbageSubscription(t *testing.T) {
 	cd := testCodec(t)
 	garbage := base64.StdEncoding.EncodeToString([]byte{0, 1, 0, 0, 0, 5, 0, 1})
 	s, ps := replayProblems(t, cd, "__consumer_offsets-0", records.Batch{Timestamp: 1700000000000, Records: []records.KeyValue{
@@ -267,7 +267,6 @@ g      classic  Stable  1      -                 range     1
 MEMBERS
 GROUP  MEMBER  INSTANCE  CLIENT  HOST  EPOCH  STATE  SUBSCRIBED  ASSIGNED  REVOKING  TARGET
 g      m       -         c       h     -1     -      -           -         -         -
-note: offset 1: members[0].subscription: ConsumerProtocolSubscription.Topics at 0x0002: array of 5 elements cannot fit in the 2 bytes that remain
 `
 	if want := "[00000000000000000000.log[0].Record[1].value.GroupMetadataValue.members[0].subscription.Topics at 0x00a2: array of 5 elements cannot fit in the 2 bytes that remain]"; fmt.Sprint(ps) != want {
 		t.Errorf("problems %v, want %s", ps, want)
@@ -277,6 +276,25 @@ note: offset 1: members[0].subscription: ConsumerProtocolSubscription.Topics at 
 	}
 	if got, want := string(new(coordstate.State).AppendText(nil)), "no state: no record of a type --state replays\n"; got != want {
 		t.Errorf("empty: %q, want %q", got, want)
+	}
+}
+
+// TestNotes: a record of a type State does not know is a note, in text
+// and JSON; the state is unchanged.
+func TestNotes(t *testing.T) {
+	cd := testCodec(t)
+	m := cd.Set.Message("ConsumerProtocolAssignment")
+	vt, err := codec.FromJSON([]byte(`{"assignedPartitions":[],"userData":null}`), m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s coordstate.State
+	s.Apply(coordstate.Record{Offset: 7, ProducerID: coordstate.NoProducer, Key: vt.Root(), Tombstone: true})
+	if got, want := string(s.AppendText(nil)), "no state: no record of a type --state replays\nnote: offset 7: ConsumerProtocolAssignment: not a record type --state replays\n"; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	if got, want := string(s.AppendJSON(nil)), `{"type":"note","message":"offset 7: ConsumerProtocolAssignment: not a record type --state replays"}`+"\n"; got != want {
+		t.Errorf("JSON %q, want %q", got, want)
 	}
 }
 

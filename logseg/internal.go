@@ -58,10 +58,11 @@ func (o Options) topic(path string) spec.Topic {
 // cd: a coordinator record's key by the record type its int16 prefix
 // holds, its value as that record type's value at the version its prefix
 // holds (the key's record type gives the spec); a remote-log-metadata
-// record's value by the api key of its frame (keys are bytes). A
-// GroupMetadataValue whose protocol type is "consumer" also gets the
-// problems of its members' subscription and assignment bytes
-// (ConsumerProtocol). It is what Read decodes an internal topic's files
+// record's value by the api key of its frame (keys are bytes). In a
+// GroupMetadataValue whose protocol type is "consumer", each member's
+// subscription and assignment bytes hold their message decoded
+// (ConsumerProtocol; a group of a Length leaf and an Embedded node), or
+// are a problem at their offset and path when they do not decode. It is what Read decodes an internal topic's files
 // with, and what decodes those topics' records elsewhere (a Fetch
 // response's: records.Options.KeyValue).
 func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
@@ -76,6 +77,7 @@ func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
 			vt, err := cd.DecodeTopicValue(data, t, recordType(key.Message, key.Version))
 			if err == nil && vt.Message.Name == "GroupMetadataValue" {
 				vt.Problems = append(vt.Problems, consumerProblems(cd, vt)...)
+				vt = nestConsumer(cd, vt)
 			}
 			return vt, err
 		},
@@ -253,25 +255,29 @@ func (w *Window) json(e int32, m *spec.Message, ver int16) ([]byte, error) {
 
 // consumerJSON is data, GroupMetadataValue v's converter JSON, with each
 // member's "subscription" and "assignment" (base64) replaced by the
-// converter JSON of the ConsumerProtocolSubscription or Assignment they
-// hold, as kafka-dump-log's offsets decoder shows them; bytes that do not
-// decode (their problem is the tree's) stay base64.
+// converter JSON of the ConsumerProtocolSubscription or Assignment that
+// the tree holds for them (nestConsumer), as kafka-dump-log's offsets
+// decoder shows them; bytes that did not decode (their problem is the
+// tree's) stay base64.
 func (w *Window) consumerJSON(v tree.Value, data []byte) []byte {
 	from := 0
 	consumerMembers(v, func(_ int, f string, b tree.Value) {
-		raw := b.Bytes()
-		old := []byte(`"` + f + `":"` + base64.StdEncoding.EncodeToString(raw) + `"`)
+		old := []byte(`"` + f + `":"` + base64.StdEncoding.EncodeToString(b.Bytes()) + `"`)
 		k := bytes.Index(data[from:], old)
 		if k < 0 {
 			return
 		}
 		k += from
 		from = k + len(old)
-		pt, err := ConsumerProtocol(w.codec, protocolNames[f], raw)
-		if err != nil {
+		e := w.Tree.Find(b.Node(), tree.Embedded)
+		if e < 0 {
 			return
 		}
-		js, err := codec.ToJSON(nil, pt, pt.Part(tree.Body), pt.Message, pt.Version, codec.JSONOptions{})
+		m, ver := w.embedded(e)
+		if m == nil {
+			return
+		}
+		js, err := w.json(e, m, ver)
 		if err != nil {
 			return
 		}
@@ -292,4 +298,76 @@ func recordType(m *spec.Message, v int16) int16 {
 		return rt
 	}
 	return -1
+}
+
+var (
+	refProtocolLength  = tree.NameRef("length", "bytes of the consumer protocol message that follow")
+	refProtocolVersion = tree.NameRef("version", "version of the consumer protocol message (its int16 prefix)")
+)
+
+// nestConsumer returns GroupMetadataValue tree t with each member's
+// subscription and assignment bytes that decode (ConsumerProtocol) made
+// a group of their length (a Length leaf over the field's length prefix)
+// and an Embedded node holding the message: a Frame of its int16 version,
+// then its fields. t is returned as it is when no member's bytes decode.
+func nestConsumer(cd *codec.Codec, t *tree.Tree) *tree.Tree {
+	nest := map[int32]*tree.Tree{}
+	consumerMembers(t.At(max(t.Part(tree.Body), 0)), func(_ int, f string, b tree.Value) {
+		if data := b.Bytes(); len(data) > 0 {
+			if pt, err := ConsumerProtocol(cd, protocolNames[f], data); err == nil {
+				nest[b.Node()] = pt
+			}
+		}
+	})
+	if len(nest) == 0 {
+		return t
+	}
+	out := &tree.Tree{Bytes: t.Bytes, Message: t.Message, Version: t.Version, HeaderVersion: t.HeaderVersion, Problems: t.Problems, Virtual: t.Virtual}
+	b := tree.Builder{T: out}
+	type open struct{ end, off int32 }
+	var stack []open
+	for k := int32(0); k < int32(len(t.Nodes)); k++ {
+		for len(stack) > 0 && stack[len(stack)-1].end <= k {
+			b.Close(stack[len(stack)-1].off)
+			stack = stack[:len(stack)-1]
+		}
+		n := t.Nodes[k]
+		pt := nest[k]
+		switch {
+		case pt != nil:
+			b.Open(n)
+			b.Leaf(tree.Node{Kind: tree.Length, Wire: lengthWire(n.Wire), Ref: refProtocolLength, Off: n.Off, Size: n.DOff - n.Off, Num: int64(n.DLen)})
+			b.Open(tree.Node{Kind: tree.Embedded, Ref: tree.StructRef(pt.Message.Root), Off: n.DOff, Num: int64(pt.Version)})
+			b.Open(tree.Node{Kind: tree.Frame, Off: n.DOff})
+			b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt16, Ref: refProtocolVersion, Off: n.DOff, Size: 2, Num: int64(pt.Version)})
+			b.Close(n.DOff + 2)
+			if body := pt.Part(tree.Body); body >= 0 {
+				pt.Children(body, func(c int32) bool {
+					b.Graft(pt, c, n.DOff+2, 0)
+					return true
+				})
+			}
+			b.Close(n.DOff + n.DLen)
+			b.Close(n.Off + n.Size)
+			k = n.End - 1
+		case n.End > k+1:
+			b.Open(n)
+			stack = append(stack, open{n.End, n.Off + n.Size})
+		default:
+			b.Leaf(n)
+		}
+	}
+	for len(stack) > 0 {
+		b.Close(stack[len(stack)-1].off)
+		stack = stack[:len(stack)-1]
+	}
+	return out
+}
+
+// lengthWire is the wire of the length prefix of a bytes field of wire w.
+func lengthWire(w tree.Wire) tree.Wire {
+	if w == tree.WireCompactBytes {
+		return tree.WireUvarint
+	}
+	return tree.WireInt32
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/records"
@@ -336,6 +337,8 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 			return strconv.AppendInt(append(b, "coordinator key v"...), int64(t.NodeVersion(i)), 10)
 		case "version":
 			return strconv.AppendInt(append(b, "coordinator value v"...), int64(t.NodeVersion(i)), 10)
+		case "prefix":
+			return strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
 		}
 		if embeddedFramed(t, i) {
 			return strconv.AppendInt(append(b, "metadata record v"...), int64(t.NodeVersion(i)), 10)
@@ -351,16 +354,22 @@ func embeddedFramed(t *tree.Tree, i int32) bool {
 	return t.Nodes[i].End > i+1 && t.Nodes[i+1].Kind == tree.Frame
 }
 
-// embeddedPrefix is the name of the int16 prefix that Embedded node i's
-// Frame holds when it is an internal topic's record key ("record_type")
-// or value ("version"); "" for another embedded message.
+// embeddedPrefix says what the int16 prefix that Embedded node i's Frame
+// holds is: an internal topic's record key's record type
+// ("record_type"), a coordinator record value's version ("version"),
+// another message's version ("prefix": a consumer protocol message in a
+// GroupMetadataValue); "" for no such prefix.
 func embeddedPrefix(t *tree.Tree, i int32) string {
 	if !embeddedFramed(t, i) || t.Nodes[i+1].End != i+3 || t.Nodes[i+2].Wire != tree.WireInt16 {
 		return ""
 	}
-	switch name := t.Name(i + 2); name {
-	case "record_type", "version":
+	switch name := t.Name(i + 2); {
+	case name == "record_type":
 		return name
+	case name == "version" && strings.Contains(t.About(i+2), "coordinator"):
+		return name
+	case name == "version":
+		return "prefix"
 	}
 	return ""
 }
@@ -755,6 +764,8 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 			return strconv.AppendInt(append(b, "internal topic's record key, record type "...), int64(t.Nodes[i+2].Num), 10)
 		case "version":
 			return strconv.AppendInt(append(b, "internal topic's record value, version "...), int64(t.NodeVersion(i)), 10)
+		case "prefix":
+			return strconv.AppendInt(append(b, "message held in the bytes, version "...), int64(t.NodeVersion(i)), 10)
 		}
 		if embeddedFramed(t, i) {
 			return strconv.AppendInt(append(b, "KRaft metadata record, version "...), int64(t.NodeVersion(i)), 10)

@@ -112,7 +112,7 @@ func (a *app) log(c *logCmd) error {
 	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets}
 	var state *coordstate.State
 	if c.State {
-		state = coordstate.New(cd)
+		state = new(coordstate.State)
 	}
 	prog := a.logProgress(files)
 	defer prog.Done()

@@ -90,6 +90,20 @@ g1     t      0          42      0             ""        1700000000000   0
 			t.Errorf("log --tree has no line %s:\n%s", re, tree)
 		}
 	}
+	// A classic consumer group's member subscription and assignment are
+	// decoded in the tree too (a real segment of Kafka 4.4.0).
+	tree = mustRun(t, "log", "--tree", filepath.Join("..", "..", "docs", "examples", "__consumer_offsets-26"))
+	for _, re := range []string{
+		`\+-- subscription +bytes += 0x000300000001000b696e7465726e616c… \(int32 len=37\) +\[0x015c, 41B\]`,
+		`\|   \+-- length +int32 += 37 +\[0x015c, 4B\]`,
+		`\+-- ConsumerProtocolSubscription +message v3 +\[0x0160, 37B\] +message held in the bytes, version 3\n`,
+		`\+-- \[0\] +string += "internal-r1" \(int16 len=11\) +\[0x0166, 13B\]`,
+		`\+-- ConsumerProtocolAssignment +message v0 +\[0x0189, 35B\]`,
+	} {
+		if !regexp.MustCompile(re).MatchString(tree) {
+			t.Errorf("log --tree has no line %s:\n%s", re, tree)
+		}
+	}
 	for _, args := range [][]string{
 		{"--state", "--tree"}, {"--state", "--offset", "1..2"}, {"--metadata", "--decoder", "offsets"}, {"--decoder", "nope"},
 	} {

@@ -28,7 +28,7 @@
 //     (KeyValueDecoder, as Embedded nodes of the tree); Describe gives
 //     them as the key's and value's types, versions and converter JSON,
 //     a null value as a tombstone, and a classic consumer group's member
-//     subscriptions and assignments decoded (ConsumerProtocol).
+//     subscriptions and assignments decoded.
 //   - Summary.Findings and Source.Findings say what a file or a PATH held
 //     when it is not a listing: an empty file, bytes that are not a record
 //     batch, an index file (NotLog), a directory with no record batch.

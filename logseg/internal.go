@@ -61,7 +61,7 @@ func (o Options) topic(path string) spec.Topic {
 // record's value by the api key of its frame (keys are bytes). In a
 // GroupMetadataValue whose protocol type is "consumer", each member's
 // subscription and assignment bytes hold their message decoded
-// (ConsumerProtocol; a group of a Length leaf and an Embedded node), or
+// (consumerProtocol; a group of a Length leaf and an Embedded node), or
 // are a problem at their offset and path when they do not decode. It is what Read decodes an internal topic's files
 // with, and what decodes those topics' records elsewhere (a Fetch
 // response's: records.Options.KeyValue).
@@ -76,7 +76,6 @@ func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
 		Value: func(key *tree.Tree, data []byte) (*tree.Tree, error) {
 			vt, err := cd.DecodeTopicValue(data, t, recordType(key.Message, key.Version))
 			if err == nil && vt.Message.Name == "GroupMetadataValue" {
-				vt.Problems = append(vt.Problems, consumerProblems(cd, vt)...)
 				vt = nestConsumer(cd, vt)
 			}
 			return vt, err
@@ -84,14 +83,14 @@ func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
 	}
 }
 
-// ConsumerProtocol decodes data, the bytes of a classic group member's
+// consumerProtocol decodes data, the bytes of a classic group member's
 // subscription or assignment (GroupMetadataValue's members) when its
 // protocol type is "consumer": an int16 version, then message name
 // ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment") at that
-// version, as the consumer writes it (ConsumerProtocol). The tree's
+// version, as the consumer writes it (ConsumerProtocol.java). The tree's
 // offsets are data's from byte 2 on, its version the prefix's; errors
 // name the path and offset in data.
-func ConsumerProtocol(cd *codec.Codec, name string, data []byte) (*tree.Tree, error) {
+func consumerProtocol(cd *codec.Codec, name string, data []byte) (*tree.Tree, error) {
 	m := cd.Set.Message(name)
 	if m == nil {
 		return nil, fmt.Errorf("no %s in %s", name, render.SetName(cd.Set))
@@ -130,36 +129,6 @@ func consumerMembers(v tree.Value, fn func(i int, field string, b tree.Value)) {
 // protocolNames are the consumer protocol messages of GroupMetadataValue's
 // members' fields.
 var protocolNames = map[string]string{"subscription": "ConsumerProtocolSubscription", "assignment": "ConsumerProtocolAssignment"}
-
-// consumerProblems are the problems of the consumer protocol bytes of
-// GroupMetadataValue tree t's members (empty bytes are none: a member
-// before its assignment), at their offsets in t and with their paths
-// ("members[0].subscription.Topics[1]").
-func consumerProblems(cd *codec.Codec, t *tree.Tree) []tree.Problem {
-	var out []tree.Problem
-	consumerMembers(t.At(max(t.Part(tree.Body), 0)), func(i int, f string, b tree.Value) {
-		data := b.Bytes()
-		if len(data) == 0 {
-			return
-		}
-		_, err := ConsumerProtocol(cd, protocolNames[f], data)
-		if err == nil {
-			return
-		}
-		p := tree.Problem{Off: t.Nodes[b.Node()].DOff, VOff: -1, Path: fmt.Sprintf("members[%d].%s", i, f), Msg: err.Error()}
-		if we, ok := err.(*wire.Error); ok {
-			p.Off += int32(we.Offset)
-			if rest := strings.TrimPrefix(we.Path, protocolNames[f]); rest != "" && rest != we.Path {
-				p.Path += rest
-			} else if we.Path != "" && we.Path != protocolNames[f] {
-				p.Path += "." + we.Path
-			}
-			p.Msg = errMsg(we)
-		}
-		out = append(out, p)
-	})
-	return out
-}
 
 // errMsg is a wire error's message without its offset and path.
 func errMsg(e *wire.Error) string {
@@ -306,18 +275,36 @@ var (
 )
 
 // nestConsumer returns GroupMetadataValue tree t with each member's
-// subscription and assignment bytes that decode (ConsumerProtocol) made
+// subscription and assignment bytes that decode (consumerProtocol) made
 // a group of their length (a Length leaf over the field's length prefix)
 // and an Embedded node holding the message: a Frame of its int16 version,
-// then its fields. t is returned as it is when no member's bytes decode.
+// then its fields. Bytes that do not decode (empty ones are none: a
+// member before its assignment) are a problem of t at their offset, with
+// their path ("members[0].subscription.Topics"); t is returned with them
+// when no member's bytes decode.
 func nestConsumer(cd *codec.Codec, t *tree.Tree) *tree.Tree {
 	nest := map[int32]*tree.Tree{}
-	consumerMembers(t.At(max(t.Part(tree.Body), 0)), func(_ int, f string, b tree.Value) {
-		if data := b.Bytes(); len(data) > 0 {
-			if pt, err := ConsumerProtocol(cd, protocolNames[f], data); err == nil {
-				nest[b.Node()] = pt
-			}
+	consumerMembers(t.At(max(t.Part(tree.Body), 0)), func(i int, f string, b tree.Value) {
+		data := b.Bytes()
+		if len(data) == 0 {
+			return // a member before its assignment
 		}
+		pt, err := consumerProtocol(cd, protocolNames[f], data)
+		if err == nil {
+			nest[b.Node()] = pt
+			return
+		}
+		p := tree.Problem{Off: t.Nodes[b.Node()].DOff, VOff: -1, Path: fmt.Sprintf("members[%d].%s", i, f), Msg: err.Error()}
+		if we, ok := err.(*wire.Error); ok {
+			p.Off += int32(we.Offset)
+			if rest := strings.TrimPrefix(we.Path, protocolNames[f]); rest != "" && rest != we.Path {
+				p.Path += rest
+			} else if we.Path != "" && we.Path != protocolNames[f] {
+				p.Path += "." + we.Path
+			}
+			p.Msg = errMsg(we)
+		}
+		t.Problems = append(t.Problems, p)
 	})
 	if len(nest) == 0 {
 		return t

@@ -87,7 +87,7 @@ func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
 // subscription or assignment (GroupMetadataValue's members) when its
 // protocol type is "consumer": an int16 version, then message name
 // ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment") at that
-// version, as the consumer writes it (ConsumerProtocol.java). The tree's
+// version, as Kafka's ConsumerProtocol writes it. The tree's
 // offsets are data's from byte 2 on, its version the prefix's; errors
 // name the path and offset in data.
 func consumerProtocol(cd *codec.Codec, name string, data []byte) (*tree.Tree, error) {

@@ -28,7 +28,7 @@ type env struct {
 
 // kwireCLI is the command line, as kong parses it.
 type kwireCLI struct {
-	Kafka string `help:"Embedded Kafka release: 4.4, 3.9, 4.4.0 (default: the newest)." placeholder:"R" predictor:"release"`
+	Kafka string `help:"Embedded Kafka release: a minor from 3.0 to 4.4 (its last patch release: 3.6 is 3.6.2) or an exact one (3.9.1); default: the newest, 4.4.0." placeholder:"R" predictor:"release"`
 	Specs string `help:"Load the specs from a directory, a .jar/.zip or one spec file instead of an embedded release." placeholder:"PATH"`
 	Color string `help:"Colour the output: auto (only on a terminal, and never when NO_COLOR is set), always, never." enum:"auto,always,never" default:"auto"`
 

@@ -22,7 +22,7 @@
 //	kwire site --out DIR; kwire serve   the protocol atlas as a static site, or served
 //	kwire help CMD; kwire completion SH kwire CMD --help; tab completion for bash, zsh, fish
 //
-// Global flags: --kafka R picks an embedded release ("4.4", "3.9.1"; the
+// Global flags: --kafka R picks an embedded release ("3.6" for 3.6.2, "3.9.1"; the
 // newest by default), --specs PATH loads specs from a directory, a .jar/.zip
 // or one file instead, --color auto|always|never (auto: colour only when
 // stdout is a terminal and NO_COLOR is unset or empty).

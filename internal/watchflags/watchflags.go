@@ -20,7 +20,7 @@ type Flags struct {
 	SlowerThan time.Duration `name:"slower-than" help:"Print only the exchanges whose latency is over this." placeholder:"DURATION"`
 	Topic      string        `help:"Print only the exchanges that name this topic, or its id as a response on the same connection (Metadata) gave it." placeholder:"NAME"`
 	Stats      bool          `help:"Print statistics per API version (exchanges, bytes, latency percentiles, error codes) and per client, of the exchanges the filters keep."`
-	Upgrade    string        `name:"upgrade-check" help:"List the clients that used an API or version this embedded release does not accept (as --kafka names it: 4.4, 3.9.1)." placeholder:"RELEASE"`
+	Upgrade    string        `name:"upgrade-check" help:"List the clients that used an API or version this embedded release does not accept (as --kafka names it: 4.0, 3.9.1)." placeholder:"RELEASE"`
 }
 
 // Watcher returns the traffic.Watcher the flags ask for, api names

@@ -713,6 +713,10 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 			switch first := t.Name(c.parent + 1); {
 			case ref.Name == "record_type":
 				return append(b, "coordinator record type (the key's int16 prefix)"...)
+			case ref.Name == "version" && first == "version" && ref.About != "":
+				// The prefix's own text: a coordinator record value's, a
+				// consumer protocol message's.
+				return append(b, ref.About...)
 			case ref.Name == "version" && first == "version":
 				return append(b, "version of the coordinator record value (its int16 prefix)"...)
 			}
@@ -796,6 +800,9 @@ func frameAbout(t *tree.Tree, i int32) string {
 		case "record_type":
 			return "coordinator record key prefix"
 		case "version":
+			if a := t.About(i + 1); a != "" && !strings.Contains(a, "coordinator") {
+				return "int16 version prefix" // a consumer protocol message's
+			}
 			return "coordinator record value prefix"
 		}
 	}

@@ -97,6 +97,8 @@ g1     t      0          42      0             ""        1700000000000   0
 		`\+-- subscription +bytes += 0x000300000001000b696e7465726e616c… \(int32 len=37\) +\[0x015c, 41B\]`,
 		`\|   \+-- length +int32 += 37 +\[0x015c, 4B\]`,
 		`\+-- ConsumerProtocolSubscription +message v3 +\[0x0160, 37B\] +message held in the bytes, version 3\n`,
+		`\+-- Frame +\[0x0160, 2B\] +int16 version prefix\n`,
+		`\+-- version +int16 += 3 +\[0x0160, 2B\] +version of the consumer protocol message \(its int16 prefix\)\n`,
 		`\+-- \[0\] +string += "internal-r1" \(int16 len=11\) +\[0x0166, 13B\]`,
 		`\+-- ConsumerProtocolAssignment +message v0 +\[0x0189, 35B\]`,
 	} {

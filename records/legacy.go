@@ -114,7 +114,7 @@ func (d *decoder) wrapper(data []byte, off int32, a area, path string, codec int
 	if !ok {
 		return
 	}
-	inner := area{virtual: true, wireOff: off, path: path + ".decompressed", inWrapper: true}
+	inner := d.viewArea(area{virtual: true, wireOff: off, path: path + ".decompressed", inWrapper: true}, len(data))
 	if a.virtual {
 		inner.wireOff = a.wireOff
 	}

@@ -205,3 +205,34 @@ func TestMaxNodes(t *testing.T) {
 		fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: the tree holds 10000 nodes, its limit", k, k*len(one), len(plain)-k*len(one)),
 		fmt.Sprintf("records[1] at 0x%04x: %d bytes of entries not decoded: the tree holds 10000 nodes, its limit", len(b), len(seg)-len(b)))
 }
+
+// The records of a decompressed view make at most 64 Ki nodes and 16 a
+// byte of its compressed payload in a tree: 2 MiB of the smallest
+// records, which zstd takes to a few hundred bytes, are cut there with a
+// problem; DecodeParts, whose parts are bounded, lists them all.
+func TestViewNodes(t *testing.T) {
+	one := recordBytes(0, rec{})
+	n := 2 << 20 / len(one)
+	payload := zstdBytes(bytes.Repeat(one, n))
+	b := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: int32(n)}.bytes(payload)
+	tr := records.Decode(b, records.Options{})
+	limit := 64<<10 + 16*len(payload)
+	// 16 nodes before the view (root, batch, header, payload leaf), the
+	// view's own, then 8 a record: record k is the first not decoded.
+	k := (16 + limit - 17 + 7) / 8
+	wantProblems(t, tr, fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes makes at most %d nodes (64 Ki and 16 a byte; a bomb?)",
+		k, k*len(one), (n-k)*len(one), len(payload), limit))
+	got := 0
+	records.DecodeParts(b, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+		for _, b := range records.LogBatches(pt) {
+			got += len(b.Records)
+		}
+		if len(pt.Problems) > 0 {
+			t.Errorf("parts: %s", problems(pt))
+		}
+		return nil
+	})
+	if got != n {
+		t.Errorf("parts: %d records, want %d", got, n)
+	}
+}

@@ -343,15 +343,17 @@ func (d *decoder) full() bool {
 	return d.parts != nil && len(d.b.T.Nodes) >= d.parts.maxNodes
 }
 
-// overNodes reports whether the tree holds Options.MaxNodes nodes.
-func (d *decoder) overNodes() bool {
-	return d.o.MaxNodes > 0 && len(d.b.T.Nodes) >= d.o.MaxNodes
-}
-
-// overNodesMsg is the problem of n bytes of entries or records not decoded
-// because the tree holds Options.MaxNodes nodes.
-func (d *decoder) overNodesMsg(n int, what string) string {
-	return fmt.Sprintf("%s of %s not decoded: the tree holds %d nodes, its limit", wire.Bytes(n), what, d.o.MaxNodes)
+// overNodes reports whether the tree holds Options.MaxNodes nodes, or
+// the nodes a view of area a may make, with the problem of the n bytes
+// of what ("entries", "records") then not decoded.
+func (d *decoder) overNodes(a area, n int, what string) (string, bool) {
+	switch {
+	case d.o.MaxNodes > 0 && len(d.b.T.Nodes) >= d.o.MaxNodes:
+		return fmt.Sprintf("%s of %s not decoded: the tree holds %d nodes, its limit", wire.Bytes(n), what, d.o.MaxNodes), true
+	case a.maxNodes > 0 && len(d.b.T.Nodes) >= a.maxNodes:
+		return fmt.Sprintf("%s of %s not decoded: a compressed payload of %s makes at most %d nodes (64 Ki and %d a byte; a bomb?)", wire.Bytes(n), what, wire.Bytes(a.payload), viewNodesBase+viewNodesPerByte*a.payload, viewNodesPerByte), true
+	}
+	return "", false
 }
 
 // stopped reports whether DecodeParts's fn has failed: decoding ends.
@@ -440,6 +442,31 @@ type area struct {
 	// inWrapper is set inside a legacy compressed wrapper, whose inner
 	// messages must not be compressed again.
 	inWrapper bool
+	// maxNodes, when not 0, is the node count of the tree past which the
+	// rest of a decompressed view is not decoded (viewNodes), payload
+	// the size of the compressed payload it comes from.
+	maxNodes, payload int
+}
+
+// Bounds of the nodes the records of one decompressed view make in a tree
+// (not DecodeParts's, whose parts are bounded): viewNodesBase and
+// viewNodesPerByte times the bytes of the compressed payload. Records of
+// 60 bytes compressed 10 times make about 1.4 nodes a byte of payload;
+// only a payload crafted to expand (the smallest records, repeated) comes
+// near 16, and would otherwise make a tree of 40 bytes a node for each 7
+// bytes of what it decompresses to.
+const (
+	viewNodesBase    = 64 << 10
+	viewNodesPerByte = 16
+)
+
+// viewArea sets the node bound of view a of a compressed payload of n
+// bytes (none in DecodeParts).
+func (d *decoder) viewArea(a area, n int) area {
+	if d.parts == nil {
+		a.maxNodes, a.payload = len(d.b.T.Nodes)+viewNodesBase+viewNodesPerByte*n, n
+	}
+	return a
 }
 
 func (a area) flags() tree.Flags {
@@ -484,9 +511,9 @@ func (d *decoder) entries(data []byte, base int32, a area) {
 		rest := data[pos:]
 		off := base + int32(pos)
 		path := index(a.path, k)
-		if d.overNodes() {
+		if msg, over := d.overNodes(a, len(rest), "entries"); over {
 			i := d.raw(a, refUndecoded, off, len(rest))
-			d.problem(a, i, off, path, d.overNodesMsg(len(rest), "entries"))
+			d.problem(a, i, off, path, msg)
 			return
 		}
 		total := EntrySize(rest)
@@ -825,7 +852,7 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 		return n
 	}
 	d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refCompressed, Off: boff, Size: int32(len(body)), DOff: boff, DLen: int32(len(body)), Flags: a.flags()})
-	inner := area{virtual: true, wireOff: boff, path: path + ".decompressed"}
+	inner := d.viewArea(area{virtual: true, wireOff: boff, path: path + ".decompressed"}, len(body))
 	if a.virtual {
 		inner.wireOff = a.wireOff
 	}
@@ -908,9 +935,9 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	pos := 0
 	n := int32(0)
 	for ; n < count && pos < len(body); n++ {
-		if d.overNodes() {
+		if msg, over := d.overNodes(a, len(body)-pos, "records"); over {
 			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
-			d.problem(a, i, base+int32(pos), recordPath(path, n), d.overNodesMsg(len(body)-pos, "records"))
+			d.problem(a, i, base+int32(pos), recordPath(path, n), msg)
 			return count
 		}
 		next, ok, bad := d.record(body, pos, base, a, path, n, info)

@@ -43,7 +43,8 @@ func headerSeq(msg string, v int16, i int) uint64 { return caseSeq("header:"+msg
 // addFrame gives a request or response case kwire's frame (size, a header
 // with a random correlation id and, for requests, client id, then the
 // body) and the header version kwire chose; a metadata record case gets
-// its record value frame. Other types have no frame.
+// its record value frame (a remote-log-metadata record too), a coordinator
+// record key or value its int16 prefix. Other types have no frame.
 func addFrame(c *codec.Codec, m *spec.Message, v int16, val *tree.Tree, hr *rand.Rand, kc *kcase) error {
 	var t *tree.Tree
 	var err error
@@ -68,7 +69,13 @@ func addFrame(c *codec.Codec, m *spec.Message, v int16, val *tree.Tree, hr *rand
 			return err
 		}
 	default:
-		return nil
+		if !m.VersionPrefixed() {
+			return nil
+		}
+		// A coordinator record key or value: its int16 prefix.
+		if t, err = c.EncodeRecord(m, v, val); err != nil {
+			return err
+		}
 	}
 	kc.Frame = hex.EncodeToString(t.Bytes)
 	kc.BodyOffset = int(t.Nodes[t.Part(tree.Body)].Off)
@@ -362,7 +369,7 @@ func headerSpec(c *codec.Codec, m *spec.Message) *spec.Message {
 // difference inside is named before the size it changes); for a metadata
 // record, the record value frame and the body.
 func frameLeaves(c *codec.Codec, m *spec.Message, v int16, b []byte, hv int16, bodyOff int) []leaf {
-	if m.Type == spec.Metadata {
+	if m.Type == spec.Metadata || m.VersionPrefixed() {
 		t, _ := c.DecodeRecord(b, m, v)
 		return leaves(t)
 	}
@@ -408,8 +415,15 @@ func judgeInstanceFrame(c *codec.Codec, m *spec.Message, ki *kinstance, kb []byt
 		return out
 	}
 	v := ki.Version
-	if m.Type == spec.Metadata {
-		t, err := c.DecodeRecord(frame, nil, 0)
+	if m.Type == spec.Metadata || m.VersionPrefixed() {
+		// A KRaft metadata record is found by its frame's api key; an
+		// internal topic's record (remote-log-metadata, a coordinator
+		// key or value) is read as m, by its frame or int16 prefix.
+		var as *spec.Message
+		if m.Topic != "" || m.VersionPrefixed() {
+			as = m
+		}
+		t, err := c.DecodeRecord(frame, as, v)
 		if err != nil {
 			fail("frame_decode", errPath(err), "kwire decoding Kafka's record value frame: "+err.Error(), -1, -1)
 		} else {

@@ -457,8 +457,8 @@ func judgeInstance(c *codec.Codec, ki *kinstance) (*mismatch, checked) {
 		}) {
 			mm.Detail += "\nKafka frame " + short(ki.Frame)
 		}
-	case m.Type == spec.Request || m.Type == spec.Response || m.Type == spec.Metadata:
-		fail("frame", "(frame)", "Kafka sent no frame for a "+string(m.Type))
+	case m.Type == spec.Request || m.Type == spec.Response || m.Type == spec.Metadata || m.VersionPrefixed():
+		fail("frame", "(frame)", "Kafka sent no frame for a "+caseType(m))
 	}
 
 	// Kafka's record batches against kwire's decoding of them.

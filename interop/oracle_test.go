@@ -144,6 +144,20 @@ func caseID(msg string, v int16, i int) string {
 	return fmt.Sprintf("kwire/%s/v%d/r%d", msg, v, i)
 }
 
+// caseType is the type a case of m is judged and counted as: the spec's
+// type, but "coordinator-key" or "coordinator-value" for every internal
+// topic's coordinator record key or value (3.9's are "data" specs), whose
+// frame is the int16 prefix.
+func caseType(m *spec.Message) string {
+	switch {
+	case m.IsRecordKey():
+		return string(spec.CoordinatorKey)
+	case m.IsRecordValue():
+		return string(spec.CoordinatorValue)
+	}
+	return string(m.Type)
+}
+
 // buildCase encodes value val of m at v into a case: body bytes, kwire's
 // JSON (records as base64, unknown tags kept), kwire's frame (a header
 // drawn from hr) and kwire's summary of the record batches.
@@ -156,7 +170,7 @@ func buildCase(c *codec.Codec, m *spec.Message, v int16, id string, val *tree.Tr
 	if err != nil {
 		return nil, fmt.Errorf("%s: ToJSON: %w", id, err)
 	}
-	kc := &kcase{ID: id, Message: m.Name, Type: string(m.Type), Version: v, Hex: hex.EncodeToString(enc.Bytes), JSON: js}
+	kc := &kcase{ID: id, Message: m.Name, Type: caseType(m), Version: v, Hex: hex.EncodeToString(enc.Bytes), JSON: js}
 	if err := addFrame(c, m, v, val, hr, kc); err != nil {
 		return nil, fmt.Errorf("%s: frame: %w", id, err)
 	}
@@ -256,7 +270,11 @@ func (r *releaseReport) vacuity(s *spec.Set) []string {
 	var out []string
 	for _, dir := range []string{kwireToKafka, kafkaToKwire} {
 		t := r.byDir[dir]
-		for _, ty := range []string{"request", "response", "metadata"} {
+		framed := []string{"request", "response", "metadata"}
+		if len(s.RecordTypes(spec.TopicOffsets)) > 0 {
+			framed = append(framed, "coordinator-key", "coordinator-value")
+		}
+		for _, ty := range framed {
 			c := t.byType[ty]
 			switch {
 			case c == nil:
@@ -358,7 +376,7 @@ func checkRelease(t *testing.T, cfg config, release string) *releaseReport {
 		}
 		typ := ki.Type
 		if m := s.Message(ki.Message); m != nil {
-			typ = string(m.Type)
+			typ = caseType(m)
 		}
 		mm, ck := judgeInstance(c, &ki)
 		tj.record(typ, ki.Message, ki.Version, mm, ck)
@@ -380,27 +398,34 @@ func (r *releaseReport) matrix(maxShown int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Kafka %s oracle matrix (%.1fs, of which JVM %.1fs)\n", r.release, r.elapsed.Seconds(), r.jvm.Seconds())
 	row := func(dir, typ string, c *counts) {
-		fmt.Fprintf(&b, "  %-15s %-9s %8d %8d %10d %14d %15d %9d %13d %12d\n", dir, typ, len(c.triples), c.cases, c.mismatches,
+		fmt.Fprintf(&b, "  %-15s %-17s %8d %8d %10d %14d %15d %9d %13d %12d\n", dir, typ, len(c.triples), c.cases, c.mismatches,
 			c.frames, c.batches, c.limited[limitRecords], c.limited[limitUnknownTags], c.limited[limitFromJSON])
 	}
-	fmt.Fprintf(&b, "  %-15s %-9s %8s %8s %10s %14s %15s %9s %13s %12s\n", "direction", "type", "triples", "cases", "mismatches", "frames checked", "batches checked", "records", "unknown tags", "json->bytes*")
+	fmt.Fprintf(&b, "  %-15s %-17s %8s %8s %10s %14s %15s %9s %13s %12s\n", "direction", "type", "triples", "cases", "mismatches", "frames checked", "batches checked", "records", "unknown tags", "json->bytes*")
 	for _, dir := range []string{kwireToKafka, kafkaToKwire} {
 		t := r.byDir[dir]
-		for _, ty := range []string{"request", "response", "header", "metadata", "data"} {
+		types := []string{"request", "response", "header", "metadata", "data", "coordinator-key", "coordinator-value"}
+		for _, ty := range types {
 			if c := t.byType[ty]; c != nil {
 				row(dir, ty, c)
 			}
 		}
-		for ty, c := range t.byType {
-			if !slices.Contains([]string{"request", "response", "header", "metadata", "data"}, ty) {
-				row(dir, ty, c)
+		var others []string
+		for ty := range t.byType {
+			if !slices.Contains(types, ty) {
+				others = append(others, ty)
 			}
+		}
+		slices.Sort(others)
+		for _, ty := range others {
+			row(dir, ty, t.byType[ty])
 		}
 		row(dir, "all", &t.all)
 	}
 	b.WriteString("  triples: (message, version) pairs checked in that direction; frames checked: framed\n" +
 		"  messages judged (size, header version and fields, body offset, bytes; metadata records:\n" +
-		"  the record value frame); batches checked: record batches in records fields compared\n" +
+		"  the record value frame; coordinator record keys and values: the int16 prefix);\n" +
+		"  batches checked: record batches in records fields compared\n" +
 		"  field by field and record by record (CRC-32C included); records, unknown tags: cases\n" +
 		"  whose JSON Kafka cannot carry, those parts compared by bytes only; json->bytes*: cases\n" +
 		"  where reading the other side's JSON back into bytes is not representable for that reason\n")

@@ -28,7 +28,9 @@ final class Catalog {
     static final class Entry {
         final String className;     // simple class name: VoteRequestData, FeatureLevelRecord
         final String messageName;   // the spec's name: VoteRequest, FeatureLevelRecord
-        final String type;          // request, response, header, metadata or data
+        final String type;          // request, response, header, metadata, data, coordinator-key,
+                                    // coordinator-value (the group, transaction and share
+                                    // coordinators' records) or remote-log-metadata (kafka-storage's)
         final Class<? extends Message> cls;
         final Constructor<? extends Message> readCtor;
         final Method jsonWrite;     // static JsonNode write(X, short)
@@ -48,6 +50,12 @@ final class Catalog {
             String n = className;
             if (pkg.endsWith(".metadata")) {
                 type = "metadata";
+            } else if (pkg.startsWith("org.apache.kafka.coordinator.") && n.endsWith("Key")) {
+                type = "coordinator-key";
+            } else if (pkg.startsWith("org.apache.kafka.coordinator.") && n.endsWith("Value")) {
+                type = "coordinator-value";
+            } else if (pkg.equals(Frames.REMOTE_LOG_METADATA_PACKAGE) && isApi(cls) && ((org.apache.kafka.common.protocol.ApiMessage) m).apiKey() >= 0) {
+                type = "remote-log-metadata";
             } else if (n.endsWith("RequestHeaderData") || n.endsWith("ResponseHeaderData")) {
                 type = "header";
             } else if (n.endsWith("RequestData") && isApi(cls)) {

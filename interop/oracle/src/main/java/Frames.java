@@ -17,22 +17,33 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.protocol.SendBuilder;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.metadata.MetadataRecordSerde;
 import org.apache.kafka.server.common.ApiMessageAndVersion;
+import org.apache.kafka.server.common.serialization.AbstractApiMessageSerde;
 
 /**
  * Framing as Kafka does it: the header version ApiKeys chooses, the size
  * prefix, header and body that the network layer sends
  * ({@code SendBuilder.buildRequestSend}/{@code buildResponseSend}, the path
  * of every request and response), and the KRaft metadata record value frame
- * ({@code MetadataRecordSerde}: frame version, api key, version).
+ * ({@code MetadataRecordSerde}: frame version, api key, version); the same
+ * frame around kafka-storage's __remote_log_metadata records (its
+ * RemoteLogMetadataSerde is an AbstractApiMessageSerde whose api keys are
+ * the storage package's MetadataRecordType); and the int16 prefix of the
+ * coordinators' record keys and values, as CoordinatorRecordSerde writes
+ * them (MessageUtil.toCoordinatorTypePrefixedBytes for a key with an api
+ * key, the record type; toVersionPrefixedBytes for a 3.9 key, whose
+ * version is its record type, and for every value) and reads them (a key
+ * at its record type, a value at its version).
  *
  * {@link #check} judges a frame kwire wrote; {@link #request},
- * {@link #response} and {@link #metadataRecord} write Kafka's own.
+ * {@link #response}, {@link #metadataRecord}, {@link #remoteLogMetadataRecord}
+ * and {@link #coordinatorRecord} write Kafka's own.
  */
 final class Frames {
     private Frames() {}
@@ -116,11 +127,64 @@ final class Frames {
 
     /** A metadata record value as the KRaft log stores it (MetadataRecordSerde.write). */
     static byte[] metadataRecord(Message m, short v) {
+        return framed(MetadataRecordSerde.INSTANCE, m, v);
+    }
+
+    /** The package of kafka-storage's generated remote-log-metadata records. */
+    static final String REMOTE_LOG_METADATA_PACKAGE = "org.apache.kafka.server.log.remote.metadata.storage.generated";
+
+    /**
+     * The serde of __remote_log_metadata's values, as kafka-storage's
+     * RemoteLogMetadataSerde builds it: the metadata record frame, with
+     * the api keys of the storage package's MetadataRecordType.
+     */
+    static final AbstractApiMessageSerde REMOTE_LOG_METADATA_SERDE = new AbstractApiMessageSerde() {
+        @Override
+        public ApiMessage apiMessageFor(short apiKey) {
+            try {
+                Class<?> t = Class.forName(REMOTE_LOG_METADATA_PACKAGE + ".MetadataRecordType");
+                Object type = t.getMethod("fromId", short.class).invoke(null, apiKey);
+                return (ApiMessage) t.getMethod("newMetadataRecord").invoke(type);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("MetadataRecordType.fromId(" + apiKey + "): " + e, e);
+            }
+        }
+    };
+
+    /** A __remote_log_metadata record value (RemoteLogMetadataSerde's frame). */
+    static byte[] remoteLogMetadataRecord(Message m, short v) {
+        return framed(REMOTE_LOG_METADATA_SERDE, m, v);
+    }
+
+    /**
+     * A coordinator record key or value as CoordinatorRecordSerde writes
+     * it: a key with an api key (4.x coordinator-key) by
+     * MessageUtil.toCoordinatorTypePrefixedBytes (its record type, then the
+     * key at version 0); any other key (3.9, whose versions are its record
+     * types) and every value by MessageUtil.toVersionPrefixedBytes(v, m).
+     */
+    static byte[] coordinatorRecord(Catalog.Entry e, Message m, short v) throws ReflectiveOperationException {
+        if (e.type.equals("coordinator-key") && ((ApiMessage) m).apiKey() >= 0) {
+            // Reflection: the method is new in Kafka 4.x, and one source builds against 3.9 too.
+            return (byte[]) MessageUtil.class.getMethod("toCoordinatorTypePrefixedBytes", ApiMessage.class).invoke(null, m);
+        }
+        return MessageUtil.toVersionPrefixedBytes(v, m);
+    }
+
+    /** The int16 a coordinator record key or value of e begins with at version v. */
+    static short coordinatorPrefix(Catalog.Entry e, Message m, short v) {
+        if (e.type.equals("coordinator-key") && ((ApiMessage) m).apiKey() >= 0) {
+            return ((ApiMessage) m).apiKey();
+        }
+        return v;
+    }
+
+    private static byte[] framed(AbstractApiMessageSerde serde, Message m, short v) {
         ApiMessageAndVersion amv = new ApiMessageAndVersion((ApiMessage) m, v);
         ObjectSerializationCache cache = new ObjectSerializationCache();
-        int size = MetadataRecordSerde.INSTANCE.recordSize(amv, cache);
+        int size = serde.recordSize(amv, cache);
         ByteBuffer buf = ByteBuffer.allocate(size);
-        MetadataRecordSerde.INSTANCE.write(amv, cache, new ByteBufferAccessor(buf));
+        serde.write(amv, cache, new ByteBufferAccessor(buf));
         if (buf.position() != size) {
             throw new IllegalStateException("recordSize said " + size + " bytes, write wrote " + buf.position());
         }
@@ -180,14 +244,48 @@ final class Frames {
         short apiKey = ((ApiMessage) e.cls.getConstructor().newInstance()).apiKey();
         Message fromFrame = null;
         byte[] kafka;
-        if (e.type.equals("metadata")) {
+        if (e.type.startsWith("coordinator-")) {
+            // The int16 prefix, read as CoordinatorRecordSerde.deserialize
+            // does: the key read at its record type, the value at its version.
+            Message proto = e.cls.getConstructor().newInstance();
+            short want = coordinatorPrefix(e, proto, v);
+            ByteBuffer buf = ByteBuffer.wrap(f);
+            if (f.length < 2) {
+                out.fail("frame_header", "no int16 prefix: " + f.length + " bytes");
+                return out.done();
+            }
+            short p = buf.getShort();
+            if (p != want) {
+                out.fail("frame_header", "prefix: kwire wrote " + p + ", Kafka writes " + want);
+            }
+            out.node.put("body_offset", 2);
+            out.node.put("kafka_body_offset", 2);
+            try {
+                fromFrame = e.readCtor.newInstance(new ByteBufferAccessor(buf), p);
+                if (buf.hasRemaining()) {
+                    out.fail("frame_body", buf.remaining() + " bytes left after the " + (e.type.endsWith("key") ? "key" : "value"));
+                }
+                sameBody(out, fromFrame, v, body);
+                if (bodyAlone != null && !fromFrame.equals(bodyAlone)) {
+                    out.fail("frame_body", "the message after the prefix does not equal the message read from the bare body");
+                }
+            } catch (Exception | LinkageError ex) {
+                out.fail("frame_body", "reading the message after the prefix: " + Oracle.describe("read", ex));
+            }
+            Message m = bodyAlone != null ? bodyAlone : fromFrame;
+            if (m == null) {
+                return out.done();
+            }
+            kafka = coordinatorRecord(e, m, v);
+        } else if (e.type.equals("metadata") || e.type.equals("remote-log-metadata")) {
             // The record value frame: uvarint frame version, api key, version, then the record.
+            AbstractApiMessageSerde serde = e.type.equals("metadata") ? MetadataRecordSerde.INSTANCE : REMOTE_LOG_METADATA_SERDE;
             ByteBuffer buf = ByteBuffer.wrap(f);
             ApiMessageAndVersion amv = null;
             try {
-                amv = MetadataRecordSerde.INSTANCE.read(new ByteBufferAccessor(buf), f.length);
+                amv = serde.read(new ByteBufferAccessor(buf), f.length);
             } catch (Exception | LinkageError ex) {
-                out.fail("frame_header", "MetadataRecordSerde.read: " + ex);
+                out.fail("frame_header", serde.getClass().getSimpleName() + ".read: " + ex);
             }
             if (amv != null) {
                 fromFrame = amv.message();
@@ -209,7 +307,7 @@ final class Frames {
             if (m == null) {
                 return out.done();
             }
-            kafka = metadataRecord(m, v);
+            kafka = framed(serde, m, v);
             int headerEnd = kafka.length - Kafka.write(m, v).length;
             out.node.put("body_offset", headerEnd);
             out.node.put("kafka_body_offset", headerEnd);

@@ -263,6 +263,13 @@ public final class Oracle {
                 case "metadata":
                     frame = Frames.metadataRecord(m, v);
                     break;
+                case "remote-log-metadata":
+                    frame = Frames.remoteLogMetadataRecord(m, v);
+                    break;
+                case "coordinator-key":
+                case "coordinator-value":
+                    frame = Frames.coordinatorRecord(e, m, v);
+                    break;
                 default:
                     break;
             }

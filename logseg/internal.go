@@ -31,6 +31,9 @@ func Decoders() []string {
 // at path ("…/__consumer_offsets-7/00000000000000000000.log" is
 // spec.TopicOffsets), and whether there is one.
 func TopicOf(path string) (spec.Topic, bool) {
+	if path == "-" {
+		return "", false // standard input: only Options.Decoder says
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path

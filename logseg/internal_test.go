@@ -314,8 +314,10 @@ func TestRemoteLogMetadataTopic(t *testing.T) {
 	if topic, ok := logseg.TopicOf(f); !ok || topic != spec.TopicRemoteLogMetadata {
 		t.Errorf("TopicOf(%s) = %q, %v", f, topic, ok)
 	}
-	if topic, ok := logseg.TopicOf(g); ok {
-		t.Errorf("TopicOf(%s) = %q", g, topic)
+	for _, p := range []string{g, "-"} {
+		if topic, ok := logseg.TopicOf(p); ok {
+			t.Errorf("TopicOf(%s) = %q", p, topic)
+		}
 	}
 	text, _, _ = internalListing(t, f, logseg.Options{Codec: cd, Decoder: "metadata"})
 	// Api key 2 is KRaft's TopicRecord: the bytes do not fit it.

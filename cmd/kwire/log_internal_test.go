@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,6 +59,10 @@ func TestLogInternalTopic(t *testing.T) {
 	}
 	if got := mustRun(t, "log", "--decoder", "offsets", g); got != want {
 		t.Errorf("log --decoder offsets:\n%s\nwant:\n%s", got, want)
+	}
+	// Standard input has no directory: --decoder says what it holds.
+	if r := kwireEnv(t, &env{stdin: bytes.NewReader(data)}, "log", "--decoder", "offsets", "-"); r.code != 0 || r.stdout != want {
+		t.Errorf("log --decoder offsets - (exit %d):\n%s\nwant:\n%s", r.code, r.stdout, want)
 	}
 	wantState := `OFFSETS
 GROUP  TOPIC  PARTITION  OFFSET  LEADER EPOCH  METADATA  COMMITTED (ms)  RECORD

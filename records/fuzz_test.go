@@ -1,15 +1,17 @@
 package records_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/tree"
 )
 
 // FuzzRecords decodes any bytes as records: no panic, the wire leaves
 // tile the input, every decompressed view tiles its range of the virtual
-// bytes, and every problem's offsets lie inside the input and the virtual
-// bytes.
+// bytes, every problem's offsets lie inside the input and the virtual
+// bytes, and DecodeParts lists the same records and problems.
 func FuzzRecords(f *testing.F) {
 	rs := sampleRecords(4)
 	f.Add(unhex(f, c14))
@@ -31,6 +33,29 @@ func FuzzRecords(f *testing.F) {
 			if p.Off < 0 || int(p.Off) > len(b) || p.VOff < -1 || int(p.VOff) > len(tr.Virtual) {
 				t.Fatalf("problem outside the bytes: %+v (%d bytes, %d virtual)", p, len(b), len(tr.Virtual))
 			}
+		}
+		// In parts, the same problems and records.
+		var problems []tree.Problem
+		n, virtual := 0, 0
+		err := records.DecodeParts(b, o, 64, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				if p.VOff >= 0 {
+					p.VOff += int32(virtual)
+				}
+				problems = append(problems, p)
+			}
+			for _, lb := range records.LogBatches(pt) {
+				n += len(lb.Records)
+			}
+			virtual += len(pt.Virtual)
+			return nil
+		})
+		want := 0
+		for _, lb := range records.LogBatches(tr) {
+			want += len(lb.Records)
+		}
+		if err != nil || !slices.Equal(problems, tr.Problems) || n != want || virtual != len(tr.Virtual) {
+			t.Fatalf("in parts: %d records, %d virtual bytes, problems\n%v\nwant %d, %d,\n%v", n, virtual, problems, want, len(tr.Virtual), tr.Problems)
 		}
 	})
 }

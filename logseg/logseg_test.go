@@ -219,8 +219,10 @@ func TestReadWindowsMatchTheWholeFile(t *testing.T) {
 	if sum.Batches != 14 || sum.Size != int64(len(seg)) || len(tr.Bytes) != len(seg) {
 		t.Fatalf("whole: %d batches, %d bytes", sum.Batches, sum.Size)
 	}
+	// The default window: the twelve whole entries, then from the first
+	// bytes that are not an entry to the end.
 	whole, n := listing(t, path, logseg.Options{})
-	if n != 1 {
+	if n != 2 {
 		t.Fatalf("default window: %d windows", n)
 	}
 	text := strings.Join(whole, "\n")
@@ -471,5 +473,51 @@ batch 3  records 1  attributes 0x0000  epoch 0  magic 2  CRC valid
 	text, _ := lines(t, path, logseg.Options{}, render.ValuesAuto)
 	if !strings.Contains(text, "  offset 0  CreateTime 0  SNAPSHOT_HEADER\n") || !strings.Contains(text, "  offset 1  CreateTime 5  key null  value 0x010c00116d657461646174612e76657273696f6e001400\n") {
 		t.Errorf("without a codec:\n%s", text)
+	}
+}
+
+// Zero bytes that run to the end of a segment (space a broker
+// preallocated) are counted, not held: Read reports what ReadWhole does,
+// with no window holding them. Zero bytes that do not run to the end are
+// decoded as they are.
+func TestPreallocatedTailIsNotHeld(t *testing.T) {
+	dir := t.TempDir()
+	zeros := make([]byte, 3<<20)
+	for _, c := range []struct {
+		name string
+		seg  []byte
+		most int
+	}{
+		{"00000000000000000000.log", append(oneBatch(0), zeros...), 1 << 10},
+		{"00000000000000000001.log", append(append(oneBatch(0), zeros...), oneBatch(1)...), len(zeros) + 200},
+		{"00000000000000000002.log", zeros[:100], 0},
+	} {
+		path := writeFile(t, dir, c.name, c.seg)
+		_, whole, err := logseg.ReadWhole(path, logseg.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := 0
+		sum, err := logseg.Read(path, logseg.Options{Window: 64 << 10}, func(w *logseg.Window) error {
+			most = max(most, len(w.Tree.Bytes))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// (The tree.Problem offsets in Summary are the windows'.)
+		brief := func(s logseg.Summary) string {
+			out := fmt.Sprintf("%d bytes, %d batches", s.Size, s.Batches)
+			for _, p := range s.Problems {
+				out += fmt.Sprintf("; %s at %d notice %v", p, p.Off, p.Notice)
+			}
+			return out
+		}
+		if got, want := brief(sum), brief(whole); got != want || len(whole.Problems) != 1 {
+			t.Errorf("%s: Read %s\nReadWhole %s", c.name, got, want)
+		}
+		if most > c.most {
+			t.Errorf("%s: a window of %d bytes", c.name, most)
+		}
 	}
 }

@@ -394,6 +394,22 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		if len(buf) == 0 {
 			return s, nil
 		}
+		if len(buf) >= zeroRun && records.EntrySize(buf) == 0 && allZero(buf) {
+			// Zero bytes: to the end of the file (space a broker
+			// preallocated), they are counted, not held.
+			n, rest, err := countZeros(r, buf, eof)
+			if err != nil {
+				return s, err
+			}
+			if rest == nil {
+				ro.FileOffset = s.Size
+				s.Problems = append(s.Problems, shiftProblem(records.ZeroTail(n, 0, 0, ro), ro.Path, s.Size, s.Batches, virtual))
+				s.Size += n
+				return s, nil
+			}
+			// Not to the end: decoded as they are.
+			buf = append(make([]byte, n, n+int64(len(rest))), rest...)
+		}
 		end, err := windowEnd(buf, fill, func() []byte { return buf })
 		if err != nil {
 			return s, err
@@ -430,10 +446,49 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 	}
 }
 
+// zeroRun is the fewest zero bytes at the start of a window that ReadFrom
+// counts without holding, when they run to the end: a length of 0 (fewer
+// could be the baseOffset of a batch cut short).
+const zeroRun = 12
+
+// countZeros reads r on after buf, which holds zero bytes only (eof: r
+// has ended), while what it reads is zero bytes: it returns how many zero
+// bytes there are from buf's start, and rest nil when they run to the end
+// of r, else what it read from the first byte that is not zero on.
+func countZeros(r io.Reader, buf []byte, eof bool) (n int64, rest []byte, err error) {
+	n = int64(len(buf))
+	if eof {
+		return n, nil, nil
+	}
+	chunk := buf[:cap(buf)]
+	for {
+		k, err := r.Read(chunk)
+		if i := slices.IndexFunc(chunk[:k], func(c byte) bool { return c != 0 }); i >= 0 {
+			return n + int64(i), slices.Clone(chunk[i:k]), nil
+		}
+		n += int64(k)
+		if err == io.EOF {
+			return n, nil, nil
+		}
+		if err != nil {
+			return n, nil, err
+		}
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // windowEnd is where the window that buf starts ends: after as many whole
 // entries as buf holds, at least one (fill reads more of it: bytes() is
-// buf after fill), or the end of the file when one of them is not an
-// entry or the first runs past the end.
+// buf after fill), up to one that is not an entry; or the end of the file
+// when the first is not an entry or runs past the end.
 func windowEnd(buf []byte, fill func(int64) error, bytes func() []byte) (int, error) {
 	end := 0
 	for {
@@ -446,6 +501,9 @@ func windowEnd(buf []byte, fill func(int64) error, bytes func() []byte) (int, er
 		}
 		total := records.EntrySize(buf[end:])
 		switch {
+		case total == 0 && end > 0:
+			// Not an entry: it starts the next window.
+			return end, nil
 		case total == 0:
 			// Not an entry: the decoder takes the rest of the file (to
 			// skip to the next batch), and so does the window.

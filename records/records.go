@@ -654,7 +654,7 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 	if len(rest) >= logOverhead && allZero(rest) {
 		// (Fewer zero bytes could be the baseOffset 0 of a cut batch.)
 		i := d.raw(a, refZeros, off, len(rest))
-		d.report(a, i, off, path, fmt.Sprintf("%s from %s to the end", zeroBytes(len(rest)), d.at(a, off)), d.o.Preallocated && !a.virtual)
+		d.report(a, i, off, path, zeroTailMsg(int64(len(rest)), d.at(a, off)), d.o.Preallocated && !a.virtual)
 		return len(data)
 	}
 	next := d.nextEntry(data, pos+1)
@@ -684,6 +684,25 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 	}
 	d.problem(a, i, off, path, msg)
 	return end
+}
+
+// zeroTailMsg is the problem of n zero bytes at at that run to the end.
+func zeroTailMsg(n int64, at string) string {
+	return fmt.Sprintf("%s from %s to the end", zeroBytes(int(n)), at)
+}
+
+// ZeroTail is the problem Decode (with o) reports, as the bytes' entry k,
+// for n zero bytes at offset off of the bytes that run to their end (at
+// least 12; space a broker preallocated): "N zero bytes from 0x00ae to the
+// end", a notice with o.Preallocated. A reader that finds such bytes
+// without holding them (logseg) reports them with it.
+func ZeroTail(n int64, off int32, k int, o Options) tree.Problem {
+	path := o.Path
+	if path == "" {
+		path = "records"
+	}
+	msg := zeroTailMsg(n, fmt.Sprintf("0x%04x", o.FileOffset+int64(off)))
+	return tree.Problem{Off: off, VOff: -1, Path: index(path, k), Msg: msg, Notice: o.Preallocated}
 }
 
 // at formats offset off of area a for a message: "0x00ae" counted from the

@@ -347,15 +347,17 @@ func Read(path string, o Options, fn func(w *Window) error) (Summary, error) {
 // nodes, a batch of many records in parts of its records (Window.
 // Continued): memory is bounded by the window's bytes, one part, and
 // one payload's decompressed bytes up to 8 MiB, whatever they decompress
-// to. The windows list exactly what a decode
-// of the whole file lists, and Summary's Problems are that decode's, with
-// two differences: the bound on the decompressed bytes of one decode
-// (records.DefaultMaxDecompressedTotal) applies per window, and from an
-// entry that is not whole (records.EntrySize: a header Kafka's reader does
-// not take, a length past the end) the rest of the file is one window, as
-// the decoder takes it (a partial batch, or bytes it skips to the next
-// batch). Memory grows with the window, one entry, or that rest, never
-// with what a length claims. Errors are those of reading r and of fn.
+// to. The windows list exactly what a decode of the whole file lists, and
+// Summary's Problems are that decode's, with two differences: the bounds
+// of one decode (records.DefaultMaxDecompressedTotal, the checksums of a
+// search for the next batch) apply per window, and from an entry that is
+// not whole (records.EntrySize: a header Kafka's reader does not take, a
+// length past the end) the rest of the file is one window, as the decoder
+// takes it (a partial batch, or bytes it skips to the next batch), except
+// zero bytes that run to the end of the file (a preallocated segment),
+// which are counted and not held. Memory grows with the window, one
+// entry, or that rest, never with what a length claims. Errors are those
+// of reading r and of fn.
 func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Summary, error) {
 	ro := o.recordsOptions(name)
 	window := int64(o.Window)

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/spec"
@@ -85,6 +86,9 @@ type Conn struct {
 	handshake *Exchange
 	// session is what SASL authentication established (nil without).
 	session *Session
+	// topics are the topic names by id the responses gave, with which the
+	// records of internal topics are decoded (flow.Topics).
+	topics flow.Topics
 }
 
 // Exchange is one request and its response on a Conn.
@@ -353,7 +357,11 @@ func baseName(m *spec.Message) string {
 // it, and reads and decodes the response (the response spec of req's api
 // key, at version). The returned Exchange has both trees even when the
 // response does not decode whole (err is then the decode error and the
-// response tree partial). Requests Kafka sends no response to (Produce with
+// response tree partial). The records of Kafka's internal topics in a
+// response (a Fetch of __consumer_offsets) have their keys and values
+// decoded by record type, the topic named by name or by a topic id that an
+// earlier response on the Conn (Metadata) paired with its name
+// (flow.Topics). Requests Kafka sends no response to (Produce with
 // acks=0) are not supported. Errors: encode errors, I/O errors and timeouts
 // (the Conn is then closed), a response frame over MaxFrame, a correlation
 // id that does not match.
@@ -406,7 +414,11 @@ func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body
 		cn.closeLocked()
 		return x, fmt.Errorf("response correlation id %d, want %d (the connection is out of step and was closed)", got, corr)
 	}
-	t, err := cn.codec.DecodeResponse(fr, resp, version)
+	t := &tree.Tree{}
+	err = cn.codec.DecodeResponseWith(t, fr, resp, version, cn.topics.Options(cn.codec))
+	if err == nil {
+		cn.topics.Learn(t)
+	}
 	x.Response = t
 	return x, err
 }

@@ -50,6 +50,14 @@
 // the token exchange. Kept trees are redacted (package secret) unless
 // Options.ShowSecrets.
 //
+// Internal topics. The records of Kafka's internal topics
+// (__consumer_offsets, __transaction_state, __share_group_state,
+// __remote_log_metadata) in any request or response — a Fetch of
+// __consumer_offsets — have their keys and values decoded by record type
+// as kwire log decodes the topics' segments (Topics): the topic named by
+// its name, or by a topic id that an earlier response (Metadata) paired
+// with its name, on this connection or, with Options.Names, on another.
+//
 // A Conn is not safe for concurrent use: one goroutine feeds it, and its
 // callback runs on that goroutine.
 package flow
@@ -102,6 +110,13 @@ type Options struct {
 	// version the release dropped, or an API it removed): the Exchange
 	// says which (Exchange.DecodedWith). nil decodes with Codec alone.
 	Fallback Fallback
+	// Names, when set, are the topic names by id that this connection
+	// shares with others (a proxy's, a capture's: topic ids are the
+	// cluster's), learned from every response that pairs them; nil: the
+	// connection learns its own. With them the records of Kafka's
+	// internal topics are decoded by record type when a request or
+	// response names the topic by id (see Topics).
+	Names *Names
 }
 
 // Fallback returns the spec set to decode requests of apiKey at version
@@ -208,6 +223,9 @@ type Conn struct {
 	// version asked (nil: none); fallbackCodec the codec of each set.
 	fallback      map[[2]int16]*codec.Codec
 	fallbackCodec map[*spec.Set]*codec.Codec
+	// topics are the topic names by id learned, and the decoding of
+	// internal topics' records.
+	topics Topics
 }
 
 // saslState follows a connection's SASL authentication: the mechanism of
@@ -242,7 +260,7 @@ func New(o Options, emit func(Event)) *Conn {
 	if o.MaxPending <= 0 {
 		o.MaxPending = 1024
 	}
-	c := &Conn{o: o, set: o.Codec.Set, emit: emit}
+	c := &Conn{o: o, set: o.Codec.Set, emit: emit, topics: Topics{Names: o.Names}}
 	for d := range c.s {
 		st := &c.s[d]
 		st.dir, st.startOff = Dir(d), -1
@@ -669,7 +687,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if len(fr) >= 8 {
 		cd = c.codecFor(key, ver)
 	}
-	err := cd.DecodeRequestInto(t, b)
+	err := cd.DecodeRequestWith(t, b, c.topics.Options(cd))
 	corr, _ := frame.RequestCorrelationID(fr)
 	if t.Message != nil {
 		f.HeaderVersion = t.HeaderVersion
@@ -822,7 +840,7 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		return
 	}
 	t, b := c.decodeTree(s, fr)
-	err := cd.DecodeResponseInto(t, b, m, q.ver)
+	err := cd.DecodeResponseWith(t, b, m, q.ver, c.topics.Options(cd))
 	f.HeaderVersion = t.HeaderVersion
 	if c.o.KeepTrees {
 		f.Tree = t
@@ -832,6 +850,7 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		c.decodeFailed(s, f, err, q.key, q.ver, q.corr)
 	} else {
 		c.recordProblems(s, f, t, q.key, q.ver, q.corr)
+		c.topics.Learn(t)
 	}
 	if q.key == saslHandshakeKey && c.sasl.v0wait && q.corr == c.sasl.v0corr {
 		// A v0 handshake that failed is followed by no tokens.

@@ -9,28 +9,40 @@ import "github.com/kwire/kwire/tree"
 // them. A zero id or an empty name is not a pair; decompressed views are
 // not searched.
 func TopicNames(t *tree.Tree, fn func(id [16]byte, name string)) {
+	topicPairs(t, func(id [16]byte, name []byte) { fn(id, string(name)) })
+}
+
+// topicPairs is TopicNames with the name's bytes (t's), without
+// allocating.
+func topicPairs(t *tree.Tree, fn func(id [16]byte, name []byte)) {
 	if t == nil {
 		return
 	}
 	for i := range t.Nodes {
-		k := t.Nodes[i].Kind
-		if k != tree.Element && k != tree.Body || t.IsVirtual(int32(i)) {
+		n := &t.Nodes[i]
+		if n.Kind != tree.Element && n.Kind != tree.Body || n.Flags&tree.FlagVirtual != 0 {
 			continue
 		}
-		var name string
-		var id []byte
-		t.Fields(int32(i), func(c int32) bool {
-			if f := t.Field(c); f != nil && t.Nodes[c].Kind == tree.Field && !t.Nodes[c].Null {
-				switch {
-				case f.IsTopicName():
-					name = string(t.Data(c))
-				case f.IsTopicID():
-					id = t.Data(c)
+		var name, id []byte
+		// The fields of the element: its direct children.
+		for c := int32(i) + 1; c < n.End; {
+			cn := &t.Nodes[c]
+			if cn.Kind == tree.Field && !cn.Null {
+				if f := t.Field(c); f != nil {
+					switch {
+					case f.IsTopicName():
+						name = t.Data(c)
+					case f.IsTopicID():
+						id = t.Data(c)
+					}
 				}
 			}
-			return true
-		})
-		if name != "" && len(id) == 16 && [16]byte(id) != ([16]byte{}) {
+			if cn.End <= c {
+				break
+			}
+			c = cn.End
+		}
+		if len(name) > 0 && len(id) == 16 && [16]byte(id) != ([16]byte{}) {
 			fn([16]byte(id), name)
 		}
 	}

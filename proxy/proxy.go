@@ -273,6 +273,9 @@ type Proxy struct {
 	// the number of connections holding some of it.
 	decodeLeft int64
 	decoding   int
+	// names are the topic names by id that every connection's decoder
+	// learns and reads (flow.Options.Names).
+	names flow.Names
 }
 
 // New listens on o.Listen and returns the proxy; Serve starts accepting.
@@ -694,7 +697,7 @@ func (c *conn) fail(err error) {
 // decode runs the flow decoder over the queue until it is closed.
 func (c *conn) decode(done chan<- flow.Stats) {
 	p := c.p
-	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback}, func(e flow.Event) {
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names}, func(e flow.Event) {
 		at := time.Now()
 		switch e := e.(type) {
 		case *flow.Exchange:

@@ -1,0 +1,142 @@
+package flow
+
+import (
+	"sync"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/logseg"
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// Names are topic names by topic id, as responses pair them (TopicNames).
+// Topic ids are the cluster's, so the connections of one proxy or capture
+// may share one (Options.Names). Safe for concurrent use; the zero Names
+// is empty.
+type Names struct {
+	mu sync.RWMutex
+	m  map[[16]byte]string
+}
+
+// Name returns the name learned for topic id, or "".
+func (n *Names) Name(id [16]byte) string {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return n.m[id]
+}
+
+// Learn notes the topic ids and names that response tree t pairs
+// (TopicNames).
+func (n *Names) Learn(t *tree.Tree) {
+	topicPairs(t, func(id [16]byte, name []byte) {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if n.m[id] == string(name) {
+			return // known: no allocation
+		}
+		if n.m == nil {
+			n.m = map[[16]byte]string{}
+		}
+		n.m[id] = string(name)
+	})
+}
+
+// Topics is what one connection's decoder knows of its topics: the names
+// its responses gave for topic ids (Learn), with which the keys and values
+// of the records of Kafka's internal topics (__consumer_offsets,
+// __transaction_state, __share_group_state, __remote_log_metadata) are
+// decoded by record type wherever a request or response holds them, the
+// topic named by name or by id (Options). The zero Topics knows no ids.
+// It is not safe for concurrent use.
+type Topics struct {
+	// Names are the topic names by id learned: the connection's own when
+	// nil at the first Learn or Options.
+	Names *Names
+	// pairs caches, per response spec, whether its trees can pair topic
+	// names and ids (pairsNames).
+	pairs map[*spec.Message]bool
+	// opts caches the decode options per codec.
+	opts map[*codec.Codec]codec.DecodeOptions
+}
+
+func (tp *Topics) names() *Names {
+	if tp.Names == nil {
+		tp.Names = &Names{}
+	}
+	return tp.Names
+}
+
+// Learn notes the topic ids and names that response tree t pairs
+// (Names.Learn), when its spec can pair them (a struct with both a topic
+// name and a topic id field: Metadata, CreateTopics,
+// DescribeTopicPartitions…); other trees are not searched.
+func (tp *Topics) Learn(t *tree.Tree) {
+	if t == nil || t.Message == nil {
+		return
+	}
+	ok, seen := tp.pairs[t.Message]
+	if !seen {
+		if tp.pairs == nil {
+			tp.pairs = map[*spec.Message]bool{}
+		}
+		ok = pairsNames(t.Message.Root, map[*spec.Struct]bool{})
+		tp.pairs[t.Message] = ok
+	}
+	if ok {
+		tp.names().Learn(t)
+	}
+}
+
+// pairsNames reports whether struct s, or one it holds, has both a topic
+// name and a topic id field.
+func pairsNames(s *spec.Struct, seen map[*spec.Struct]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	var name, id bool
+	for _, f := range s.Fields {
+		name = name || f.IsTopicName()
+		id = id || f.IsTopicID()
+		if f.Type.Struct != nil && pairsNames(f.Type.Struct, seen) {
+			return true
+		}
+	}
+	return name && id
+}
+
+// Options are the decode options for a request or response decoded with
+// cd on this connection: the records of an internal topic have their keys
+// and values decoded by record type (records.Options.KeyValue, as kwire
+// log decodes the topic's segments), the topic named by its name or by an
+// id that Learn has seen; other records decode as cd.RecordsOptions says.
+func (tp *Topics) Options(cd *codec.Codec) codec.DecodeOptions {
+	if o, ok := tp.opts[cd]; ok {
+		return o
+	}
+	kv := map[spec.Topic]*records.KeyValueDecoder{}
+	names := tp.names()
+	o := codec.DecodeOptions{TopicRecords: func(name string, id [16]byte) (records.Options, bool) {
+		if name == "" {
+			name = names.Name(id)
+		}
+		t, ok := spec.TopicFor(name)
+		if !ok || t.TopicName() != name {
+			return records.Options{}, false
+		}
+		d := kv[t]
+		if d == nil {
+			d = logseg.KeyValueDecoder(cd, t)
+			kv[t] = d
+		}
+		ro := cd.RecordsOptions()
+		ro.KeyValue = d
+		return ro, true
+	}}
+	if tp.opts == nil {
+		tp.opts = map[*codec.Codec]codec.DecodeOptions{}
+	}
+	tp.opts[cd] = o
+	return o
+}

@@ -4,7 +4,9 @@
 // (franz-go, sarama) through a proxy, a 3-broker cluster with SSL and
 // SASL_SSL listeners reached directly and through a TLS proxy routing every
 // broker (TestSecureCluster), records of every codec read back from
-// Fetch, log segments and the __cluster_metadata log, and the proxy
-// benchmark. Without Kafka installed the tests skip; KWIRE_KAFKA_REQUIRED=1
+// Fetch, log segments and the __cluster_metadata log, the internal
+// topics' records of consumer, share and transactional workloads against
+// kafka-dump-log's decoders and kafka-consumer-groups
+// (TestInternalTopicsLive), and the proxy benchmark. Without Kafka installed the tests skip; KWIRE_KAFKA_REQUIRED=1
 // makes that a failure (CI).
 package live

@@ -8,17 +8,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/kafkatest"
+	"github.com/kwire/kwire/tree"
 )
 
 // internalRuns numbers the runs of TestInternalTopicsLive in one test
@@ -36,10 +42,17 @@ const internalRecords = 10
 // aborts, a consume-transform-produce session that commits its offsets in
 // a transaction, and a share group (Kafka's console share consumer; Kafka
 // 4.4 formats its nodes with share.version 2, which enables share groups:
-// nothing to turn on). Then the broker's __consumer_offsets,
-// __transaction_state and __share_group_state segments are read by Kafka's
-// kafka-dump-log with its --offsets-decoder, --transaction-log-decoder and
-// --share-group-state-decoder.
+// nothing to turn on). Then kwire log (the built binary, JSON lines) on
+// the broker's __consumer_offsets, __transaction_state and
+// __share_group_state segments must equal Kafka's kafka-dump-log with its
+// --offsets-decoder, --transaction-log-decoder and
+// --share-group-state-decoder, record for record (every key and value
+// field, tombstones, transaction markers); kwire log --state's committed
+// offsets must be kafka-consumer-groups --describe --all-groups' for every
+// group; and a kwire proxy must show the keys and values of
+// __consumer_offsets in Fetch responses as kafka-dump-log does
+// (proxyInternal). The segments and the tools' outputs are kept in
+// KWIRE_ARTIFACTS.
 func TestInternalTopicsLive(t *testing.T) {
 	c := kafkatest.Shared(t)
 	run := fmt.Sprintf("r%d", internalRuns.Add(1))
@@ -63,7 +76,29 @@ func TestInternalTopicsLive(t *testing.T) {
 	if why := w.seen(dumps); why != "" {
 		t.Fatalf("kafka-dump-log: %s", why)
 	}
+	// kwire log on the same segments, record for record.
+	for _, d := range internalDecoders {
+		fs := nonEmpty(t, segmentsOf(t, dir, d.topic))
+		kw := kwireInternal(t, fs)
+		dl := normalizeDump(d.topic, parseDumpDecoded(t, runDumpLogDecoder(t, d.flag, strings.Join(fs, ","))))
+		compareInternal(t, "kwire log "+d.topic, kw, dl)
+	}
+
+	// kwire log --state's committed offsets are kafka-consumer-groups'.
 	offsets := describeGroups(t, c.Bootstrap)
+	state := kwireOffsets(t, nonEmpty(t, segmentsOf(t, dir, "__consumer_offsets")))
+	for k, o := range offsets {
+		if got, ok := state[k]; !ok || got != o {
+			t.Errorf("%s %s-%d: kafka-consumer-groups at %d, kwire log --state at %d (listed %v)", k.Group, k.Topic, k.Partition, o, got, ok)
+		}
+	}
+	for k, o := range state {
+		if _, ok := offsets[k]; !ok {
+			t.Errorf("%s %s-%d: kwire log --state at %d, not listed by kafka-consumer-groups", k.Group, k.Topic, k.Partition, o)
+		}
+	}
+	t.Logf("%d committed offsets of kwire log --state equal to kafka-consumer-groups --describe --all-groups", len(offsets))
+	t.Run("proxy", func(t *testing.T) { proxyInternal(t, c.Bootstrap, dir) })
 	for _, g := range w.groups {
 		for p := int32(0); p < 2; p++ {
 			k := groupOffset{g, w.topic, p}
@@ -340,8 +375,8 @@ func segmentsOf(t *testing.T, dir, topic string) []string {
 // coordRecord is one record of an internal topic in a normalized form:
 // where it is, its key's record type and fields, its value's version and
 // fields, or a tombstone (Version "", Value nil), or a transaction marker
-// (Control). Key and value fields are JSON values as encoding/json reads
-// them (numbers float64): Kafka's JSON converters and kwire's are
+// (Control). Key and value fields are JSON values as unmarshalExact reads
+// them (numbers as their digits): Kafka's JSON converters and kwire's are
 // compared as values.
 type coordRecord struct {
 	File    string // topic-partition/segment
@@ -415,7 +450,7 @@ func parseDumpDecoded(t *testing.T, lines []string) []coordRecord {
 			Type string `json:"type"`
 			Data any    `json:"data"`
 		}
-		if err := json.Unmarshal([]byte(m[2]), &k); err != nil {
+		if err := unmarshalExact([]byte(m[2]), &k); err != nil {
 			t.Fatalf("kafka-dump-log key %q: %v", m[2], err)
 		}
 		r.KeyType, r.Key = k.Type, k.Data
@@ -424,7 +459,7 @@ func parseDumpDecoded(t *testing.T, lines []string) []coordRecord {
 				Version string `json:"version"`
 				Data    any    `json:"data"`
 			}
-			if err := json.Unmarshal([]byte(m[3]), &v); err != nil {
+			if err := unmarshalExact([]byte(m[3]), &v); err != nil {
 				t.Fatalf("kafka-dump-log payload %q: %v", m[3], err)
 			}
 			r.Version, r.Value = v.Version, v.Data
@@ -500,4 +535,426 @@ func keepSegments(t *testing.T, dir, art string) {
 			os.WriteFile(filepath.Join(to, filepath.Base(f)+".dump-log.txt"), []byte(strings.Join(sections[f], "\n")+"\n"), 0o644)
 		}
 	}
+}
+
+// kwireInternal runs kwire log --format json on files (the segments of one
+// internal topic) and normalizes its lines: a control record's marker
+// type, or the key's record type and data and the value's version and data
+// (none for a tombstone). A line with an error fails the test.
+func kwireInternal(t *testing.T, files []string) []coordRecord {
+	t.Helper()
+	out := kwireCommand(t, append([]string{"log", "--format", "json"}, files...)...)
+	var rs []coordRecord
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		var e struct {
+			File       string          `json:"file"`
+			Offset     int64           `json:"offset"`
+			Control    bool            `json:"control"`
+			Type       string          `json:"type"`
+			RecordType *int16          `json:"record_type"`
+			KeyData    json.RawMessage `json:"key_data"`
+			Version    *int16          `json:"version"`
+			Data       json.RawMessage `json:"data"`
+			Tombstone  bool            `json:"tombstone"`
+			KeyError   string          `json:"key_error"`
+			Error      string          `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("kwire log line %q: %v", l, err)
+		}
+		if e.Type == "problem" || e.Type == "notice" {
+			// (A notice: the partial batch a broker is writing.)
+			if e.Type == "problem" {
+				t.Errorf("kwire log: %s", l)
+			}
+			continue
+		}
+		if e.KeyError != "" || e.Error != "" {
+			t.Errorf("kwire log: %s", l)
+		}
+		r := coordRecord{File: filepath.Join(filepath.Base(filepath.Dir(e.File)), filepath.Base(e.File)), Offset: e.Offset}
+		switch {
+		case e.Control:
+			r.Control = e.Type
+		case e.RecordType == nil:
+			t.Errorf("kwire log: no record type: %s", l)
+		default:
+			r.KeyType = strconv.Itoa(int(*e.RecordType))
+			unmarshalExact(e.KeyData, &r.Key)
+			if !e.Tombstone {
+				if e.Version == nil {
+					t.Errorf("kwire log: no value version: %s", l)
+				} else {
+					r.Version = strconv.Itoa(int(*e.Version))
+				}
+				unmarshalExact(e.Data, &r.Value)
+			}
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// transactionStates are the names kafka-dump-log's transaction log decoder
+// gives TransactionLogValue's transactionStatus (Kafka's TransactionState),
+// by the int8 the record holds.
+var transactionStates = map[string]json.Number{
+	"Empty": "0", "Ongoing": "1", "PrepareCommit": "2", "PrepareAbort": "3",
+	"CompleteCommit": "4", "CompleteAbort": "5", "Dead": "6", "PrepareEpochFence": "7",
+}
+
+// normalizeDump turns what kafka-dump-log's decoders print in their own
+// words into the record's values, as a converter writes them: a
+// transaction's state by name becomes its int8.
+func normalizeDump(topic string, rs []coordRecord) []coordRecord {
+	if topic != "__transaction_state" {
+		return rs
+	}
+	for _, r := range rs {
+		if v, ok := r.Value.(map[string]any); ok {
+			if name, ok := v["transactionStatus"].(string); ok {
+				if n, ok := transactionStates[name]; ok {
+					v["transactionStatus"] = n
+				}
+			}
+		}
+	}
+	return rs
+}
+
+// compareInternal requires the records of an internal topic that kwire
+// decoded (what says which) to be kafka-dump-log's, file by file and
+// record by record. The coordinators
+// may still append while the two read: each file is compared up to the
+// last offset both saw.
+func compareInternal(t *testing.T, what string, kw, dl []coordRecord) {
+	t.Helper()
+	byFile := func(rs []coordRecord) map[string][]coordRecord {
+		m := map[string][]coordRecord{}
+		for _, r := range rs {
+			m[r.File] = append(m[r.File], r)
+		}
+		return m
+	}
+	k, d := byFile(kw), byFile(dl)
+	n := 0
+	for f, dr := range d {
+		kr := k[f]
+		if len(kr) > 0 && len(dr) > 0 {
+			last := min(kr[len(kr)-1].Offset, dr[len(dr)-1].Offset)
+			kr, dr = coordUpTo(kr, last), coordUpTo(dr, last)
+		}
+		if len(kr) != len(dr) {
+			t.Errorf("%s: kwire log %d records, kafka-dump-log %d", f, len(kr), len(dr))
+			continue
+		}
+		for i := range kr {
+			if !reflect.DeepEqual(kr[i], dr[i]) {
+				t.Errorf("%s record %d:\nkwire      %s\ndump-log   %s", f, i, kr[i], dr[i])
+				break
+			}
+		}
+		n += len(kr)
+	}
+	for f, kr := range k {
+		if _, ok := d[f]; !ok && len(kr) > 0 {
+			t.Errorf("%s: kwire log %d records, kafka-dump-log none", f, len(kr))
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s: no records compared", what)
+	}
+	t.Logf("%s: %d records equal to kafka-dump-log's", what, n)
+}
+
+func coordUpTo(rs []coordRecord, last int64) []coordRecord {
+	for i, r := range rs {
+		if r.Offset > last {
+			return rs[:i]
+		}
+	}
+	return rs
+}
+
+// kwireOffsets runs kwire log --state --format json on files (the
+// segments of __consumer_offsets) and returns the committed offsets it
+// lists.
+func kwireOffsets(t *testing.T, files []string) map[groupOffset]int64 {
+	t.Helper()
+	out := kwireCommand(t, append([]string{"log", "--state", "--format", "json"}, files...)...)
+	offsets := map[groupOffset]int64{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct {
+			Type      string `json:"type"`
+			Group     string `json:"group"`
+			Topic     string `json:"topic"`
+			Partition int32  `json:"partition"`
+			Offset    int64  `json:"offset"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("kwire log --state line %q: %v", l, err)
+		}
+		if e.Type == "offset" {
+			offsets[groupOffset{e.Group, e.Topic, e.Partition}] = e.Offset
+		}
+	}
+	return offsets
+}
+
+// The records of __consumer_offsets in Fetch responses seen by a kwire
+// proxy (issue 11, item 4): a client reads every partition of the topic
+// through the proxy, by topic id (Fetch at the newest version, the id
+// learned from a Metadata response earlier on the same connection) and by
+// name (Fetch v12); the keys and values the proxy decoded are
+// kafka-dump-log's records of the same partitions, record for record.
+func proxyInternal(t *testing.T, bootstrap, dir string) {
+	t.Helper()
+	var mu sync.Mutex
+	var fetches []*flow.Exchange // their trees are read in the test's goroutine
+	var problems []string
+	addr := startProxy(t, bootstrap, func(e flow.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := e.(type) {
+		case *flow.Exchange:
+			if e.API != "Fetch" || e.Response == nil || e.Response.Tree == nil {
+				return
+			}
+			if e.Response.Err != nil {
+				problems = append(problems, fmt.Sprintf("Fetch v%d: %v", e.Version, e.Response.Err))
+				return
+			}
+			for _, p := range e.Response.Tree.Problems {
+				if !p.Notice {
+					problems = append(problems, "Fetch records: "+p.String())
+				}
+			}
+			fetches = append(fetches, e)
+		case *flow.Problem:
+			problems = append(problems, e.String())
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := client.Dial(ctx, addr, kafka44, client.Options{ClientID: "kwire-live-internal", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var md struct {
+		Topics []struct {
+			Name       string `json:"name"`
+			TopicID    string `json:"topicId"`
+			Partitions []struct {
+				PartitionIndex int32 `json:"partitionIndex"`
+			} `json:"partitions"`
+		} `json:"topics"`
+	}
+	call := func(api string, ver int16, body string, dst any) {
+		t.Helper()
+		req, _, err := kafka44.Set.Lookup(api)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ver < 0 {
+			if ver, err = conn.Negotiate(req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bt, err := codec.FromJSON([]byte(body), req, ver)
+		if err != nil {
+			t.Fatalf("%s v%d: %v", api, ver, err)
+		}
+		x, err := conn.Call(ctx, req, ver, bt)
+		if err != nil {
+			t.Fatalf("%s v%d: %v", api, ver, err)
+		}
+		js, err := codec.ToJSON(nil, x.Response, x.Response.Part(tree.Body), x.Response.Message, x.Response.Version, codec.JSONOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dst != nil {
+			if err := json.Unmarshal(js, dst); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	call("Metadata", 12, `{"topics":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAA","name":"__consumer_offsets"}],"allowAutoTopicCreation":false,"includeTopicAuthorizedOperations":false}`, &md)
+	if len(md.Topics) != 1 || md.Topics[0].TopicID == "" || len(md.Topics[0].Partitions) == 0 {
+		t.Fatalf("Metadata of __consumer_offsets: %+v", md)
+	}
+	var parts []string
+	for _, p := range md.Topics[0].Partitions {
+		parts = append(parts, fmt.Sprintf(`{"partition":%d,"currentLeaderEpoch":-1,"fetchOffset":0,"lastFetchedEpoch":-1,"logStartOffset":-1,"partitionMaxBytes":1048576}`, p.PartitionIndex))
+	}
+	common := `"maxWaitMs":0,"minBytes":0,"maxBytes":104857600,"isolationLevel":0,"sessionId":0,"sessionEpoch":-1,`
+	all := strings.Join(parts, ",")
+	call("Fetch", -1, `{`+common+`"topics":[{"topicId":"`+md.Topics[0].TopicID+`","partitions":[`+all+`]}],"forgottenTopicsData":[],"rackId":""}`, nil)
+	call("Fetch", 12, `{"replicaId":-1,`+common+`"topics":[{"topic":"__consumer_offsets","partitions":[`+all+`]}],"forgottenTopicsData":[],"rackId":""}`, nil)
+	conn.Close()
+
+	// The proxy decodes behind the bytes it forwards: wait for both.
+	waitFor(t, 30*time.Second, "the proxy's two Fetch exchanges", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(fetches) == 2
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("proxy: %s", p)
+	}
+	if len(fetches) != 2 {
+		t.Fatalf("the proxy decoded %d Fetch exchanges, want 2", len(fetches))
+	}
+	dl := parseDumpDecoded(t, runDumpLogDecoder(t, "--offsets-decoder", strings.Join(segmentsOf(t, dir, "__consumer_offsets"), ",")))
+	for _, f := range fetches {
+		t.Run(fmt.Sprintf("v%d", f.Version), func(t *testing.T) {
+			var got []coordRecord
+			for _, rs := range fetchedRecords(t, f.Response.Tree) {
+				got = append(got, rs...)
+			}
+			compareInternal(t, fmt.Sprintf("the proxy's Fetch v%d of __consumer_offsets", f.Version), got, dl)
+		})
+	}
+}
+
+// fetchedRecords reads a decoded Fetch response: per partition of
+// __consumer_offsets (named "__consumer_offsets-N/00000000000000000000.log",
+// as the broker's first segment, which these small partitions have only),
+// each record's offset and its key and value as the proxy's tree decoded
+// them (Embedded nodes), in coordRecord's form.
+func fetchedRecords(t *testing.T, tr *tree.Tree) map[string][]coordRecord {
+	out := map[string][]coordRecord{}
+	body := tr.At(tr.Part(tree.Body))
+	resps := body.Field("Responses")
+	for i := range resps.Len() {
+		ps := resps.Elem(i).Field("Partitions")
+		for j := range ps.Len() {
+			p := ps.Elem(j)
+			file := fmt.Sprintf("__consumer_offsets-%d/00000000000000000000.log", p.Field("PartitionIndex").Int())
+			ri := p.Field("Records").Node()
+			if ri < 0 {
+				continue
+			}
+			for k := ri; k < tr.Nodes[ri].End; k++ {
+				if tr.Nodes[k].Kind != tree.Record {
+					continue
+				}
+				r := coordRecord{File: file, Offset: tr.Nodes[k].Num}
+				for _, c := range tr.ChildList(k) {
+					switch tr.Name(c) {
+					case "key":
+						if tr.Nodes[c].Kind == tree.BatchField && len(tr.ChildList(c)) == 0 {
+							// A control record's key is a group of its
+							// version and type.
+							continue
+						}
+						for _, e := range tr.ChildList(c) {
+							switch tr.Nodes[e].Kind {
+							case tree.Embedded:
+								r.KeyType, r.Key = embeddedJSON(t, tr, e)
+							}
+						}
+						if r.KeyType == "" {
+							// A control record: its type from the key.
+							r.Control = controlType(tr, c)
+						}
+					case "value":
+						for _, e := range tr.ChildList(c) {
+							if tr.Nodes[e].Kind == tree.Embedded {
+								_, r.Value = embeddedJSON(t, tr, e)
+								r.Version = strconv.Itoa(int(tr.NodeVersion(e)))
+							}
+						}
+					}
+				}
+				out[file] = append(out[file], r)
+			}
+		}
+	}
+	return out
+}
+
+// embeddedJSON is an Embedded node's record type (its spec's api key: a
+// coordinator key's record type) and its converter JSON as a JSON value.
+// In a GroupMetadataValue of a consumer group, each member's subscription
+// and assignment are the JSON of the messages the tree holds for them (as
+// kafka-dump-log shows them), not their bytes.
+func embeddedJSON(t *testing.T, tr *tree.Tree, e int32) (string, any) {
+	st := tr.Struct(e)
+	if st == nil {
+		t.Fatalf("Embedded node %d without a spec", e)
+	}
+	m := kafka44.Set.Message(st.Name)
+	if m == nil {
+		t.Fatalf("no message %s", st.Name)
+	}
+	// The embedded message as a tree of its own, read as a body.
+	sub := tr.Sub(e)
+	sub.Nodes[0].Kind = tree.Body
+	js, err := codec.ToJSON(nil, sub, 0, m, tr.NodeVersion(e), codec.JSONOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v", st.Name, err)
+	}
+	var v any
+	unmarshalExact(js, &v)
+	if root := sub.At(0); m.Name == "GroupMetadataValue" && root.Field("protocolType").String() == "consumer" {
+		ms := root.Field("members")
+		vm, _ := v.(map[string]any)["members"].([]any)
+		for i := range min(ms.Len(), len(vm)) {
+			for _, f := range []string{"subscription", "assignment"} {
+				if n := ms.Elem(i).Field(f).Node(); n >= 0 {
+					if ne := sub.Find(n, tree.Embedded); ne >= 0 {
+						_, vm[i].(map[string]any)[f] = embeddedJSON(t, sub, ne)
+					}
+				}
+			}
+		}
+	}
+	return strconv.Itoa(int(m.APIKey)), v
+}
+
+// controlType is the marker type of a control record's key group
+// ("COMMIT", "ABORT"), as kafka-dump-log names it.
+func controlType(tr *tree.Tree, key int32) string {
+	for _, c := range tr.ChildList(key) {
+		if tr.Name(c) == "type" {
+			switch tr.Nodes[c].Num {
+			case 0:
+				return "ABORT"
+			case 1:
+				return "COMMIT"
+			}
+		}
+	}
+	return "?"
+}
+
+// unmarshalExact is json.Unmarshal with numbers kept as their digits
+// (json.Number): an int64 past 2^53 compares exactly.
+func unmarshalExact(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+// nonEmpty are the files of fs that hold bytes (a partition never written
+// to has an empty segment, which kwire log reports as a problem).
+func nonEmpty(t *testing.T, fs []string) []string {
+	t.Helper()
+	var out []string
+	for _, f := range fs {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -292,7 +292,21 @@ func writeIntro(o *out, e *entry, m *spec.Message, v int16) {
 	case kindAPI:
 		o.s(" Sizes include the leading int32 size prefix.")
 	case kindMetadata:
-		o.s(" The record value starts with its KRaft frame: frame version, api key and version, as uvarints; the size includes it.")
+		if m.Topic != "" {
+			o.s(" The record value of ", m.Topic.TopicName(), " starts with its metadata record frame: frame version, api key and version, as uvarints; the size includes it.")
+		} else {
+			o.s(" The record value starts with its KRaft frame: frame version, api key and version, as uvarints; the size includes it.")
+		}
+	}
+	topic := m.Topic.TopicName()
+	if topic == "" {
+		topic = "coordinator"
+	}
+	switch {
+	case m.IsRecordKey():
+		o.s(" The key of a ", topic, " record starts with its record type, an int16; the size includes it.")
+	case m.IsRecordValue():
+		o.s(" The value of a ", topic, " record starts with its version, an int16; the size includes it.")
 	}
 }
 
@@ -305,8 +319,14 @@ func writeSummary(o *out, e *entry, m *spec.Message, v int16, sides []side) {
 		o.s("</dd></div>")
 	}
 	o.s(`<dl class="summary">`)
-	if m.APIKey >= 0 {
+	switch {
+	case m.VersionPrefixed() && !m.RecordTypes.Empty():
+		item("Record type", m.RecordTypes.String())
+	case m.APIKey >= 0:
 		item("API key", strconv.Itoa(int(m.APIKey)))
+	}
+	if m.Topic != "" {
+		item("Topic", m.Topic.TopicName())
 	}
 	item("Encoded at", "v"+strconv.Itoa(int(v)))
 	item("Flexible versions", m.FlexibleVersions.String())

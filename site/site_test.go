@@ -154,6 +154,25 @@ func TestRecordAndHeaderPages(t *testing.T) {
 	}
 }
 
+// An internal topic's record page: the int16 prefix is a frame row of its
+// own, and the summary names the record type and the topic.
+func TestInternalTopicRecordPages(t *testing.T) {
+	s := New(embedded(t, "4.4.0"))
+	html := page(t, s, "4.4.0/OffsetCommitValue/v4/record.html")
+	if r := row(t, html, "Frame.version"); r[5] != "4" || r[6] != "[0x0000, 2B]" {
+		t.Errorf("OffsetCommitValue v4 Frame.version row = %q", r)
+	}
+	for _, want := range []string{"<dt>Record type</dt><dd>1</dd>", "<dt>Topic</dt><dd>__consumer_offsets</dd>", "The value of a __consumer_offsets record starts with its version, an int16"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("OffsetCommitValue v4 page lacks %q", want)
+		}
+	}
+	html = page(t, s, "4.4.0/OffsetCommitKey/v0/record.html")
+	if r := row(t, html, "Frame.record_type"); r[5] != "1" {
+		t.Errorf("OffsetCommitKey Frame.record_type row = %q", r)
+	}
+}
+
 func TestIndexListsEveryAPI(t *testing.T) {
 	set := embedded(t, "4.4.0")
 	s := New(set)

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"math"
+)
+
+// row is one line of the table.
+type row struct {
+	what, kwire, other, ratio, goal string
+	met                             bool
+}
+
+// num formats x with format, or "–" when it is not a number.
+func num(format string, x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return fmt.Sprintf(format, x)
+}
+
+// ge reports whether x is a number at least goal; le, at most.
+func ge(x, goal float64) bool { return !math.IsNaN(x) && x >= goal }
+func le(x, goal float64) bool { return !math.IsNaN(x) && x <= goal }
+
+const mib = 1024 // KiB in a MiB: /usr/bin/time's peak RSS is in KiB
+
+// rows are the table's rows from f: the issue's comparisons, in its order.
+func rows(f figures) []row {
+	var rs []row
+	// In-process: MB/s of kwire (a fresh tree, and one reused) over the
+	// other side's.
+	speed := func(what, bench, kw, reused, other, otherName string, goal float64) {
+		k, r, o := f.median(bench+"/"+kw+" MB/s"), math.NaN(), f.median(bench+"/"+other+" MB/s")
+		kwire, ratio := num("%.0f MB/s", k), num("%.2f", k/o)
+		if reused != "" {
+			r = f.median(bench + "/" + reused + " MB/s")
+			kwire += " (" + num("%.0f", r) + " reused)"
+			ratio += " (" + num("%.2f", r/o) + " reused)"
+		}
+		rs = append(rs, row{what: what, kwire: kwire, other: otherName + " " + num("%.0f MB/s", o),
+			ratio: ratio, goal: fmt.Sprintf("≥ %.1f", goal), met: ge(k/o, goal)})
+	}
+	speed("decode a 1000×10 MetadataResponse v13 (fresh tree)", "BenchmarkDecodeMetadataResponse",
+		"kwire-spantree", "kwire-spantree-reused", "kmsg", "kmsg ReadFrom", 1.5)
+	speed("encode it", "BenchmarkEncodeMetadataResponse",
+		"kwire-spantree", "kwire-spantree-reused", "kmsg", "kmsg AppendTo", 1.0)
+	speed("1 MiB FetchResponse, uncompressed batches", "BenchmarkFetch1MiB",
+		"kwire", "kwire-reused", "kmsg+records", "kmsg + franz-go-style records", 0.8)
+	speed("zstd batches (~1 MiB uncompressed)", "BenchmarkZstdBatches1MiB",
+		"kwire", "", "kmsg+records", "same decompressor + kmsg records", 0.8)
+	speed("lz4 batches (~1 MiB uncompressed)", "BenchmarkLZ4Batches1MiB",
+		"kwire", "", "kmsg+records", "same decompressor + kmsg records", 0.8)
+
+	// Processes: wall seconds (the ratio is the other's time over
+	// kwire's) and peak RSS.
+	seg := fmt.Sprintf("`kwire log`, %s zstd segment, %s records",
+		num("%.0f MB", f.median("input.segment.bytes")/1e6), count(f.median("input.segment.records")))
+	kt, jt := f.median("log.kwire.wall"), f.median("log.java.wall")
+	km, jm := f.median("log.kwire.rss")/mib, f.median("log.java.rss")/mib
+	rs = append(rs,
+		row{what: seg, kwire: num("%.2f s", kt), other: "`kafka-dump-log --deep-iteration --print-data-log` " + num("%.2f s", jt),
+			ratio: num("%.2f", jt/kt), goal: "≥ 4", met: ge(jt/kt, 4)},
+		row{what: "… its peak RSS", kwire: num("%.0f MiB", km), other: num("%.0f MiB", jm),
+			ratio: "", goal: "≤ 96 MiB", met: le(km, 96)})
+	pt, tt := f.median("pcap.kwire.wall"), f.median("pcap.tshark.wall")
+	rs = append(rs, row{what: fmt.Sprintf("`kwire pcap --tree`, %s capture tshark can read", num("%.0f MB", f.median("input.pcap.bytes")/1e6)),
+		kwire: num("%.2f s", pt) + ", " + num("%.0f MiB", f.median("pcap.kwire.rss")/mib),
+		other: "`tshark -V` " + num("%.2f s", tt) + ", " + num("%.0f MiB", f.median("pcap.tshark.rss")/mib),
+		ratio: num("%.2f", tt/pt), goal: "≥ 1.5", met: ge(tt/pt, 1.5)})
+	over := (f.median("bomb.rss") - f.median("version.rss")) / mib
+	rs = append(rs, row{what: fmt.Sprintf("`kwire log` of one %s zstd batch holding %s of zeros",
+		num("%.0f KB", f.median("input.bomb.bytes")/1e3), num("%.0f MiB", f.median("input.bomb.zeros")/(1<<20))),
+		kwire: num("%.0f MiB", over) + " over `kwire version`'s " + num("%.0f MiB", f.median("version.rss")/mib),
+		other: "", ratio: "", goal: "≤ 64 MiB over baseline", met: le(over, 64)})
+
+	// The proxy: its own CPU per MB forwarded, and the bytes it left
+	// undecoded.
+	cpu, und := f.median("BenchmarkProxy/proxy cpu-ms/MB"), f.median("BenchmarkProxy/proxy undecoded/byte")
+	rs = append(rs, row{what: "proxy, decoding 1 MiB Produce frames: CPU per MB forwarded",
+		kwire: num("%.1f ms", cpu) + " (" + num("%.0f MB/s", f.median("BenchmarkProxy/proxy MB/s")) + ", " + num("%.2f", und) + " of bytes undecoded)",
+		other: "Kroxylicious ~25 ms (published, not measured here)",
+		ratio: "",
+		goal:  "≤ 3 ms, none undecoded",
+		met:   le(cpu, 3) && und == 0})
+	return rs
+}
+
+// count is n in words a reader takes in at once: 1M, 20k, 500.
+func count(n float64) string {
+	switch {
+	case math.IsNaN(n):
+		return "–"
+	case n >= 1e6:
+		return fmt.Sprintf("%gM", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%gk", n/1e3)
+	}
+	return fmt.Sprintf("%g", n)
+}

@@ -9,13 +9,15 @@
 // (log.kwire.wall in seconds, log.kwire.rss in KiB, …, see rows) and the
 // inputs' sizes (input.segment.bytes, …). Every figure shown is the median
 // of its runs; a ratio is of two medians, oriented so that above 1 kwire
-// is faster. A figure with no runs shows as "–" and its goal as not met.
+// is faster. A figure with no runs shows as "–", its goal as not met, and
+// table exits with status 1 after the table, naming the figures missing.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -35,18 +37,24 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	write(os.Stdout, f)
+	if missing := write(os.Stdout, f); len(missing) > 0 {
+		fmt.Fprintf(os.Stderr, "table: no figures for %s\n", strings.Join(missing, ", "))
+		os.Exit(1)
+	}
 }
 
-// write prints the table of f.
-func write(w io.Writer, f figures) {
+// write prints the table of f and returns the keys of the figures it
+// shows as "–", having no values.
+func write(w io.Writer, f figures) []string {
 	fmt.Fprintln(w, "| what | kwire | the other | ratio | goal | met? |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
-	for _, r := range rows(f) {
+	rs, missing := rows(f)
+	for _, r := range rs {
 		met := "no"
 		if r.met {
 			met = "yes"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.what, r.kwire, r.other, r.ratio, r.goal, met)
 	}
+	return missing
 }

@@ -25,16 +25,23 @@ func le(x, goal float64) bool { return !math.IsNaN(x) && x <= goal }
 
 const mib = 1024 // KiB in a MiB: /usr/bin/time's peak RSS is in KiB
 
-// rows are the table's rows from f: the issue's comparisons, in its order.
-func rows(f figures) []row {
-	var rs []row
+// rows are the table's rows from f: the issue's comparisons, in its order;
+// missing lists the keys of f the rows show that have no values.
+func rows(f figures) (rs []row, missing []string) {
+	med := func(key string) float64 {
+		v := f.median(key)
+		if math.IsNaN(v) {
+			missing = append(missing, key)
+		}
+		return v
+	}
 	// In-process: MB/s of kwire (a fresh tree, and one reused) over the
 	// other side's.
 	speed := func(what, bench, kw, reused, other, otherName string, goal float64) {
-		k, r, o := f.median(bench+"/"+kw+" MB/s"), math.NaN(), f.median(bench+"/"+other+" MB/s")
+		k, r, o := med(bench+"/"+kw+" MB/s"), math.NaN(), med(bench+"/"+other+" MB/s")
 		kwire, ratio := num("%.0f MB/s", k), num("%.2f", k/o)
 		if reused != "" {
-			r = f.median(bench + "/" + reused + " MB/s")
+			r = med(bench + "/" + reused + " MB/s")
 			kwire += " (" + num("%.0f", r) + " reused)"
 			ratio += " (" + num("%.2f", r/o) + " reused)"
 		}
@@ -55,35 +62,35 @@ func rows(f figures) []row {
 	// Processes: wall seconds (the ratio is the other's time over
 	// kwire's) and peak RSS.
 	seg := fmt.Sprintf("`kwire log`, %s zstd segment, %s records",
-		num("%.0f MB", f.median("input.segment.bytes")/1e6), count(f.median("input.segment.records")))
-	kt, jt := f.median("log.kwire.wall"), f.median("log.java.wall")
-	km, jm := f.median("log.kwire.rss")/mib, f.median("log.java.rss")/mib
+		num("%.0f MB", med("input.segment.bytes")/1e6), count(med("input.segment.records")))
+	kt, jt := med("log.kwire.wall"), med("log.java.wall")
+	km, jm := med("log.kwire.rss")/mib, med("log.java.rss")/mib
 	rs = append(rs,
 		row{what: seg, kwire: num("%.2f s", kt), other: "`kafka-dump-log --deep-iteration --print-data-log` " + num("%.2f s", jt),
 			ratio: num("%.2f", jt/kt), goal: "≥ 4", met: ge(jt/kt, 4)},
 		row{what: "… its peak RSS", kwire: num("%.0f MiB", km), other: num("%.0f MiB", jm),
 			ratio: "", goal: "≤ 96 MiB", met: le(km, 96)})
-	pt, tt := f.median("pcap.kwire.wall"), f.median("pcap.tshark.wall")
-	rs = append(rs, row{what: fmt.Sprintf("`kwire pcap --tree`, %s capture tshark can read", num("%.0f MB", f.median("input.pcap.bytes")/1e6)),
-		kwire: num("%.2f s", pt) + ", " + num("%.0f MiB", f.median("pcap.kwire.rss")/mib),
-		other: "`tshark -V` " + num("%.2f s", tt) + ", " + num("%.0f MiB", f.median("pcap.tshark.rss")/mib),
+	pt, tt := med("pcap.kwire.wall"), med("pcap.tshark.wall")
+	rs = append(rs, row{what: fmt.Sprintf("`kwire pcap --tree`, %s capture tshark can read", num("%.0f MB", med("input.pcap.bytes")/1e6)),
+		kwire: num("%.2f s", pt) + ", " + num("%.0f MiB", med("pcap.kwire.rss")/mib),
+		other: "`tshark -V` " + num("%.2f s", tt) + ", " + num("%.0f MiB", med("pcap.tshark.rss")/mib),
 		ratio: num("%.2f", tt/pt), goal: "≥ 1.5", met: ge(tt/pt, 1.5)})
-	over := (f.median("bomb.rss") - f.median("version.rss")) / mib
+	over := (med("bomb.rss") - med("version.rss")) / mib
 	rs = append(rs, row{what: fmt.Sprintf("`kwire log` of one %s zstd batch holding %s of zeros",
-		num("%.0f KB", f.median("input.bomb.bytes")/1e3), num("%.0f MiB", f.median("input.bomb.zeros")/(1<<20))),
-		kwire: num("%.0f MiB", over) + " over `kwire version`'s " + num("%.0f MiB", f.median("version.rss")/mib),
+		num("%.0f KB", med("input.bomb.bytes")/1e3), num("%.0f MiB", med("input.bomb.zeros")/(1<<20))),
+		kwire: num("%.0f MiB", over) + " over `kwire version`'s " + num("%.0f MiB", med("version.rss")/mib),
 		other: "", ratio: "", goal: "≤ 64 MiB over baseline", met: le(over, 64)})
 
 	// The proxy: its own CPU per MB forwarded, and the bytes it left
 	// undecoded.
-	cpu, und := f.median("BenchmarkProxy/proxy cpu-ms/MB"), f.median("BenchmarkProxy/proxy undecoded/byte")
+	cpu, und := med("BenchmarkProxy/proxy cpu-ms/MB"), med("BenchmarkProxy/proxy undecoded/byte")
 	rs = append(rs, row{what: "proxy, decoding 1 MiB Produce frames: CPU per MB forwarded",
-		kwire: num("%.1f ms", cpu) + " (" + num("%.0f MB/s", f.median("BenchmarkProxy/proxy MB/s")) + ", " + num("%.2f", und) + " of bytes undecoded)",
+		kwire: num("%.1f ms", cpu) + " (" + num("%.0f MB/s", med("BenchmarkProxy/proxy MB/s")) + ", " + num("%.2f", und) + " of bytes undecoded)",
 		other: "Kroxylicious ~25 ms (published, not measured here)",
 		ratio: "",
 		goal:  "≤ 3 ms, none undecoded",
 		met:   le(cpu, 3) && und == 0})
-	return rs
+	return rs, missing
 }
 
 // count is n in words a reader takes in at once: 1M, 20k, 500.

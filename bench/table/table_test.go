@@ -61,7 +61,14 @@ func TestTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	write(&out, f)
+	missing := write(&out, f)
+	wantMissing := "BenchmarkEncodeMetadataResponse/kwire-spantree MB/s BenchmarkEncodeMetadataResponse/kmsg MB/s BenchmarkEncodeMetadataResponse/kwire-spantree-reused MB/s " +
+		"BenchmarkFetch1MiB/kwire MB/s BenchmarkFetch1MiB/kmsg+records MB/s BenchmarkFetch1MiB/kwire-reused MB/s " +
+		"BenchmarkZstdBatches1MiB/kwire MB/s BenchmarkZstdBatches1MiB/kmsg+records MB/s BenchmarkLZ4Batches1MiB/kwire MB/s BenchmarkLZ4Batches1MiB/kmsg+records MB/s " +
+		"pcap.kwire.wall pcap.tshark.wall pcap.kwire.rss pcap.tshark.rss"
+	if got := strings.Join(missing, " "); got != wantMissing {
+		t.Errorf("missing %s\nwant %s", got, wantMissing)
+	}
 	want := []string{
 		"| what | kwire | the other | ratio | goal | met? |",
 		"|---|---|---|---|---|---|",

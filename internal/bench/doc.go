@@ -9,6 +9,7 @@
 // ratios of medians taken in one run on the same bytes: the span-tree
 // decoder at least 1.5 times kmsg's MB/s, and encoding at least as fast as
 // kmsg's. For records, the goal is no more time per record than kmsg's
-// batch and record reading with the CRC checked. The README says where
-// kwire stands against them.
+// batch and record reading with the CRC checked. bench/run (at the
+// repository's root) runs these benchmarks with its process comparisons
+// and prints the ratios of their medians; the README quotes its table.
 package bench

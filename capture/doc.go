@@ -13,7 +13,9 @@
 // be read as it arrives through a pipe: a PipeReader around the pipe flushes
 // the caller's output before each wait and ends the reading when told.
 // OpenInterface (Linux) captures from an Ethernet or loopback interface in
-// pure Go, through gopacket's pcapgo.EthernetHandle (an AF_PACKET socket).
+// pure Go, through an AF_PACKET socket whose kernel filter keeps only the
+// TCP ports followed, and whose reads wait in Go's poller, so that a Stop
+// ends one at once.
 //
 // Reassembly: an Assembler takes packets in file order, decodes their link,
 // IP and TCP headers with gopacket's layers package (Ethernet, 802.1Q, Linux

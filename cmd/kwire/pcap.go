@@ -97,7 +97,7 @@ func (a *app) pcap(c *pcapCmd) error {
 	var cr *capture.Reader
 	if c.Interface != "" {
 		name = "interface " + c.Interface
-		if cr, err = capture.OpenInterface(c.Interface, capture.InterfaceOptions{Idle: r.flush, Stop: ctx.Done()}); err == nil {
+		if cr, err = capture.OpenInterface(c.Interface, capture.InterfaceOptions{Idle: r.flush, Stop: ctx.Done(), Ports: c.Port}); err == nil {
 			fmt.Fprintf(a.stderr, "kwire pcap: capturing on %s, TCP port %s; Ctrl-C ends\n", c.Interface, strings.Trim(fmt.Sprint(c.Port), "[]"))
 		}
 	} else {

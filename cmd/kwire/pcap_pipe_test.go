@@ -59,6 +59,20 @@ func (w *watchedBuffer) waitFor(t *testing.T, s string, n int) {
 	}
 }
 
+// await receives from ch; it fails the test after a minute without a
+// value (a hang, not a timing assertion), naming what it waited for.
+func await[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("no %s after a minute", what)
+	}
+	var zero T
+	return zero
+}
+
 // pipeCapture is the three exchanges of newConversation in a capture, and
 // the length of its bytes up to each response's last packet.
 func pipeCapture(t *testing.T, mk func(layers.LinkType) *capturetest.File) (all []byte, cuts []int) {
@@ -137,7 +151,7 @@ func TestPcapPipePrintsEachExchangeAsItsResponseArrives(t *testing.T) {
 		}
 		feed(t, pw, all[prev:])
 		pw.Close()
-		r := <-done
+		r := await(t, done, "end of kwire pcap")
 		if r.code != 0 || r.stdout != want {
 			t.Errorf("exit %d, stderr %q, output:\n%s\nwant (the file's):\n%s", r.code, r.stderr, r.stdout, want)
 		}
@@ -158,7 +172,7 @@ func TestPcapPipeInterrupted(t *testing.T) {
 	feed(t, pw, all[:cuts[0]])
 	out.waitFor(t, "  corr 101", 1)
 	cancel()
-	r := <-done
+	r := await(t, done, "end of kwire pcap")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
 	}
@@ -176,7 +190,7 @@ func TestPcapPipeEndsMidPacket(t *testing.T) {
 	pw, done := startPcap(t, out, "-")
 	feed(t, pw, all[:cuts[0]+10])
 	pw.Close()
-	r := <-done
+	r := await(t, done, "end of kwire pcap")
 	if r.code != 1 || !strings.Contains(r.stdout, "corr 101") {
 		t.Fatalf("exit %d, output:\n%s", r.code, r.stdout)
 	}

@@ -66,10 +66,7 @@ func TestPcapPipeFromTcpdump(t *testing.T) {
 		done <- result{code, out.String(), errb.String()}
 	}()
 
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialConversation(t, addr)
 	for i, x := range [][2][]byte{{cv.apiReq, cv.apiResp}, {cv.mdReq, cv.mdResp}} {
 		if _, err := conn.Write(x[0]); err != nil {
 			t.Fatal(err)
@@ -83,7 +80,7 @@ func TestPcapPipeFromTcpdump(t *testing.T) {
 	client := conn.LocalAddr().String()
 	conn.Close()
 	cmd.Process.Signal(syscall.SIGINT) // tcpdump ends its output cleanly
-	r := <-done
+	r := await(t, done, "kwire pcap's end after tcpdump's")
 	cmd.Wait()
 
 	conv := regexp.QuoteMeta("#1 " + client + "→" + addr)
@@ -106,12 +103,15 @@ func TestPcapInterface(t *testing.T) {
 		t.Skip("capturing from an interface needs root (or CAP_NET_RAW)")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // a failed test ends the capture too
 	old := pcapContext
 	pcapContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	defer func() { pcapContext = old }()
 	cv := newConversation(t)
 	addr, port := answerConversation(t, cv)
 
+	// The line on stderr comes once the capture's socket is bound with its
+	// filter attached: the connection below is captured from its SYN.
 	out, errOut := newWatchedBuffer(), newWatchedBuffer()
 	done := make(chan int, 1)
 	go func() {
@@ -124,10 +124,7 @@ func TestPcapInterface(t *testing.T) {
 		t.Fatalf("stderr %q", s)
 	}
 
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialConversation(t, addr)
 	for i, x := range [][2][]byte{{cv.apiReq, cv.apiResp}, {cv.mdReq, cv.mdResp}} {
 		if _, err := conn.Write(x[0]); err != nil {
 			t.Fatal(err)
@@ -140,7 +137,7 @@ func TestPcapInterface(t *testing.T) {
 	client := conn.LocalAddr().String()
 	conn.Close()
 	cancel()
-	if code := <-done; code != 0 {
+	if code := await(t, done, "kwire pcap's end after the interrupt"); code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut.String())
 	}
 	conv := regexp.QuoteMeta("#1 " + client + "→" + addr)
@@ -171,4 +168,18 @@ func answerConversation(t *testing.T, cv conversation) (addr, port string) {
 	})
 	_, port, _ = net.SplitHostPort(addr)
 	return addr, port
+}
+
+// dialConversation connects to a server of answerConversation; the
+// connection is closed when the test ends, failed or not, so that the
+// server's handler returns and the server's own cleanup does not wait
+// forever.
+func dialConversation(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }

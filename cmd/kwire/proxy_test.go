@@ -132,7 +132,7 @@ func startProxyCommand(t *testing.T, interrupt func(), args ...string) (string, 
 		if m := proxyingRE.FindStringSubmatch(errb.String()); m != nil {
 			return m[1], func() result {
 				interrupt()
-				code := <-done
+				code := await(t, done, "end of kwire proxy after the interrupt")
 				return result{code, out.String(), errb.String()}
 			}
 		}

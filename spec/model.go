@@ -365,6 +365,31 @@ type Message struct {
 // strings/arrays, tagged fields), i.e. v is in flexibleVersions.
 func (m *Message) Flexible(v int16) bool { return m.FlexibleVersions.Contains(v) }
 
+// UnstableVersion is the version a request marks unstable: its highest
+// valid version when it has latestVersionUnstable (a broker accepts it only
+// with unstable API versions enabled), else -1. Responses and other
+// messages return -1 (see Set.UnstableVersion for a response).
+func (m *Message) UnstableVersion() int16 {
+	if m.Type != Request || !m.LatestVersionUnstable || m.ValidVersions.Empty() {
+		return -1
+	}
+	return m.ValidVersions.Hi
+}
+
+// StableVersions are the valid versions less the unstable one
+// (UnstableVersion): the versions a broker of the release accepts by
+// default. None when the only valid version is unstable.
+func (m *Message) StableVersions() Versions {
+	vv := m.ValidVersions
+	if u := m.UnstableVersion(); u >= 0 {
+		if vv.Lo == u {
+			return None
+		}
+		vv.Hi = u - 1
+	}
+	return vv
+}
+
 // BaseName is the name without its Request/Response suffix
 // ("VoteRequest" -> "Vote"); other names are returned unchanged.
 func (m *Message) BaseName() string {

@@ -248,3 +248,62 @@ func TestUpgradeOfAnAPIThatIsGone(t *testing.T) {
 		t.Errorf("upgrades %+v", us)
 	}
 }
+
+// A version the target marks unstable (latestVersionUnstable) is not
+// accepted: ShareFetch v0 in 4.0.2 (its only version), InitProducerId v6
+// in 4.1.2. An ApiVersions request above the target's versions is no
+// blocker (the broker answers with its own versions, KIP-511).
+func TestUpgradeOfUnstableVersions(t *testing.T) {
+	send := func(w *Watcher, key int16, api string, v int16) {
+		x := &flow.Exchange{APIKey: key, API: api, Version: v, ClientID: "c", Request: &flow.Frame{Size: 30}}
+		w.Keep(Conn{ID: 1, Client: "127.0.0.1:1234"}, x)
+	}
+	for _, c := range []struct {
+		release string
+		key     int16
+		api     string
+		v       int16
+		json    string
+		text    string
+	}{
+		{"4.0", 78, "ShareFetch", 0,
+			`{"type":"upgrade","client":"127.0.0.1","client_id":"c","software_name":"","software_version":"","api":"ShareFetch","version":0,"count":1,"accepted_versions":null}` + "\n",
+			`
+upgrade check: Kafka 4.0.2 does not accept 1 API version used by 1 client
+client     client id  software  API version        requests  Kafka 4.0.2 accepts
+127.0.0.1  "c"        -         ShareFetch(78) v0  1         none stable (v0 unstable in Kafka 4.0.2)
+`},
+		{"4.1", 22, "InitProducerId", 6,
+			`{"type":"upgrade","client":"127.0.0.1","client_id":"c","software_name":"","software_version":"","api":"InitProducerId","version":6,"count":1,"accepted_versions":"0-5"}` + "\n",
+			`
+upgrade check: Kafka 4.1.2 does not accept 1 API version used by 1 client
+client     client id  software  API version            requests  Kafka 4.1.2 accepts
+127.0.0.1  "c"        -         InitProducerId(22) v6  1         versions 0-5 (v6 unstable in Kafka 4.1.2)
+`},
+	} {
+		target, err := spec.Embedded(c.release)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := New(Options{Upgrade: target})
+		send(w, c.key, c.api, c.v)
+		send(w, apiVersionsKey, "ApiVersions", 9) // above every release's range: no blocker
+		send(w, apiVersionsKey, "ApiVersions", 3) // accepted
+		var b strings.Builder
+		if err := w.WriteUpgrade(&b, true); err != nil || b.String() != c.json {
+			t.Errorf("%s JSON (%v):\n%s\nwant:\n%s", c.release, err, b.String(), c.json)
+		}
+		b.Reset()
+		if err := w.WriteUpgrade(&b, false); err != nil || b.String() != c.text {
+			t.Errorf("%s text (%v):\n%s\nwant:\n%s", c.release, err, b.String(), c.text)
+		}
+	}
+	// Against 4.4.0, InitProducerId v5 and ShareFetch v1 are stable.
+	target, _ := spec.Embedded("4.4")
+	w := New(Options{Upgrade: target})
+	send(w, 22, "InitProducerId", 5)
+	send(w, 78, "ShareFetch", 1)
+	if us := w.Upgrades(); len(us) != 0 {
+		t.Errorf("4.4 upgrades %+v", us)
+	}
+}

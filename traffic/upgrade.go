@@ -19,11 +19,22 @@ type upgradeKey struct {
 	api    apiKey
 }
 
+// check counts x when the target does not accept its request version: a
+// version outside the target's stable versions (spec.Message.StableVersions:
+// a version the target marks unstable is offered only with unstable API
+// versions enabled, so it is not accepted). An ApiVersions request above
+// the target's versions is no blocker: the broker answers it with a v0
+// response holding its own versions and the client retries at one of them
+// (KIP-511).
 func (w *Watcher) check(s *connState, x *flow.Exchange) {
 	if x.APIKey < 0 || x.Token || x.Request == nil {
 		return
 	}
-	if m := w.o.Upgrade.Request(x.APIKey); m != nil && m.ValidVersions.Contains(x.Version) {
+	m := w.o.Upgrade.Request(x.APIKey)
+	if m != nil && m.StableVersions().Contains(x.Version) {
+		return
+	}
+	if m != nil && x.APIKey == apiVersionsKey && !m.ValidVersions.Empty() && x.Version > m.ValidVersions.Hi {
 		return
 	}
 	w.upg[upgradeKey{s.client(x), apiKey{x.APIKey, x.Version, x.API}}]++
@@ -45,8 +56,10 @@ type Upgrade struct {
 	Version int16   `json:"version"`
 	Count   int64   `json:"count"`
 	// AcceptedVersions are the versions of the API the target accepts, as
-	// Kafka's specs write them ("3-13"); null when the target has no such
-	// API (removed, or never known).
+	// Kafka's specs write them ("3-13"): its stable versions, without the
+	// one it marks unstable (latestVersionUnstable); null when the target
+	// has no such API (removed, or never known) or only an unstable version
+	// of it.
 	AcceptedVersions *string `json:"accepted_versions"`
 }
 
@@ -76,8 +89,8 @@ func (w *Watcher) upgrade(k upgradeKey) Upgrade {
 		name := k.api.api
 		j.API = &name
 	}
-	if m := w.o.Upgrade.Request(k.api.key); m != nil && !m.ValidVersions.Empty() {
-		v := m.ValidVersions.String()
+	if m := w.o.Upgrade.Request(k.api.key); m != nil && !m.StableVersions().Empty() {
+		v := m.StableVersions().String()
 		j.AcceptedVersions = &v
 	}
 	return j
@@ -87,8 +100,9 @@ func (w *Watcher) upgrade(k upgradeKey) Upgrade {
 // Upgrade line each; else, after a blank line, a line that names the
 // target and how many clients and API versions it refuses, then a table of
 // them (client, client id, software, API version, requests, the versions
-// the target accepts or "none: the API is gone"), columns aligned. Nothing
-// without a target.
+// the target accepts or "none: the API is gone", followed by "(vN unstable
+// in Kafka R)" for a version the target marks unstable), columns aligned.
+// Nothing without a target.
 func (w *Watcher) WriteUpgrade(out io.Writer, asJSON bool) error {
 	if w.o.Upgrade == nil {
 		return nil
@@ -116,6 +130,12 @@ func (w *Watcher) WriteUpgrade(out io.Writer, asJSON bool) error {
 		acc := "none: the API is gone"
 		if u.AcceptedVersions != nil {
 			acc = "versions " + *u.AcceptedVersions
+		}
+		if m := w.o.Upgrade.Request(k.api.key); m != nil && m.UnstableVersion() == k.api.ver {
+			if u.AcceptedVersions == nil {
+				acc = "none stable"
+			}
+			acc += fmt.Sprintf(" (v%d unstable in %s)", k.api.ver, target)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", u.Client, quoted(u.ClientID), orDash(clientKey{swName: u.SoftwareName, swVersion: u.SoftwareVersion}.software()),
 			k.api, u.Count, acc)

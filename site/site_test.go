@@ -430,10 +430,20 @@ func TestHistorySaysTheReleases(t *testing.T) {
 		`<li><a href="../v3/request.html">v3</a> <span class="dim">lowest valid version; Kafka ≤3.0–4.4</span>`,
 		`<li><a href="../v13/request.html">v13</a> <span class="dim">Kafka 4.1–4.4</span>`,
 		`<p class="dim">Versions of other embedded releases:</p><ul><li>v0-2 Kafka ≤3.0–3.9 (removed in 4.0)</li></ul>`,
-		`<p class="dim">Kafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2.</p>`,
+		`<p class="dim">Kafka A–B: the embedded releases whose spec has the version, from the first that does not mark it unstable (latestVersionUnstable), by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2.</p>`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("Produce v10 page lacks %s", want)
 		}
+	}
+	// A version some releases mark unstable starts at the first stable
+	// one; ShareFetch v0 never was.
+	html = page(t, s, "4.4.0/ShareFetch/v1/request.html")
+	if want := `<li>v0 unstable in Kafka 3.9–4.0 (removed in 4.1)</li>`; !strings.Contains(html, want) {
+		t.Errorf("ShareFetch v1 page lacks %s", want)
+	}
+	html = page(t, s, "4.4.0/ConsumerGroupHeartbeat/v0/request.html")
+	if want := `aria-current="page">v0</a> <span class="dim">lowest valid version; first flexible version; Kafka 3.7–4.4 (unstable in 3.5–3.6)</span>`; !strings.Contains(html, want) {
+		t.Errorf("ConsumerGroupHeartbeat v0 page lacks %s", want)
 	}
 }

@@ -185,18 +185,47 @@ type VersionJSON struct {
 
 // SpanJSON is a VersionSpan in the JSON of WriteHistoryJSON: the oldest
 // and newest embedded releases with the version, whether the oldest is
-// the oldest embedded release, and the first one after without it.
+// the oldest embedded release, and the first one after without it; for a
+// version some releases mark unstable, the runs of them and the first
+// release with it stable (absent when none is); the runs of releases in
+// which the message had another name.
 type SpanJSON struct {
-	Version       int16  `json:"version"`
-	First         string `json:"first"`
-	FirstIsOldest bool   `json:"first_is_oldest_embedded"`
-	Last          string `json:"last"`
-	Removed       string `json:"removed,omitempty"`
-	Words         string `json:"words"`
+	Version       int16         `json:"version"`
+	First         string        `json:"first"`
+	FirstIsOldest bool          `json:"first_is_oldest_embedded"`
+	Last          string        `json:"last"`
+	Removed       string        `json:"removed,omitempty"`
+	Unstable      []RunJSON     `json:"unstable,omitempty"`
+	FirstStable   string        `json:"first_stable,omitempty"`
+	OtherNames    []NameRunJSON `json:"other_names,omitempty"`
+	Words         string        `json:"words"`
+}
+
+// RunJSON is a ReleaseRun: the oldest and newest embedded release of it.
+type RunJSON struct {
+	First string `json:"first"`
+	Last  string `json:"last"`
+}
+
+// NameRunJSON is a NameRun: the name and its run of embedded releases.
+type NameRunJSON struct {
+	Name  string `json:"name"`
+	First string `json:"first"`
+	Last  string `json:"last"`
 }
 
 func spanJSON(s VersionSpan) *SpanJSON {
-	return &SpanJSON{s.Version, s.First, s.FirstIsOldest, s.Last, s.Removed, s.Words()}
+	j := &SpanJSON{Version: s.Version, First: s.First, FirstIsOldest: s.FirstIsOldest, Last: s.Last, Removed: s.Removed, Words: s.Words()}
+	for _, r := range s.Unstable {
+		j.Unstable = append(j.Unstable, RunJSON{r.First, r.Last})
+	}
+	if len(s.Unstable) > 0 {
+		j.FirstStable = s.FirstStable
+	}
+	for _, n := range s.Names {
+		j.OtherNames = append(j.OtherNames, NameRunJSON{n.Name, n.First, n.Last})
+	}
+	return j
 }
 
 // HistoryJSON is a MessageHistory in the JSON of WriteHistoryJSON.

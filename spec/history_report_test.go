@@ -137,3 +137,32 @@ func TestHistoryTextOfCoordinatorRecords(t *testing.T) {
 		}
 	}
 }
+
+// The JSON of a span names the releases that mark the version unstable,
+// the first that does not, and the releases of another name.
+func TestSpanJSONUnstableAndNames(t *testing.T) {
+	s, _ := Embedded("4.4")
+	for _, c := range []struct {
+		name string
+		v    int
+		want string
+	}{
+		{"ConsumerGroupHeartbeatRequest", 0, `{"version":0,"first":"3.5.2","first_is_oldest_embedded":false,"last":"4.4.0","unstable":[{"first":"3.5.2","last":"3.6.2"}],"first_stable":"3.7.2","words":"Kafka 3.7–4.4 (unstable in 3.5–3.6)"}`},
+		{"InitProducerIdResponse", 6, `{"version":6,"first":"4.1.2","first_is_oldest_embedded":false,"last":"4.4.0","unstable":[{"first":"4.1.2","last":"4.4.0"}],"words":"unstable in Kafka 4.1–4.4"}`},
+		{"ListConfigResourcesRequest", 0, `{"version":0,"first":"3.7.2","first_is_oldest_embedded":false,"last":"4.4.0","other_names":[{"name":"ListClientMetricsResources","first":"3.7.2","last":"4.0.2"}],"words":"Kafka 3.7–4.4 (as ListClientMetricsResources in 3.7–4.0)"}`},
+	} {
+		sp, err := EmbeddedSpans(s.Message(c.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for _, x := range sp {
+			if int(x.Version) == c.v {
+				got, _ = json.Marshal(spanJSON(x))
+			}
+		}
+		if string(got) != c.want {
+			t.Errorf("%s v%d:\n got %s\nwant %s", c.name, c.v, got, c.want)
+		}
+	}
+}

@@ -23,27 +23,84 @@ type VersionSpan struct {
 	// Removed is the oldest embedded release newer than Last ("4.0.2"), ""
 	// when Last is the newest embedded release.
 	Removed string
+	// Unstable are the runs of embedded releases, oldest first, whose spec
+	// has the version as the API's unstable version (latestVersionUnstable:
+	// a broker offers it only with unstable API versions enabled).
+	Unstable []ReleaseRun
+	// FirstStable is the oldest embedded release that has the version and
+	// does not mark it unstable: First when Unstable is empty, "" when the
+	// version was never stable.
+	FirstStable string
+	// Names are the runs of embedded releases, oldest first, in which the
+	// message had another name than the one asked about (an API renamed
+	// keeps its key), by BaseName ("ListClientMetricsResources").
+	Names []NameRun
+}
+
+// ReleaseRun is a run of consecutive embedded releases, oldest first.
+type ReleaseRun struct {
+	First, Last string
+}
+
+// Words renders the run by minor release as VersionSpan.Words does, without
+// "Kafka": "3.5–3.6", "4.1".
+func (r ReleaseRun) Words() string {
+	first, last := releaseLabel(r.First, true), releaseLabel(r.Last, false)
+	if r.First == r.Last {
+		if first != last {
+			return r.First // one patch release of a minor that has two
+		}
+		return first
+	}
+	return first + "–" + last
+}
+
+// NameRun is a run of embedded releases in which a message had name Name.
+type NameRun struct {
+	Name string
+	ReleaseRun
+}
+
+func runsWords(rs []ReleaseRun) string {
+	var ws []string
+	for _, r := range rs {
+		ws = append(ws, r.Words())
+	}
+	return strings.Join(ws, ", ")
 }
 
 // Words renders the span by minor release: "Kafka ≤3.0–3.9 (removed in
 // 4.0)", "Kafka 3.7–4.4", "Kafka 4.4". "≤3.0" says that the oldest
 // embedded release (3.0.2) already has the version. A release is named in
 // full when the minor alone would stand for another embedded patch of it
-// ("3.9.2" first, when 3.9.1 lacks the version).
+// ("3.9.2" first, when 3.9.1 lacks the version). A version some releases
+// mark unstable starts at FirstStable and names them: "Kafka 3.7–4.4
+// (unstable in 3.5–3.6)"; one never stable says only that: "unstable in
+// Kafka 3.9–4.0 (removed in 4.1)". Other names of the message follow:
+// "Kafka 3.7–4.4 (as ListClientMetricsResources in 3.7–4.0)".
 func (s VersionSpan) Words() string {
-	first, last := releaseLabel(s.First, true), releaseLabel(s.Last, false)
-	if s.First == s.Last && first != last {
-		first = s.First // one patch release of a minor that has two
+	var w string
+	var notes []string
+	switch {
+	case len(s.Unstable) == 0:
+		w = "Kafka " + ReleaseRun{s.First, s.Last}.Words()
+		if s.FirstIsOldest {
+			w = "Kafka ≤" + strings.TrimPrefix(w, "Kafka ")
+		}
+	case s.FirstStable == "":
+		w = "unstable in Kafka " + runsWords(s.Unstable)
+	default:
+		w = "Kafka " + ReleaseRun{s.FirstStable, s.Last}.Words()
+		notes = append(notes, "unstable in "+runsWords(s.Unstable))
 	}
-	if s.FirstIsOldest {
-		first = "≤" + first
-	}
-	w := "Kafka " + first
-	if s.First != s.Last {
-		w += "–" + last
+	for _, n := range s.Names {
+		notes = append(notes, "as "+n.Name+" in "+n.Words())
 	}
 	if s.Removed != "" {
-		w += " (removed in " + releaseLabel(s.Removed, true) + ")"
+		notes = append(notes, "removed in "+releaseLabel(s.Removed, true))
+	}
+	if len(notes) > 0 {
+		w += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return w
 }
@@ -72,15 +129,16 @@ func releaseLabel(r string, first bool) string {
 }
 
 // SpanLegend explains VersionSpan.Words in one sentence: "Kafka A–B: the
-// embedded releases (the last patch release of each minor from 3.0 to 4.4)
-// whose spec has the version; ≤3.0: already in the oldest, 3.0.2."
+// embedded releases whose spec has the version, from the first that does
+// not mark it unstable …; ≤3.0: already in the oldest embedded release,
+// 3.0.2."
 func SpanLegend() string {
 	rs := bundle.Releases()
 	if len(rs) == 0 {
 		return ""
 	}
 	oldest, newest := rs[len(rs)-1], rs[0]
-	return fmt.Sprintf("Kafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from %s to %s); ≤%s: already in the oldest embedded release, %s.",
+	return fmt.Sprintf("Kafka A–B: the embedded releases whose spec has the version, from the first that does not mark it unstable (latestVersionUnstable), by minor (kwire embeds the last patch release of each minor from %s to %s); ≤%s: already in the oldest embedded release, %s.",
 		releaseLabel(oldest, true), releaseLabel(newest, false), releaseLabel(oldest, true), oldest)
 }
 
@@ -108,7 +166,8 @@ func sameMessage(s *Set, m *Message) *Message {
 
 // EmbeddedSpans returns, for every version that some embedded release has
 // of message m (found as sameMessage finds it), the embedded releases that
-// have it, lowest version first. It parses every embedded release (once
+// have it (with those that mark it unstable and those where the message had
+// another name), lowest version first. It parses every embedded release (once
 // per process, see Embedded).
 func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 	sets, err := EmbeddedAll()
@@ -117,6 +176,11 @@ func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 	}
 	byVersion := map[int16]*VersionSpan{}
 	lo, hi := int16(MaxVersion), int16(-1)
+	// The index in sets of the release that last extended each version's
+	// last Unstable and Names run: a run goes on only from the release
+	// just older (index + 1).
+	unstableAt, nameAt := map[int16]int{}, map[int16]int{}
+	name := m.BaseName()
 	// Oldest release first: First is set once, Last and Removed move on.
 	for i := len(sets) - 1; i >= 0; i-- {
 		s := sets[i]
@@ -141,6 +205,24 @@ func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 			// A version that comes back after a release without it keeps
 			// its First; Removed is that of its last run.
 			sp.Last, sp.Removed = s.Release, ""
+			if unstableVersion(s, o) == ver {
+				if at, ok := unstableAt[ver]; ok && at == i+1 {
+					sp.Unstable[len(sp.Unstable)-1].Last = s.Release
+				} else {
+					sp.Unstable = append(sp.Unstable, ReleaseRun{s.Release, s.Release})
+				}
+				unstableAt[ver] = i
+			} else if sp.FirstStable == "" {
+				sp.FirstStable = s.Release
+			}
+			if n := o.BaseName(); n != name {
+				if at, ok := nameAt[ver]; ok && at == i+1 && sp.Names[len(sp.Names)-1].Name == n {
+					sp.Names[len(sp.Names)-1].Last = s.Release
+				} else {
+					sp.Names = append(sp.Names, NameRun{n, ReleaseRun{s.Release, s.Release}})
+				}
+				nameAt[ver] = i
+			}
 		}
 	}
 	var out []VersionSpan

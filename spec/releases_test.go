@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -45,15 +46,28 @@ func spanWords(t *testing.T, name string) string {
 // removed the lowest versions in 4.0; ShareFetch v0 was KIP-932's early
 // access in 3.9 and 4.0).
 func TestEmbeddedSpans(t *testing.T) {
+
 	for name, want := range map[string]string{
-		"ProduceRequest":               "v0-2 Kafka ≤3.0–3.9 (removed in 4.0); v3-9 Kafka ≤3.0–4.4; v10 Kafka 3.7–4.4; v11 Kafka 3.8–4.4; v12 Kafka 4.0–4.4; v13 Kafka 4.1–4.4",
-		"VoteRequest":                  "v0 Kafka ≤3.0–4.4; v1 Kafka 3.9–4.4; v2 Kafka 4.0–4.4",
-		"LeaderAndIsrRequest":          "v0-5 Kafka ≤3.0–3.9 (removed in 4.0); v6 Kafka 3.2–3.9 (removed in 4.0); v7 Kafka 3.4–3.9 (removed in 4.0)",
-		"ShareFetchRequest":            "v0 Kafka 3.9–4.0 (removed in 4.1); v1 Kafka 4.1–4.4; v2 Kafka 4.2–4.4",
-		"ListConfigResourcesRequest":   "v0 Kafka 3.7–4.4; v1 Kafka 4.1–4.4", // api key 74, ListClientMetricsResources until 4.0
-		"RequestHeader":                "v0 Kafka ≤3.0–3.9 (removed in 4.0); v1-2 Kafka ≤3.0–4.4",
-		"PartitionRecord":              "v0 Kafka ≤3.0–4.4; v1-2 Kafka 3.7–4.4",
-		"StreamsGroupHeartbeatRequest": "v0 Kafka 4.1–4.4; v1 Kafka 4.4",
+		"ProduceRequest":             "v0-2 Kafka ≤3.0–3.9 (removed in 4.0); v3-9 Kafka ≤3.0–4.4; v10 Kafka 3.7–4.4; v11 Kafka 3.8–4.4; v12 Kafka 4.0–4.4; v13 Kafka 4.1–4.4",
+		"VoteRequest":                "v0 Kafka ≤3.0–4.4; v1 Kafka 3.9–4.4; v2 Kafka 4.0–4.4",
+		"LeaderAndIsrRequest":        "v0-5 Kafka ≤3.0–3.9 (removed in 4.0); v6 Kafka 3.2–3.9 (removed in 4.0); v7 Kafka 3.4–3.9 (removed in 4.0)",
+		"ShareFetchRequest":          "v0 unstable in Kafka 3.9–4.0 (removed in 4.1); v1 Kafka 4.1–4.4; v2 Kafka 4.2–4.4",
+		"ListConfigResourcesRequest": "v0 Kafka 3.7–4.4 (as ListClientMetricsResources in 3.7–4.0); v1 Kafka 4.1–4.4", // api key 74
+		"AlterPartitionRequest":      "v0 Kafka ≤3.0–3.9 (as AlterIsr in 3.0–3.1; removed in 4.0); v1 Kafka 3.2–3.9 (removed in 4.0); v2 Kafka 3.3–4.4; v3 Kafka 3.5–4.4",
+		// latestVersionUnstable: the first stable release, then the
+		// unstable ones; a version never stable says only that.
+		"AddPartitionsToTxnResponse":        "v0-3 Kafka ≤3.0–4.4; v4 Kafka 3.6–4.4 (unstable in 3.5); v5 Kafka 3.8–4.4",
+		"ConsumerGroupDescribeRequest":      "v0 Kafka 3.8–4.4 (unstable in 3.7); v1 Kafka 4.0–4.4",
+		"ConsumerGroupHeartbeatRequest":     "v0 Kafka 3.7–4.4 (unstable in 3.5–3.6); v1 Kafka 4.0–4.4",
+		"OffsetCommitRequest":               "v0-1 Kafka ≤3.0–3.9 (removed in 4.0); v2-8 Kafka ≤3.0–4.4; v9 Kafka 3.7–4.4 (unstable in 3.6); v10 Kafka 4.2–4.4 (unstable in 4.1)",
+		"OffsetFetchRequest":                "v0 Kafka ≤3.0–3.9 (removed in 4.0); v1-8 Kafka ≤3.0–4.4; v9 Kafka 3.7–4.4; v10 Kafka 4.2–4.4 (unstable in 4.1)",
+		"StreamsGroupDescribeRequest":       "v0 Kafka 4.2–4.4 (unstable in 4.1); v1 Kafka 4.4",
+		"ShareGroupHeartbeatRequest":        "v0 unstable in Kafka 3.9–4.0 (removed in 4.1); v1 Kafka 4.1–4.4",
+		"ReadShareGroupStateSummaryRequest": "v0 Kafka 4.1–4.4 (unstable in 3.9–4.0); v1 Kafka 4.2–4.4",
+		"InitProducerIdResponse":            "v0-4 Kafka ≤3.0–4.4; v5 Kafka 3.8–4.4; v6 unstable in Kafka 4.1–4.4",
+		"RequestHeader":                     "v0 Kafka ≤3.0–3.9 (removed in 4.0); v1-2 Kafka ≤3.0–4.4",
+		"PartitionRecord":                   "v0 Kafka ≤3.0–4.4; v1-2 Kafka 3.7–4.4",
+		"StreamsGroupHeartbeatRequest":      "v0 Kafka 4.2–4.4 (unstable in 4.1); v1 Kafka 4.4",
 	} {
 		if got := spanWords(t, name); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
@@ -61,11 +75,19 @@ func TestEmbeddedSpans(t *testing.T) {
 	}
 	s, _ := Embedded("4.4.0")
 	sp, _ := EmbeddedSpans(s.Message("ProduceRequest"))
-	if sp[0] != (VersionSpan{Version: 0, First: "3.0.2", Last: "3.9.2", FirstIsOldest: true, Removed: "4.0.2"}) {
+	if !reflect.DeepEqual(sp[0], VersionSpan{Version: 0, First: "3.0.2", Last: "3.9.2", FirstIsOldest: true, Removed: "4.0.2", FirstStable: "3.0.2"}) {
 		t.Errorf("ProduceRequest v0: %+v", sp[0])
 	}
-	if sp[12] != (VersionSpan{Version: 12, First: "4.0.2", Last: "4.4.0"}) {
+	if !reflect.DeepEqual(sp[12], VersionSpan{Version: 12, First: "4.0.2", Last: "4.4.0", FirstStable: "4.0.2"}) {
 		t.Errorf("ProduceRequest v12: %+v", sp[12])
+	}
+	sp, _ = EmbeddedSpans(s.Message("ShareFetchRequest"))
+	if !reflect.DeepEqual(sp[0], VersionSpan{Version: 0, First: "3.9.1", Last: "4.0.2", Removed: "4.1.2", Unstable: []ReleaseRun{{"3.9.1", "4.0.2"}}}) {
+		t.Errorf("ShareFetchRequest v0: %+v", sp[0])
+	}
+	sp, _ = EmbeddedSpans(s.Message("ListConfigResourcesRequest"))
+	if !reflect.DeepEqual(sp[0], VersionSpan{Version: 0, First: "3.7.2", Last: "4.4.0", FirstStable: "3.7.2", Names: []NameRun{{"ListClientMetricsResources", ReleaseRun{"3.7.2", "4.0.2"}}}}) {
+		t.Errorf("ListConfigResourcesRequest v0: %+v", sp[0])
 	}
 }
 
@@ -91,7 +113,7 @@ func TestReleaseLabel(t *testing.T) {
 	if w := (VersionSpan{First: "3.9.1", Last: "3.9.1", Removed: "3.9.2"}).Words(); w != "Kafka 3.9.1 (removed in 3.9.2)" {
 		t.Errorf("Words = %s", w)
 	}
-	if got, want := SpanLegend(), "Kafka A–B: the embedded releases whose spec has the version, by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2."; got != want {
+	if got, want := SpanLegend(), "Kafka A–B: the embedded releases whose spec has the version, from the first that does not mark it unstable (latestVersionUnstable), by minor (kwire embeds the last patch release of each minor from 3.0 to 4.4); ≤3.0: already in the oldest embedded release, 3.0.2."; got != want {
 		t.Errorf("SpanLegend() = %s", got)
 	}
 }

@@ -252,9 +252,7 @@ func (a *app) history(c *historyCmd) error {
 	} else {
 		err = spec.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return hint.Removed(set, m) })
 	}
-	if m := req; err == nil && (m != nil || resp != nil) && (m == nil || m.ValidVersions.Empty()) && (resp == nil || resp.ValidVersions.Empty()) {
-		// As show: an API without valid versions is a finding (exit 1).
-		return fmt.Errorf("%s has no valid versions in %s: the API was removed", c.Name, render.SetName(set))
-	}
+	// An API without valid versions (removed) is still a full answer: the
+	// history says so, names the release that has it, and exits 0.
 	return err
 }

@@ -57,6 +57,10 @@ type Record struct {
 	// Tombstone marks an internal topic's record whose value is null: the
 	// deletion of its key.
 	Tombstone bool
+	// DecodedWith is the embedded release whose specs decoded an internal
+	// topic's key or value when the codec's release has no spec of its
+	// record type or value version ("4.4.0"); "" when the codec's did.
+	DecodedWith string
 	// Note says what did not decode inside a value that did: the consumer
 	// protocol bytes of a GroupMetadataValue's member ("members[0].
 	// assignment.AssignedPartitions at 0x0152: …"), which Data keeps as
@@ -279,6 +283,9 @@ func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 		dst = appendBytesText(append(dst, "key "...), d.Key, d.KeyNull, v)
 		dst = appendBytesText(append(dst, "  value "...), d.Value, d.ValueNull, v)
 	}
+	if d.DecodedWith != "" {
+		dst = fmt.Appendf(dst, "  (decoded with Kafka %s's specs)", d.DecodedWith)
+	}
 	if len(d.Headers) > 0 {
 		dst = append(dst, "  headers"...)
 		for _, h := range d.Headers {
@@ -319,6 +326,7 @@ type jsonLine struct {
 	Headers       []jsonHeader    `json:"headers,omitempty"`
 	Error         string          `json:"error,omitempty"`
 	Note          string          `json:"note,omitempty"`
+	DecodedWith   string          `json:"decoded_with,omitempty"`
 }
 
 // jsonHeader is one header of a JSON line.
@@ -346,7 +354,9 @@ type jsonHeader struct {
 // decode; "tombstone": true for a null value; its value's "type",
 // "version" and "data" (no "version" when it did not decode: "error" and
 // the value's bytes); "note" when a member's consumer protocol bytes did
-// not decode.
+// not decode; "decoded_with" (Record.DecodedWith) when another embedded
+// release's specs decoded it. Its text line ends "(decoded with Kafka
+// 4.4.0's specs)" then.
 func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
 	e := jsonLine{File: d.File, Offset: d.Offset, BatchOffset: d.BatchOffset, Control: d.Control, Type: d.Type, Data: d.Data}
 	if d.TimestampType != records.NoTimestampType {
@@ -370,7 +380,7 @@ func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
 			kv := d.KeyVersion
 			e.KeyType, e.KeyVersion = d.KeyType, &kv
 		}
-		e.KeyData, e.Tombstone, e.Note = d.KeyData, d.Tombstone, d.Note
+		e.KeyData, e.Tombstone, e.Note, e.DecodedWith = d.KeyData, d.Tombstone, d.Note, d.DecodedWith
 		if d.KeyErr != nil {
 			e.KeyError = d.KeyErr.Error()
 			e.Key, e.KeyBase64, e.KeyHex, e.KeyJSON = bytesJSON(d.Key, d.KeyNull, v)

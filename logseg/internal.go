@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/records"
@@ -74,16 +75,81 @@ func KeyValueDecoder(cd *codec.Codec, t spec.Topic) *records.KeyValueDecoder {
 			return cd.DecodeTopicValue(data, t, 0)
 		}}
 	}
+	fb := &fallbacks{cd: cd, codecs: map[*spec.Set]*codec.Codec{}}
 	return &records.KeyValueDecoder{
-		Key: func(data []byte) (*tree.Tree, error) { return cd.DecodeTopicKey(data, t) },
+		Key: func(data []byte) (*tree.Tree, error) {
+			kt, err := cd.DecodeTopicKey(data, t)
+			if rt, ok := framePrefix(kt); ok && errors.Is(err, codec.ErrUnknownRecordType) {
+				if fc := fb.codec(spec.NewestEmbeddedWithRecord(t, rt, -1, cd.Set.Release)); fc != nil {
+					return fc.DecodeTopicKey(data, t) // its spec's answer, problems too
+				}
+			}
+			return kt, err
+		},
 		Value: func(key *tree.Tree, data []byte) (*tree.Tree, error) {
-			vt, err := cd.DecodeTopicValue(data, t, recordType(key.Message, key.Version))
+			rt := recordType(key.Message, key.Version)
+			c := cd
+			vt, err := c.DecodeTopicValue(data, t, rt)
+			if errors.Is(err, codec.ErrUnknownRecordType) || errors.Is(err, codec.ErrUnknownVersion) {
+				v, ok := framePrefix(vt) // none when no value spec of rt
+				if !ok {
+					v = -1
+				}
+				if fc := fb.codec(spec.NewestEmbeddedWithRecord(t, rt, v, cd.Set.Release)); fc != nil {
+					c = fc
+					vt, err = fc.DecodeTopicValue(data, t, rt)
+				}
+			}
 			if err == nil && vt.Message.Name == "GroupMetadataValue" {
-				vt = nestConsumer(cd, vt)
+				vt = nestConsumer(c, vt)
 			}
 			return vt, err
 		},
 	}
+}
+
+// fallbacks are the codecs of the embedded releases a KeyValueDecoder
+// decodes with when its codec's release has no spec of a record's type or
+// value version (Kafka embeds the coordinators' record specs only in some
+// releases' jars): the newest embedded release that has it, as pcap
+// decodes an API version its release lacks (flow.EmbeddedFallbacks).
+// Window.Describe names the release (Record.DecodedWith).
+type fallbacks struct {
+	cd     *codec.Codec
+	mu     sync.Mutex
+	codecs map[*spec.Set]*codec.Codec
+}
+
+// codec returns the codec of s with fb.cd's options, made once; nil for a
+// nil s.
+func (fb *fallbacks) codec(s *spec.Set) *codec.Codec {
+	if s == nil {
+		return nil
+	}
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	c := fb.codecs[s]
+	if c == nil {
+		c = codec.New(s)
+		c.MaxFrame, c.Strict, c.Records = fb.cd.MaxFrame, fb.cd.Strict, fb.cd.Records
+		fb.codecs[s] = c
+	}
+	return c
+}
+
+// framePrefix is the int16 prefix of a coordinator record's key or value
+// as t decoded it (its first frame field: the record type or the
+// version), and whether t has one.
+func framePrefix(t *tree.Tree) (int16, bool) {
+	if t == nil {
+		return 0, false
+	}
+	for _, n := range t.Nodes {
+		if n.Kind == tree.FrameField {
+			return int16(n.Num), true
+		}
+	}
+	return 0, false
 }
 
 // consumerProtocol decodes data, the bytes of a classic group member's
@@ -154,6 +220,7 @@ func (w *Window) describeInternal(d *Record) {
 			if m != nil {
 				d.KeyType, d.KeyVersion, d.RecordType = m.Name, ver, recordType(m, ver)
 			}
+			_, d.DecodedWith = w.embeddedFrom(r.KeyEmbedded)
 		}
 		switch p, ok := w.fieldProblem(r, "key"); {
 		case ok:
@@ -181,6 +248,9 @@ func (w *Window) describeInternal(d *Record) {
 	if r.Embedded >= 0 {
 		if m, ver = w.embedded(r.Embedded); m != nil {
 			d.Type, d.Version = m.Name, ver
+		}
+		if _, rel := w.embeddedFrom(r.Embedded); rel != "" {
+			d.DecodedWith = rel
 		}
 	}
 	p, ok := w.fieldProblem(r, "value")
@@ -211,11 +281,25 @@ func consumerPath(p string) bool {
 
 // embedded is the message decoded at Embedded node e and its version.
 func (w *Window) embedded(e int32) (*spec.Message, int16) {
+	m, _ := w.embeddedFrom(e)
+	return m, w.Tree.NodeVersion(e)
+}
+
+// embeddedFrom is the message decoded at Embedded node e and, when another
+// embedded release's specs than the window's decoded it (KeyValueDecoder's
+// fallbacks), that release ("4.4.0"); nil when none.
+func (w *Window) embeddedFrom(e int32) (*spec.Message, string) {
 	st := w.Tree.Struct(e)
 	if st == nil || w.codec == nil {
-		return nil, 0
+		return nil, ""
 	}
-	return w.codec.Set.Message(st.Name), w.Tree.NodeVersion(e)
+	if m := w.codec.Set.Message(st.Name); m != nil && m.Root == st {
+		return m, ""
+	}
+	if m, s := spec.EmbeddedOwner(st); m != nil && s != w.codec.Set {
+		return m, s.Release
+	}
+	return w.codec.Set.Message(st.Name), ""
 }
 
 // json is the converter JSON of the message m decoded at Embedded node e.

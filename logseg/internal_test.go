@@ -325,3 +325,38 @@ func TestRemoteLogMetadataTopic(t *testing.T) {
 		t.Errorf("--decoder metadata: %s", text[1])
 	}
 }
+
+// A release without the coordinators' record specs (Kafka embeds them in
+// 4.4.0 and 3.9.1 only) decodes an internal topic's records with the
+// newest embedded release that has them, and says so; a record type no
+// release has stays bytes.
+func TestOffsetsTopicWithAnOlderRelease(t *testing.T) {
+	cd := testCodec(t)
+	f := writeSegment(t, "__consumer_offsets-3", offsetsSegment(t, cd))
+	want, wantJS, wantProblems := internalListing(t, f, logseg.Options{Codec: cd})
+	old, err := spec.Embedded("4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.RecordKey(spec.TopicOffsets, 1) != nil {
+		t.Fatal("Kafka 4.0.2 has OffsetCommitKey: pick a release without it")
+	}
+	text, js, problems := internalListing(t, f, logseg.Options{Codec: codec.New(old)})
+	const with = "  (decoded with Kafka 4.4.0's specs)"
+	for i := range want {
+		if i > 0 && !strings.Contains(want[i], "record type 99") {
+			want[i] += with
+		}
+	}
+	checkLines(t, "text", text, want)
+	if len(text) != 10 || text[1] != `  offset 0  CreateTime 1700000000000  OffsetCommitKey {"group":"g1","topic":"t","partition":0}  OffsetCommitValue v3 {"offset":42,"leaderEpoch":5,"metadata":"m","commitTimestamp":1700000000000}`+with {
+		t.Errorf("%d lines, record 0: %s", len(text), text[1])
+	}
+	checkLines(t, "problems", problems, wantProblems)
+	for i := range wantJS {
+		if !strings.Contains(wantJS[i], "record type 99") {
+			wantJS[i] = strings.TrimSuffix(wantJS[i], "}") + `,"decoded_with":"4.4.0"}`
+		}
+	}
+	checkLines(t, "JSON", js, wantJS)
+}

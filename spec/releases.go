@@ -243,22 +243,65 @@ func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 // is parsed whole (a file that is missing, does not parse or is another
 // message leads to parsing the release).
 func NewestEmbeddedWith(key, v int16, name, skip string) *Set {
-	for _, r := range bundle.Releases() {
-		if r == skip {
-			continue
+	return newestEmbedded(skip, func(r string) bool {
+		_, parsed := embedded.Load(r)
+		return parsed || name == "" || fileMayAccept(r, name, key, v)
+	}, func(s *Set) bool {
+		m := s.Request(key)
+		return m != nil && m.ValidVersions.Contains(v)
+	})
+}
+
+// NewestEmbeddedWithRecord returns the newest embedded release, other than
+// release skip, that has the key spec of record type rt of internal topic t
+// and, when v >= 0, a value spec of rt that accepts version v; nil when
+// none does. It parses the releases it passes over (see Embedded).
+func NewestEmbeddedWithRecord(t Topic, rt, v int16, skip string) *Set {
+	return newestEmbedded(skip, nil, func(s *Set) bool {
+		if s.RecordKey(t, rt) == nil {
+			return false
 		}
-		if _, parsed := embedded.Load(r); !parsed && name != "" && !fileMayAccept(r, name, key, v) {
+		if v < 0 {
+			return true
+		}
+		m := s.RecordValue(t, rt)
+		return m != nil && m.ValidVersions.Contains(v)
+	})
+}
+
+// newestEmbedded returns the newest embedded release other than skip that
+// may (nil may: all may) and, parsed, has.
+func newestEmbedded(skip string, may func(release string) bool, has func(*Set) bool) *Set {
+	for _, r := range bundle.Releases() {
+		if r == skip || may != nil && !may(r) {
 			continue
 		}
 		s, err := Embedded(r)
 		if err != nil {
 			continue
 		}
-		if m := s.Request(key); m != nil && m.ValidVersions.Contains(v) {
+		if has(s) {
 			return s
 		}
 	}
 	return nil
+}
+
+// EmbeddedOwner returns the message whose top-level struct is st among the
+// embedded releases parsed so far, and its release's Set; nil, nil when
+// none is (st from specs loaded from a path, or from no message's root).
+func EmbeddedOwner(st *Struct) (*Message, *Set) {
+	var om *Message
+	var os *Set
+	embedded.Range(func(_, v any) bool {
+		s := v.(*Set)
+		if m := s.Message(st.Name); m != nil && m.Root == st {
+			om, os = m, s
+			return false
+		}
+		return true
+	})
+	return om, os
 }
 
 // fileMayAccept reports whether release r's common/message/<name>.json

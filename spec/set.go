@@ -365,11 +365,51 @@ func (s *Set) withHeaders() []string {
 func (s *Set) Lookup(name string) (req, resp *Message, err error) {
 	req, resp, err = s.lookup(name)
 	if err != nil && s.Release != "" {
+		if why := s.recordElsewhere(name); why != "" {
+			// A record spec some releases' jars hold: no near name helps.
+			return nil, nil, fmt.Errorf("unknown API or message %q in %s: %s", name, s.describe(), why)
+		}
 		if why := s.otherRelease(name); why != "" {
 			err = fmt.Errorf("%w; %s", err, why)
 		}
 	}
 	return req, resp, err
+}
+
+// recordElsewhere says which embedded releases hold the spec of internal
+// topic record name (Message.Topic: a coordinator record key or value, a
+// remote-log-metadata record) that s lacks: "OffsetCommitValue is a
+// coordinator-value record of __consumer_offsets whose spec is embedded in
+// Kafka 4.4.0 and 3.9.1 only (try --kafka 4.4)"; "" when none does or
+// name is no such record.
+func (s *Set) recordElsewhere(name string) string {
+	var rs []string
+	var first *Message
+	for _, r := range bundle.Releases() {
+		if r == s.Release {
+			continue
+		}
+		o, err := Embedded(r)
+		if err != nil {
+			continue
+		}
+		m, _, err := o.lookup(name)
+		if err != nil || m == nil || m.Topic == "" {
+			continue
+		}
+		if first == nil {
+			first = m
+		}
+		rs = append(rs, r)
+	}
+	if first == nil {
+		return ""
+	}
+	in := strings.Join(rs, " and ")
+	if len(rs) > 2 {
+		in = strings.Join(rs[:len(rs)-1], ", ") + " and " + rs[len(rs)-1]
+	}
+	return fmt.Sprintf("%s is a %s record of %s whose spec is embedded in Kafka %s only (try --kafka %s)", first.Name, first.Type, first.Topic.TopicName(), in, bundle.Flag(rs[0]))
 }
 
 // otherRelease says where an embedded release other than s's has the

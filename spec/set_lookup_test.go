@@ -34,3 +34,27 @@ func TestLookupNamesOtherRelease(t *testing.T) {
 		}
 	}
 }
+
+// A record spec of an internal topic that only some releases' jars hold
+// names those releases, not a near name.
+func TestLookupOfARecordOtherReleasesHold(t *testing.T) {
+	s, err := spec.Embedded("4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"OffsetCommitValue":  `unknown API or message "OffsetCommitValue" in Kafka 4.0.2: OffsetCommitValue is a coordinator-value record of __consumer_offsets whose spec is embedded in Kafka 4.4.0 and 3.9.1 only (try --kafka 4.4)`,
+		"ShareSnapshotValue": `unknown API or message "ShareSnapshotValue" in Kafka 4.0.2: ShareSnapshotValue is a coordinator-value record of __share_group_state whose spec is embedded in Kafka 4.4.0 only (try --kafka 4.4)`,
+	} {
+		if _, _, err := s.Lookup(name); err == nil || err.Error() != want {
+			t.Errorf("Lookup(%s) = %v\nwant %s", name, err, want)
+		}
+	}
+	n, err := spec.Embedded("4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _, err := n.Lookup("OffsetCommitValue"); err != nil || m.Topic != spec.TopicOffsets {
+		t.Errorf("4.4 Lookup(OffsetCommitValue) = %v, %v", m, err)
+	}
+}

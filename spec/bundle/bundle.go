@@ -117,13 +117,48 @@ func Flag(r string) string {
 // find returns the newest embedded release that release names (see Load),
 // or nil. It decodes nothing.
 func find(release string) *entry {
-	want := strings.TrimPrefix(strings.TrimSpace(release), "v")
+	minor := isMinor(release)
 	for _, e := range index() {
-		if want == "" || e.version == want || strings.HasPrefix(e.version, want+".") {
+		if release == "" || e.version == release || minor && strings.HasPrefix(e.version, release+".") {
 			return e
 		}
 	}
 	return nil
+}
+
+// isMinor reports whether r is a minor release, "3.6": two dot-separated
+// decimal numbers.
+func isMinor(r string) bool {
+	a, b, ok := strings.Cut(r, ".")
+	return ok && isNumber(a) && isNumber(b)
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// notEmbedded is Load's error for release: the embedded releases, and for
+// a patch release of an embedded minor ("3.9.0") that minor's last one.
+func notEmbedded(release string) error {
+	avail := strings.Join(Releases(), ", ")
+	if avail == "" {
+		avail = "none"
+	}
+	msg := fmt.Sprintf("no embedded Kafka release matches %q (embedded: %s)", release, avail)
+	if p := strings.Split(release, "."); len(p) == 3 && isMinor(p[0]+"."+p[1]) && isNumber(p[2]) {
+		if e := find(p[0] + "." + p[1]); e != nil {
+			msg += fmt.Sprintf(": Kafka %s is not embedded; try --kafka %s.%s (its minor's last patch release, %s), or --specs with Kafka %s's kafka-clients jar", release, p[0], p[1], e.version, release)
+		}
+	}
+	return errors.New(msg)
 }
 
 // Resolve returns the version of the embedded release that release names
@@ -146,11 +181,12 @@ func Releases() []string {
 	return vs
 }
 
-// Load returns the embedded release named by release. The name may be a full
-// version ("4.4.0") or a prefix of whole dot-separated components ("4.4",
-// "4"), which selects the newest matching release; a leading "v" is ignored
-// and "" selects the newest release. The error for an unknown release lists
-// the embedded ones.
+// Load returns the embedded release named by release: an embedded version
+// exactly ("4.4.0", "3.9.1"), or a minor ("3.6"), which selects the newest
+// embedded patch release of it (3.6.2); "" selects the newest release.
+// Nothing else names one ("4", "v3.6", " 3.6"). The error for an unknown
+// release lists the embedded ones and, for a patch release of an embedded
+// minor ("3.9.0"), suggests that minor.
 //
 // The bundle is decompressed and verified on first use and cached; every call
 // returns a fresh Release whose File.Data slices are shared and must not be
@@ -166,11 +202,7 @@ func Load(release string) (*Release, error) {
 		r.Files = slices.Clone(r.Files)
 		return &r, nil
 	}
-	avail := strings.Join(Releases(), ", ")
-	if avail == "" {
-		avail = "none"
-	}
-	return nil, fmt.Errorf("no embedded Kafka release matches %q (embedded: %s)", release, avail)
+	return nil, notEmbedded(release)
 }
 
 // decode reads and verifies the embedded bundle name.

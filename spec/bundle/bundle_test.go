@@ -242,16 +242,13 @@ func TestReleaseDifferences(t *testing.T) {
 func TestLoadSelect(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "4.4.0"},
-		{"4", "4.4.0"},
 		{"4.4", "4.4.0"},
 		{"4.4.0", "4.4.0"},
-		{"v4.4.0", "4.4.0"},
-		{"3", "3.9.2"},
 		{"3.9", "3.9.2"},
 		{"3.9.2", "3.9.2"},
 		{"3.9.1", "3.9.1"},
 		{"3.6", "3.6.2"},
-		{"v3.6.2", "3.6.2"},
+		{"3.6.2", "3.6.2"},
 		{"3.0", "3.0.2"},
 		{"4.0", "4.0.2"},
 	} {
@@ -264,7 +261,8 @@ func TestLoadSelect(t *testing.T) {
 			t.Errorf("Load(%q).Version = %q, want %q", c.in, r.Version, c.want)
 		}
 	}
-	for _, in := range []string{"2.0", "2.8.2", "3.6.1", "4.4.1", "3.9.10", "4.", "44", "x"} {
+	// Only a minor or an exact embedded release names one.
+	for _, in := range []string{"2.0", "2.8.2", "3.6.1", "4.4.1", "3.9.10", "4.", "44", "x", "3", "4", "v3.6", "v4.4.0", " 3.6", "3.6 ", "3.6.x", "3.6.2.0", ".6", "3.+6"} {
 		_, err := Load(in)
 		if err == nil {
 			t.Errorf("Load(%q) succeeded", in)
@@ -275,6 +273,20 @@ func TestLoadSelect(t *testing.T) {
 				t.Errorf("Load(%q) error %q does not list %s", in, err, v)
 			}
 		}
+	}
+}
+
+// A patch release of an embedded minor that is not embedded itself: the
+// error suggests the minor and --specs.
+func TestLoadSuggestsTheMinor(t *testing.T) {
+	_, err := Load("3.9.0")
+	want := `no embedded Kafka release matches "3.9.0" (embedded: ` + strings.Join(Releases(), ", ") + `): Kafka 3.9.0 is not embedded; try --kafka 3.9 (its minor's last patch release, 3.9.2), or --specs with Kafka 3.9.0's kafka-clients jar`
+	if err == nil || err.Error() != want {
+		t.Errorf("Load(3.9.0) = %v\nwant %s", err, want)
+	}
+	_, err = Load("2.8.2") // no embedded 2.8
+	if want := `no embedded Kafka release matches "2.8.2" (embedded: ` + strings.Join(Releases(), ", ") + ")"; err == nil || err.Error() != want {
+		t.Errorf("Load(2.8.2) = %v\nwant %s", err, want)
 	}
 }
 

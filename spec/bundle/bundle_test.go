@@ -7,10 +7,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -547,4 +550,56 @@ func TestFlag(t *testing.T) {
 			t.Errorf("Flag(%q) = %q, want %q", r, got, want)
 		}
 	}
+}
+
+// README.md's table of sizes is the embedded bundles': for every release,
+// its file's bytes and its spec files, and the bytes of all of them.
+func TestREADMESizes(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`\| (\d+\.\d+\.\d+) \| ([\d,]+) \| (\d+) \|`)
+	got := map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		if _, dup := got[m[1]]; dup {
+			t.Errorf("README lists %s twice", m[1])
+		}
+		got[m[1]] = m[2] + " bytes, " + m[3] + " files"
+	}
+	total := 0
+	for _, r := range Releases() {
+		e := find(r)
+		b, err := embedded.ReadFile(e.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := Load(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(b)
+		if want := fmt.Sprintf("%s bytes, %d files", commas(len(b)), len(rel.Files)); got[r] != want {
+			t.Errorf("README says %s: %q, want %q", r, got[r], want)
+		}
+		delete(got, r)
+	}
+	for r := range got {
+		t.Errorf("README lists %s, which is not embedded", r)
+	}
+	if want := commas(total) + " bytes in all"; !strings.Contains(string(readme), want) {
+		t.Errorf("README lacks %q", want)
+	}
+	if commas(840457) != "840,457" || commas(999) != "999" || commas(1000) != "1,000" {
+		t.Errorf("commas: %s %s %s", commas(840457), commas(999), commas(1000))
+	}
+}
+
+// commas writes n with a comma every three digits: "76,664".
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -45,7 +45,11 @@ func produceFrame(b testing.TB, c *codec.Codec) []byte {
 // echo server, directly and through the proxy (decoding on and off,
 // plaintext and TLS on both sides); the MB/s are one way (each byte also
 // comes back). aes-gcm is the cipher work alone that TLS adds, the floor
-// under the difference between proxy-tls and proxy.
+// under the difference between proxy-tls and proxy. The others send as
+// fast as they can; proxy-300MBps (plaintext, decoding on) has the client
+// pace its writes to 300 MB/s one way (10^6 bytes a MB), as an offered
+// load, and reports the bytes left undecoded (undecoded-bytes, both
+// directions, and undecoded/byte of those forwarded).
 //
 // The client and the echo server run in another process (this test binary
 // again, as TestBenchPeer), so that cpu-ms/MB is the proxy's own CPU time
@@ -64,16 +68,16 @@ func BenchmarkProxy(b *testing.B) {
 	}
 	// run has the peer send b.N frames to addr and read them back; it
 	// returns this process's CPU time meanwhile per MB forwarded.
-	run := func(b *testing.B, addr string, tls bool) float64 {
+	run := func(b *testing.B, addr string, tls bool, rate int64) float64 {
 		b.SetBytes(peer.frameLen)
 		b.ResetTimer()
 		cpu0 := cpuTime(b)
-		peer.run(b, addr, tls, b.N)
+		peer.run(b, addr, tls, b.N, rate)
 		cpu := cpuTime(b) - cpu0
 		return float64(cpu.Microseconds()) / 1e3 / (float64(2*peer.frameLen*int64(b.N)) / 1e6)
 	}
-	b.Run("direct", func(b *testing.B) { run(b, peer.echo, false) })
-	b.Run("direct-tls", func(b *testing.B) { run(b, peer.echoTLS, true) })
+	b.Run("direct", func(b *testing.B) { run(b, peer.echo, false, 0) })
+	b.Run("direct-tls", func(b *testing.B) { run(b, peer.echoTLS, true, 0) })
 	// aes-gcm is the cipher work alone that TLS on both sides adds to
 	// forwarding, with no forwarding: each byte of both directions opened
 	// once (from one side) and sealed once (for the other), in records of
@@ -109,11 +113,13 @@ func BenchmarkProxy(b *testing.B) {
 		name string
 		o    Options
 		tls  bool
+		rate int64 // bytes per second one way; 0: as fast as it goes
 	}{
-		{"proxy", Options{Codec: c}, false},
-		{"proxy-nodecode", Options{}, false},
-		{"proxy-tls", Options{Codec: c, TLS: tlsServer, UpstreamTLS: tlsClient}, true},
-		{"proxy-tls-nodecode", Options{TLS: tlsServer, UpstreamTLS: tlsClient}, true},
+		{"proxy", Options{Codec: c}, false, 0},
+		{"proxy-nodecode", Options{}, false, 0},
+		{"proxy-tls", Options{Codec: c, TLS: tlsServer, UpstreamTLS: tlsClient}, true, 0},
+		{"proxy-tls-nodecode", Options{TLS: tlsServer, UpstreamTLS: tlsClient}, true, 0},
+		{"proxy-300MBps", Options{Codec: c}, false, 300e6},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			o := k.o
@@ -135,12 +141,15 @@ func BenchmarkProxy(b *testing.B) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			go p.Serve(ctx)
-			perMB := run(b, p.Addr().String(), k.tls)
+			perMB := run(b, p.Addr().String(), k.tls, k.rate)
 			b.StopTimer()
 			<-closed
 			cancel()
 			b.ReportMetric(perMB, "cpu-ms/MB")
 			b.ReportMetric(float64(undecoded)/float64(2*peer.frameLen*int64(b.N)), "undecoded/byte")
+			if k.rate > 0 {
+				b.ReportMetric(float64(undecoded), "undecoded-bytes")
+			}
 		})
 	}
 }
@@ -196,9 +205,10 @@ func startBenchPeer(b *testing.B) *benchPeer {
 	return p
 }
 
-// run has the peer send n frames to addr (with TLS) and read them back.
-func (p *benchPeer) run(b *testing.B, addr string, tls bool, n int) {
-	fmt.Fprintf(p.in, "run %s %t %d\n", addr, tls, n)
+// run has the peer send n frames to addr (with TLS) and read them back,
+// at most rate bytes a second (no limit when 0).
+func (p *benchPeer) run(b *testing.B, addr string, tls bool, n int, rate int64) {
+	fmt.Fprintf(p.in, "run %s %t %d %d\n", addr, tls, n, rate)
 	if !p.out.Scan() {
 		b.Fatalf("bench peer: %v", p.out.Err())
 	}
@@ -210,8 +220,9 @@ func (p *benchPeer) run(b *testing.B, addr string, tls bool, n int) {
 // TestBenchPeer is BenchmarkProxy's client and echo servers, run in a
 // process of their own; it does nothing unless KWIRE_BENCH_PEER names its
 // certificate, key and CA files. It prints "echo ADDR TLSADDR FRAMELEN",
-// then answers each line "run ADDR TLS N" from standard input, sending N
-// frames to ADDR and reading them back, with "done" or an error.
+// then answers each line "run ADDR TLS N RATE" from standard input,
+// sending N frames to ADDR (at most RATE bytes a second, no limit when 0)
+// and reading them back, with "done" or an error.
 func TestBenchPeer(t *testing.T) {
 	files := filepath.SplitList(os.Getenv("KWIRE_BENCH_PEER"))
 	if len(files) != 3 {
@@ -232,10 +243,11 @@ func TestBenchPeer(t *testing.T) {
 		var addr string
 		var useTLS bool
 		var n int
-		if _, err := fmt.Sscanf(in.Text(), "run %s %t %d", &addr, &useTLS, &n); err != nil {
+		var rate int64
+		if _, err := fmt.Sscanf(in.Text(), "run %s %t %d %d", &addr, &useTLS, &n, &rate); err != nil {
 			t.Fatal(err)
 		}
-		if err := benchClient(addr, useTLS, cc, frame, n); err != nil {
+		if err := benchClient(addr, useTLS, cc, frame, n, rate); err != nil {
 			fmt.Printf("error: %v\n", err)
 			continue
 		}
@@ -243,8 +255,10 @@ func TestBenchPeer(t *testing.T) {
 	}
 }
 
-// benchClient sends n frames to addr and reads as many bytes back.
-func benchClient(addr string, useTLS bool, cc *tls.Config, frame []byte, n int) error {
+// benchClient sends n frames to addr and reads as many bytes back. With
+// rate > 0 it paces its writes: frame i is written no earlier than
+// i*len(frame)/rate seconds after the first.
+func benchClient(addr string, useTLS bool, cc *tls.Config, frame []byte, n int, rate int64) error {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		return err
@@ -268,7 +282,11 @@ func benchClient(addr string, useTLS bool, cc *tls.Config, frame []byte, n int) 
 		_, err := io.CopyN(io.Discard, conn, int64(len(frame))*int64(n))
 		done <- err
 	}()
-	for range n {
+	start := time.Now()
+	for i := range n {
+		if rate > 0 {
+			time.Sleep(time.Until(start.Add(time.Duration(float64(i) * float64(len(frame)) / float64(rate) * 1e9))))
+		}
 		if _, err := conn.Write(frame); err != nil {
 			return err
 		}

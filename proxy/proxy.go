@@ -103,8 +103,10 @@ type Options struct {
 	// decoder is behind.
 	BufferSize int
 	// QueueBuffers is the number of buffers per direction that the decoder
-	// may hold before bytes go undecoded (8 when 0): with the defaults, 4
-	// MiB per direction.
+	// may hold before bytes go undecoded. When 0, as many as a quarter of
+	// MaxDecodeMemoryConn holds, at least 2: with the defaults, 32
+	// buffers of 512 KiB, 16 MiB per direction (about 50 ms of 300 MB/s,
+	// for a decoder that the scheduler leaves waiting).
 	QueueBuffers int
 	// MaxDecodeMemory bounds the memory that decoding takes over all
 	// connections together (bytes; 4 GiB when 0, negative for no bound):
@@ -120,7 +122,8 @@ type Options struct {
 	// MaxDecompressedTotal, and MaxDecompressed at most that) and a
 	// quarter for the nodes of its records (MaxNodes, at 40 bytes a
 	// node); records past that are reported in the frame's problems, not
-	// decoded. A payload past its limit (a decompression bomb) takes about
+	// decoded. The other half is the read buffers the decoder may hold,
+	// a quarter per direction, unless QueueBuffers says otherwise. A payload past its limit (a decompression bomb) takes about
 	// 40 MiB at most while it is counted.
 	MaxDecodeMemoryConn int64
 	// Grace is how long Serve lets open connections run after its context
@@ -286,9 +289,6 @@ func New(o Options) (*Proxy, error) {
 	if o.BufferSize <= 0 {
 		o.BufferSize = 128 << 10
 	}
-	if o.QueueBuffers <= 0 {
-		o.QueueBuffers = 8
-	}
 	if o.Grace == 0 {
 		o.Grace = 5 * time.Second
 	}
@@ -309,6 +309,9 @@ func New(o Options) (*Proxy, error) {
 	}
 	if o.MaxDecodeMemoryConn <= 0 {
 		o.MaxDecodeMemoryConn = DefaultMaxDecodeMemoryConn
+	}
+	if o.QueueBuffers <= 0 {
+		o.QueueBuffers = int(max(2, o.MaxDecodeMemoryConn/4/int64(4*o.BufferSize)))
 	}
 	if o.MaxDecodeMemory == 0 {
 		o.MaxDecodeMemory = DefaultMaxDecodeMemory

@@ -727,3 +727,30 @@ func TestDecodeMemoryBound(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueBuffersDefault: when QueueBuffers is 0, the decoder may hold
+// the read buffers (4 reads each) that a quarter of MaxDecodeMemoryConn
+// holds, at least 2; a QueueBuffers given is kept.
+func TestQueueBuffersDefault(t *testing.T) {
+	for _, k := range []struct {
+		o    Options
+		want int
+	}{
+		{Options{}, 32},                                 // 16 MiB / 512 KiB
+		{Options{BufferSize: 4096}, 1024},               // 16 MiB / 16 KiB
+		{Options{MaxDecodeMemoryConn: 8 << 20}, 4},      // 2 MiB / 512 KiB
+		{Options{MaxDecodeMemoryConn: 1 << 20}, 2},      // 256 KiB: at least 2
+		{Options{QueueBuffers: 5, BufferSize: 4096}, 5}, // given
+	} {
+		o := k.o
+		o.Listen, o.Upstream = "127.0.0.1:0", "127.0.0.1:9"
+		p, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.o.QueueBuffers != k.want {
+			t.Errorf("%+v: QueueBuffers %d, want %d", k.o, p.o.QueueBuffers, k.want)
+		}
+		p.Close()
+	}
+}

@@ -198,7 +198,10 @@ type SpanJSON struct {
 	Unstable      []RunJSON     `json:"unstable,omitempty"`
 	FirstStable   string        `json:"first_stable,omitempty"`
 	OtherNames    []NameRunJSON `json:"other_names,omitempty"`
-	Words         string        `json:"words"`
+	// Of are, for an internal topic's record, the embedded releases
+	// holding that topic's record specs, the only ones looked at.
+	Of    []string `json:"of,omitempty"`
+	Words string   `json:"words"`
 }
 
 // RunJSON is a ReleaseRun: the oldest and newest embedded release of it.
@@ -215,7 +218,7 @@ type NameRunJSON struct {
 }
 
 func spanJSON(s VersionSpan) *SpanJSON {
-	j := &SpanJSON{Version: s.Version, First: s.First, FirstIsOldest: s.FirstIsOldest, Last: s.Last, Removed: s.Removed, Words: s.Words()}
+	j := &SpanJSON{Version: s.Version, First: s.First, FirstIsOldest: s.FirstIsOldest, Last: s.Last, Removed: s.Removed, Of: s.Of, Words: s.Words()}
 	for _, r := range s.Unstable {
 		j.Unstable = append(j.Unstable, RunJSON{r.First, r.Last})
 	}

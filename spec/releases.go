@@ -35,6 +35,11 @@ type VersionSpan struct {
 	// message had another name than the one asked about (an API renamed
 	// keeps its key), by BaseName ("ListClientMetricsResources").
 	Names []NameRun
+	// Of is, for an internal topic's record (Message.Topic), the embedded
+	// releases that hold that topic's record specs, oldest first ("3.9.1",
+	// "4.4.0"): the only ones the span looks at, so First, Last and Removed
+	// are among them. Nil for every other message.
+	Of []string
 }
 
 // ReleaseRun is a run of consecutive embedded releases, oldest first.
@@ -79,6 +84,9 @@ func runsWords(rs []ReleaseRun) string {
 // Kafka 3.9–4.0 (removed in 4.1)". Other names of the message follow:
 // "Kafka 3.7–4.4 (as ListClientMetricsResources in 3.7–4.0)".
 func (s VersionSpan) Words() string {
+	if s.Of != nil {
+		return s.recordWords()
+	}
 	var w string
 	var notes []string
 	switch {
@@ -103,6 +111,38 @@ func (s VersionSpan) Words() string {
 		w += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return w
+}
+
+// recordWords renders a span of an internal topic's record (Of): the
+// releases of Of that have the version, named in full, and Of itself:
+// "Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic
+// specs)", "Kafka 4.4.0 (of 3.9.1 and 4.4.0, the embedded releases with
+// internal-topic specs)".
+func (s VersionSpan) recordWords() string {
+	var in []string
+	on := false
+	for _, r := range s.Of {
+		on = on || r == s.First
+		if on {
+			in = append(in, r)
+		}
+		if r == s.Last {
+			break
+		}
+	}
+	of := joinAnd(s.Of)
+	if len(in) == len(s.Of) {
+		return "Kafka " + of + " (the embedded releases with internal-topic specs)"
+	}
+	return "Kafka " + joinAnd(in) + " (of " + of + ", the embedded releases with internal-topic specs)"
+}
+
+// joinAnd joins rs as "a", "a and b", "a, b and c".
+func joinAnd(rs []string) string {
+	if len(rs) < 2 {
+		return strings.Join(rs, "")
+	}
+	return strings.Join(rs[:len(rs)-1], ", ") + " and " + rs[len(rs)-1]
 }
 
 // releaseLabel names embedded release r by its minor ("3.7" for 3.7.2)
@@ -145,8 +185,22 @@ func SpanLegend() string {
 // sameMessage returns the message of s that is m in another release: an
 // API's request or response, or a metadata record, by api key (an API
 // renamed keeps its key: ListClientMetricsResources is ListConfigResources
-// from 4.1), any other message by name; nil when s has none.
+// from 4.1); an internal topic's record by its topic and api key
+// (remote-log-metadata) or name (a coordinator record's value, "data" or
+// "coordinator-value", whose versions are versions in both; a key only of
+// the same type, a "data" key's versions being record types); any other
+// message by name; nil when s has none.
 func sameMessage(s *Set, m *Message) *Message {
+	if m.Topic != "" {
+		if !m.Topic.Coordinator() {
+			return s.TopicRecord(m.Topic, m.APIKey)
+		}
+		o := s.Message(m.Name)
+		if o == nil || o.Topic != m.Topic || o.IsRecordValue() != m.IsRecordValue() || o.IsRecordKey() && o.Type != m.Type {
+			return nil
+		}
+		return o
+	}
 	if m.APIKey >= 0 {
 		switch m.Type {
 		case Request:
@@ -167,12 +221,24 @@ func sameMessage(s *Set, m *Message) *Message {
 // EmbeddedSpans returns, for every version that some embedded release has
 // of message m (found as sameMessage finds it), the embedded releases that
 // have it (with those that mark it unstable and those where the message had
-// another name), lowest version first. It parses every embedded release (once
-// per process, see Embedded).
+// another name), lowest version first. An internal topic's record is looked
+// for only in the releases that hold that topic's record specs (Of). It
+// parses every embedded release (once per process, see Embedded).
 func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 	sets, err := EmbeddedAll()
 	if err != nil {
 		return nil, err
+	}
+	var of []string
+	if m.Topic != "" {
+		var with []*Set // newest first, as sets
+		for _, s := range sets {
+			if len(s.RecordTypes(m.Topic)) > 0 {
+				with = append(with, s)
+				of = append([]string{s.Release}, of...)
+			}
+		}
+		sets = with
 	}
 	byVersion := map[int16]*VersionSpan{}
 	lo, hi := int16(MaxVersion), int16(-1)
@@ -198,7 +264,7 @@ func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 			ver := int16(v)
 			sp := byVersion[ver]
 			if sp == nil {
-				sp = &VersionSpan{Version: ver, First: s.Release, FirstIsOldest: i == len(sets)-1}
+				sp = &VersionSpan{Version: ver, First: s.Release, FirstIsOldest: of == nil && i == len(sets)-1, Of: of}
 				byVersion[ver] = sp
 				lo, hi = min(lo, ver), max(hi, ver)
 			}

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,13 @@ func TestEmbeddedSpans(t *testing.T) {
 		"RequestHeader":                     "v0 Kafka ≤3.0–3.9 (removed in 4.0); v1-2 Kafka ≤3.0–4.4",
 		"PartitionRecord":                   "v0 Kafka ≤3.0–4.4; v1-2 Kafka 3.7–4.4",
 		"StreamsGroupHeartbeatRequest":      "v0 Kafka 4.2–4.4 (unstable in 4.1); v1 Kafka 4.4",
+		// Internal topics' records: only 3.9.1 (as "data" specs) and 4.4.0
+		// embed them; a "data" key's versions are record types.
+		"OffsetCommitValue":              "v0-4 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
+		"GroupMetadataValue":             "v0-4 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
+		"TransactionLogValue":            "v0-1 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
+		"OffsetCommitKey":                "v0 Kafka 4.4.0 (of 3.9.1 and 4.4.0, the embedded releases with internal-topic specs)",
+		"RemoteLogSegmentMetadataRecord": "v0 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
 	} {
 		if got := spanWords(t, name); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
@@ -88,6 +96,10 @@ func TestEmbeddedSpans(t *testing.T) {
 	sp, _ = EmbeddedSpans(s.Message("ListConfigResourcesRequest"))
 	if !reflect.DeepEqual(sp[0], VersionSpan{Version: 0, First: "3.7.2", Last: "4.4.0", FirstStable: "3.7.2", Names: []NameRun{{"ListClientMetricsResources", ReleaseRun{"3.7.2", "4.0.2"}}}}) {
 		t.Errorf("ListConfigResourcesRequest v0: %+v", sp[0])
+	}
+	sp, _ = EmbeddedSpans(s.Message("OffsetCommitValue"))
+	if len(sp) != 5 || !reflect.DeepEqual(sp[4], VersionSpan{Version: 4, First: "3.9.1", Last: "4.4.0", FirstStable: "3.9.1", Of: []string{"3.9.1", "4.4.0"}}) {
+		t.Errorf("OffsetCommitValue: %+v", sp)
 	}
 }
 
@@ -151,13 +163,22 @@ func TestEmbeddedSpansHaveNoGaps(t *testing.T) {
 				continue // the rest once per message, from the newest
 			}
 			for _, x := range sp {
+				next := index[x.Last] - 1 // the release Removed must be
 				for i := index[x.Last]; i <= index[x.First]; i++ {
+					if x.Of != nil && !slices.Contains(x.Of, sets[i].Release) {
+						continue // a release without the topic's record specs
+					}
 					o := sameMessage(sets[i], m)
 					if o == nil || !o.ValidVersions.Contains(x.Version) {
 						t.Errorf("%s v%d: %s lacks it, within %s–%s", m.Name, x.Version, sets[i].Release, x.First, x.Last)
 					}
 				}
-				if x.Removed != "" && index[x.Removed] != index[x.Last]-1 {
+				if x.Of != nil {
+					if k := slices.Index(x.Of, x.Last); k+1 < len(x.Of) {
+						next = index[x.Of[k+1]]
+					}
+				}
+				if x.Removed != "" && index[x.Removed] != next {
 					t.Errorf("%s v%d: removed in %s, not the release after %s", m.Name, x.Version, x.Removed, x.Last)
 				}
 				checked++

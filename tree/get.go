@@ -99,13 +99,13 @@ func (t *Tree) Get(path string) (Value, error) {
 	for ; k < len(p); k++ {
 		s := p[k]
 		if s.IsIndex() {
-			v = v.elem(int(s.Index), p[:k+1])
+			v = v.elem(int(s.Index), givenPath(p[:k+1]))
 		} else if k+1 < len(p) && p[k+1].IsIndex() && v.indexedNames() {
 			// "Record[2]", "headerKey[1]": a name repeated with an index.
-			v = v.indexed(s.Name, p[k+1].Index, p[:k+2])
+			v = v.indexed(s.Name, p[k+1].Index, givenPath(p[:k+2]))
 			k++
 		} else {
-			v = v.field(s.Name, p[:k+1])
+			v = v.field(s.Name, givenPath(p[:k+1]))
 		}
 		if v.err != nil {
 			return v, v.err
@@ -160,20 +160,24 @@ func (v Value) Spec() *spec.Field {
 // Field returns the field of struct v named name: a spec field name
 // (tagged fields included) for a header, body, struct or struct element;
 // a part's name for a decoded message (see Get); a synthetic name
-// ("size", "baseOffset") for a frame, record batch or record.
+// ("size", "baseOffset") for a frame, record batch or record. Its cost is
+// that of v's children: the error's path (a walk from the root) is
+// computed only when the step fails.
 func (v Value) Field(name string) Value {
 	if v.err != nil {
 		return v
 	}
-	return v.field(name, append(v.t.PathOf(v.i), Name(name)))
+	return v.field(name, stepPath(v.i, Name(name)))
 }
 
-// Elem returns element i of array v (the i-th record batch of records v).
+// Elem returns element i of array v (the i-th record batch of records v),
+// at the cost of the i children before it (the error's path is computed
+// only when the step fails).
 func (v Value) Elem(i int) Value {
 	if v.err != nil {
 		return v
 	}
-	return v.elem(i, append(v.t.PathOf(v.i), Index(i)))
+	return v.elem(i, stepPath(v.i, Index(i)))
 }
 
 // Len returns the number of elements of array v (0 when null), the number
@@ -505,30 +509,63 @@ func (t *Tree) structLike(i int32) bool {
 	return false
 }
 
+// errPath is the path of a step's result, for its errors only: a path
+// given whole (Get's), or a node's path plus one step (Field's, Elem's),
+// which walks the tree from the root and so is computed only when the
+// step fails; a walk of n values thus costs n steps, not n times the
+// nodes before each.
+type errPath struct {
+	given Path
+	node  int32 // the node stepped from, when lazy
+	step  Step
+	lazy  bool
+}
+
+func givenPath(p Path) errPath { return errPath{given: p} }
+
+func stepPath(node int32, s Step) errPath { return errPath{node: node, step: s, lazy: true} }
+
+// path returns the path, walking t for a lazy one.
+func (e errPath) path(t *Tree) Path {
+	if !e.lazy {
+		return e.given
+	}
+	return append(t.PathOf(e.node), e.step)
+}
+
+// parent returns the path of the step's source, for an error one step up.
+func (e errPath) parent(t *Tree) errPath {
+	p := e.path(t)
+	return givenPath(p[:len(p)-1])
+}
+
 // field is v.Field(name) with p the path of the result, for errors.
-func (v Value) field(name string, p Path) Value {
+func (v Value) field(name string, p errPath) Value {
 	t := v.t
 	n := &t.Nodes[v.i]
-	found, names := int32(-1), []string(nil)
+	// names gathers the names v has, for a NoSuchField error's suggestion
+	// (only when the lookup fails: a found field allocates nothing).
+	var names func() []string
+	found := int32(-1)
 	switch {
 	case n.Kind == Message:
 		found = v.partOf(name)
-		t.Children(v.i, func(c int32) bool {
-			if k := t.Nodes[c].Kind; k == Frame || k == Header || k == Body {
-				names = append(names, (Value{t: t, i: c}).name())
-			}
-			return true
-		})
+		names = func() (out []string) {
+			t.Children(v.i, func(c int32) bool {
+				if k := t.Nodes[c].Kind; k == Frame || k == Header || k == Body {
+					out = append(out, (Value{t: t, i: c}).name())
+				}
+				return true
+			})
+			return out
+		}
 	case t.structLike(v.i):
 		if n.Null {
 			return v.fail(p, WrongKind, "a null "+v.describe()[2:]+" has no fields")
 		}
 		t.Fields(v.i, func(c int32) bool {
-			if f := t.Field(c); f != nil && t.Nodes[c].Kind != UnknownTag {
-				if f.Name == name {
-					found = c // a repeated tag: the last wins, as in Kafka's reader
-				}
-				names = append(names, f.Name)
+			if f := t.Field(c); f != nil && t.Nodes[c].Kind != UnknownTag && f.Name == name {
+				found = c // a repeated tag: the last wins, as in Kafka's reader
 			}
 			return true
 		})
@@ -540,28 +577,53 @@ func (v Value) field(name string, p Path) Value {
 				}
 			}
 		}
+		names = func() (out []string) {
+			t.Fields(v.i, func(c int32) bool {
+				if f := t.Field(c); f != nil && t.Nodes[c].Kind != UnknownTag {
+					out = append(out, f.Name)
+				}
+				return true
+			})
+			return out
+		}
 	case n.Kind == Frame || n.Kind == RecordBatch || n.Kind == Record || n.Kind == Decompressed:
 		t.Children(v.i, func(c int32) bool {
-			if s := t.Name(c); s != "" {
-				if s == name {
-					found = c
-					return false
-				}
-				names = append(names, s)
+			if s := t.Name(c); s != "" && s == name {
+				found = c
+				return false
 			}
 			return true
 		})
+		names = func() (out []string) {
+			t.Children(v.i, func(c int32) bool {
+				if s := t.Name(c); s != "" {
+					out = append(out, s)
+				}
+				return true
+			})
+			return out
+		}
 	default:
 		return v.fail(p, WrongKind, "not a struct: "+v.describeAt()+" has no fields")
 	}
 	if found < 0 {
 		msg := "no such field in " + v.describeAt()
-		if s := spec.Suggest(name, names); s != "" {
+		if s := spec.Suggest(name, names()); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return v.fail(p, NoSuchField, msg)
 	}
-	return t.At(found)
+	return v.child(found)
+}
+
+// child returns the value of node c, a child of v's node (At without its
+// walk from the root to find an element's array).
+func (v Value) child(c int32) Value {
+	r := Value{t: v.t, i: c, arr: -1}
+	if v.t.Nodes[c].Kind == Element {
+		r.arr = v.i
+	}
+	return r
 }
 
 // describeAt names v for an error about a step below it: its name and
@@ -579,34 +641,42 @@ func (v Value) describeAt() string {
 }
 
 // elem is v.Elem(i) with p the path of the result, for errors.
-func (v Value) elem(i int, p Path) Value {
+func (v Value) elem(i int, p errPath) Value {
 	t := v.t
 	n := &t.Nodes[v.i]
-	var kids []int32
+	want := Element
 	switch n.Kind {
 	case Array:
-		t.Elements(v.i, func(c int32) bool { kids = append(kids, c); return true })
 	case Records:
-		t.Children(v.i, func(c int32) bool {
-			if t.Nodes[c].Kind == RecordBatch {
-				kids = append(kids, c)
-			}
-			return true
-		})
+		want = RecordBatch
 	default:
 		return v.fail(p, WrongKind, "not an array: "+v.describeAt()+" has no elements")
 	}
-	if i < 0 || i >= len(kids) {
+	// The children of kind want, counted up to the i-th (all of them when
+	// i is out of range, for the error).
+	found, k := int32(-1), 0
+	for c := v.i + 1; c < n.End; c = t.Nodes[c].End {
+		if t.Nodes[c].Kind != want {
+			continue
+		}
+		if k == i {
+			found = c
+			break
+		}
+		k++
+	}
+	if found < 0 {
 		what, unit := v.describeAt(), "element"
 		if n.Kind == Records {
 			unit = "record batch"
 		}
-		if len(kids) != 1 {
+		if k != 1 {
 			unit += "s"
 		}
-		return v.fail(p, IndexOutOfRange, fmt.Sprintf("index %d out of range: %s has %d %s", i, what, len(kids), unit))
+		return v.fail(p, IndexOutOfRange, fmt.Sprintf("index %d out of range: %s has %d %s", i, what, k, unit))
 	}
-	e := t.At(kids[i])
+	// v is the element's parent: no walk from the root to find it (At's).
+	e := Value{t: t, i: found, arr: -1}
 	if n.Kind == Array {
 		e.arr = v.i
 	}
@@ -624,7 +694,7 @@ func (v Value) indexedNames() bool {
 }
 
 // indexed returns the child of v named name with index idx ("Record[2]").
-func (v Value) indexed(name string, idx int32, p Path) Value {
+func (v Value) indexed(name string, idx int32, p errPath) Value {
 	t := v.t
 	found, n := int32(-1), 0
 	t.Children(v.i, func(c int32) bool {
@@ -639,15 +709,15 @@ func (v Value) indexed(name string, idx int32, p Path) Value {
 	})
 	if found < 0 {
 		if n == 0 {
-			return v.field(name, p[:len(p)-1])
+			return v.field(name, p.parent(v.t))
 		}
 		return v.fail(p, IndexOutOfRange, fmt.Sprintf("index %d out of range: %s has %d", idx, v.describeAt(), n))
 	}
-	return t.At(found)
+	return v.child(found)
 }
 
-func (v Value) fail(p Path, r ErrorReason, msg string) Value {
-	return Value{t: v.t, i: -1, arr: -1, err: &PathError{Path: p.String(), Reason: r, Msg: msg}}
+func (v Value) fail(p errPath, r ErrorReason, msg string) Value {
+	return Value{t: v.t, i: -1, arr: -1, err: &PathError{Path: p.path(v.t).String(), Reason: r, Msg: msg}}
 }
 
 // parentOf returns node i's parent, or -1 for the root.

@@ -169,9 +169,6 @@ type StateBatch struct {
 	DeliveryCount int16
 }
 
-// transactionStates are TransactionState's names by id.
-var transactionStates = []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
-
 // memberState is MemberState's name of id s.
 func memberState(s int8) string {
 	switch s {
@@ -546,8 +543,8 @@ func (s *State) transaction(r Record) {
 		Start: v.Field("TransactionStartTimestampMs").Int()}
 	st := v.Field("TransactionStatus").Int()
 	t.State = fmt.Sprintf("Unknown(%d)", st)
-	if st >= 0 && int(st) < len(transactionStates) {
-		t.State = transactionStates[st]
+	if name, ok := records.TransactionStateName(st); ok {
+		t.State = name
 	}
 	ps := v.Field("TransactionPartitions")
 	for i := range ps.Len() {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -268,6 +270,9 @@ func (w *Window) describeInternal(d *Record) {
 		if d.Err == nil && m.Name == "GroupMetadataValue" {
 			d.Data = w.consumerJSON(t.At(r.Embedded), d.Data)
 		}
+		if d.Err == nil && m.Name == "TransactionLogValue" {
+			d.Data = transactionJSON(t.At(r.Embedded), d.Data)
+		}
 	}
 }
 
@@ -342,6 +347,24 @@ func (w *Window) consumerJSON(v tree.Value, data []byte) []byte {
 		from = k + len(repl)
 	})
 	return data
+}
+
+// transactionJSON is data, a TransactionLogValue's converter JSON, with
+// its "transactionStatus" id replaced by the state's name
+// (records.TransactionStateName), as kafka-dump-log's transaction log
+// decoder shows it; an id without a name stays a number.
+func transactionJSON(v tree.Value, data []byte) []byte {
+	id := v.Field("TransactionStatus").Int()
+	name, ok := records.TransactionStateName(id)
+	if !ok {
+		return data
+	}
+	old := []byte(`"transactionStatus":` + strconv.FormatInt(id, 10))
+	k := bytes.Index(data, old)
+	if k < 0 {
+		return data
+	}
+	return slices.Concat(data[:k:k], []byte(`"transactionStatus":"`+name+`"`), data[k+len(old):])
 }
 
 // recordType is the record type of a coordinator record key m at version

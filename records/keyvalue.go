@@ -55,3 +55,17 @@ func (d *decoder) internalValue(key *tree.Tree, data []byte, off int32, a area, 
 	t, err := d.o.KeyValue.Value(key, data)
 	d.graft(t, err, off, int32(len(data)), a, path)
 }
+
+// transactionStates are the transaction coordinator's TransactionState
+// names by id, as kafka-dump-log's transaction log decoder prints them.
+var transactionStates = []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
+
+// TransactionStateName returns the name of a TransactionLogValue's
+// TransactionStatus id (0 "Empty" … 7 "PrepareEpochFence"), and false for
+// an id the transaction coordinator does not define.
+func TransactionStateName(id int64) (string, bool) {
+	if id < 0 || id >= int64(len(transactionStates)) {
+		return "", false
+	}
+	return transactionStates[id], true
+}

@@ -92,3 +92,19 @@ func TestKeyValueDecoder(t *testing.T) {
 		t.Errorf("leaves end at %d of %d bytes", at, len(seg))
 	}
 }
+
+// TransactionStateName gives the transaction coordinator's TransactionState
+// names by id, those kafka-dump-log's transaction log decoder prints.
+func TestTransactionStateName(t *testing.T) {
+	want := []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
+	for id, w := range want {
+		if got, ok := records.TransactionStateName(int64(id)); got != w || !ok {
+			t.Errorf("TransactionStateName(%d) = %q, %v; want %q", id, got, ok, w)
+		}
+	}
+	for _, id := range []int64{-1, 8, 127} {
+		if got, ok := records.TransactionStateName(id); got != "" || ok {
+			t.Errorf("TransactionStateName(%d) = %q, %v; want none", id, got, ok)
+		}
+	}
+}

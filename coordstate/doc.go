@@ -12,9 +12,10 @@
 // values (tree.Value), by record type (the key's message name). A later
 // record of a key replaces the earlier one and a tombstone (a null
 // value) removes it; offsets committed in a transaction count once their
-// producer's COMMIT marker follows and never after an ABORT. What cannot
-// be applied is a note (State.Notes), never an error: the records' own
-// problems are the tree's.
+// producer's COMMIT marker follows in the same partition's log and never
+// after an ABORT. A batch whose CRC does not match is not replayed. What
+// cannot be applied is a note (State.Notes), never an error: the
+// records' own problems are the tree's.
 //
 // AppendText prints the state as aligned tables, AppendJSON as JSON
 // lines.

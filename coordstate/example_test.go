@@ -58,7 +58,7 @@ func Example() {
 
 	s := new(coordstate.State)
 	if _, err := logseg.Read(f, logseg.Options{Codec: cd}, func(w *logseg.Window) error {
-		s.AddBatches(w.Tree, w.Batches)
+		s.AddBatches(f, w.Tree, w.Batches)
 		return nil
 	}); err != nil {
 		log.Fatal(err)

@@ -3,6 +3,7 @@ package coordstate
 import (
 	"encoding/base64"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,9 +21,14 @@ const NoProducer = -1
 type Record struct {
 	// Offset and Timestamp are the record's (ms since the epoch).
 	Offset, Timestamp int64
+	// Partition names the partition of the internal topic whose log holds
+	// the record (AddBatches: the file's directory): a transaction's
+	// records and its markers are matched within one partition.
+	Partition string
 	// ProducerID is the producer id of a transactional batch's record:
 	// the record takes effect when that producer's COMMIT marker follows
-	// (EndTxn), and none when an ABORT does. NoProducer for the others.
+	// in the same Partition (EndTxn), and none when an ABORT does.
+	// NoProducer for the others.
 	ProducerID int64
 	// Key is the decoded key (an Embedded node, or a tree's root): its
 	// struct names the record type ("OffsetCommitKey").
@@ -40,9 +46,10 @@ type Record struct {
 // is not safe for concurrent use.
 type State struct {
 	offsets map[offsetKey]*Offset
-	// pending are transactional offset commits by producer id, applied by
-	// a COMMIT marker, dropped by an ABORT.
-	pending map[int64][]*Offset
+	// pending are transactional offset commits by partition and producer
+	// id, applied by a COMMIT marker of that partition, dropped by an
+	// ABORT (as each partition's coordinator keeps its own).
+	pending map[txnKey][]*Offset
 	groups  map[string]*Group
 	txns    map[string]*Transaction
 	shares  map[shareKey]*SharePartition
@@ -56,6 +63,11 @@ type State struct {
 type offsetKey struct {
 	group, topic string
 	partition    int32
+}
+
+type txnKey struct {
+	partition string
+	pid       int64
 }
 
 type shareKey struct {
@@ -216,15 +228,18 @@ func (s *State) Apply(r Record) {
 	}
 }
 
-// EndTxn applies a transaction marker of producer id pid: its pending
-// offset commits take effect on commit and are dropped on abort.
-func (s *State) EndTxn(pid int64, commit bool) {
+// EndTxn applies a transaction marker of producer id pid in the log of
+// partition (a Record's Partition): the offset commits that producer
+// left pending in that partition take effect on commit and are dropped
+// on abort; those of other partitions are not the marker's.
+func (s *State) EndTxn(partition string, pid int64, commit bool) {
+	k := txnKey{partition, pid}
 	if commit {
-		for _, o := range s.pending[pid] {
+		for _, o := range s.pending[k] {
 			s.putOffset(o)
 		}
 	}
-	delete(s.pending, pid)
+	delete(s.pending, k)
 }
 
 func (s *State) note(r Record, format string, args ...any) {
@@ -280,9 +295,10 @@ func (s *State) offset(r Record) {
 	}
 	if r.ProducerID != NoProducer {
 		if s.pending == nil {
-			s.pending = map[int64][]*Offset{}
+			s.pending = map[txnKey][]*Offset{}
 		}
-		s.pending[r.ProducerID] = append(s.pending[r.ProducerID], o)
+		k := txnKey{r.Partition, r.ProducerID}
+		s.pending[k] = append(s.pending[k], o)
 		return
 	}
 	s.putOffset(o)
@@ -640,15 +656,28 @@ func mergeBatches(old, upd []StateBatch, start int64) []StateBatch {
 	return kept
 }
 
-// AddBatches replays the records of batches, decoded in t (package
-// records, with the internal topic's KeyValueDecoder), in order: each
-// data record whose key and value decoded (a record whose key or value
-// did not is left out: its problem is the tree's), a transactional batch's records
-// as pending until their producer's marker, and the COMMIT and ABORT
-// markers of control batches.
-func (s *State) AddBatches(t *tree.Tree, batches []records.LogBatch) {
+// AddBatches replays the records of batches of log file file, decoded in
+// t (package records, with the internal topic's KeyValueDecoder), in
+// order: each data record whose key and value decoded (a record whose key
+// or value did not is left out: its problem is the tree's), a
+// transactional batch's records as pending until their producer's marker
+// in the same partition, and the COMMIT and ABORT markers of control
+// batches. The partition of a file is its directory (a partition's
+// segments lie in its directory), or "-" for file "-" (standard input).
+// A batch whose CRC does not match its bytes is not replayed, as Kafka
+// loads no corrupt batch: a note names file and the batch's offset.
+func (s *State) AddBatches(file string, t *tree.Tree, batches []records.LogBatch) {
+	part := "-"
+	if file != "-" {
+		part = filepath.Dir(file)
+	}
 	for i := range batches {
 		b := &batches[i]
+		if !b.CRCValid {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: batch at offset %d: CRC invalid: its %d %s not replayed (Kafka loads no corrupt batch)",
+				file, b.BaseOffset, len(b.Records), plural(len(b.Records), "record is", "records are")))
+			continue
+		}
 		pid := int64(NoProducer)
 		if f, ok := records.BatchFactsOf(t, b.Node); ok && f.Attributes.Transactional() {
 			pid = f.ProducerID
@@ -657,16 +686,16 @@ func (s *State) AddBatches(t *tree.Tree, batches []records.LogBatch) {
 			if b.Control {
 				switch r.ControlType() {
 				case records.ControlCommit:
-					s.EndTxn(pid, true)
+					s.EndTxn(part, pid, true)
 				case records.ControlAbort:
-					s.EndTxn(pid, false)
+					s.EndTxn(part, pid, false)
 				}
 				continue
 			}
 			if !decoded(t, r.KeyEmbedded) || (!r.ValueNull && !decoded(t, r.Embedded)) {
 				continue
 			}
-			rec := Record{Offset: r.Offset, Timestamp: r.Timestamp, ProducerID: pid, Key: t.At(r.KeyEmbedded), Tombstone: r.ValueNull}
+			rec := Record{Offset: r.Offset, Timestamp: r.Timestamp, Partition: part, ProducerID: pid, Key: t.At(r.KeyEmbedded), Tombstone: r.ValueNull}
 			if !r.ValueNull {
 				rec.Value = t.At(r.Embedded)
 			}
@@ -688,4 +717,12 @@ func embedded(v tree.Value) tree.Value {
 // partial one, which records flags).
 func decoded(t *tree.Tree, e int32) bool {
 	return e >= 0 && t.Nodes[e].Flags&tree.FlagProblem == 0
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -100,7 +100,7 @@ func replayProblems(t testing.TB, cd *codec.Codec, dir string, batches ...[]byte
 	}
 	s := new(coordstate.State)
 	sum, err := logseg.Read(f, logseg.Options{Codec: cd}, func(w *logseg.Window) error {
-		s.AddBatches(w.Tree, w.Batches)
+		s.AddBatches(f, w.Tree, w.Batches)
 		return nil
 	})
 	if err != nil {

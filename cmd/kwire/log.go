@@ -170,7 +170,7 @@ func (a *app) log(c *logCmd) error {
 						done = end
 					}
 					if state != nil {
-						state.AddBatches(w.Tree, w.Batches)
+						state.AddBatches(f, w.Tree, w.Batches)
 						return nil
 					}
 					return a.logWindow(w, c, rng, values, &header, &st, prog.Output(a.stdout))

@@ -16,6 +16,7 @@ import (
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
 )
 
 // testCodec is a codec of the default embedded release.
@@ -349,4 +350,71 @@ func TestOffsetsTopicWithAnOlderRelease(t *testing.T) {
 		}
 	}
 	checkLines(t, "JSON", js, wantJS)
+}
+
+// nullValueAbouts reads segment path and returns the about text of every
+// record's null value node, by record offset.
+func nullValueAbouts(t *testing.T, path string, o logseg.Options) map[int64]string {
+	t.Helper()
+	out := map[int64]string{}
+	_, err := logseg.Read(path, o, func(w *logseg.Window) error {
+		for i := range w.Tree.Nodes {
+			n := int32(i)
+			if w.Tree.Name(n) != "value" || !w.Tree.Nodes[n].Null {
+				continue
+			}
+			rec := n - 1
+			for w.Tree.Nodes[rec].Kind != tree.Record {
+				rec--
+			}
+			out[w.Tree.Nodes[rec].Num] = render.NodeAbout(w.Tree, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// In the tree, a null value of an internal topic's record says it deletes
+// the key, as the text and JSON listings do; a null value of any other
+// topic says nothing more.
+func TestTreeTombstone(t *testing.T) {
+	cd := testCodec(t)
+	seg := filepath.Join("..", "docs", "examples", "__consumer_offsets-26", "00000000000000000000.log")
+	got := nullValueAbouts(t, seg, logseg.Options{Codec: cd})
+	dump, err := os.ReadFile(filepath.Join("testdata", "dump-log", "__consumer_offsets-26.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]string{}
+	for _, l := range strings.Split(string(dump), "\n") {
+		if strings.HasPrefix(l, "| offset: ") && strings.HasSuffix(l, "payload: <DELETE>") {
+			var off int64
+			fmt.Sscanf(l, "| offset: %d ", &off)
+			want[off] = "deleted (null value)"
+		}
+	}
+	if len(want) != 3 || !reflect.DeepEqual(got, want) {
+		t.Errorf("null values' abouts = %v, kafka-dump-log's tombstones %v", got, want)
+	}
+	plain := filepath.Join(t.TempDir(), "plain-0")
+	if err := os.Mkdir(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plain, "00000000000000000000.log"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = nullValueAbouts(t, filepath.Join(plain, "00000000000000000000.log"), logseg.Options{Codec: cd})
+	for off := range want {
+		want[off] = ""
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a plain topic's null values' abouts = %v, want none", got)
+	}
 }

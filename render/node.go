@@ -865,6 +865,10 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		case (inBatch || inLegacy) && ref.Name == "attributes":
 			f, _ := records.BatchFactsOf(t, c.parent)
 			return f.Attributes.AppendText(b, f.Magic), true
+		case ref.Name == "value" && n.Null && c.parent >= 0 && t.Name(c.parent) == "Record" && coordinatorKeyed(t, c.parent):
+			// A tombstone of an internal topic, as kwire log's text and
+			// JSON say it.
+			return append(b, "deleted (null value)"...), true
 		case ref.Name == "key", ref.Name == "value", ref.Name == "headersCount", ref.Name == "headerKey", ref.Name == "headerValue":
 			// The name and the value say what these are.
 			return b, true
@@ -887,6 +891,24 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		}
 	}
 	return append(b, ref.About...), ref.About != ""
+}
+
+// coordinatorKeyed reports whether Record node r's key holds a coordinator
+// record key (an Embedded node framed by its int16 record type): r is a
+// record of an internal topic, whose null value deletes that key.
+func coordinatorKeyed(t *tree.Tree, r int32) bool {
+	keyed := false
+	t.Children(r, func(k int32) bool {
+		if t.Name(k) != "key" {
+			return true
+		}
+		t.Children(k, func(e int32) bool {
+			keyed = keyed || t.Nodes[e].Kind == tree.Embedded && embeddedPrefix(t, e) == "record_type"
+			return !keyed
+		})
+		return false
+	})
+	return keyed
 }
 
 // appendBatchAbout describes a RecordBatch v2: its size and whether its

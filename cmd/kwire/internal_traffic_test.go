@@ -128,7 +128,7 @@ func offsetsRows(at int) []string {
 		"commitTimestamp int64 = 1700000000000 [" + h(40) + ", 8B] The time at which the commit was added to the log.",
 		"GroupMetadataKey coordinator key v0 [" + h(54) + ", 6B] internal topic's record key, record type 2",
 		`group string = "g1" (int16 len=2) [` + h(56) + `, 4B] The group id.`,
-		"value varbytes = null (varint len=-1) [" + h(60) + ", 1B]",
+		"value varbytes = null (varint len=-1) [" + h(60) + ", 1B] deleted (null value)",
 	}
 }
 

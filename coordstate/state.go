@@ -58,6 +58,9 @@ type State struct {
 	// Notes are what could not be applied, in order: "offset 12:
 	// ConsumerGroupMemberMetadataValue: …".
 	Notes []string
+	// dataRecords and internalRecords count the data records AddBatches
+	// saw and those of them whose key an internal topic's decoder read.
+	dataRecords, internalRecords int
 }
 
 type offsetKey struct {
@@ -691,6 +694,10 @@ func (s *State) AddBatches(file string, t *tree.Tree, batches []records.LogBatch
 					s.EndTxn(part, pid, false)
 				}
 				continue
+			}
+			s.dataRecords++
+			if r.KeyEmbedded >= 0 {
+				s.internalRecords++
 			}
 			if !decoded(t, r.KeyEmbedded) || (!r.ValueNull && !decoded(t, r.Embedded)) {
 				continue

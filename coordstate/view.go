@@ -109,12 +109,17 @@ func dash(s string) string {
 // and start in ms) and SHARE STATE (group, topic id, partition, start
 // offset, leader, state and snapshot epochs, the delivery state batches
 // "10..19 ACKNOWLEDGED×1"). Empty tables are left out; an empty state is
-// "no state: no record of a type --state replays\n". "-" marks an empty
+// "no state: no record of a type --state replays\n", with the decoder's hint
+// in parentheses when data records were read as no internal topic's. "-" marks an empty
 // cell. The Notes follow, one a line after "note: ".
 func (s *State) AppendText(dst []byte) []byte {
 	var buf bytes.Buffer
 	if s.Empty() {
-		buf.WriteString("no state: no record of a type --state replays\n")
+		buf.WriteString("no state: no record of a type --state replays")
+		if h := s.decoderHint(); h != "" {
+			buf.WriteString(" (" + h + ")")
+		}
+		buf.WriteByte('\n')
 	}
 	table := func(title, head string, rows [][]string) {
 		if len(rows) == 0 {
@@ -226,7 +231,9 @@ type batchJSON struct {
 // "group", "topic_id", "partition", "start_offset", "leader_epoch",
 // "state_epoch", "snapshot_epoch", "batches": [{"first_offset",
 // "last_offset", "delivery_state", "delivery_count"}]}; then
-// {"type":"note", "message"} for each of the Notes.
+// {"type":"note", "message"} for each of the Notes, and for an empty
+// state whose records no internal topic's decoder read, a note that says
+// so with the hint AppendText gives.
 func (s *State) AppendJSON(dst []byte) []byte {
 	line := func(v any) {
 		b, _ := json.Marshal(v) // strings, numbers, slices: cannot fail
@@ -307,5 +314,23 @@ func (s *State) AppendJSON(dst []byte) []byte {
 			Message string `json:"message"`
 		}{"note", n})
 	}
+	if h := s.decoderHint(); h != "" && s.Empty() {
+		line(struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		}{"note", "no state: no record of a type --state replays (" + h + ")"})
+	}
 	return dst
+}
+
+// decoderHint is why AddBatches found no state when it saw data records
+// and no internal topic's decoder read any of their keys (a copy of a
+// partition's segments in a directory named otherwise, or standard input,
+// without a decoder): "a directory not named like __consumer_offsets-N:
+// use --decoder …"; "" otherwise.
+func (s *State) decoderHint() string {
+	if s.dataRecords == 0 || s.internalRecords > 0 {
+		return ""
+	}
+	return "a directory not named like __consumer_offsets-N: use --decoder offsets|transactions|share-state"
 }

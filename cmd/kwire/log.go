@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ type logCmd struct {
 	Format   string   `help:"Output format: text, or json (one line per record and per problem)." enum:"text,json" default:"text"`
 	Tree     bool     `help:"Print the full tree of each file instead of one line per batch and record."`
 	Metadata bool     `help:"Decode data record values as KRaft metadata records (the default for __cluster_metadata and .checkpoint files)."`
-	Decoder  string   `help:"Decode every data record as: offsets (__consumer_offsets), transactions (__transaction_state), share-state (__share_group_state), remote-log-metadata, metadata; by default as the partition directory's name says." enum:",offsets,transactions,share-state,remote-log-metadata,metadata" default:"" placeholder:"KIND"`
+	Decoder  string   `help:"Decode every data record as: offsets (__consumer_offsets), transactions (__transaction_state), share-state (__share_group_state), remote-log-metadata, metadata; by default as the partition directory's name says." placeholder:"KIND"`
 	State    bool     `help:"Replay the records of internal topics and print the state they leave: committed offsets, groups and members, transactions, share-group state (tables, or JSON lines)."`
 	// MaxDecompressed bounds each compressed record payload (bytes).
 	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to." default:"268435456" placeholder:"BYTES"`
@@ -86,6 +87,9 @@ func (a *app) log(c *logCmd) error {
 	values, err := render.ParseValues(a.cli.Values)
 	if err != nil {
 		return usageError{Err: err}
+	}
+	if ds := logseg.Decoders(); c.Decoder != "" && !slices.Contains(ds, c.Decoder) {
+		return usagef("--decoder must be one of %s but got %q", strings.Join(ds, ", "), c.Decoder)
 	}
 	if c.Metadata && c.Decoder != "" && c.Decoder != "metadata" {
 		return usagef("--metadata and --decoder %s: choose one", c.Decoder)

@@ -75,6 +75,21 @@ g1     t      0          42      0             ""        1700000000000   0
 	if got := mustRun(t, "log", "--state", "--format", "json", f); got != wantJSON {
 		t.Errorf("log --state --format json:\n%s\nwant:\n%s", got, wantJSON)
 	}
+	// --state on a copy or standard input without --decoder: no state,
+	// and the hint of what to do.
+	hint := "no state: no record of a type --state replays (a directory not named like __consumer_offsets-N: use --decoder offsets|transactions|share-state)"
+	if got := mustRun(t, "log", "--state", g); got != hint+"\n" {
+		t.Errorf("log --state on a copy:\n%s\nwant:\n%s", got, hint)
+	}
+	if r := kwireEnv(t, &env{stdin: bytes.NewReader(data)}, "log", "--state", "--format", "json", "-"); r.code != 0 || r.stdout != `{"type":"note","message":"`+hint+`"}`+"\n" {
+		t.Errorf("log --state --format json - (exit %d):\n%s", r.code, r.stdout)
+	}
+	if got := mustRun(t, "log", "--state", "--decoder", "offsets", g); got != wantState {
+		t.Errorf("log --state --decoder offsets on a copy:\n%s\nwant:\n%s", got, wantState)
+	}
+	if r := kwire(t, "log", "--decoder", "nope", f); r.code != 2 || !strings.Contains(r.stderr, `--decoder must be one of offsets, transactions, share-state, remote-log-metadata, metadata but got "nope"`) {
+		t.Errorf("log --decoder nope: exit %d\n%s", r.code, r.stderr)
+	}
 	// --type: by the key's or the value's message (a tombstone has no
 	// value), without batch lines as for metadata records.
 	if got, want := mustRun(t, "log", "--type", "OffsetCommitKey", "--offset", "2..", f), strings.SplitAfter(want, "\n")[3]; got != want {

@@ -206,7 +206,12 @@ func (a *app) log(c *logCmd) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d %s in the records (above)", failed, plural(failed, "problem", "problems"))
+		// In json the problems went to standard output, among the records.
+		where := "(above)"
+		if c.Format == "json" {
+			where = `(the "problem" lines of the output)`
+		}
+		return fmt.Errorf("%d %s in the records %s", failed, plural(failed, "problem", "problems"), where)
 	}
 	return nil
 }

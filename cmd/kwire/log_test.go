@@ -344,7 +344,7 @@ func TestLogSkipsBytesThatAreNotABatch(t *testing.T) {
 	js := kwire(t, "log", path, "--format", "json")
 	lines := strings.Split(js.stdout, "\n")
 	want := `{"type":"problem","kind":"records","file":` + string(must(json.Marshal(path))) + `,"file_offset":144,"path":"mid.log[2]","message":"mid.log` + strings.TrimSuffix(msg, "\n") + `"}`
-	if js.code != 1 || len(lines) != 6 || lines[4] != want || js.stderr != "kwire: 1 problem in the records (above)\n" {
+	if js.code != 1 || len(lines) != 6 || lines[4] != want || js.stderr != `kwire: 1 problem in the records (the "problem" lines of the output)`+"\n" {
 		t.Errorf("json: exit %d\n%s\nwant line 5\n%s\n%s", js.code, js.stdout, want, js.stderr)
 	}
 	if r := kwireIn(t, "", "log", "-", "-"); r.code != 2 {
@@ -410,8 +410,8 @@ func TestLogBadMetadataValue(t *testing.T) {
 		f + `,"offset":1,"batch_offset":1,"timestamp_type":"CreateTime","timestamp":1700000000000,"type":"TopicRecord","version":3,"value_base64":"AQID","error":"TopicRecord at 0x008c: TopicRecord has no version 3 (valid versions: 0)"}` + "\n" +
 		`{"type":"problem","kind":"records","file":` + string(must(json.Marshal(path))) + `,"file_offset":69,"path":"00000000000000000000.log[0].Record[0].value.frame_version","message":"00000000000000000000.log[0].Record[0].value.frame_version at 0x0045: metadata record frame version 97 is not supported (want 1)"}` + "\n" +
 		`{"type":"problem","kind":"records","file":` + string(must(json.Marshal(path))) + `,"file_offset":140,"path":"00000000000000000000.log[1].Record[0].value.TopicRecord","message":"00000000000000000000.log[1].Record[0].value.TopicRecord at 0x008c: TopicRecord has no version 3 (valid versions: 0)"}` + "\n"
-	if r := kwire(t, "log", path, "--format", "json"); r.code != 1 || r.stdout != wantJSON {
-		t.Errorf("json: exit %d\n%s\nwant\n%s", r.code, r.stdout, wantJSON)
+	if r := kwire(t, "log", path, "--format", "json"); r.code != 1 || r.stdout != wantJSON || r.stderr != `kwire: 2 problems in the records (the "problem" lines of the output)`+"\n" {
+		t.Errorf("json: exit %d\n%s\nwant\n%s\nstderr %s", r.code, r.stdout, wantJSON, r.stderr)
 	}
 }
 

@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -215,6 +215,14 @@ func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
 	}
 }
 
+// gzipPool holds the standard library's gzip readers, not
+// klauspost/compress's: a klauspost reader that has decoded one stream
+// decodes corrupt input after its Reset differently from a new one
+// ("flate: internal error: unexpected length code" where a new reader
+// says "flate: corrupt input before offset 34"), so what kwire reported of
+// a corrupt gzip batch depended on which batch the pooled reader had read
+// before. FuzzRecords found it (records in parts against records whole);
+// compress/gzip resets cleanly.
 var gzipPool sync.Pool
 
 // unsnappy decodes a snappy payload: xerial-framed when it starts with

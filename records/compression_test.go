@@ -251,3 +251,35 @@ func TestLegacyBadCRCAndNestedCompression(t *testing.T) {
 	}
 	_ = binary.BigEndian
 }
+
+// TestCorruptGzipReportsTheSameAfterAnotherBatch decodes the same corrupt
+// gzip batch (FuzzRecords's input 3dba2df539f83e21: a gzip stream whose
+// deflate data breaks at its 34th byte) first alone, then after a good gzip
+// batch has been decompressed: the problem must be the same. With pooled
+// klauspost/compress gzip readers, the second said "flate: internal error:
+// unexpected length code", the reused reader's stale state speaking.
+func TestCorruptGzipReportsTheSameAfterAnotherBatch(t *testing.T) {
+	corrupt := []byte("00000000\x00\x00\x00x0000\x0200000100000000000000000000000000000000000000\x1f\x8b\b\x00000000b0800000000000000000a00000000\x80\x00\x00\x000000000000000000000000000000")
+	const want = "records[0].records at 0x003d: gzip payload does not decompress: flate: corrupt input before offset 34"
+	check := func(when string) {
+		t.Helper()
+		tr := records.Decode(corrupt, records.Options{})
+		var got []string
+		for _, p := range tr.Problems {
+			if strings.Contains(p.String(), "gzip") {
+				got = append(got, p.String())
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Fatalf("%s: gzip problems %q, want [%q]", when, got, want)
+		}
+	}
+	check("alone")
+	for i := 0; i < 4; i++ {
+		good := records.Decode(dataBatch(0, 1, sampleRecords(30), gzipBytes), records.Options{})
+		if len(good.Problems) != 0 {
+			t.Fatalf("good gzip batch: %v", good.Problems)
+		}
+		check(fmt.Sprintf("after good batch %d", i))
+	}
+}

@@ -36,7 +36,8 @@ func listing(t *tree.Tree, continued bool, virtual int) []string {
 
 // DecodeParts lists what Decode does, in parts of at most about maxNodes
 // nodes, whatever maxNodes: entries and records of a segment with a
-// problem of each kind, and one of 2500 records in zstd batches of 1000.
+// problem of each kind, one of 2500 records in zstd batches of 1000, and
+// an uncompressed batch of 3000 records.
 func TestDecodeParts(t *testing.T) {
 	// A batch of 10 MiB of records (streamed a piece at a time), then one
 	// whose last record's length runs past the end.
@@ -49,11 +50,13 @@ func TestDecodeParts(t *testing.T) {
 	plain = append(plain, 0xd0, 0x0f, 0, 0, 0) // length 1000, 3 bytes
 	cut := records.RawBatch{BaseOffset: 200000, Attributes: 4, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: 150001, Records: zstdBytes(plain)}.Bytes()
 	for name, seg := range map[string][]byte{
-		"mixed":   testseg.Mixed(),
-		"zstd":    testseg.ZstdSegment(2500, 1000),
-		"big":     append(big, cut...),
-		"surplus": testseg.ZstdBomb(20<<20, 1),
-		"garbage": testseg.ZstdBomb(20<<20, 1<<30),
+		"mixed": testseg.Mixed(),
+		"zstd":  testseg.ZstdSegment(2500, 1000),
+		// An uncompressed batch split between parts: each record is in one.
+		"uncompressed": records.Batch{BaseOffset: 7, Records: kv[:3000]}.Bytes(),
+		"big":          append(big, cut...),
+		"surplus":      testseg.ZstdBomb(20<<20, 1),
+		"garbage":      testseg.ZstdBomb(20<<20, 1<<30),
 	} {
 		whole := records.Decode(seg, records.Options{})
 		want := listing(whole, false, 0)

@@ -396,6 +396,10 @@ func (d *decoder) split(off int32, virtualFrom int) {
 			last = open[k+1]
 		}
 		for c := g + 1; c < last; c = old.Nodes[c].End {
+			if old.Nodes[c].Kind == tree.Record {
+				// A record handed over already: not the next part's.
+				continue
+			}
 			again, opens = append(again, old.Nodes[c]), append(opens, false)
 		}
 	}

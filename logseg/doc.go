@@ -20,7 +20,9 @@
 //     record's message, a KRaft metadata record) and Record's AppendText
 //     and AppendJSON build the listing's line of a record: offset,
 //     timestamp with its type, key and value (or the decoded record) and
-//     headers. BatchText is a batch's line.
+//     headers. BatchText is a batch's line. Lister prints the listing of
+//     the windows of Read, kept to an OffsetRange (ParseOffsetRange) or to
+//     a record type.
 //   - The files of Kafka's internal topics (a partition directory named
 //     __consumer_offsets-N, __transaction_state-N, __share_group_state-N
 //     or __remote_log_metadata-N: TopicOf; or Options.Decoder) have every

@@ -11,62 +11,8 @@ import (
 	"github.com/kwire/kwire/spec"
 )
 
-// listRow is one line of `kwire list`: an API (its request and response as
-// one row) or one header, record or data type.
-type listRow struct {
-	// APIKey is nil (JSON null) for types without one (headers, data
-	// messages): the key is always present, as in show's JSON.
-	APIKey           *int16   `json:"api_key"`
-	Name             string   `json:"name"`
-	Type             string   `json:"type"`
-	ValidVersions    string   `json:"valid_versions"`
-	FlexibleVersions string   `json:"flexible_versions"`
-	Listeners        []string `json:"listeners"`
-	// Topic is the internal topic whose records the message defines
-	// ("__consumer_offsets"); RecordTypes the record types of a
-	// coordinator record key or value ("0-1"). Both are left out for
-	// other messages.
-	Topic       string `json:"topic,omitempty"`
-	RecordTypes string `json:"record_types,omitempty"`
-}
-
-// listRows returns the rows of set in the order of Set.Messages: APIs by
-// api key, then headers, metadata records and data messages. An API is one
-// row named without its Request suffix and described by its request spec;
-// a response without a request spec (in a draft) gets a row of its own.
-func listRows(set *spec.Set) []listRow {
-	var rows []listRow
-	for _, m := range set.Messages {
-		r := listRow{
-			Name:             m.Name,
-			Type:             string(m.Type),
-			ValidVersions:    m.ValidVersions.String(),
-			FlexibleVersions: m.FlexibleVersions.String(),
-			Listeners:        append([]string{}, m.Listeners...),
-		}
-		switch m.Type {
-		case spec.Request:
-			r.Name, r.Type = m.BaseName(), "api"
-		case spec.Response:
-			if m.APIKey >= 0 && set.Request(m.APIKey) != nil {
-				continue
-			}
-		}
-		if m.APIKey >= 0 {
-			k := m.APIKey
-			r.APIKey = &k
-		}
-		r.Topic = m.Topic.TopicName()
-		if m.VersionPrefixed() && !m.RecordTypes.Empty() {
-			r.RecordTypes = m.RecordTypes.String()
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
 // writeListText prints rows as an aligned table.
-func writeListText(w io.Writer, rows []listRow, color bool) error {
+func writeListText(w io.Writer, rows []spec.ListRow, color bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "KEY\tNAME\tTYPE\tVALID\tFLEXIBLE\tLISTENERS"
 	if color {
@@ -96,9 +42,9 @@ func writeListText(w io.Writer, rows []listRow, color bool) error {
 }
 
 // writeListJSON prints rows as a JSON array.
-func writeListJSON(w io.Writer, rows []listRow) error {
+func writeListJSON(w io.Writer, rows []spec.ListRow) error {
 	if rows == nil {
-		rows = []listRow{}
+		rows = []spec.ListRow{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -115,7 +61,7 @@ func (a *app) list(c *listCmd) error {
 	if err != nil {
 		return err
 	}
-	rows := listRows(set)
+	rows := set.ListRows()
 	if c.Format == "json" {
 		err = writeListJSON(a.stdout, rows)
 	} else {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -32,37 +31,6 @@ type logCmd struct {
 	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to." default:"268435456" placeholder:"BYTES"`
 }
 
-// offsetRange is an inclusive range of offsets.
-type offsetRange struct{ lo, hi int64 }
-
-func parseOffsetRange(s string) (offsetRange, error) {
-	r := offsetRange{lo: -1 << 63, hi: 1<<63 - 1}
-	if s == "" {
-		return r, nil
-	}
-	a, b, ok := strings.Cut(s, "..")
-	if !ok {
-		return r, usagef("--offset %q: want A..B", s)
-	}
-	var err error
-	if a != "" {
-		if r.lo, err = strconv.ParseInt(a, 10, 64); err != nil {
-			return r, usagef("--offset %q: %q is not an offset", s, a)
-		}
-	}
-	if b != "" {
-		if r.hi, err = strconv.ParseInt(b, 10, 64); err != nil {
-			return r, usagef("--offset %q: %q is not an offset", s, b)
-		}
-	}
-	if r.lo > r.hi {
-		return r, usagef("--offset %q: the range is empty (%d > %d)", s, r.lo, r.hi)
-	}
-	return r, nil
-}
-
-func (r offsetRange) has(o int64) bool { return o >= r.lo && o <= r.hi }
-
 // logWindow is the window logseg.Read reads files with. A variable for
 // tests.
 var logWindow = logseg.DefaultWindow
@@ -75,9 +43,9 @@ func (a *app) log(c *logCmd) error {
 	if err != nil {
 		return err
 	}
-	rng, err := parseOffsetRange(c.Offset)
+	rng, err := logseg.ParseOffsetRange(c.Offset)
 	if err != nil {
-		return err
+		return usagef("--offset %v", err)
 	}
 	if c.Type != "" {
 		if m := set.Message(c.Type); m == nil || m.Type != spec.Metadata && m.Topic == "" {
@@ -141,7 +109,10 @@ func (a *app) log(c *logCmd) error {
 		_, err := prog.Output(a.stdout).Write(buf)
 		return err
 	}
-	var st logState
+	lister := logseg.Lister{JSON: c.Format == "json", Type: c.Type, Values: values}
+	if c.Offset != "" {
+		lister.Offsets = &rng
+	}
 	for _, s := range srcs {
 		batches := 0
 		for _, f := range s.Files {
@@ -177,7 +148,7 @@ func (a *app) log(c *logCmd) error {
 						state.AddBatches(f, w.Tree, w.Batches)
 						return nil
 					}
-					return a.logWindow(w, c, rng, values, &header, &st, prog.Output(a.stdout))
+					return lister.Window(w, &header, prog.Output(a.stdout))
 				}); err != nil {
 					return err
 				}
@@ -214,63 +185,6 @@ func (a *app) log(c *logCmd) error {
 		return fmt.Errorf("%d %s in the records %s", failed, plural(failed, "problem", "problems"), where)
 	}
 	return nil
-}
-
-// logState is what logWindow keeps from one window to the next.
-type logState struct {
-	// shown says whether the line of the last batch is printed, for the
-	// window that continues it.
-	shown bool
-	// buf is the output's buffer.
-	buf []byte
-}
-
-// logWindow prints the batches and records of one window, after *header
-// (then cleared) when it prints any.
-func (a *app) logWindow(w *logseg.Window, c *logCmd, rng offsetRange, values render.Values, header *string, st *logState, out io.Writer) error {
-	buf := append(st.buf[:0], *header...)
-	defer func() { st.buf = buf }()
-	shown := &st.shown
-	lines := c.Format == "text" && c.Type == ""
-	for i := range w.Batches {
-		b := &w.Batches[i]
-		if i > 0 || !w.Continued {
-			*shown = false
-		}
-		// With --offset, a batch's line comes before its first record in
-		// the range, and there is none without one.
-		if lines && !*shown && c.Offset == "" {
-			buf = append(append(buf, logseg.BatchText(b)...), '\n')
-			*shown = true
-		}
-		for _, r := range b.Records {
-			if !rng.has(r.Offset) {
-				continue
-			}
-			if lines && !*shown {
-				buf = append(append(buf, logseg.BatchText(b)...), '\n')
-				*shown = true
-			}
-			d := w.Describe(b, r)
-			if c.Type != "" && !d.IsType(c.Type) {
-				continue
-			}
-			if c.Format == "json" {
-				var err error
-				if buf, err = d.AppendJSON(buf, values); err != nil {
-					return err
-				}
-			} else {
-				buf = d.AppendText(buf, values)
-			}
-		}
-	}
-	if len(buf) == len(*header) {
-		return nil
-	}
-	*header = ""
-	_, err := out.Write(buf)
-	return err
 }
 
 // progressMin is the total size of the files from which `kwire log` shows

@@ -62,14 +62,14 @@ func mustRun(t *testing.T, args ...string) string {
 	return r.stdout
 }
 
-func listJSON(t *testing.T, args ...string) map[string]listRow {
+func listJSON(t *testing.T, args ...string) map[string]spec.ListRow {
 	t.Helper()
-	var rows []listRow
+	var rows []spec.ListRow
 	out := mustRun(t, append(args, "list", "--format", "json")...)
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("list --format json is not JSON: %v\n%s", err, out)
 	}
-	byName := map[string]listRow{}
+	byName := map[string]spec.ListRow{}
 	for _, r := range rows {
 		byName[r.Name] = r
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"text/tabwriter"
 
 	"github.com/kwire/kwire/spec/bundle"
 )
@@ -16,20 +15,7 @@ func (a *app) version(c *versionCmd) error {
 	v := kwireVersion()
 	fmt.Fprintf(a.stdout, "kwire %s (%s)\n", v, runtime.Version())
 	fmt.Fprintf(a.stdout, "embedded Apache Kafka releases (the newest is the default; --kafka takes a release or its minor):\n")
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	for _, r := range bundle.Releases() {
-		rel, err := bundle.Load(r)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "  %s\t--kafka %s\t%d spec files\n", r, bundle.Flag(r), len(rel.Files))
-		if c.Jars {
-			for _, art := range rel.Artifacts {
-				fmt.Fprintf(tw, "\t%s\tsha256 %s\n", art.Coord, art.SHA256)
-			}
-		}
-	}
-	if err := tw.Flush(); err != nil {
+	if err := bundle.WriteReleases(a.stdout, c.Jars); err != nil {
 		return err
 	}
 	if !c.Jars {

@@ -11,12 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kwire/kwire/spec/bundle/format"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
 )
 
 //go:embed *.bundle.gz
@@ -278,4 +280,26 @@ func compareVersions(a, b string) int {
 		}
 	}
 	return len(as) - len(bs)
+}
+
+// WriteReleases writes to w a line per embedded release, newest first: its
+// version, the --kafka value that selects it (Flag) and how many spec files
+// it holds, in aligned columns (two-space indent). With jars, each release's
+// line is followed by a line per Artifact: its Maven coordinate and sha256.
+// The error is Load's or w's.
+func WriteReleases(w io.Writer, jars bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range Releases() {
+		rel, err := Load(r)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "  %s\t--kafka %s\t%d spec files\n", r, Flag(r), len(rel.Files))
+		if jars {
+			for _, art := range rel.Artifacts {
+				fmt.Fprintf(tw, "\t%s\tsha256 %s\n", art.Coord, art.SHA256)
+			}
+		}
+	}
+	return tw.Flush()
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/kwire/kwire/spec/bundle"
@@ -338,19 +339,28 @@ func NewestEmbeddedWithRecord(t Topic, rt, v int16, skip string) *Set {
 // newestEmbedded returns the newest embedded release other than skip that
 // may (nil may: all may) and, parsed, has.
 func newestEmbedded(skip string, may func(release string) bool, has func(*Set) bool) *Set {
-	for _, r := range bundle.Releases() {
-		if r == skip || may != nil && !may(r) {
-			continue
-		}
-		s, err := Embedded(r)
-		if err != nil {
-			continue
-		}
+	for s := range embeddedExcept(skip, may) {
 		if has(s) {
 			return s
 		}
 	}
 	return nil
+}
+
+// embeddedExcept yields the embedded releases other than skip, newest
+// first, parsed; may (nil: every release may) is asked before a release
+// is parsed, and a release that does not load is passed over.
+func embeddedExcept(skip string, may func(release string) bool) iter.Seq[*Set] {
+	return func(yield func(*Set) bool) {
+		for _, r := range bundle.Releases() {
+			if r == skip || may != nil && !may(r) {
+				continue
+			}
+			if s, err := Embedded(r); err == nil && !yield(s) {
+				return
+			}
+		}
+	}
 }
 
 // EmbeddedOwner returns the message whose top-level struct is st among the

@@ -385,14 +385,7 @@ func (s *Set) Lookup(name string) (req, resp *Message, err error) {
 func (s *Set) recordElsewhere(name string) string {
 	var rs []string
 	var first *Message
-	for _, r := range bundle.Releases() {
-		if r == s.Release {
-			continue
-		}
-		o, err := Embedded(r)
-		if err != nil {
-			continue
-		}
+	for o := range embeddedExcept(s.Release, nil) {
 		m, _, err := o.lookup(name)
 		if err != nil || m == nil || m.Topic == "" {
 			continue
@@ -400,7 +393,7 @@ func (s *Set) recordElsewhere(name string) string {
 		if first == nil {
 			first = m
 		}
-		rs = append(rs, r)
+		rs = append(rs, o.Release)
 	}
 	if first == nil {
 		return ""
@@ -418,14 +411,8 @@ func (s *Set) recordElsewhere(name string) string {
 // --kafka 3.9), named ListConfigResources in Kafka 4.4.0"; "" when no
 // other release has it.
 func (s *Set) otherRelease(name string) string {
-	for _, r := range bundle.Releases() {
-		if r == s.Release {
-			continue
-		}
-		o, err := Embedded(r)
-		if err != nil {
-			continue
-		}
+	for o := range embeddedExcept(s.Release, nil) {
+		r := o.Release
 		req, resp, err := o.lookup(name)
 		if err != nil {
 			continue

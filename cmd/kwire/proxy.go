@@ -32,6 +32,8 @@ type proxyCmd struct {
 	RewriteAdvertised bool            `name:"rewrite-advertised" help:"Give every broker its own listening port and rewrite every broker address in responses (Metadata, FindCoordinator, DescribeCluster, NodeEndpoints…) to the proxy's, so that clients stay on the proxy."`
 	BrokerPorts       proxy.PortRange `name:"broker-ports" help:"Ports of the per-broker listeners of --rewrite-advertised (default: free ports)." placeholder:"FIRST-LAST"`
 	Advertise         string          `help:"The address --rewrite-advertised writes (default: the listen address)." placeholder:"HOST:PORT"`
+	MaxDecodeMemory   int64           `name:"max-decode-memory" help:"Memory for decoding over all connections (bytes, 4 GiB); each decoded connection reserves --max-decode-memory-conn of it, and connections past it are forwarded but not decoded." default:"4294967296" placeholder:"BYTES"`
+	MaxDecodeMemConn  int64           `name:"max-decode-memory-conn" help:"Memory for decoding one connection (bytes, 64 MiB); a quarter of it bounds the decompressed records of a frame, a quarter their nodes: raise it for Fetch responses past 16 MiB." default:"67108864" placeholder:"BYTES"`
 	Grace             time.Duration   `help:"On SIGINT or SIGTERM, how long open connections may go on before they are closed." default:"5s" placeholder:"DURATION"`
 
 	TLSCert            string `name:"tls-cert" help:"Terminate TLS on the listener with this certificate chain (PEM; with --tls-key)." placeholder:"FILE"`
@@ -144,6 +146,9 @@ func (a *app) proxy(c *proxyCmd) error {
 	if c.MaxFrame <= 0 {
 		return usagef("--max-frame must be positive")
 	}
+	if c.MaxDecodeMemConn <= 0 || c.MaxDecodeMemory < c.MaxDecodeMemConn {
+		return usagef("--max-decode-memory-conn must be positive and at most --max-decode-memory")
+	}
 	o := proxy.Options{Listen: c.Listen, Upstream: c.Upstream, Advertise: c.Advertise, RewriteAdvertised: c.RewriteAdvertised, BrokerPorts: c.BrokerPorts}
 	if err := checkProxyAddrs(o); err != nil {
 		return err
@@ -162,7 +167,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	}
 	r := &proxyRun{a: a, o: report.EventOptions{JSON: c.Format == "json", Trees: c.Tree, Set: set, Render: a.renderOptions()}, wt: wt}
 	o.Codec, o.MaxFrame, o.KeepTrees, o.Grace, o.OnEvent = codec.New(set), c.MaxFrame, c.Tree || wt.NeedsTrees(), c.Grace, r.event
-	o.Codec.MaxFrame = c.MaxFrame
+	o.Codec.MaxFrame, o.MaxDecodeMemory, o.MaxDecodeMemoryConn = c.MaxFrame, c.MaxDecodeMemory, c.MaxDecodeMemConn
 	if o.Grace <= 0 {
 		o.Grace = -1 // close at once
 	}

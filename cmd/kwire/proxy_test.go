@@ -432,3 +432,52 @@ func TestProxyStartLineSaysAdvertised(t *testing.T) {
 		t.Errorf("start line: %q", r.stderr)
 	}
 }
+
+// --max-decode-memory and --max-decode-memory-conn reach the proxy: with
+// 1000 bytes of each, the first connection is decoded and one opened
+// while it is open is forwarded undecoded, its opened line saying so.
+func TestProxyMaxDecodeMemoryFlags(t *testing.T) {
+	up := fakeKafka(t)
+	c := proxyCodec(t)
+	addr, stop := proxyCommand(t, "--upstream", up, "--max-decode-memory", "1000", "--max-decode-memory-conn", "1000")
+	first, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := frameOf(t, c, "ApiVersions", true, 3, 7, "")
+	if _, err := first.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testnet.ReadFrame(first, math.MaxInt32); err != nil {
+		t.Fatal(err)
+	}
+	talk(t, addr, frameOf(t, c, "ApiVersions", true, 3, 8, ""))
+	first.Close()
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	t.Log("\n" + r.stdout)
+	if !regexp.MustCompile(`  #1 127\.0\.0\.1:\d+  ApiVersions\(18\) v3  corr 7 `).MatchString(r.stdout) {
+		t.Error("connection #1 not decoded")
+	}
+	if !regexp.MustCompile(`  #2 127\.0\.0\.1:\d+  opened to ` + regexp.QuoteMeta(up) + ` \(not decoded: the proxy's decoding memory \(1000 bytes\) is taken by the 1 connections being decoded\)\n`).MatchString(r.stdout) {
+		t.Error("connection #2's opened line does not say it is not decoded")
+	}
+	if strings.Contains(r.stdout, "corr 8") {
+		t.Error("connection #2 decoded")
+	}
+}
+
+func TestProxyMaxDecodeMemoryUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--max-decode-memory-conn", "0"},
+		{"--max-decode-memory", "1000", "--max-decode-memory-conn", "1001"},
+	} {
+		e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
+		code := run(append([]string{"proxy", "--upstream", "127.0.0.1:9092", "--listen", "127.0.0.1:0"}, args...), e)
+		if got, want := e.stderr.(*bytes.Buffer).String(), "kwire: --max-decode-memory-conn must be positive and at most --max-decode-memory\n"; code != 2 || !strings.HasPrefix(got, want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q", args, code, got, want)
+		}
+	}
+}

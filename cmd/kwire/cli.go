@@ -273,6 +273,17 @@ func (a *app) loadSet() (*spec.Set, error) {
 	return set, nil
 }
 
+// problemsWhere says where the problems that an error counts were
+// printed, for the output format (text or json): "(above)" in text, and
+// `(the "problem" lines of the output)` in json, where they are lines of
+// type "problem" on standard output among the others.
+func problemsWhere(format string) string {
+	if format == "json" {
+		return `(the "problem" lines of the output)`
+	}
+	return "(above)"
+}
+
 // above is " (N spec errors above)", or "" for none.
 func above(n int) string {
 	if n == 0 {

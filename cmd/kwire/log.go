@@ -177,12 +177,7 @@ func (a *app) log(c *logCmd) error {
 		}
 	}
 	if failed > 0 {
-		// In json the problems went to standard output, among the records.
-		where := "(above)"
-		if c.Format == "json" {
-			where = `(the "problem" lines of the output)`
-		}
-		return fmt.Errorf("%d %s in the records %s", failed, plural(failed, "problem", "problems"), where)
+		return fmt.Errorf("%d %s in the records %s", failed, plural(failed, "problem", "problems"), problemsWhere(c.Format))
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func (a *app) pcap(c *pcapCmd) error {
 		return fmt.Errorf("%s: %w (the output above covers the packets before it)", name, readErr)
 	}
 	if r.failed {
-		return fmt.Errorf("%s: the conversations have problems (above)", name)
+		return fmt.Errorf("%s: the conversations have problems %s", name, problemsWhere(r.c.Format))
 	}
 	return nil
 }

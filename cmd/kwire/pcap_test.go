@@ -373,3 +373,20 @@ func TestPcapTreeHonoursValues(t *testing.T) {
 		t.Fatalf("--values hex:\n%s", out)
 	}
 }
+
+// In json the problems are lines of standard output: the error says so.
+func TestPcapJSONProblemsWhere(t *testing.T) {
+	f := capturetest.NewPcapng(layers.LinkTypeEthernet)
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1, 1, pcapT0)
+	c.Handshake()
+	c.Send(true, []byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28}, 0)
+	c.Close()
+	p := writeCapture(t, f)
+	r := kwire(t, "pcap", p, "--format", "json")
+	if want := "kwire: " + p + `: the conversations have problems (the "problem" lines of the output)` + "\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("exit %d, stderr %q; want exit 1, %q", r.code, r.stderr, want)
+	}
+	if n := strings.Count(r.stdout, `{"type":"problem",`); n != 1 {
+		t.Errorf("%d problem lines in:\n%s", n, r.stdout)
+	}
+}

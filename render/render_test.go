@@ -738,3 +738,27 @@ func BenchmarkWriteTreeProduceV3(b *testing.B) {
 		WriteTree(&out, tr, Options{})
 	}
 }
+
+// A coordinator record value whose int16 prefix holds a version the spec
+// lacks: the summary says that version and that it is not valid, not
+// the v0 the undecoded tree keeps; a valid prefix reads as before.
+func TestEncodedAtOfInvalidValuePrefix(t *testing.T) {
+	s := embedded(t, "4.4.0")
+	m := s.Message("OffsetCommitValue")
+	for _, c := range []struct {
+		b    []byte
+		want string
+	}{
+		{[]byte{0x00, 0x09, 0x00}, "  Encoded at         v9 (its prefix; not a valid version)\n"},
+		{[]byte{0x00, 0x03, 0x00}, "  Encoded at         v3\n"},
+	} {
+		tr, err := codec.New(s).DecodeRecord(c.b, m, 0)
+		var b bytes.Buffer
+		if werr := WriteText(&b, &Page{Set: s, Sides: []Side{{Label: "Record", Tree: tr, Err: err}}}, Options{}); werr != nil {
+			t.Fatal(werr)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("% x: no %q in:\n%s", c.b, c.want, b.String())
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
 )
 
 // info is what a page's summary and its JSON say about the message: an
@@ -16,6 +17,7 @@ type info struct {
 	keyText string        // "54 (EndQuorumEpoch)"
 	version int16         // the version of the first side
 	msg     *spec.Message // the first side's message
+	tree    *tree.Tree    // the first side's tree
 	// req and resp are an API's specs (from its sides, else from the
 	// page's Set); nil when unknown.
 	req, resp *spec.Message
@@ -29,7 +31,7 @@ func pageInfo(p *Page) info {
 		}
 		m := s.Tree.Message
 		if in.msg == nil {
-			in.msg, in.version = m, s.Tree.Version
+			in.msg, in.version, in.tree = m, s.Tree.Version, s.Tree
 		}
 		switch m.Type {
 		case spec.Request:
@@ -74,6 +76,21 @@ func apiName(s *spec.Set, m *spec.Message) string {
 	return m.Name
 }
 
+// encodedAt is the version the page's message is encoded at, "v1"; for a
+// coordinator record value whose int16 prefix holds a version the spec
+// lacks (the tree is not decoded past it), that version and that it is
+// not valid: "v9 (its prefix; not a valid version)".
+func encodedAt(in info) string {
+	v := "v" + strconv.Itoa(int(in.version))
+	if in.tree == nil || embeddedPrefix(in.tree, 0) != "version" {
+		return v
+	}
+	if p := int16(in.tree.Nodes[2].Num); !in.msg.ValidVersions.Contains(p) {
+		return "v" + strconv.Itoa(int(p)) + " (its prefix; not a valid version)"
+	}
+	return v
+}
+
 // versionsText renders an API's request and response ranges as one text
 // when they agree, else "req X, resp Y".
 func versionsText(req, resp *spec.Message, get func(*spec.Message) spec.Versions) string {
@@ -116,7 +133,7 @@ func summary(p *Page) (string, [][2]string) {
 			add("Topic", in.msg.Topic.TopicName())
 		}
 	}
-	add("Encoded at", "v"+strconv.Itoa(int(in.version)))
+	add("Encoded at", encodedAt(in))
 	if in.api {
 		add("Flexible versions", versionsText(in.req, in.resp, flexibleOf))
 		if h := headersText(p); h != "" {

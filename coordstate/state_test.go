@@ -2,7 +2,6 @@ package coordstate_test
 
 import (
 	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/coordstate"
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
@@ -25,29 +25,25 @@ func testCodec(t testing.TB) *codec.Codec {
 }
 
 // enc encodes message name at version v from its converter JSON as it
-// lies on disk (a coordinator key or value with its int16 prefix, a data
-// message bare).
+// lies on disk (testseg.CoordRecord).
 func enc(t testing.TB, cd *codec.Codec, name string, v int16, js string) []byte {
 	t.Helper()
-	m := cd.Set.Message(name)
-	if m == nil {
-		t.Fatalf("no %s", name)
-	}
-	vt, err := codec.FromJSON([]byte(js), m, v)
+	b, err := testseg.CoordRecord(cd, name, v, js)
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Fatal(err)
 	}
-	et, err := cd.EncodeRecord(m, v, vt)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return et.Bytes
+	return b
 }
 
-// consumer is a consumer protocol message as ConsumerProtocol writes it:
-// its int16 version, then the message, base64 for a JSON bytes field.
+// consumer is a consumer protocol message as ConsumerProtocol writes it
+// (testseg.ConsumerProtocol), base64 for a JSON bytes field.
 func consumer(t testing.TB, cd *codec.Codec, name string, v int16, js string) string {
-	return base64.StdEncoding.EncodeToString(append(binary.BigEndian.AppendUint16(nil, uint16(v)), enc(t, cd, name, v, js)...))
+	t.Helper()
+	b, err := testseg.ConsumerProtocol(cd, name, v, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // txn is batch b written by transactional producer pid.

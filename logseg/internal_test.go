@@ -2,7 +2,6 @@ package logseg_test
 
 import (
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
@@ -30,29 +30,25 @@ func testCodec(t testing.TB) *codec.Codec {
 }
 
 // coordRecord encodes message name at version v from its converter JSON
-// as it lies on disk (codec.EncodeRecord: a coordinator key or value with
-// its int16 prefix, a data message bare).
+// as it lies on disk (testseg.CoordRecord).
 func coordRecord(t testing.TB, cd *codec.Codec, name string, v int16, js string) []byte {
 	t.Helper()
-	m := cd.Set.Message(name)
-	if m == nil {
-		t.Fatalf("no %s", name)
-	}
-	vt, err := codec.FromJSON([]byte(js), m, v)
+	b, err := testseg.CoordRecord(cd, name, v, js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	et, err := cd.EncodeRecord(m, v, vt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return et.Bytes
+	return b
 }
 
 // consumerBytes is a consumer protocol message as ConsumerProtocol writes
-// it: its int16 version, then the message.
+// it (testseg.ConsumerProtocol).
 func consumerBytes(t testing.TB, cd *codec.Codec, name string, v int16, js string) []byte {
-	return append(binary.BigEndian.AppendUint16(nil, uint16(v)), coordRecord(t, cd, name, v, js)...)
+	t.Helper()
+	b, err := testseg.ConsumerProtocol(cd, name, v, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // internalListing reads the file at path with o and returns its text lines

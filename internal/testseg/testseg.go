@@ -1,7 +1,8 @@
 // Package testseg builds the log segment bytes that kwire's tests of log
 // reading share (package logseg and kwire log): entries a window boundary
-// may cut, with a problem of each kind a reader reports. It is built with
-// package records' builders.
+// may cut, with a problem of each kind a reader reports, and internal
+// topics' record keys and values as they lie on disk. It is built with
+// package records' builders and package codec.
 package testseg
 
 import (

@@ -19,6 +19,8 @@ type sink struct {
 	b []byte
 	// err is the first error from w; the views stop writing once it is set.
 	err error
+	// borrowed: w is the caller's, which close does not flush.
+	borrowed bool
 }
 
 const (
@@ -34,8 +36,13 @@ const (
 )
 
 // newSink returns a sink writing to w, its buffer sized for an output of
-// about size bytes (between 2*sinkRoom and sinkSize).
+// about size bytes (between 2*sinkRoom and sinkSize). A *bufio.Writer
+// of at least 2*sinkRoom bytes is written into directly (and close leaves
+// flushing it to its owner), rather than through a buffer of its own.
 func newSink(w io.Writer, size int) *sink {
+	if bw, ok := w.(*bufio.Writer); ok && bw.Size() >= 2*sinkRoom {
+		return &sink{w: bw, b: bw.AvailableBuffer(), borrowed: true}
+	}
 	bw := bufio.NewWriterSize(w, min(max(size, 2*sinkRoom), sinkSize))
 	return &sink{w: bw, b: bw.AvailableBuffer()}
 }
@@ -75,9 +82,17 @@ func (s *sink) raw(p []byte) {
 	s.spill()
 }
 
-// close writes out everything and returns the first error.
+// close writes out everything (into w's buffer when it is borrowed) and
+// returns the first error.
 func (s *sink) close() error {
 	s.hand()
+	if s.borrowed {
+		if s.err == nil {
+			// A write error of an earlier Flush of the caller's writer.
+			_, s.err = s.w.Write(nil)
+		}
+		return s.err
+	}
 	if err := s.w.Flush(); err != nil && s.err == nil {
 		s.err = err
 	}

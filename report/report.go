@@ -17,6 +17,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -145,24 +146,35 @@ func WriteExchange(w io.Writer, conn string, x *flow.Exchange, trees bool, o ren
 	if !trees {
 		return nil
 	}
+	// The trees go straight into the buffer of a *bufio.Writer (as
+	// render.WriteTree writes into it), else through one of their own.
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		bw = bufio.NewWriterSize(w, 64<<10)
+	}
 	for _, f := range []*flow.Frame{x.Request, x.Response} {
-		if f == nil || f.Tree == nil {
-			continue
-		}
-		var b bytes.Buffer
-		b.WriteByte('\n')
-		if err := render.WriteTree(&b, f.Tree, o); err != nil {
-			return err
-		}
-		if f.Err != nil {
-			fmt.Fprintf(&b, "error: %v\n", f.Err)
-		}
-		b.WriteByte('\n')
-		if _, err := w.Write(b.Bytes()); err != nil {
-			return err
+		if f != nil && f.Tree != nil {
+			writeFrameTree(bw, f, o)
 		}
 	}
-	return nil
+	if !ok {
+		return bw.Flush()
+	}
+	_, err := bw.Write(nil) // its sticky error, if any
+	return err
+}
+
+// writeFrameTree writes frame f's object tree between blank lines, and
+// its error, to w; w's error (sticky) tells whether it was written.
+func writeFrameTree(w *bufio.Writer, f *flow.Frame, o render.Options) {
+	w.WriteByte('\n')
+	render.WriteTree(w, f.Tree, o)
+	if f.Err != nil {
+		w.WriteString("error: ")
+		w.WriteString(f.Err.Error())
+		w.WriteByte('\n')
+	}
+	w.WriteByte('\n')
 }
 
 // Line is a text line about a connection that is not an exchange: Time of

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -134,7 +135,33 @@ func TestWriteExchange(t *testing.T) {
 	if !strings.HasPrefix(rt.String(), "VoteRequest ") || !strings.HasPrefix(st.String(), "VoteResponse ") {
 		t.Errorf("trees start %q, %q", rt.String()[:20], st.String()[:20])
 	}
+	// Through a *bufio.Writer (kwire pcap's): the same bytes, in its
+	// buffer until its owner flushes it.
+	var out bytes.Buffer
+	bw := bufio.NewWriterSize(&out, 64<<10)
+	if err := WriteExchange(bw, "#3 10.0.0.1:50000", x, true, render.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 || bw.Buffered() != len(want) {
+		t.Errorf("through a bufio.Writer: %d bytes written, %d buffered; want 0 and %d", out.Len(), bw.Buffered(), len(want))
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want {
+		t.Errorf("through a bufio.Writer:\n%s\nwant\n%s", out.String(), want)
+	}
+	// Its write error is WriteExchange's.
+	bad := bufio.NewWriterSize(failWriter{}, 4096)
+	if err := WriteExchange(bad, "#3 10.0.0.1:50000", x, true, render.Options{}); err == nil || err.Error() != "no room" {
+		t.Errorf("WriteExchange to a failing writer: %v, want no room", err)
+	}
 }
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no room") }
 
 func TestExchangeJSON(t *testing.T) {
 	set, rq, rs := voteFrames(t)

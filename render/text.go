@@ -395,10 +395,15 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		tw.b = append(tw.b, colorOf(c.region)...)
 	}
 	start := len(tw.b)
+	// pending is the padding owed to the cells before: written before the
+	// next cell that is not empty, so that none trails the row.
+	pending := 0
 	for col := range tw.widths {
 		if tw.widths[col] == 0 {
 			continue
 		}
+		mark := len(tw.b)
+		tw.pad(pending)
 		at := len(tw.b)
 		switch col {
 		case 0:
@@ -420,7 +425,12 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 				tw.cutAbout(at)
 			}
 		}
-		tw.pad(tw.widths[col] + 2 - used - utf8.RuneCount(tw.b[at:]))
+		if len(tw.b) == at {
+			tw.b = tw.b[:mark]
+			pending += tw.widths[col] + 2 - used
+		} else {
+			pending = max(0, tw.widths[col]+2-used-utf8.RuneCount(tw.b[at:]))
+		}
 		used = 0
 	}
 	end := len(tw.b)

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/kwire/kwire/spec"
 )
@@ -19,12 +20,24 @@ type Ref struct {
 }
 
 // registry interns Refs process-wide: the same (field, struct, name, about)
-// always gets the same id. Id 0 is the empty Ref.
+// always gets the same id. Id 0 is the empty Ref. refs only grows, under
+// the lock, and is published whole (the slice header) after each growth,
+// so that RefOf, called for every node a view shows, reads it without a
+// lock.
 var registry = struct {
 	sync.RWMutex
-	refs []Ref
+	refs atomic.Pointer[[]Ref]
 	ids  map[Ref]int32
-}{refs: []Ref{{}}, ids: map[Ref]int32{{}: 0}}
+}{ids: map[Ref]int32{{}: 0}}
+
+// refs is the registry's refs (nil, the empty Ref only, before the first
+// Intern).
+func refs() []Ref {
+	if p := registry.refs.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
 
 // Intern returns the id of r, registering it on first use. Codecs intern
 // their refs when they compile a plan, never per node.
@@ -40,8 +53,13 @@ func Intern(r Ref) int32 {
 	if id, ok := registry.ids[r]; ok {
 		return id
 	}
-	id = int32(len(registry.refs))
-	registry.refs = append(registry.refs, r)
+	rs := refs()
+	if rs == nil {
+		rs = []Ref{{}}
+	}
+	rs = append(rs, r)
+	id = int32(len(rs) - 1)
+	registry.refs.Store(&rs)
 	registry.ids[r] = id
 	return id
 }
@@ -67,10 +85,9 @@ func NameRef(name, about string) int32 { return Intern(Ref{Name: name, About: ab
 
 // RefOf returns the Ref with id id (the empty Ref for an unknown id).
 func RefOf(id int32) Ref {
-	registry.RLock()
-	defer registry.RUnlock()
-	if id < 0 || int(id) >= len(registry.refs) {
+	rs := refs()
+	if id < 0 || int(id) >= len(rs) {
 		return Ref{}
 	}
-	return registry.refs[id]
+	return rs[id]
 }

@@ -92,6 +92,13 @@ type Options struct {
 	// reused arena and dropped: memory stays at one frame per direction.
 	// With it a request's tree is held until its response arrives.
 	KeepTrees bool
+	// ReuseTrees, with KeepTrees, recycles an Exchange's trees once the
+	// call it is reported to returns: its frames' Tree fields are set to
+	// nil, and the trees' node arenas and byte copies are reused for the
+	// connection's later frames (at most maxReuse trees of moderate size
+	// are kept), so that decoding allocates little per frame. For a
+	// caller that reads the trees only while handling the event.
+	ReuseTrees bool
 	// Unsynced starts both directions unsynchronised: the first bytes are
 	// not taken to be a size prefix but searched for a plausible frame, as
 	// for a capture that starts in the middle of a connection.
@@ -226,7 +233,19 @@ type Conn struct {
 	// topics are the topic names by id learned, and the decoding of
 	// internal topics' records.
 	topics Topics
+	// free are trees of reported exchanges to decode into again
+	// (Options.ReuseTrees).
+	free []*tree.Tree
 }
+
+// The trees Options.ReuseTrees keeps: at most maxReuse per Conn, each of
+// at most maxReuseNodes nodes and maxReuseBytes bytes, so that a large
+// frame's arena is not held for the rest of the connection.
+const (
+	maxReuse      = 4
+	maxReuseNodes = 1 << 16
+	maxReuseBytes = 1 << 20
+)
 
 // saslState follows a connection's SASL authentication: the mechanism of
 // its last SaslHandshake request, the user its first auth bytes showed,
@@ -322,6 +341,23 @@ func (c *Conn) report(e Event) {
 	}
 	if c.emit != nil {
 		c.emit(e)
+	}
+	if x, ok := e.(*Exchange); ok && c.o.ReuseTrees {
+		c.recycle(x.Request)
+		c.recycle(x.Response)
+	}
+}
+
+// recycle takes frame f's tree back for decoding into again
+// (Options.ReuseTrees).
+func (c *Conn) recycle(f *Frame) {
+	if f == nil || f.Tree == nil {
+		return
+	}
+	t := f.Tree
+	f.Tree = nil
+	if len(c.free) < maxReuse && cap(t.Nodes) <= maxReuseNodes && cap(t.Bytes) <= maxReuseBytes {
+		c.free = append(c.free, t)
 	}
 }
 
@@ -635,12 +671,18 @@ func (c *Conn) redact(t *tree.Tree) {
 }
 
 // decodeTree returns the tree to decode fr into and the bytes to decode:
-// a fresh tree over a copy of fr when trees are kept, else the arena.
+// a fresh (or recycled) tree over a copy of fr when trees are kept, else
+// the arena.
 func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
-	if c.o.KeepTrees {
-		return &tree.Tree{}, append([]byte(nil), fr...)
+	if !c.o.KeepTrees {
+		return &s.arena, fr
 	}
-	return &s.arena, fr
+	if n := len(c.free); n > 0 {
+		t := c.free[n-1]
+		c.free = c.free[:n-1]
+		return t, append(t.Bytes[:0], fr...)
+	}
+	return &tree.Tree{}, append([]byte(nil), fr...)
 }
 
 // codecFor is the codec that decodes requests of api key at version ver:

@@ -488,3 +488,87 @@ func BenchmarkConnProduce1MiB(b *testing.B) {
 		}
 	}
 }
+
+// With ReuseTrees the handler sees the same trees as with KeepTrees alone,
+// decoded into the trees of earlier exchanges, which the frames hold no
+// more once the handler returns.
+func TestReuseTreesRecyclesTheTreesAfterTheEvent(t *testing.T) {
+	c := codec.New(testSet)
+	md := `{"topics":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAA","name":"missing"}],"allowAutoTopicCreation":false,"includeTopicAuthorizedOperations":false}`
+	type part struct {
+		d Dir
+		b []byte
+	}
+	var parts []part
+	req := func(api string, corr int32, body string) {
+		parts = append(parts, part{ClientToServer, reqFrame(t, c, api, 12, corr, "cli", body)})
+	}
+	resp := func(api string, corr int32, body string) {
+		parts = append(parts, part{ServerToClient, respFrame(t, c, api, 12, corr, body)})
+	}
+	for corr := int32(1); corr <= 4; corr++ {
+		req("Metadata", corr, md)
+		resp("Metadata", corr, metadataV12)
+	}
+	// Two in flight, then a request left unanswered.
+	req("Metadata", 5, md)
+	req("Metadata", 6, `{"topics":null,"allowAutoTopicCreation":false,"includeTopicAuthorizedOperations":false}`)
+	resp("Metadata", 5, metadataV12)
+	resp("Metadata", 6, metadataV12)
+	req("Metadata", 7, md)
+
+	// seen is what a handler reads of a tree while handling its event.
+	type seen struct {
+		bytes, nodes string
+		hv           int16
+	}
+	run := func(reuse bool) (got []seen, trees map[*tree.Tree]bool, ex []*Exchange) {
+		trees = map[*tree.Tree]bool{}
+		conn := New(Options{Codec: c, KeepTrees: true, ReuseTrees: reuse}, func(e Event) {
+			x, ok := e.(*Exchange)
+			if !ok {
+				t.Errorf("reuse %v: %v", reuse, e)
+				return
+			}
+			ex = append(ex, x)
+			for _, f := range []*Frame{x.Request, x.Response} {
+				if f == nil {
+					continue
+				}
+				if f.Tree == nil {
+					t.Fatalf("reuse %v: exchange %d has a frame without its tree", reuse, x.CorrelationID)
+				}
+				trees[f.Tree] = true
+				got = append(got, seen{string(f.Tree.Bytes), fmt.Sprint(f.Tree.Nodes), f.Tree.HeaderVersion})
+			}
+		})
+		for _, p := range parts {
+			feed(conn, p.d, p.b, t0, 50)
+		}
+		conn.Close(t0)
+		return got, trees, ex
+	}
+	want, kept, _ := run(false)
+	got, reused, ex := run(true)
+	if len(want) != 13 || len(kept) != 13 {
+		t.Fatalf("without reuse: %d frames, %d trees; want 13 and 13", len(want), len(kept))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("with reuse: %d frames, want %d", len(got), len(want))
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Errorf("frame %d: the handler saw another tree with reuse", k)
+		}
+	}
+	// One tree per frame in flight: two, then three with two requests
+	// awaiting their responses.
+	if len(reused) != 3 {
+		t.Errorf("with reuse: %d trees for 13 frames, want 3", len(reused))
+	}
+	for _, x := range ex {
+		if (x.Request != nil && x.Request.Tree != nil) || (x.Response != nil && x.Response.Tree != nil) {
+			t.Errorf("exchange %d keeps a tree after its event", x.CorrelationID)
+		}
+	}
+}

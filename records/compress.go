@@ -176,7 +176,11 @@ func getReader(codec int, payload []byte) (*reader, error) {
 
 // readLimited appends what r yields to dst, failing with errTooLarge once
 // it has read limit+1 bytes; it never allocates more than limit+1 bytes
-// beyond dst's length, and none past limit.
+// beyond dst's length, and none past limit. When dst must grow, it grows
+// by as many bytes as it holds (4 KiB to 16 MiB, within the limit), so
+// that the decompressed views of many payloads appended to one Virtual
+// cost copies in proportion to their bytes, not to their bytes times
+// their number.
 func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
 	start := len(dst)
 	for {
@@ -197,7 +201,7 @@ func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
 			}
 		}
 		if len(dst) == cap(dst) {
-			grow := max(min(got, 1<<24), 4<<10)
+			grow := max(min(int64(len(dst)), 1<<24), 4<<10)
 			grow = min(grow, limit+1-got)
 			dst = slices.Grow(dst, int(grow))
 		}

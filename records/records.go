@@ -214,6 +214,7 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 	if path == "" {
 		path = PathOf(b)
 	}
+	reserveNodes(b, estimateNodes(data, o))
 	d := newDecoder(b, o)
 	d.entries(data, base, area{path: path, wireOff: -1})
 }
@@ -222,7 +223,10 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 // a snapshot file, a records field's bytes): a tree whose Bytes are data
 // and whose root is a Records node over all of it.
 func Decode(data []byte, o Options) *tree.Tree {
-	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 16+len(data)/4)}
+	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 1+estimateNodes(data, o))}
+	if v, _ := virtualPool.Get().(*[]byte); v != nil {
+		t.Virtual = (*v)[:0]
+	}
 	b := tree.Builder{T: t}
 	b.Open(tree.Node{Kind: tree.Records, Wire: tree.WireRaw, DLen: int32(len(data))})
 	if o.Path == "" {
@@ -230,7 +234,36 @@ func Decode(data []byte, o Options) *tree.Tree {
 	}
 	Append(&b, data, 0, o)
 	b.Close(int32(len(data)))
+	t.Virtual = ownVirtual(t.Virtual)
 	return t
+}
+
+// virtualPool holds arrays that Decode decompresses into (*[]byte), of
+// at most virtualPoolMax bytes: a tree's Virtual is then its decompressed
+// bytes copied once, at their size, not an array grown again and again
+// as payloads are appended to it.
+var virtualPool sync.Pool
+
+const virtualPoolMax = 16 << 20
+
+// ownVirtual returns the Virtual bytes that Decode decompressed into v,
+// an array of virtualPool (or grown from one) that nothing else refers
+// to: a copy of them, v's array going back to the pool; or, past
+// virtualPoolMax, v itself, which the tree keeps. It is nil when v is
+// empty.
+func ownVirtual(v []byte) []byte {
+	if cap(v) > virtualPoolMax {
+		return v
+	}
+	var out []byte
+	if len(v) > 0 {
+		out = append([]byte(nil), v...)
+	}
+	if cap(v) > 0 {
+		v = v[:0]
+		virtualPool.Put(&v)
+	}
+	return out
 }
 
 // PathOf is the field path of the group b has open, as the codec's errors
@@ -788,6 +821,9 @@ func notBatch(rest []byte, n int, next bool) string {
 type batchInfo struct {
 	baseOffset int64
 	control    bool
+	// plain is set when keys and values are shown as bytes (not a control
+	// batch, no KeyValue, no Metadata): plainRecord may decode records.
+	plain bool
 }
 
 // batchV2 appends a RecordBatch v2 node. Its crc leaf holds the stored CRC
@@ -828,6 +864,7 @@ func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 		p += f.size
 	}
 	info.control = Attributes(attrs).Control()
+	info.plain = !info.control && d.o.KeyValue == nil && !d.o.Metadata
 	if count < 0 {
 		d.problem(a, countLeaf, off+57, path+".recordsCount", fmt.Sprintf("recordsCount %d is negative", count))
 		count = 0
@@ -1022,6 +1059,12 @@ func surplus(n int, count int32) string {
 func (d *decoder) record(body []byte, pos int, base int32, a area, path string, k int32, info batchInfo) (next int, ok, bad bool) {
 	b := d.b
 	fl := a.flags()
+	if info.plain {
+		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, k, info.baseOffset); ok {
+			b.T.Nodes = nodes
+			return next, true, false
+		}
+	}
 	r := wire.Reader{Buf: body, Off: pos}
 	length := r.Varint()
 	if msg := lengthProblem(&r, length, r.Remaining()); msg != "" {

@@ -1,0 +1,203 @@
+package records
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/kwire/kwire/tree"
+)
+
+// Nodes a record makes when its fields read and none is decoded further:
+// the Record group, its length, attributes, timestampDelta, offsetDelta,
+// key, value and headersCount leaves (and two a header).
+const nodesPerRecord = 8
+
+// estimateNodes is about the nodes that decoding the entries of data
+// makes, read from their headers alone, so that the node arena is sized
+// once rather than grown again and again: a v2 batch's header leaves and
+// nodesPerRecord a record it counts, the records bounded by what the bytes
+// can hold (7 bytes a record uncompressed, 4 bytes of compressed payload
+// a record); a legacy message's leaves. Bytes that are not an entry count
+// a node for every 4 of them. It is at most one node a byte of data (and
+// Options.MaxNodes): an estimate, never a count read from the bytes
+// alone, so that it allocates no more than the bytes can make.
+func estimateNodes(data []byte, o Options) int {
+	n := 0
+	for pos := 0; pos < len(data); {
+		rest := data[pos:]
+		total := EntrySize(rest)
+		if total == 0 || total > int64(len(rest)) {
+			n += len(rest) / 4
+			break
+		}
+		switch {
+		case rest[16] != 2:
+			n += 10
+		case total < batchOverhead:
+			n += 16
+		default:
+			body := int(total) - batchOverhead
+			count := max(int(int32(binary.BigEndian.Uint32(rest[57:]))), 0)
+			per := 7
+			if attrs := binary.BigEndian.Uint16(rest[21:]); attrs&7 != 0 {
+				per = 4
+				if o.MaxDecompressed < 0 {
+					count = 0
+				}
+				n += 2 // the compressed payload and its view
+			}
+			n += 14 + nodesPerRecord*min(count, body/per)
+		}
+		pos += int(total)
+	}
+	n = min(n, len(data)+16)
+	if o.MaxNodes > 0 {
+		n = min(n, o.MaxNodes)
+	}
+	return n
+}
+
+// reserveNodes grows the arena of the tree b builds, when it has not room
+// for n more nodes, to hold them.
+func reserveNodes(b *tree.Builder, n int) {
+	if t := b.T; cap(t.Nodes)-len(t.Nodes) < n {
+		t.Nodes = slices.Grow(t.Nodes, n)
+	}
+}
+
+// uvarint reads an unsigned varint of at most 5 bytes at b[p:] as
+// wire.Reader.Uvarint does (bits past 32 in the fifth byte dropped); n is
+// its size, 0 when it does not read (truncated or too long).
+func uvarint(b []byte, p int) (v uint32, n int) {
+	for i := 0; i < 5; i++ {
+		if p+i >= len(b) {
+			return 0, 0
+		}
+		c := b[p+i]
+		v |= uint32(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// varint reads a zig-zag varint at b[p:] (wire.Reader.Varint); n is 0
+// when it does not read.
+func varint(b []byte, p int) (v int32, n int) {
+	if p < len(b) && b[p] < 0x80 {
+		c := uint32(b[p])
+		return int32(c>>1) ^ -int32(c&1), 1
+	}
+	u, n := uvarint(b, p)
+	return int32(u>>1) ^ -int32(u&1), n
+}
+
+// varlong reads a zig-zag varint of at most 10 bytes at b[p:]
+// (wire.Reader.Varlong); n is 0 when it does not read.
+func varlong(b []byte, p int) (v int64, n int) {
+	var u uint64
+	for i := 0; i < 10; i++ {
+		if p+i >= len(b) {
+			return 0, 0
+		}
+		c := b[p+i]
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return int64(u>>1) ^ -int64(u&1), i + 1
+		}
+	}
+	return 0, 0
+}
+
+// plainRecord appends to nodes the nodes of the record at body[pos:] (at
+// offset base+pos of its area, flagged fl; record k of its batch, whose
+// baseOffset is baseOffset) when it is a plain one: its length within
+// body, its fields all reading and using exactly its length, its header
+// keys not null. They are the nodes record makes for it when keys and
+// values are shown as bytes, written without a recordReader, a Builder
+// or a path. For any other record it returns ok false, and nodes as
+// they were (their length; what lies past it may have been written):
+// record then decodes it, with its problems.
+func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, k int32, baseOffset int64) (out []tree.Node, next int, ok bool) {
+	length, n := varint(body, pos)
+	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
+		return nodes, 0, false
+	}
+	end := pos + n + int(length)
+	rec := body[:end]
+	ri := len(nodes)
+	out = append(nodes,
+		tree.Node{Kind: tree.Record, Ref: refRecord, Off: base + int32(pos), Size: int32(end - pos), Index: k, Flags: fl},
+		tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refRecordLength, Off: base + int32(pos), Size: int32(n), Num: int64(length), Flags: fl, End: int32(ri + 2)})
+	p := pos + n
+	if p >= end {
+		return nodes, 0, false
+	}
+	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireInt8, Ref: refRecAttrs, Off: base + int32(p), Size: 1, Num: int64(int8(rec[p])), Flags: fl, End: int32(ri + 3)})
+	p++
+	ts, n := varlong(rec, p)
+	if n == 0 {
+		return nodes, 0, false
+	}
+	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireVarlong, Ref: refTsDelta, Off: base + int32(p), Size: int32(n), Num: ts, Flags: fl, End: int32(ri + 4)})
+	p += n
+	delta, n := varint(rec, p)
+	if n == 0 {
+		return nodes, 0, false
+	}
+	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refOffDelta, Off: base + int32(p), Size: int32(n), Num: int64(delta), Flags: fl, End: int32(ri + 5)})
+	out[ri].Num = baseOffset + int64(delta)
+	p += n
+	var good bool
+	if out, p, good = plainBytes(out, rec, p, base, fl, refKey, 0, true); !good {
+		return nodes, 0, false
+	}
+	if out, p, good = plainBytes(out, rec, p, base, fl, refValue, 0, true); !good {
+		return nodes, 0, false
+	}
+	hc, n := varint(rec, p)
+	if n == 0 || hc < 0 || int(hc) > end-p-n {
+		return nodes, 0, false
+	}
+	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refHeadersCount, Off: base + int32(p), Size: int32(n), Num: int64(hc), Flags: fl, End: int32(len(out) + 1)})
+	p += n
+	for h := int32(0); h < hc; h++ {
+		if out, p, good = plainBytes(out, rec, p, base, fl, refHeaderKey, h, false); !good {
+			return nodes, 0, false
+		}
+		if out, p, good = plainBytes(out, rec, p, base, fl, refHeaderValue, h, true); !good {
+			return nodes, 0, false
+		}
+	}
+	if p != end {
+		return nodes, 0, false
+	}
+	out[ri].End = int32(len(out))
+	return out, end, true
+}
+
+// plainBytes appends the leaf of the varint-length bytes at rec[p:] (a
+// key, value or header: ref, index idx; null allowed when nullOK) and
+// returns where they end; ok false when they do not read.
+func plainBytes(nodes []tree.Node, rec []byte, p int, base int32, fl tree.Flags, ref, idx int32, nullOK bool) (out []tree.Node, next int, ok bool) {
+	l, n := varint(rec, p)
+	if n == 0 {
+		return nodes, 0, false
+	}
+	nd := tree.Node{Kind: tree.BatchField, Wire: tree.WireVarBytes, Ref: ref, Index: idx, Off: base + int32(p), Num: int64(l), Flags: fl, End: int32(len(nodes) + 1)}
+	switch {
+	case l < 0:
+		if !nullOK {
+			return nodes, 0, false
+		}
+		nd.Null = true
+		nd.Size = int32(n)
+		return append(nodes, nd), p + n, true
+	case int(l) > len(rec)-p-n:
+		return nodes, 0, false
+	}
+	nd.DOff, nd.DLen = base+int32(p+n), l
+	nd.Size = int32(n) + l
+	return append(nodes, nd), p + n + int(l), true
+}

@@ -1,0 +1,223 @@
+package records
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
+)
+
+// randomRecord is the bytes of a record with random fields: null, empty
+// and short keys and values, up to three headers, varints of every size
+// (and, for a few, one byte too long), and a length that may say a
+// little more or less than the fields use.
+func randomRecord(r *rand.Rand) []byte {
+	bytesOf := func(b []byte) []byte {
+		switch r.IntN(4) {
+		case 0:
+			return wire.AppendVarint(b, -1-int32(r.IntN(3)))
+		case 1:
+			return wire.AppendVarint(b, 0)
+		}
+		n := r.IntN(40)
+		b = wire.AppendVarint(b, int32(n))
+		for range n {
+			b = append(b, byte(r.IntN(256)))
+		}
+		return b
+	}
+	body := []byte{byte(r.IntN(256))}
+	body = wire.AppendVarlong(body, r.Int64N(1<<r.IntN(63))-r.Int64N(1000))
+	body = wire.AppendVarint(body, int32(r.Uint32()>>r.IntN(32)))
+	body = bytesOf(body)
+	body = bytesOf(body)
+	hc := r.IntN(4)
+	body = wire.AppendVarint(body, int32(hc))
+	for range hc {
+		body = bytesOf(body)
+		body = bytesOf(body)
+	}
+	length := len(body)
+	if r.IntN(8) == 0 {
+		length += r.IntN(5) - 2
+	}
+	return append(wire.AppendVarint(nil, int32(length)), body...)
+}
+
+// mutate changes a few bytes of b, or cuts it.
+func mutate(r *rand.Rand, b []byte) []byte {
+	b = slices.Clone(b)
+	switch r.IntN(4) {
+	case 0:
+		return b
+	case 1:
+		return b[:r.IntN(len(b)+1)]
+	}
+	for range 1 + r.IntN(3) {
+		i := r.IntN(len(b))
+		switch r.IntN(3) {
+		case 0:
+			b[i] = byte(r.IntN(256))
+		case 1:
+			b[i] |= 0x80
+		default:
+			b[i] ^= 1
+		}
+	}
+	return b
+}
+
+// plainRecord decodes a record exactly as record does when it says it
+// can: the same nodes, where record reports no problem and reads the
+// record to its end; for every other record it declines. Records are
+// random, then randomly damaged, in a view and on the wire.
+func TestPlainRecordIsRecord(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 1))
+	plain, declined := 0, 0
+	for i := range 20000 {
+		body := mutate(r, randomRecord(r))
+		if r.IntN(3) == 0 {
+			body = append(body, randomRecord(r)...)
+		}
+		a := area{path: "records[0]", wireOff: -1}
+		if i%2 == 1 {
+			a = area{virtual: true, wireOff: 61, path: "records[0].decompressed"}
+		}
+		base := int32(61 + r.IntN(100))
+		k := int32(r.IntN(5))
+		slow := &tree.Tree{Bytes: body}
+		d := newDecoder(&tree.Builder{T: slow}, Options{})
+		next, ok, bad := d.record(body, 0, base, a, a.path, k, batchInfo{baseOffset: 1 << 40})
+		// A leftover slice of capacity, which plainRecord may write past
+		// the length of and must leave as it was up to it.
+		prefix := []tree.Node{{Kind: tree.Records, End: 99}}
+		nodes, pnext, pok := plainRecord(slices.Grow(prefix, 3), body, 0, base, a.flags(), k, 1<<40)
+		want := ok && !bad && len(slow.Problems) == 0
+		if pok != want {
+			t.Fatalf("record % x: plainRecord ok %v, record ok %v bad %v problems %v", body, pok, ok, bad, slow.Problems)
+		}
+		if !pok {
+			declined++
+			if len(nodes) != 1 || nodes[0] != prefix[0] {
+				t.Fatalf("record % x: declined, nodes %v", body, nodes)
+			}
+			continue
+		}
+		plain++
+		// plainRecord's indexes count from its arena's start.
+		got := nodes[1:]
+		for j := range got {
+			got[j].End--
+		}
+		if pnext != next || !slices.Equal(got, slow.Nodes) {
+			t.Fatalf("record % x: plainRecord next %d nodes\n%+v\nrecord next %d nodes\n%+v", body, pnext, got, next, slow.Nodes)
+		}
+	}
+	t.Logf("%d plain, %d declined", plain, declined)
+	if plain < 5000 || declined < 5000 {
+		t.Errorf("%d records plain, %d declined: the test does not try both enough", plain, declined)
+	}
+}
+
+// plainRecords is n records without headers (key "k" and the record's
+// index, a value of 20 bytes), offset deltas 0, 1…
+func plainRecords(n int) []byte {
+	var b []byte
+	for i := range n {
+		body := []byte{0, 0}
+		body = wire.AppendVarint(body, int32(i))
+		body = append(wire.AppendVarint(body, 2), 'k', byte(i))
+		body = append(wire.AppendVarint(body, 20), "twenty bytes of data"...)
+		body = wire.AppendVarint(body, 0)
+		b = append(wire.AppendVarint(b, int32(len(body))), body...)
+	}
+	return b
+}
+
+func zstdOf(t *testing.T, p []byte) []byte {
+	e, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	return e.EncodeAll(p, nil)
+}
+
+func lz4Of(p []byte) []byte {
+	var buf bytes.Buffer
+	w := lz4.NewWriter(&buf)
+	w.Write(p)
+	w.Close()
+	return buf.Bytes()
+}
+
+// batchOf is a RecordBatch v2 at base whose records section is payload
+// (compressed with codec), saying it holds count records.
+func batchOf(base int64, codec Attributes, count int, payload []byte) []byte {
+	return RawBatch{BaseOffset: base, Attributes: codec, LastOffsetDelta: int32(count - 1), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: int32(count), Records: payload}.Bytes()
+}
+
+// The node arena is sized from the batch headers: for records without
+// headers, uncompressed or not, the estimate is the nodes made, the
+// root apart (14 a batch, 2 more for a compressed payload and its view,
+// 8 a record); a count the bytes cannot hold is bounded by them (7 bytes
+// a record, or 4 of compressed payload), and the whole by a node a byte.
+func TestEstimateNodes(t *testing.T) {
+	recs := plainRecords(100)
+	data := slices.Concat(batchOf(0, 0, 100, recs), batchOf(100, 4, 100, zstdOf(t, recs)), batchOf(200, 3, 100, lz4Of(recs)))
+	tr := Decode(data, Options{})
+	if len(tr.Problems) > 0 {
+		t.Fatal(tr.Problems)
+	}
+	if got, want := estimateNodes(data, Options{}), 3*14+2*2+300*8; got != want || len(tr.Nodes) != want+1 {
+		t.Errorf("estimate %d, want %d; %d nodes decoded", got, want, len(tr.Nodes))
+	}
+	if got := estimateNodes(data, Options{MaxNodes: 1000}); got != 1000 {
+		t.Errorf("estimate %d under MaxNodes 1000", got)
+	}
+	if got := estimateNodes(data, Options{MaxDecompressed: -1}); got != 14+100*8+2*16 {
+		t.Errorf("estimate %d, payloads not decompressed", got)
+	}
+	// 2^30 records said, in 700 bytes uncompressed (100 at most, and a
+	// node a byte), or 40 compressed (10 at most).
+	lying := batchOf(0, 0, 1<<30, make([]byte, 700))
+	if got := estimateNodes(lying, Options{}); got != len(lying)+16 {
+		t.Errorf("estimate %d for 2^30 records in 700 bytes", got)
+	}
+	lying = batchOf(0, 4, 1<<30, make([]byte, 40))
+	if got := estimateNodes(lying, Options{}); got != 16+10*8 {
+		t.Errorf("estimate %d for 2^30 records in 40 compressed bytes", got)
+	}
+	// A negative count, bytes that are not an entry.
+	junk := append(batchOf(0, 0, -5, nil), make([]byte, 400)...)
+	if got := estimateNodes(junk, Options{}); got != 14+100 {
+		t.Errorf("estimate %d for a batch then 400 zero bytes", got)
+	}
+	// Batches of one of the smallest records.
+	one := batchOf(0, 0, 1, []byte{12, 0, 0, 0, 1, 1, 0})
+	if got := estimateNodes(bytes.Repeat(one, 10), Options{}); got != 10*(14+8) {
+		t.Errorf("estimate %d for 10 batches of a record", got)
+	}
+}
+
+// Decode decompresses into an array it reuses: a tree's Virtual is its
+// own, and another decode does not change it.
+func TestVirtualIsTheTreesOwn(t *testing.T) {
+	a, b := plainRecords(50), plainRecords(60)
+	b[3] = 'x'
+	ta := Decode(batchOf(0, 4, 50, zstdOf(t, a)), Options{})
+	tb := Decode(batchOf(0, 3, 60, lz4Of(b)), Options{})
+	tc := Decode(batchOf(0, 0, 60, b), Options{})
+	if !bytes.Equal(ta.Virtual, a) || !bytes.Equal(tb.Virtual, b) || tc.Virtual != nil {
+		t.Errorf("virtual bytes %d, %d, %d", len(ta.Virtual), len(tb.Virtual), len(tc.Virtual))
+	}
+	if len(ta.Problems)+len(tb.Problems)+len(tc.Problems) > 0 {
+		t.Errorf("problems %v %v %v", ta.Problems, tb.Problems, tc.Problems)
+	}
+}

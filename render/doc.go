@@ -7,14 +7,16 @@
 //
 // Views stream: WriteText and WriteJSON write as they walk the tree,
 // through one buffer of at most 64 KiB, composing each row or JSON node
-// straight into it (the text tree takes two passes, one to measure the
-// columns and one to write the rows). Given a *bufio.Writer, they write
-// into its buffer instead of one of their own and leave flushing it to
-// the caller, so that many small trees (kwire pcap's) cost no buffer and
-// no flush each. Rendering allocates nothing per node, and nothing that
-// grows with the output, which runs to hundreds of times the size of the
-// message: a 1.8 MB message of 1.5 million nodes makes 140 MB of text or
-// 630 MB of JSON.
+// straight into it. The text tree takes two passes, one to measure the
+// columns and one to write the rows; the rows copy the cells the first
+// pass composed when the tree has at most 16,384 nodes, and compose them
+// again for a larger tree. Given a *bufio.Writer, the views write into its
+// buffer instead of one of their own and leave flushing it to the caller,
+// so that many small trees (kwire pcap's) cost no buffer and no flush
+// each. Rendering allocates nothing per node (the cells' cache is reused
+// from tree to tree), and nothing that grows with the output, which runs
+// to hundreds of times the size of the message: a 1.8 MB message of 1.5
+// million nodes makes 140 MB of text or 630 MB of JSON.
 //
 // Every view renders a tree.Tree built by package codec; nothing here reads
 // the wire format again. A node's bytes are only ever looked at through the

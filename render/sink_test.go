@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"testing"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
 )
 
 // A *bufio.Writer is written into directly and left for its owner to
@@ -55,5 +58,47 @@ func TestViewsWriteIntoABufioWriter(t *testing.T) {
 	bw.Flush()
 	if out.String() != want {
 		t.Errorf("through a 16-byte bufio.Writer: %s", firstDiff(out.String(), want))
+	}
+}
+
+// The object tree's rows are the same whether measure's cells are cached
+// for row (trees of up to maxCachedNodes nodes) or composed again: for
+// every API's smallest request and response at its newest version, record
+// batches with non-ASCII and non-UTF-8 keys and values, and every option
+// that changes a row.
+func TestTreeRowsAreTheSameFromTheCellCache(t *testing.T) {
+	s := embedded(t, "4.4.0")
+	trees := []*tree.Tree{recordsV3(t, s), recordsCompressed(t, s), taggedVoteResponse(t, s)}
+	recs := append(recordV2(0, []byte("ключ"), []byte("значение — long enough to be cut at sixty-four bytes, in Cyrillic"), header{[]byte("h\xff"), []byte{0xff, 'a'}}),
+		recordV2(1, []byte("\x00\x01"), []byte(`{"json": "värde"}`))...)
+	trees = append(trees, decodeRequest(t, s, produceRequest(3, batchV2(0, 2, recs, false))))
+	for _, m := range s.Messages {
+		if (m.Type == spec.Request || m.Type == spec.Response) && m.ValidVersions.Hi >= m.ValidVersions.Lo {
+			trees = append(trees, smallest(t, s, m, m.ValidVersions.Hi))
+		}
+	}
+	opts := []Options{{}, {Color: true}, {Values: ValuesHex}, {Values: ValuesUTF8}, {Values: ValuesJSON}, {Values: ValuesBase64}}
+	for _, w := range []int{40, 60, 80, 100, 130, 160} {
+		opts = append(opts, Options{Width: w}, Options{Width: w, Color: true})
+	}
+	write := func(tr *tree.Tree, o Options, cached int) string {
+		defer func(n int) { maxCachedNodes = n }(maxCachedNodes)
+		maxCachedNodes = cached
+		var b bytes.Buffer
+		if err := WriteTree(&b, tr, o); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for k, tr := range trees {
+		if len(tr.Nodes) > 1<<14 {
+			t.Fatalf("tree %d has %d nodes", k, len(tr.Nodes))
+		}
+		for _, o := range opts {
+			got, want := write(tr, o, 1<<14), write(tr, o, 0)
+			if got != want {
+				t.Errorf("tree %d (%s), %+v: cached cells give other rows:\n%s", k, sideTitle(tr), o, firstDiff(got, want))
+			}
+		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/spec"
@@ -204,9 +206,12 @@ func sideTitle(t *tree.Tree) string {
 }
 
 // treeWriter writes an object tree in two passes over it: measure finds
-// each column's width, row writes the rows. Every cell is composed twice,
-// straight into a scratch buffer and then into the output, rather than
-// kept: a tree's rows are some hundred times the size of its nodes.
+// each column's width, row writes the rows. The cells of a tree of up to
+// maxCachedNodes nodes are composed once, by measure, into a cache that
+// row copies them from (a pooled one: a tree's rows are some hundred times
+// the size of its nodes, its cells less than half its rows); those of a
+// larger tree are composed twice, straight into a scratch buffer and then
+// into the output, so that memory does not grow with the tree.
 type treeWriter struct {
 	*sink
 	t      *tree.Tree
@@ -217,6 +222,9 @@ type treeWriter struct {
 	widths [5]int
 	// cell is the scratch buffer of measure.
 	cell []byte
+	// cache, when not nil, holds the cells measure composed, which row
+	// copies rather than composes again.
+	cache *cellCache
 	// lead holds the tree drawing of the rows being written: 4 bytes per
 	// level, "|   " below a node with more siblings to come, else "    ".
 	lead []byte
@@ -227,8 +235,45 @@ type treeWriter struct {
 	more          []byte
 }
 
+// cellCache holds the cells of a tree's rows as measure composed them:
+// the cells of node i are text[start[i]:ends[5*i+4]], cell col ending at
+// ends[5*i+col], runes[5*i+col] runes long. Columns: name (without the
+// tree drawing), type, value (without "= "), range, about.
+type cellCache struct {
+	text        []byte
+	start       []int32
+	ends, runes []int32
+}
+
+// maxCachedNodes bounds the trees whose cells are cached: the cells of
+// larger trees are composed twice, as their cache would take memory in
+// proportion to the tree (some 150 bytes per node). maxCachedText bounds
+// the cache kept for the next tree. Tests change maxCachedNodes.
+var maxCachedNodes = 1 << 14
+
+const maxCachedText = 4 << 20
+
+var cellCaches = sync.Pool{New: func() any { return new(cellCache) }}
+
+// reset empties c for a tree of n nodes.
+func (c *cellCache) reset(n int) {
+	c.text = c.text[:0]
+	c.start = slices.Grow(c.start[:0], n)[:n]
+	c.ends = slices.Grow(c.ends[:0], 5*n)[:5*n]
+	c.runes = slices.Grow(c.runes[:0], 5*n)[:5*n]
+}
+
 func writeTree(s *sink, t *tree.Tree, o Options) {
 	tw := treeWriter{sink: s, t: t, color: o.Color, values: o.Values}
+	if len(t.Nodes) <= maxCachedNodes {
+		tw.cache = cellCaches.Get().(*cellCache)
+		tw.cache.reset(len(t.Nodes))
+		defer func() {
+			if cap(tw.cache.text) <= maxCachedText {
+				cellCaches.Put(tw.cache)
+			}
+		}()
+	}
 	root := childCtx(t, -1, ctx{}, 0)
 	tw.measure(0, root, 0)
 	for col := range 4 {
@@ -358,25 +403,91 @@ func (tw *treeWriter) moreAbout(i int32, depth int, region region) {
 }
 
 // measure widens the columns to fit node i (whose ctx is c, at depth
-// levels below the root) and its subtree.
+// levels below the root) and its subtree, and caches their cells when
+// tw.cache is set.
 func (tw *treeWriter) measure(i int32, c ctx, depth int) {
 	t := tw.t
 	n := &t.Nodes[i]
-	tw.cell = appendName(tw.cell[:0], t, i, c)
-	tw.widths[0] = max(tw.widths[0], 4*depth+utf8.RuneCount(tw.cell))
-	tw.cell = appendType(tw.cell[:0], t, i, c)
-	tw.widths[1] = max(tw.widths[1], utf8.RuneCount(tw.cell))
-	tw.cell = appendValueText(tw.cell[:0], t, i, c, tw.values)
-	if len(tw.cell) > 0 {
-		tw.widths[2] = max(tw.widths[2], len("= ")+utf8.RuneCount(tw.cell))
+	b := tw.cell[:0]
+	if tw.cache != nil {
+		b = tw.cache.text
 	}
-	tw.cell = appendNodeRange(tw.cell[:0], n)
-	tw.widths[3] = max(tw.widths[3], len(tw.cell))
-	tw.cell = appendAbout(tw.cell[:0], t, i, c)
-	tw.widths[4] = max(tw.widths[4], utf8.RuneCount(tw.cell))
+	var ends [5]int
+	start := len(b)
+	b = appendName(b, t, i, c)
+	ends[0] = len(b)
+	b = appendType(b, t, i, c)
+	ends[1] = len(b)
+	b = appendValueText(b, t, i, c, tw.values)
+	ends[2] = len(b)
+	b = appendNodeRange(b, n)
+	ends[3] = len(b)
+	b = appendAbout(b, t, i, c)
+	ends[4] = len(b)
+	var runes [5]int
+	from := start
+	for col, end := range ends {
+		runes[col] = runeCount(b[from:end])
+		from = end
+	}
+	tw.widths[0] = max(tw.widths[0], 4*depth+runes[0])
+	tw.widths[1] = max(tw.widths[1], runes[1])
+	if ends[2] > ends[1] {
+		tw.widths[2] = max(tw.widths[2], len("= ")+runes[2])
+	}
+	tw.widths[3] = max(tw.widths[3], runes[3])
+	tw.widths[4] = max(tw.widths[4], runes[4])
+	if cc := tw.cache; cc != nil {
+		cc.text = b
+		cc.start[i] = int32(start)
+		for col := range ends {
+			cc.ends[5*int(i)+col] = int32(ends[col])
+			cc.runes[5*int(i)+col] = int32(runes[col])
+		}
+	} else {
+		tw.cell = b
+	}
 	for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
 		tw.measure(k, childCtx(t, i, c, k), depth+1)
 	}
+}
+
+// appendCell appends cell col of node i (whose ctx is c) to tw.b, from
+// the cache or composed again, and returns its length in runes.
+func (tw *treeWriter) appendCell(col int, i int32, c ctx) int {
+	if cc := tw.cache; cc != nil {
+		k := 5*int(i) + col
+		from := cc.start[i]
+		if col > 0 {
+			from = cc.ends[k-1]
+		}
+		tw.b = append(tw.b, cc.text[from:cc.ends[k]]...)
+		return int(cc.runes[k])
+	}
+	at := len(tw.b)
+	switch col {
+	case 0:
+		tw.b = appendName(tw.b, tw.t, i, c)
+	case 1:
+		tw.b = appendType(tw.b, tw.t, i, c)
+	case 2:
+		tw.b = appendValueText(tw.b, tw.t, i, c, tw.values)
+	case 3:
+		tw.b = appendNodeRange(tw.b, &tw.t.Nodes[i])
+	case 4:
+		tw.b = appendAbout(tw.b, tw.t, i, c)
+	}
+	return runeCount(tw.b[at:])
+}
+
+// runeCount is utf8.RuneCount, quicker for ASCII.
+func runeCount(b []byte) int {
+	for _, ch := range b {
+		if ch >= utf8.RuneSelf {
+			return utf8.RuneCount(b)
+		}
+	}
+	return len(b)
 }
 
 // row writes the rows of node i (whose ctx is c, at depth levels below
@@ -405,31 +516,34 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		mark := len(tw.b)
 		tw.pad(pending)
 		at := len(tw.b)
+		runes := 0
 		switch col {
-		case 0:
-			tw.b = appendName(tw.b, t, i, c)
+		case 0, 3:
+			runes = tw.appendCell(col, i, c)
 		case 1:
-			tw.b = appendType(tw.b, t, i, c)
-			tw.elide(at, tw.widths[1])
+			if runes = tw.appendCell(col, i, c); runes > tw.widths[1] {
+				tw.elide(at, tw.widths[1])
+				runes = tw.widths[1]
+			}
 		case 2:
 			tw.b = append(tw.b, "= "...)
-			v := len(tw.b)
-			if tw.b = appendValueText(tw.b, t, i, c, tw.values); len(tw.b) == v {
+			if runes = len("= ") + tw.appendCell(col, i, c); runes == len("= ") {
 				tw.b = tw.b[:at] // no value, no "= "
+			} else if runes > tw.widths[2] {
+				tw.elide(at, tw.widths[2])
+				runes = tw.widths[2]
 			}
-			tw.elide(at, tw.widths[2])
-		case 3:
-			tw.b = appendNodeRange(tw.b, n)
 		case 4:
-			if tw.b = appendAbout(tw.b, t, i, c); tw.wrap > 0 {
+			if runes = tw.appendCell(col, i, c); tw.wrap > 0 {
 				tw.cutAbout(at)
+				runes = runeCount(tw.b[at:])
 			}
 		}
 		if len(tw.b) == at {
 			tw.b = tw.b[:mark]
 			pending += tw.widths[col] + 2 - used
 		} else {
-			pending = max(0, tw.widths[col]+2-used-utf8.RuneCount(tw.b[at:]))
+			pending = max(0, tw.widths[col]+2-used-runes)
 		}
 		used = 0
 	}

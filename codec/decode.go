@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
@@ -77,14 +78,17 @@ func (d *decoder) structFields(p *plan) {
 		d.depth--
 		return
 	}
-	for _, fp := range p.fields {
-		if fp.width > 0 && d.fixed(fp) {
+	for k := range p.steps {
+		st := &p.steps[k]
+		if st.width > 0 && d.run(st) {
 			continue
 		}
-		d.field(fp, false)
-		if d.failed() {
-			d.depth--
-			return
+		for _, fp := range p.fields[st.lo:st.hi] {
+			d.field(fp, false)
+			if d.failed() {
+				d.depth--
+				return
+			}
 		}
 	}
 	if p.flexible {
@@ -93,46 +97,68 @@ func (d *decoder) structFields(p *plan) {
 	d.depth--
 }
 
-// fixed decodes fixed-size scalar field fp (fp.width > 0) when its bytes
-// are all there, appending its leaf straight to the arena; it returns
-// false (having read nothing) when they are not, for field to report.
-func (d *decoder) fixed(fp *fplan) bool {
+// grow returns the arena with room for k more nodes.
+func grow(nodes []tree.Node, k int) []tree.Node {
+	if cap(nodes)-len(nodes) < k {
+		nodes = slices.Grow(nodes, k)
+	}
+	return nodes
+}
+
+// run decodes the run of fixed-size scalar fields st when all its bytes
+// are there, writing its leaves straight into the arena from st's
+// templates; it returns false (having read nothing) when they are not,
+// for the fields to be decoded one by one and the missing one reported.
+func (d *decoder) run(st *step) bool {
 	off := d.r.Off
-	end := off + int(fp.width)
-	if end > len(d.r.Buf) || d.r.Failed() {
+	end := off + int(st.width)
+	buf := d.r.Buf
+	if end > len(buf) {
 		return false
 	}
-	n := tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: int32(off), Size: fp.width}
-	n.Num, n.DOff, n.DLen = readFixed(d.r.Buf[off:end], fp.kind, off)
+	b := buf[off:end]
+	nodes := grow(d.b.T.Nodes, len(st.tmpl))
+	base := len(nodes)
+	nodes = nodes[:base+len(st.tmpl)]
+	dst := nodes[base:]
+	for j := range st.tmpl {
+		t := &st.tmpl[j]
+		if j >= len(dst) {
+			break
+		}
+		n := &dst[j]
+		*n = *t
+		n.Off = int32(off) + t.Off
+		n.End = int32(base + j + 1)
+		n.Num, n.DOff, n.DLen = readValue(b[t.Off:], t.Num, n.Off)
+	}
+	d.b.T.Nodes = nodes
 	d.r.Off = end
-	nodes := d.b.T.Nodes
-	n.End = int32(len(nodes)) + 1
-	d.b.T.Nodes = append(nodes, n)
 	return true
 }
 
-// readFixed decodes the fixed-size value of kind k held in b (exactly its
-// wire width), at wire offset off: its Num, or for a uuid its contents.
-func readFixed(b []byte, k spec.Kind, off int) (num int64, doff, dlen int32) {
-	switch k {
-	case spec.KindBool:
+// readValue reads the fixed-size value b starts with, of read kind rk, at
+// wire offset off: its Num, or for a uuid its contents.
+func readValue(b []byte, rk readKind, off int32) (num int64, doff, dlen int32) {
+	switch rk {
+	case readBool:
 		if b[0] != 0 {
 			num = 1 // any non-zero byte reads as true, as in Kafka
 		}
-	case spec.KindInt8:
+	case readInt8:
 		num = int64(int8(b[0]))
-	case spec.KindInt16:
+	case readInt16:
 		num = int64(int16(binary.BigEndian.Uint16(b)))
-	case spec.KindUint16:
+	case readUint16:
 		num = int64(binary.BigEndian.Uint16(b))
-	case spec.KindInt32:
+	case readInt32:
 		num = int64(int32(binary.BigEndian.Uint32(b)))
-	case spec.KindUint32:
+	case readUint32:
 		num = int64(binary.BigEndian.Uint32(b))
-	case spec.KindInt64, spec.KindFloat64:
+	case readInt64:
 		num = int64(binary.BigEndian.Uint64(b))
-	case spec.KindUUID:
-		doff, dlen = int32(off), 16
+	default:
+		doff, dlen = off, 16
 	}
 	return
 }
@@ -320,21 +346,37 @@ func (d *decoder) array(fp *fplan) {
 }
 
 // fixedElems appends the count elements of fixed width w of array fp,
-// all of which the input holds.
+// all of which the input holds: one loop per width, writing the leaves
+// straight into the arena.
 func (d *decoder) fixedElems(fp *fplan, count, w int32) {
-	nodes := d.b.T.Nodes
-	if free := cap(nodes) - len(nodes); free < int(count) {
-		nodes = append(nodes[:cap(nodes)], make([]tree.Node, int(count)-free)...)[:len(nodes)]
+	nodes := grow(d.b.T.Nodes, int(count))
+	base := int32(len(nodes))
+	nodes = nodes[:int(base)+int(count)]
+	dst := nodes[base:]
+	off := int32(d.r.Off)
+	src := d.r.Buf[off : int(off)+int(count)*int(w)]
+	wire := fp.elemWire
+	switch fp.elem {
+	case spec.KindInt32:
+		for i := range dst {
+			v := int64(int32(binary.BigEndian.Uint32(src[4*i:])))
+			dst[i] = tree.Node{Kind: tree.Element, Wire: wire, Index: int32(i), Off: off + 4*int32(i), Size: 4, End: base + int32(i) + 1, Num: v}
+		}
+	case spec.KindInt64, spec.KindFloat64:
+		for i := range dst {
+			v := int64(binary.BigEndian.Uint64(src[8*i:]))
+			dst[i] = tree.Node{Kind: tree.Element, Wire: wire, Index: int32(i), Off: off + 8*int32(i), Size: 8, End: base + int32(i) + 1, Num: v}
+		}
+	default:
+		rk := readKindOf(fp.elem)
+		for i := range dst {
+			o := int32(i) * w
+			n := tree.Node{Kind: tree.Element, Wire: wire, Index: int32(i), Off: off + o, Size: w, End: base + int32(i) + 1}
+			n.Num, n.DOff, n.DLen = readValue(src[o:], rk, off+o)
+			dst[i] = n
+		}
 	}
-	buf, off := d.r.Buf, d.r.Off
-	k, wire := fp.elem, fp.elemWire
-	for i := int32(0); i < count; i++ {
-		n := tree.Node{Kind: tree.Element, Wire: wire, Index: i, Off: int32(off), Size: w, End: int32(len(nodes)) + 1}
-		n.Num, n.DOff, n.DLen = readFixed(buf[off:off+int(w)], k, off)
-		nodes = append(nodes, n)
-		off += int(w)
-	}
-	d.r.Off = off
+	d.r.Off = int(off) + len(src)
 	d.b.T.Nodes = nodes
 }
 
@@ -396,6 +438,12 @@ func (d *decoder) records(fp *fplan) {
 
 // tagSection decodes a flexible struct's tagged fields.
 func (d *decoder) tagSection(p *plan) {
+	if off := d.r.Off; off < len(d.r.Buf) && d.r.Buf[off] == 0 && !d.r.Failed() {
+		// No tagged fields, the usual case.
+		d.r.Off++
+		d.b.Leaf(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: int32(off), Size: 1})
+		return
+	}
 	d.push("_tagged_fields")
 	defer d.pop()
 	off := d.r.Off

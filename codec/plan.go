@@ -23,6 +23,56 @@ type plan struct {
 	// non-ignorable check when encoding).
 	absent     []*spec.Field
 	absentRefs []int32 // tree.FieldRef of each absent field
+	// steps are fields split into what the decoder does in one go: a run
+	// of consecutive fixed-size scalar fields, or one other field.
+	steps []step
+}
+
+// step is one step of decoding a struct's positional fields: a run of
+// fixed-size scalar fields p.fields[lo:hi] (width > 0), read as one block
+// of width bytes whose leaves are the templates with their offsets,
+// indexes and values filled in; or the single other field p.fields[lo]
+// (hi == lo+1, width 0).
+type step struct {
+	lo, hi int
+	width  int32
+	// tmpl are the leaves of a run, Off relative to the run's start; each
+	// template's Num holds how its value is read (a readKind).
+	tmpl []tree.Node
+}
+
+// readKind is how the value of a fixed-size leaf is read from its bytes.
+type readKind = int64
+
+const (
+	readBool readKind = iota
+	readInt8
+	readInt16
+	readUint16
+	readInt32
+	readUint32
+	readInt64 // and float64 bits
+	readUUID
+)
+
+func readKindOf(k spec.Kind) readKind {
+	switch k {
+	case spec.KindBool:
+		return readBool
+	case spec.KindInt8:
+		return readInt8
+	case spec.KindInt16:
+		return readInt16
+	case spec.KindUint16:
+		return readUint16
+	case spec.KindInt32:
+		return readInt32
+	case spec.KindUint32:
+		return readUint32
+	case spec.KindUUID:
+		return readUUID
+	}
+	return readInt64
 }
 
 // fplan is how one field is encoded at one version.
@@ -116,6 +166,21 @@ func compile(p *plan, c *planCache) {
 		}
 	}
 	sort.SliceStable(p.tagged, func(i, j int) bool { return p.tagged[i].f.Tag < p.tagged[j].f.Tag })
+	for lo := 0; lo < len(p.fields); {
+		if p.fields[lo].width == 0 {
+			p.steps = append(p.steps, step{lo: lo, hi: lo + 1})
+			lo++
+			continue
+		}
+		st := step{lo: lo}
+		for st.hi = lo; st.hi < len(p.fields) && p.fields[st.hi].width > 0; st.hi++ {
+			fp := p.fields[st.hi]
+			st.tmpl = append(st.tmpl, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: st.width, Size: fp.width, Num: readKindOf(fp.kind)})
+			st.width += fp.width
+		}
+		p.steps = append(p.steps, st)
+		lo = st.hi
+	}
 }
 
 func scalarWire(k spec.Kind, compact bool) tree.Wire {

@@ -268,6 +268,13 @@ func compactLen(u uint32) int64 { return int64(int32(u - 1)) }
 
 func (d *decoder) length(compact bool) (int64, bool) {
 	off := d.r.Off
+	if compact && off < len(d.r.Buf) && d.r.Buf[off] < 0x80 && !d.r.Failed() {
+		// A one-byte uvarint, the usual case.
+		n := compactLen(uint32(d.r.Buf[off]))
+		d.r.Off++
+		d.b.Leaf(tree.Node{Kind: tree.Length, Wire: tree.WireUvarint, Off: int32(off), Size: 1, Num: n})
+		return n, true
+	}
 	var n int64
 	w := tree.WireInt32
 	if compact {

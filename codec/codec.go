@@ -112,17 +112,26 @@ func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) 
 }
 
 // newEncoder returns an encoder building t, with its node arena and output
-// buffer sized from the values to encode (an encoded tree has about 1.5
-// nodes per value node; most values take a few bytes).
+// buffer sized from the values to encode. A value that is a decoded span
+// tree (or part of one: its root has a size) has the nodes and bytes of
+// its encoding already; a value tree has about 1.5 nodes per value node,
+// and most values take a few bytes.
 func newEncoder(t *tree.Tree, header, body *tree.Tree) *encoder {
-	n := 32
+	nodes, bytes := 32, 64
 	for _, v := range [2]*tree.Tree{header, body} {
-		if v != nil {
-			n += len(v.Nodes) + len(v.Bytes)/4
+		switch {
+		case v == nil || len(v.Nodes) == 0:
+		case v.Nodes[0].Size > 0:
+			nodes += len(v.Nodes)
+			bytes += int(v.Nodes[0].Size)
+		default:
+			n := len(v.Nodes) + len(v.Bytes)/4
+			nodes += n + n/2
+			bytes += 3 * n
 		}
 	}
-	t.Nodes = make([]tree.Node, 0, n+n/2)
-	return &encoder{b: tree.Builder{T: t}, buf: make([]byte, 0, 3*n)}
+	t.Nodes = make([]tree.Node, 0, nodes)
+	return &encoder{b: tree.Builder{T: t}, buf: make([]byte, 0, bytes)}
 }
 
 func rootOf(v *tree.Tree) int32 {

@@ -416,6 +416,13 @@ type tagEntry struct {
 }
 
 func (e *encoder) tagSection(p *plan, vi int32) {
+	if len(p.tagged) == 0 && !e.hasUnknownTags(vi) {
+		// Nothing to write but the empty section, the usual case.
+		off := e.off()
+		e.buf = append(e.buf, 0)
+		e.b.Leaf(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: off, Size: 1})
+		return
+	}
 	var entries []tagEntry
 	for _, fp := range p.tagged {
 		n := int32(-1)
@@ -504,6 +511,26 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 		e.b.Close(e.off())
 	}
 	e.b.Close(e.off())
+}
+
+// hasUnknownTags reports whether struct value vi (none when -1) holds
+// unknown tagged fields, directly or in a tag section (see Tree.Fields).
+func (e *encoder) hasUnknownTags(vi int32) bool {
+	if vi < 0 {
+		return false
+	}
+	nodes := e.v.Nodes
+	for c := vi + 1; c < nodes[vi].End; c = nodes[c].End {
+		switch nodes[c].Kind {
+		case tree.UnknownTag:
+			return true
+		case tree.TagSection:
+			if nodes[c].End != c+1 {
+				return true // may hold some: look closer
+			}
+		}
+	}
+	return false
 }
 
 // isDefault reports whether value n of field f equals f's default (Kafka's

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/hex"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -99,8 +100,9 @@ func (s *sink) close() error {
 	return s.err
 }
 
-// spaces pads cells and indents JSON.
-const spaces = "                                                                "
+// spaces pads cells and indents JSON: long enough for most cells of the
+// object tree in one piece.
+var spaces = strings.Repeat(" ", 256)
 
 // pad appends n spaces.
 func (s *sink) pad(n int) {

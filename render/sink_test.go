@@ -3,8 +3,11 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"testing"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -100,5 +103,30 @@ func TestTreeRowsAreTheSameFromTheCellCache(t *testing.T) {
 				t.Errorf("tree %d (%s), %+v: cached cells give other rows:\n%s", k, sideTitle(tr), o, firstDiff(got, want))
 			}
 		}
+	}
+}
+
+// BenchmarkWriteTreeProduceRecords renders a Produce v3 request of one
+// batch of 20 records of about 100 bytes (the requests of kwire pcap's
+// benchmark capture) into a *bufio.Writer, as kwire pcap --tree does.
+func BenchmarkWriteTreeProduceRecords(b *testing.B) {
+	s := embedded(b, "4.4.0")
+	var recs []byte
+	for i := range 20 {
+		recs = append(recs, recordV2(i, fmt.Appendf(nil, "user-%06d", i),
+			fmt.Appendf(nil, `{"id":%d,"event":"click","page":"/p/%d","ms":%d,"agent":"bench"}`, i, i%97, i*13))...)
+	}
+	c := codec.New(s)
+	tr, err := c.DecodeRequest(produceRequest(3, batchV2(0, 20, recs, false)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out bytes.Buffer
+	WriteTree(&out, tr, Options{})
+	b.SetBytes(int64(out.Len()))
+	w := bufio.NewWriterSize(io.Discard, 64<<10)
+	b.ReportAllocs()
+	for b.Loop() {
+		WriteTree(w, tr, Options{})
 	}
 }

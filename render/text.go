@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -480,10 +481,17 @@ func (tw *treeWriter) appendCell(col int, i int32, c ctx) int {
 	return runeCount(tw.b[at:])
 }
 
-// runeCount is utf8.RuneCount, quicker for ASCII.
+// runeCount is utf8.RuneCount, quicker for ASCII (checked 8 bytes at a
+// time).
 func runeCount(b []byte) int {
-	for _, ch := range b {
-		if ch >= utf8.RuneSelf {
+	k := 0
+	for ; k+8 <= len(b); k += 8 {
+		if binary.LittleEndian.Uint64(b[k:])&0x8080808080808080 != 0 {
+			return utf8.RuneCount(b)
+		}
+	}
+	for ; k < len(b); k++ {
+		if b[k] >= utf8.RuneSelf {
 			return utf8.RuneCount(b)
 		}
 	}

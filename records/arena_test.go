@@ -73,10 +73,44 @@ func mutate(r *rand.Rand, b []byte) []byte {
 	return b
 }
 
+// samePlain checks plainRecord against record on the record at body[0:]
+// (record k, at offset base of area a): the same nodes and next record
+// where record reports no problem and reads the record to its end, else
+// a refusal that leaves the arena as it was. It returns whether
+// plainRecord decoded it.
+func samePlain(t *testing.T, body []byte, base int32, a area, k int32) bool {
+	t.Helper()
+	slow := &tree.Tree{Bytes: body}
+	d := newDecoder(&tree.Builder{T: slow}, Options{})
+	next, ok, bad := d.record(body, 0, base, a, a.path, k, batchInfo{baseOffset: 1 << 40})
+	// A leftover slice of capacity, which plainRecord may write past
+	// the length of and must leave as it was up to it.
+	prefix := []tree.Node{{Kind: tree.Records, End: 99}}
+	nodes, pnext, pok := plainRecord(slices.Grow(prefix, 3), body, 0, base, a.flags(), k, 1<<40)
+	want := ok && !bad && len(slow.Problems) == 0
+	if pok != want {
+		t.Fatalf("record % x: plainRecord ok %v, record ok %v bad %v problems %v", body, pok, ok, bad, slow.Problems)
+	}
+	if !pok {
+		if len(nodes) != 1 || nodes[0] != prefix[0] {
+			t.Fatalf("record % x: declined, nodes %v", body, nodes)
+		}
+		return false
+	}
+	// plainRecord's indexes count from its arena's start.
+	got := nodes[1:]
+	for j := range got {
+		got[j].End--
+	}
+	if pnext != next || !slices.Equal(got, slow.Nodes) {
+		t.Fatalf("record % x: plainRecord next %d nodes\n%+v\nrecord next %d nodes\n%+v", body, pnext, got, next, slow.Nodes)
+	}
+	return true
+}
+
 // plainRecord decodes a record exactly as record does when it says it
-// can: the same nodes, where record reports no problem and reads the
-// record to its end; for every other record it declines. Records are
-// random, then randomly damaged, in a view and on the wire.
+// can (samePlain), and declines every other. Records are random, then
+// randomly damaged, in a view and on the wire.
 func TestPlainRecordIsRecord(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 1))
 	plain, declined := 0, 0
@@ -89,40 +123,29 @@ func TestPlainRecordIsRecord(t *testing.T) {
 		if i%2 == 1 {
 			a = area{virtual: true, wireOff: 61, path: "records[0].decompressed"}
 		}
-		base := int32(61 + r.IntN(100))
-		k := int32(r.IntN(5))
-		slow := &tree.Tree{Bytes: body}
-		d := newDecoder(&tree.Builder{T: slow}, Options{})
-		next, ok, bad := d.record(body, 0, base, a, a.path, k, batchInfo{baseOffset: 1 << 40})
-		// A leftover slice of capacity, which plainRecord may write past
-		// the length of and must leave as it was up to it.
-		prefix := []tree.Node{{Kind: tree.Records, End: 99}}
-		nodes, pnext, pok := plainRecord(slices.Grow(prefix, 3), body, 0, base, a.flags(), k, 1<<40)
-		want := ok && !bad && len(slow.Problems) == 0
-		if pok != want {
-			t.Fatalf("record % x: plainRecord ok %v, record ok %v bad %v problems %v", body, pok, ok, bad, slow.Problems)
-		}
-		if !pok {
+		if samePlain(t, body, int32(61+r.IntN(100)), a, int32(r.IntN(5))) {
+			plain++
+		} else {
 			declined++
-			if len(nodes) != 1 || nodes[0] != prefix[0] {
-				t.Fatalf("record % x: declined, nodes %v", body, nodes)
-			}
-			continue
-		}
-		plain++
-		// plainRecord's indexes count from its arena's start.
-		got := nodes[1:]
-		for j := range got {
-			got[j].End--
-		}
-		if pnext != next || !slices.Equal(got, slow.Nodes) {
-			t.Fatalf("record % x: plainRecord next %d nodes\n%+v\nrecord next %d nodes\n%+v", body, pnext, got, next, slow.Nodes)
 		}
 	}
 	t.Logf("%d plain, %d declined", plain, declined)
 	if plain < 5000 || declined < 5000 {
 		t.Errorf("%d records plain, %d declined: the test does not try both enough", plain, declined)
 	}
+}
+
+// FuzzPlainRecord checks plainRecord against record (samePlain) on any
+// bytes.
+func FuzzPlainRecord(f *testing.F) {
+	r := rand.New(rand.NewPCG(14, 2))
+	for range 16 {
+		f.Add(randomRecord(r))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		samePlain(t, body, 61, area{path: "records[0]", wireOff: -1}, 0)
+		samePlain(t, body, 0, area{virtual: true, wireOff: 61, path: "records[0].decompressed"}, 3)
+	})
 }
 
 // plainRecords is n records without headers (key "k" and the record's

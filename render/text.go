@@ -234,6 +234,10 @@ type treeWriter struct {
 	// more holds the about text still to write below the row.
 	wrap, aboutAt int
 	more          []byte
+	// fit is set when Options.Width limits the rows: only then does the
+	// about column's width in runes matter (it is the last column), else
+	// its width in bytes stands in for it.
+	fit bool
 }
 
 // cellCache holds the cells of a tree's rows as measure composed them:
@@ -265,7 +269,7 @@ func (c *cellCache) reset(n int) {
 }
 
 func writeTree(s *sink, t *tree.Tree, o Options) {
-	tw := treeWriter{sink: s, t: t, color: o.Color, values: o.Values}
+	tw := treeWriter{sink: s, t: t, color: o.Color, values: o.Values, fit: o.Width > 0}
 	if len(t.Nodes) <= maxCachedNodes {
 		tw.cache = cellCaches.Get().(*cellCache)
 		tw.cache.reset(len(t.Nodes))
@@ -427,9 +431,12 @@ func (tw *treeWriter) measure(i int32, c ctx, depth int) {
 	ends[4] = len(b)
 	var runes [5]int
 	from := start
-	for col, end := range ends {
+	for col, end := range ends[:4] {
 		runes[col] = runeCount(b[from:end])
 		from = end
+	}
+	if runes[4] = ends[4] - ends[3]; tw.fit {
+		runes[4] = runeCount(b[ends[3]:ends[4]])
 	}
 	tw.widths[0] = max(tw.widths[0], 4*depth+runes[0])
 	tw.widths[1] = max(tw.widths[1], runes[1])

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/kwire/kwire/frame"
@@ -78,15 +79,22 @@ func (e *encoder) structFields(p *plan, vi int32) {
 	if vi >= 0 {
 		end = e.v.Nodes[vi].End
 	}
+	var vn []tree.Node
+	if vi >= 0 {
+		vn = e.v.Nodes
+	}
 	for _, fp := range p.fields {
 		n := int32(-1)
 		if vi >= 0 {
-			for cur < end && e.v.Nodes[cur].Kind == tree.Presence {
-				cur = e.v.Nodes[cur].End
+			for cur < end && vn[cur].Kind == tree.Presence {
+				cur = vn[cur].End
 			}
-			if cur < end && e.v.Nodes[cur].Ref == fp.ref && e.v.Nodes[cur].Kind != tree.UnknownTag {
+			if cur < end && vn[cur].Ref == fp.ref && vn[cur].Kind != tree.UnknownTag {
 				n = cur
-				cur = e.v.Nodes[cur].End
+				cur = vn[cur].End
+				if fp.width > 0 && e.fixed(fp, vn[n].Num) {
+					continue
+				}
 			} else {
 				n = e.v.LookupRef(vi, fp.ref)
 			}
@@ -127,15 +135,10 @@ func (e *encoder) field(fp *fplan, n int32, tagged bool) {
 		e.records(fp, n)
 		e.pop()
 	default:
-		off := e.off()
-		if n >= 0 && fp.width > 0 {
-			if buf, num, ok := appendNum(e.buf, fp.kind, e.v.Nodes[n].Num); ok {
-				e.buf = buf
-				nodes := e.b.T.Nodes
-				e.b.T.Nodes = append(nodes, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: off, Size: fp.width, End: int32(len(nodes)) + 1, Num: num})
-				return
-			}
+		if n >= 0 && fp.width > 0 && e.fixed(fp, e.v.Nodes[n].Num) {
+			return
 		}
+		off := e.off()
 		// A scalar pushes no path step unless it fails.
 		failed := e.err != nil
 		leaf := e.scalar(fp.f, fp.kind, fp.wire, fp.nullable, n)
@@ -147,6 +150,22 @@ func (e *encoder) field(fp *fplan, n int32, tagged bool) {
 		leaf.Kind, leaf.Ref, leaf.Off, leaf.Size = tree.Field, fp.ref, off, e.off()-off
 		e.b.Leaf(leaf)
 	}
+}
+
+// fixed writes fixed-size scalar field fp (fp.width > 0) holding num and
+// its leaf; it returns false, having written nothing, for a value out of
+// the field's range or a uuid (field then writes it or says what is
+// wrong).
+func (e *encoder) fixed(fp *fplan, num int64) bool {
+	off := e.off()
+	buf, num, ok := appendNum(e.buf, fp.kind, num)
+	if !ok {
+		return false
+	}
+	e.buf = buf
+	nodes := e.b.T.Nodes
+	e.b.T.Nodes = append(nodes, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: off, Size: fp.width, End: int32(len(nodes)) + 1, Num: num})
+	return true
 }
 
 // appendNum appends integer (or float64 bits) num of fixed-size kind k;
@@ -321,6 +340,11 @@ func (e *encoder) array(fp *fplan, ni int32) {
 		w := fp.elemWidth
 		if fp.elem == spec.KindUUID {
 			w = 0 // written by scalar
+		}
+		if w > 0 {
+			// Room for every element, so that appending them never grows.
+			e.b.T.Nodes = grow(e.b.T.Nodes, count)
+			e.buf = slices.Grow(e.buf, count*int(w))
 		}
 		for c := ni + 1; c < n.End && e.err == nil; c = e.v.Nodes[c].End {
 			if e.v.Nodes[c].Kind != tree.Element {

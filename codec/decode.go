@@ -97,12 +97,17 @@ func (d *decoder) structFields(p *plan) {
 	d.depth--
 }
 
-// grow returns the arena with room for k more nodes.
-func grow(nodes []tree.Node, k int) []tree.Node {
-	if cap(nodes)-len(nodes) < k {
-		nodes = slices.Grow(nodes, k)
+// extend lengthens t's arena by k nodes (growing it when it has no room)
+// and returns them, to be written in place. Only the arena's length is
+// stored back unless it grows: storing the slice's pointer too would cost
+// a write barrier while the garbage collector runs.
+func extend(t *tree.Tree, k int) []tree.Node {
+	if cap(t.Nodes)-len(t.Nodes) < k {
+		t.Nodes = slices.Grow(t.Nodes, k)
 	}
-	return nodes
+	base := len(t.Nodes)
+	t.Nodes = t.Nodes[:base+k]
+	return t.Nodes[base:]
 }
 
 // run decodes the run of fixed-size scalar fields st when all its bytes
@@ -117,10 +122,8 @@ func (d *decoder) run(st *step) bool {
 		return false
 	}
 	b := buf[off:end]
-	nodes := grow(d.b.T.Nodes, len(st.tmpl))
-	base := len(nodes)
-	nodes = nodes[:base+len(st.tmpl)]
-	dst := nodes[base:]
+	dst := extend(d.b.T, len(st.tmpl))
+	base := len(d.b.T.Nodes) - len(dst)
 	for j := range st.tmpl {
 		t := &st.tmpl[j]
 		if j >= len(dst) {
@@ -132,7 +135,6 @@ func (d *decoder) run(st *step) bool {
 		n.End = int32(base + j + 1)
 		n.Num, n.DOff, n.DLen = readValue(b[t.Off:], t.Num, n.Off)
 	}
-	d.b.T.Nodes = nodes
 	d.r.Off = end
 	return true
 }
@@ -356,10 +358,8 @@ func (d *decoder) array(fp *fplan) {
 // all of which the input holds: one loop per width, writing the leaves
 // straight into the arena.
 func (d *decoder) fixedElems(fp *fplan, count, w int32) {
-	nodes := grow(d.b.T.Nodes, int(count))
-	base := int32(len(nodes))
-	nodes = nodes[:int(base)+int(count)]
-	dst := nodes[base:]
+	dst := extend(d.b.T, int(count))
+	base := int32(len(d.b.T.Nodes) - len(dst))
 	off := int32(d.r.Off)
 	src := d.r.Buf[off : int(off)+int(count)*int(w)]
 	wire := fp.elemWire
@@ -384,7 +384,6 @@ func (d *decoder) fixedElems(fp *fplan, count, w int32) {
 		}
 	}
 	d.r.Off = int(off) + len(src)
-	d.b.T.Nodes = nodes
 }
 
 func (d *decoder) structField(fp *fplan, tagged bool) {

@@ -158,51 +158,61 @@ func (e *encoder) field(fp *fplan, n int32, tagged bool) {
 // wrong).
 func (e *encoder) fixed(fp *fplan, num int64) bool {
 	off := e.off()
-	buf, num, ok := appendNum(e.buf, fp.kind, num)
+	num, ok := e.putNum(fp.kind, fp.width, num)
 	if !ok {
 		return false
 	}
-	e.buf = buf
-	nodes := e.b.T.Nodes
-	e.b.T.Nodes = append(nodes, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: off, Size: fp.width, End: int32(len(nodes)) + 1, Num: num})
+	t := e.b.T
+	t.Nodes = append(t.Nodes, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: off, Size: fp.width, End: int32(len(t.Nodes)) + 1, Num: num})
 	return true
 }
 
-// appendNum appends integer (or float64 bits) num of fixed-size kind k;
-// ok is false, with b unchanged, for a value out of k's range or a kind
-// that is not a number (scalar then writes it or says what is wrong). It
-// returns the value as the leaf holds it (a bool as 0 or 1).
-func appendNum(b []byte, k spec.Kind, num int64) (_ []byte, _ int64, ok bool) {
+// putNum appends integer (or float64 bits) num of fixed-size kind k, w
+// bytes wide; ok is false, with nothing written, for a value out of k's
+// range or a kind that is not a number (scalar then writes it or says
+// what is wrong). It returns the value as the leaf holds it (a bool as 0
+// or 1). The bytes are written in place, so that only the buffer's length
+// is stored back unless it grows.
+func (e *encoder) putNum(k spec.Kind, w int32, num int64) (_ int64, ok bool) {
 	switch k {
 	case spec.KindBool:
 		if num != 0 {
 			num = 1
 		}
-		return append(b, byte(num)), num, true
+		ok = true
 	case spec.KindInt8:
-		if num == int64(int8(num)) {
-			return append(b, byte(num)), num, true
-		}
+		ok = num == int64(int8(num))
 	case spec.KindInt16:
-		if num == int64(int16(num)) {
-			return append(b, byte(num>>8), byte(num)), num, true
-		}
+		ok = num == int64(int16(num))
 	case spec.KindUint16:
-		if num == int64(uint16(num)) {
-			return append(b, byte(num>>8), byte(num)), num, true
-		}
+		ok = num == int64(uint16(num))
 	case spec.KindInt32:
-		if num == int64(int32(num)) {
-			return binary.BigEndian.AppendUint32(b, uint32(num)), num, true
-		}
+		ok = num == int64(int32(num))
 	case spec.KindUint32:
-		if num == int64(uint32(num)) {
-			return binary.BigEndian.AppendUint32(b, uint32(num)), num, true
-		}
+		ok = num == int64(uint32(num))
 	case spec.KindInt64, spec.KindFloat64:
-		return binary.BigEndian.AppendUint64(b, uint64(num)), num, true
+		ok = true
 	}
-	return b, num, false
+	if !ok {
+		return num, false
+	}
+	if cap(e.buf)-len(e.buf) < int(w) {
+		e.buf = slices.Grow(e.buf, int(w))
+	}
+	n := len(e.buf)
+	e.buf = e.buf[:n+int(w)]
+	b := e.buf[n:]
+	switch w {
+	case 1:
+		b[0] = byte(num)
+	case 2:
+		binary.BigEndian.PutUint16(b, uint16(num))
+	case 4:
+		binary.BigEndian.PutUint32(b, uint32(num))
+	default:
+		binary.BigEndian.PutUint64(b, uint64(num))
+	}
+	return num, true
 }
 
 // scalar writes a fixed-size value, string or bytes from value node ni (or
@@ -343,8 +353,12 @@ func (e *encoder) array(fp *fplan, ni int32) {
 		}
 		if w > 0 {
 			// Room for every element, so that appending them never grows.
-			e.b.T.Nodes = grow(e.b.T.Nodes, count)
-			e.buf = slices.Grow(e.buf, count*int(w))
+			if t := e.b.T; cap(t.Nodes)-len(t.Nodes) < count {
+				t.Nodes = slices.Grow(t.Nodes, count)
+			}
+			if cap(e.buf)-len(e.buf) < count*int(w) {
+				e.buf = slices.Grow(e.buf, count*int(w))
+			}
 		}
 		for c := ni + 1; c < n.End && e.err == nil; c = e.v.Nodes[c].End {
 			if e.v.Nodes[c].Kind != tree.Element {
@@ -352,10 +366,9 @@ func (e *encoder) array(fp *fplan, ni int32) {
 			}
 			eoff := e.off()
 			if w > 0 {
-				if buf, num, ok := appendNum(e.buf, fp.elem, e.v.Nodes[c].Num); ok {
-					e.buf = buf
-					nodes := e.b.T.Nodes
-					e.b.T.Nodes = append(nodes, tree.Node{Kind: tree.Element, Wire: fp.elemWire, Index: i, Off: eoff, Size: w, End: int32(len(nodes)) + 1, Num: num})
+				if num, ok := e.putNum(fp.elem, w, e.v.Nodes[c].Num); ok {
+					t := e.b.T
+					t.Nodes = append(t.Nodes, tree.Node{Kind: tree.Element, Wire: fp.elemWire, Index: i, Off: eoff, Size: w, End: int32(len(t.Nodes)) + 1, Num: num})
 					i++
 					continue
 				}

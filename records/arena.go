@@ -2,7 +2,6 @@ package records
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/kwire/kwire/tree"
 )
@@ -20,9 +19,11 @@ const nodesPerRecord = 8
 // a record); a legacy message's leaves. Bytes that are not an entry count
 // a node for every 4 of them. It is at most one node a byte of data (and
 // Options.MaxNodes): an estimate, never a count read from the bytes
-// alone, so that it allocates no more than the bytes can make.
-func estimateNodes(data []byte, o Options) int {
-	n := 0
+// alone, so that it allocates no more than the bytes can make. lead is
+// the part of it up to the first record of a v2 batch, all of it when
+// there is none.
+func estimateNodes(data []byte, o Options) (n, lead int) {
+	lead = -1
 	for pos := 0; pos < len(data); {
 		rest := data[pos:]
 		total := EntrySize(rest)
@@ -46,7 +47,12 @@ func estimateNodes(data []byte, o Options) int {
 				}
 				n += 2 // the compressed payload and its view
 			}
-			n += 14 + nodesPerRecord*min(count, body/per)
+			n += 14
+			recs := min(count, body/per)
+			if lead < 0 && recs > 0 {
+				lead = n
+			}
+			n += nodesPerRecord * recs
 		}
 		pos += int(total)
 	}
@@ -54,14 +60,69 @@ func estimateNodes(data []byte, o Options) int {
 	if o.MaxNodes > 0 {
 		n = min(n, o.MaxNodes)
 	}
-	return n
+	if lead < 0 || lead > n {
+		lead = n
+	}
+	return n, lead
 }
+
+// firstReserve is how much of estimate n (lead of it before the first
+// record) the arena is made to hold before the first record is decoded:
+// the first record's nodes then tell scaleArena how many the others
+// make.
+func firstReserve(n, lead int) int {
+	return min(n, lead+firstRecords*2*nodesPerRecord)
+}
+
+// firstRecords is the records the arena holds room for before
+// scaleArena sizes it from the first one.
+const firstRecords = 64
 
 // reserveNodes grows the arena of the tree b builds, when it has not room
 // for n more nodes, to hold them.
 func reserveNodes(b *tree.Builder, n int) {
 	if t := b.T; cap(t.Nodes)-len(t.Nodes) < n {
-		t.Nodes = slices.Grow(t.Nodes, n)
+		t.Nodes = growNodes(t.Nodes, len(t.Nodes)+n)
+	}
+}
+
+// growNodes is nodes in an arena of exactly size nodes (append's growth
+// would round it up by a quarter or more).
+func growNodes(nodes []tree.Node, size int) []tree.Node {
+	out := make([]tree.Node, len(nodes), size)
+	copy(out, nodes)
+	return out
+}
+
+// arena is what Append estimated of the nodes it makes.
+type arena struct {
+	// start is the length of the arena when Append began, est the nodes
+	// estimated (estimateNodes), max the most the arena may be grown to
+	// on the first record's evidence: its start and at most a node a
+	// byte of the records, and twice est.
+	start, est, max int
+}
+
+// scaleArena sizes the arena from the first record decoded, which made m
+// nodes: the records still to decode are taken to make as many (at
+// least nodesPerRecord, at most twice that: headers, a decoded key or
+// value), so that the arena grows once, while it holds few nodes, and
+// not as it fills. Later records change nothing.
+func (d *decoder) scaleArena(m int) {
+	ar := d.arena
+	d.arena = nil
+	if d.parts != nil {
+		return
+	}
+	t := d.b.T
+	made := len(t.Nodes) - ar.start
+	rest := max(ar.est-made, 0) * min(max(m, nodesPerRecord), 2*nodesPerRecord) / nodesPerRecord
+	want := min(len(t.Nodes)+rest, ar.max)
+	if d.o.MaxNodes > 0 {
+		want = min(want, d.o.MaxNodes)
+	}
+	if want > cap(t.Nodes) {
+		t.Nodes = growNodes(t.Nodes, want)
 	}
 }
 

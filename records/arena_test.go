@@ -192,40 +192,97 @@ func batchOf(base int64, codec Attributes, count int, payload []byte) []byte {
 // 8 a record); a count the bytes cannot hold is bounded by them (7 bytes
 // a record, or 4 of compressed payload), and the whole by a node a byte.
 func TestEstimateNodes(t *testing.T) {
+	est := func(data []byte, o Options) int {
+		n, _ := estimateNodes(data, o)
+		return n
+	}
 	recs := plainRecords(100)
 	data := slices.Concat(batchOf(0, 0, 100, recs), batchOf(100, 4, 100, zstdOf(t, recs)), batchOf(200, 3, 100, lz4Of(recs)))
 	tr := Decode(data, Options{})
 	if len(tr.Problems) > 0 {
 		t.Fatal(tr.Problems)
 	}
-	if got, want := estimateNodes(data, Options{}), 3*14+2*2+300*8; got != want || len(tr.Nodes) != want+1 {
-		t.Errorf("estimate %d, want %d; %d nodes decoded", got, want, len(tr.Nodes))
+	got, lead := estimateNodes(data, Options{})
+	if want := 3*14 + 2*2 + 300*8; got != want || lead != 14 || len(tr.Nodes) != want+1 {
+		t.Errorf("estimate %d (%d before the first record), want %d; %d nodes decoded", got, lead, want, len(tr.Nodes))
 	}
-	if got := estimateNodes(data, Options{MaxNodes: 1000}); got != 1000 {
+	if got := est(data, Options{MaxNodes: 1000}); got != 1000 {
 		t.Errorf("estimate %d under MaxNodes 1000", got)
 	}
-	if got := estimateNodes(data, Options{MaxDecompressed: -1}); got != 14+100*8+2*16 {
+	if got := est(data, Options{MaxDecompressed: -1}); got != 14+100*8+2*16 {
 		t.Errorf("estimate %d, payloads not decompressed", got)
 	}
 	// 2^30 records said, in 700 bytes uncompressed (100 at most, and a
 	// node a byte), or 40 compressed (10 at most).
 	lying := batchOf(0, 0, 1<<30, make([]byte, 700))
-	if got := estimateNodes(lying, Options{}); got != len(lying)+16 {
+	if got := est(lying, Options{}); got != len(lying)+16 {
 		t.Errorf("estimate %d for 2^30 records in 700 bytes", got)
 	}
 	lying = batchOf(0, 4, 1<<30, make([]byte, 40))
-	if got := estimateNodes(lying, Options{}); got != 16+10*8 {
+	if got := est(lying, Options{}); got != 16+10*8 {
 		t.Errorf("estimate %d for 2^30 records in 40 compressed bytes", got)
 	}
 	// A negative count, bytes that are not an entry.
 	junk := append(batchOf(0, 0, -5, nil), make([]byte, 400)...)
-	if got := estimateNodes(junk, Options{}); got != 14+100 {
-		t.Errorf("estimate %d for a batch then 400 zero bytes", got)
+	if got, lead := estimateNodes(junk, Options{}); got != 14+100 || lead != got {
+		t.Errorf("estimate %d (%d before a record) for a batch then 400 zero bytes", got, lead)
 	}
-	// Batches of one of the smallest records.
+	// Legacy messages, then batches of one of the smallest records.
 	one := batchOf(0, 0, 1, []byte{12, 0, 0, 0, 1, 1, 0})
-	if got := estimateNodes(bytes.Repeat(one, 10), Options{}); got != 10*(14+8) {
-		t.Errorf("estimate %d for 10 batches of a record", got)
+	legacy := Legacy{Magic: 1, Value: []byte("v")}.Bytes()
+	if got, lead := estimateNodes(slices.Concat(legacy, legacy, bytes.Repeat(one, 10)), Options{}); got != 2*10+10*(14+8) || lead != 2*10+14 {
+		t.Errorf("estimate %d (%d before the first record) for 2 legacy messages and 10 batches of a record", got, lead)
+	}
+}
+
+// recordsWithHeaders is n records of h headers each (key "k" and the
+// record's index, a value of 20 random bytes; header keys and values of
+// a byte).
+func recordsWithHeaders(n, h int) []byte {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(h)))
+	var b []byte
+	for i := range n {
+		body := []byte{0, 0}
+		body = wire.AppendVarint(body, int32(i))
+		body = append(wire.AppendVarint(body, 2), 'k', byte(i))
+		body = wire.AppendVarint(body, 20)
+		for range 20 {
+			body = append(body, byte(r.IntN(256)))
+		}
+		body = wire.AppendVarint(body, int32(h))
+		for range h {
+			body = append(wire.AppendVarint(body, 1), 'h')
+			body = append(wire.AppendVarint(body, 1), 'v')
+		}
+		b = append(wire.AppendVarint(b, int32(len(body))), body...)
+	}
+	return b
+}
+
+// The first record sizes the arena: records of 3 headers (14 nodes, not
+// the 8 estimated) make an arena of about their nodes, grown once when
+// the first record is decoded (growing as it fills would leave it up to
+// a quarter larger); a first record of many headers in a batch that says
+// it holds 2^30 records grows it by no more than a node a byte.
+func TestFirstRecordSizesTheArena(t *testing.T) {
+	for _, codec := range []Attributes{0, 4} {
+		recs := recordsWithHeaders(1000, 3)
+		payload := recs
+		if codec != 0 {
+			payload = zstdOf(t, recs)
+		}
+		data := slices.Concat(batchOf(0, codec, 1000, payload), batchOf(1000, codec, 1000, payload))
+		tr := Decode(data, Options{})
+		if len(tr.Problems) > 0 {
+			t.Fatal(tr.Problems)
+		}
+		if n := len(tr.Nodes); n != 1+2*(14+int(codec/2)+1000*14) || cap(tr.Nodes)-n > 256 {
+			t.Errorf("codec %d: %d nodes, an arena of %d", codec, n, cap(tr.Nodes))
+		}
+	}
+	lying := batchOf(0, 0, 1<<30, recordsWithHeaders(1, 100))
+	if tr := Decode(lying, Options{}); cap(tr.Nodes) > len(lying)+16+256 {
+		t.Errorf("an arena of %d nodes for %d bytes", cap(tr.Nodes), len(lying))
 	}
 }
 

@@ -214,8 +214,10 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 	if path == "" {
 		path = PathOf(b)
 	}
-	reserveNodes(b, estimateNodes(data, o))
+	est, lead := estimateNodes(data, o)
+	reserveNodes(b, firstReserve(est, lead))
 	d := newDecoder(b, o)
+	d.arena = &arena{start: len(b.T.Nodes), est: est, max: len(b.T.Nodes) + min(len(data)+16, est*2)}
 	d.entries(data, base, area{path: path, wireOff: -1})
 }
 
@@ -223,7 +225,7 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 // a snapshot file, a records field's bytes): a tree whose Bytes are data
 // and whose root is a Records node over all of it.
 func Decode(data []byte, o Options) *tree.Tree {
-	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 1+estimateNodes(data, o))}
+	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 1+firstReserve(estimateNodes(data, o)))}
 	if v, _ := virtualPool.Get().(*[]byte); v != nil {
 		t.Virtual = (*v)[:0]
 	}
@@ -310,6 +312,9 @@ type decoder struct {
 	// crcBudget is what the search for the next entry may still checksum
 	// (bytes; see nextEntry).
 	crcBudget int64
+	// arena is set by Append: the node arena's estimate, which the first
+	// record may scale (see scaleArena).
+	arena *arena
 }
 
 // parts is the state of DecodeParts.
@@ -1000,7 +1005,11 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 			d.problem(a, i, base+int32(pos), recordPath(path, n), msg)
 			return count
 		}
+		made := len(d.b.T.Nodes)
 		next, ok, bad := d.record(body, pos, base, a, path, n, info)
+		if d.arena != nil {
+			d.scaleArena(len(d.b.T.Nodes) - made)
+		}
 		if !ok {
 			// The record's length cannot be read or is past the end: the
 			// rest is not decoded (reported by record, so the count is

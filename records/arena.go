@@ -110,7 +110,7 @@ type arena struct {
 // not as it fills. Later records change nothing.
 func (d *decoder) scaleArena(m int) {
 	ar := d.arena
-	d.arena = nil
+	d.arena = arena{}
 	if d.parts != nil {
 		return
 	}

@@ -217,7 +217,7 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 	est, lead := estimateNodes(data, o)
 	reserveNodes(b, firstReserve(est, lead))
 	d := newDecoder(b, o)
-	d.arena = &arena{start: len(b.T.Nodes), est: est, max: len(b.T.Nodes) + min(len(data)+16, est*2)}
+	d.arena = arena{start: len(b.T.Nodes), est: est, max: len(b.T.Nodes) + min(len(data)+16, est*2)}
 	d.entries(data, base, area{path: path, wireOff: -1})
 }
 
@@ -312,9 +312,9 @@ type decoder struct {
 	// crcBudget is what the search for the next entry may still checksum
 	// (bytes; see nextEntry).
 	crcBudget int64
-	// arena is set by Append: the node arena's estimate, which the first
-	// record may scale (see scaleArena).
-	arena *arena
+	// arena is set by Append (est not 0): the node arena's estimate,
+	// which the first record scales (see scaleArena).
+	arena arena
 }
 
 // parts is the state of DecodeParts.
@@ -1007,7 +1007,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 		}
 		made := len(d.b.T.Nodes)
 		next, ok, bad := d.record(body, pos, base, a, path, n, info)
-		if d.arena != nil {
+		if d.arena.est != 0 {
 			d.scaleArena(len(d.b.T.Nodes) - made)
 		}
 		if !ok {

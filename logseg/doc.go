@@ -30,7 +30,9 @@
 //     (KeyValueDecoder, as Embedded nodes of the tree); Describe gives
 //     them as the key's and value's types, versions and converter JSON,
 //     a null value as a tombstone, and a classic consumer group's member
-//     subscriptions and assignments decoded.
+//     subscriptions and assignments decoded ({"version":N,"data":{…}}).
+//     FromJSON reads that JSON back (for `kwire encode`), DumpLogJSON
+//     gives it as kafka-dump-log prints it.
 //   - Summary.Findings and Source.Findings say what a file or a PATH held
 //     when it is not a listing: an empty file, bytes that are not a record
 //     batch, an index file (NotLog), a directory with no record batch.

@@ -315,11 +315,12 @@ func (w *Window) json(e int32, m *spec.Message, ver int16) ([]byte, error) {
 }
 
 // consumerJSON is data, GroupMetadataValue v's converter JSON, with each
-// member's "subscription" and "assignment" (base64) replaced by the
-// converter JSON of the ConsumerProtocolSubscription or Assignment that
-// the tree holds for them (nestConsumer), as kafka-dump-log's offsets
-// decoder shows them; bytes that did not decode (their problem is the
-// tree's) stay base64.
+// member's "subscription" and "assignment" (base64) replaced by
+// {"version":N,"data":{…}}: the version and converter JSON of the
+// ConsumerProtocolSubscription or Assignment that the tree holds for them
+// (nestConsumer). kafka-dump-log's offsets decoder shows the data alone;
+// the version makes the JSON encode back to the same bytes (FromJSON).
+// Bytes that did not decode (their problem is the tree's) stay base64.
 func (w *Window) consumerJSON(v tree.Value, data []byte) []byte {
 	from := 0
 	consumerMembers(v, func(_ int, f string, b tree.Value) {
@@ -342,7 +343,7 @@ func (w *Window) consumerJSON(v tree.Value, data []byte) []byte {
 		if err != nil {
 			return
 		}
-		repl := append([]byte(`"`+f+`":`), js...)
+		repl := fmt.Appendf(nil, `"%s":{"version":%d,"data":%s}`, f, ver, js)
 		data = append(data[:k:k], append(repl, data[k+len(old):]...)...)
 		from = k + len(repl)
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/hint"
+	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -45,14 +46,14 @@ func (a *app) encode(c *encodeCmd) error {
 	if err != nil {
 		return err
 	}
-	body, dropped, err := codec.FromJSONDropped(data, m, v)
+	cd := codec.New(set)
+	body, dropped, err := logseg.FromJSON(cd, data, m, v)
 	if err != nil {
 		return jsonInputError(err, name, data)
 	}
 	for _, path := range dropped {
 		fmt.Fprintf(a.stderr, "kwire: warning: %s: %s v%d has no such field; it is ignorable, so it is left out, as Kafka does\n", path, m.Name, v)
 	}
-	cd := codec.New(set)
 	var t *tree.Tree
 	label := "Record"
 	if render.IsAPI(m) {

@@ -24,6 +24,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/kafkatest"
+	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -591,7 +592,9 @@ func kwireInternal(t *testing.T, files []string) []coordRecord {
 				} else {
 					r.Version = strconv.Itoa(int(*e.Version))
 				}
-				unmarshalExact(e.Data, &r.Value)
+				// kafka-dump-log shows a member's subscription and
+				// assignment without their versions.
+				unmarshalExact(logseg.DumpLogJSON(e.Type, e.Data), &r.Value)
 			}
 		}
 		rs = append(rs, r)

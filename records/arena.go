@@ -87,8 +87,12 @@ func reserveNodes(b *tree.Builder, n int) {
 }
 
 // growNodes is nodes in an arena of exactly size nodes (append's growth
-// would round it up by a quarter or more).
+// would round it up by a quarter or more), or of twice the nodes it holds
+// when that is more: a message with many records fields (a Fetch response
+// of many partitions) grows its arena once a field, and growing it by
+// what each field wants alone would copy it again for every field.
 func growNodes(nodes []tree.Node, size int) []tree.Node {
+	size = max(size, 2*len(nodes))
 	out := make([]tree.Node, len(nodes), size)
 	copy(out, nodes)
 	return out

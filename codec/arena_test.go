@@ -1,0 +1,95 @@
+package codec
+
+import (
+	"encoding/base64"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// TestHoldsRecords lists the messages of 4.4.0 that can hold records:
+// exactly the ones whose arena is sized for record batches.
+func TestHoldsRecords(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(s)
+	var got []string
+	for _, m := range s.Messages {
+		if c.holdsRecords(m.Root) {
+			got = append(got, m.Name)
+		}
+	}
+	slices.Sort(got)
+	want := []string{"FetchResponse", "FetchSnapshotResponse", "ProduceRequest", "ShareFetchResponse"}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages holding records: %v, want %v", got, want)
+	}
+	if n := c.arenaSize(1<<20, s.Message("FetchResponse")); n != 16+1<<17 {
+		t.Errorf("FetchResponse arena for 1 MiB: %d nodes", n)
+	}
+	if n := c.arenaSize(1<<20, s.Message("MetadataResponse")); n != 16+1<<19 {
+		t.Errorf("MetadataResponse arena for 1 MiB: %d nodes", n)
+	}
+}
+
+// TestManyRecordsFieldsGrowTheArenaGeometrically decodes a Fetch response
+// of 2,000 partitions of one small batch each into a fresh tree: each
+// records field reserves room for its own records, and the arena is copied
+// a logarithmic number of times, not once a field (which allocated
+// hundreds of times the final arena).
+func TestManyRecordsFieldsGrowTheArenaGeometrically(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(s)
+	batch := base64.StdEncoding.EncodeToString(records.Batch{Timestamp: 1700000000000, Records: []records.KeyValue{{Key: []byte("k"), Value: []byte("a value of some bytes")}, {Value: []byte("another")}}}.Bytes())
+	var parts []string
+	for i := range 2000 {
+		parts = append(parts, fmt.Sprintf(`{"partitionIndex":%d,"errorCode":0,"highWatermark":1,"lastStableOffset":1,"logStartOffset":0,"abortedTransactions":null,"preferredReadReplica":-1,"records":"%s"}`, i, batch))
+	}
+	fetch := s.Message("FetchResponse")
+	body, err := FromJSON([]byte(`{"throttleTimeMs":0,"errorCode":0,"sessionId":0,"responses":[{"topic":"t","partitions":[`+strings.Join(parts, ",")+`]}]}`), fetch, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := c.Encode(fetch, 12, ResponseHeaderValue(s.ResponseHeader(), 1), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := enc.Bytes
+	var tr *tree.Tree
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tr, err = c.DecodeResponse(frame, fetch, 12)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(tr.Problems) > 0 {
+		t.Fatalf("%v %v", err, tr.Problems)
+	}
+	if got := countKind(tr, tree.Record); got != 4000 {
+		t.Fatalf("%d records decoded", got)
+	}
+	arena := cap(tr.Nodes) * int(unsafe.Sizeof(tree.Node{}))
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(3*arena+4*len(frame)) {
+		t.Errorf("decoding %d bytes into an arena of %d bytes (%d nodes) allocated %d bytes", len(frame), arena, len(tr.Nodes), alloc)
+	}
+}
+
+func countKind(t *tree.Tree, k tree.Kind) int {
+	n := 0
+	for i := range t.Nodes {
+		if t.Nodes[i].Kind == k {
+			n++
+		}
+	}
+	return n
+}

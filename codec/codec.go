@@ -643,7 +643,9 @@ func (c *Codec) DecodeTopicKey(b []byte, tp spec.Topic) (*tree.Tree, error) {
 // type rt (Set.RecordValue; rt is the key's) at that version; for
 // spec.TopicRemoteLogMetadata, the metadata record frame and the record of
 // the frame's api key (Set.TopicRecord), rt being ignored. Unknown record
-// types wrap ErrUnknownRecordType, unknown versions ErrUnknownVersion.
+// types wrap ErrUnknownRecordType, unknown versions ErrUnknownVersion (the
+// tree's Version and its root's are then the version the bytes say, one
+// the spec lacks, and the rest is undecoded).
 // A null value (a tombstone) is the caller's to handle: b here holds bytes.
 func (c *Codec) DecodeTopicValue(b []byte, tp spec.Topic, rt int16) (*tree.Tree, error) {
 	return c.decodeRecord(b, nil, 0, tp, false, rt)
@@ -697,6 +699,10 @@ func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic
 			sentinel := ErrUnknownVersion
 			if m.IsRecordKey() {
 				sentinel = ErrUnknownRecordType
+			} else {
+				// A value's prefix is its version, one the spec lacks:
+				// the tree says so, as a metadata record's frame does.
+				t.Version, d.b.T.Nodes[root].Num = p, int64(p)
 			}
 			return t, c.undecoded(d, &wire.Error{Offset: 0, Path: name, Msg: err.Error(), Err: sentinel})
 		}

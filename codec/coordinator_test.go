@@ -70,10 +70,12 @@ func TestCoordinatorRecordPrefixErrors(t *testing.T) {
 	cases := []struct {
 		name, hex, want string
 		is              error
+		version         int16 // the tree's and its root's
 	}{
-		{"OffsetCommitKey", "0002 0000 0000 00000000", "record_type at 0x0000: record type 2 is not OffsetCommitKey's (1)", codec.ErrUnknownRecordType},
-		{"OffsetCommitValue", "0005 0000000000000000", "version at 0x0000: OffsetCommitValue has no version 5 (valid versions 0-4)", codec.ErrUnknownVersion},
-		{"OffsetCommitValue", "00", "version at 0x0000: need 2 bytes, have 1", nil},
+		{"OffsetCommitKey", "0002 0000 0000 00000000", "record_type at 0x0000: record type 2 is not OffsetCommitKey's (1)", codec.ErrUnknownRecordType, 0},
+		// The value's version is its prefix's, though the spec lacks it.
+		{"OffsetCommitValue", "0005 0000000000000000", "version at 0x0000: OffsetCommitValue has no version 5 (valid versions 0-4)", codec.ErrUnknownVersion, 5},
+		{"OffsetCommitValue", "00", "version at 0x0000: need 2 bytes, have 1", nil, 0},
 	}
 	for _, c := range cases {
 		b, _ := hex.DecodeString(stripSpaces(c.hex))
@@ -86,7 +88,17 @@ func TestCoordinatorRecordPrefixErrors(t *testing.T) {
 		}
 		if tr == nil || int(tr.Nodes[0].Size) != len(b) {
 			t.Errorf("%s %s: the tree does not cover the bytes", c.name, c.hex)
+			continue
 		}
+		if tr.Version != c.version || tr.NodeVersion(0) != c.version {
+			t.Errorf("%s %s: the tree at v%d, its root v%d; want v%d", c.name, c.hex, tr.Version, tr.NodeVersion(0), c.version)
+		}
+	}
+	// DecodeTopicValue too.
+	b, _ := hex.DecodeString("0009000000000000000500000000")
+	tr, err := cd.DecodeTopicValue(b, spec.TopicOffsets, 1)
+	if !errors.Is(err, codec.ErrUnknownVersion) || tr.Version != 9 || tr.NodeVersion(0) != 9 || tr.Message != s.Message("OffsetCommitValue") {
+		t.Errorf("DecodeTopicValue of version 9: %v, the tree at v%d, its root v%d", err, tr.Version, tr.NodeVersion(0))
 	}
 }
 

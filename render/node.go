@@ -289,7 +289,8 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		if t.Message == nil {
 			return append(b, "message"...)
 		}
-		return strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
+		b = strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
+		return appendInvalidPrefix(b, t, i)
 	case tree.Frame:
 		return b
 	case tree.Header:
@@ -336,7 +337,8 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		case "record_type":
 			return strconv.AppendInt(append(b, "coordinator key v"...), int64(t.NodeVersion(i)), 10)
 		case "version":
-			return strconv.AppendInt(append(b, "coordinator value v"...), int64(t.NodeVersion(i)), 10)
+			b = strconv.AppendInt(append(b, "coordinator value v"...), int64(t.NodeVersion(i)), 10)
+			return appendInvalidPrefix(b, t, i)
 		case "prefix":
 			return strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
 		}
@@ -346,6 +348,28 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		return strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
 	}
 	return append(b, n.Wire.String()...)
+}
+
+// invalidPrefix reports whether Message or Embedded node i holds a
+// coordinator record value whose int16 prefix names a version its spec
+// lacks: the node's version is the prefix's, and its body is left
+// undecoded.
+func invalidPrefix(t *tree.Tree, i int32) bool {
+	if embeddedPrefix(t, i) != "version" {
+		return false
+	}
+	st := t.Struct(i)
+	return st != nil && !st.Versions.Contains(t.NodeVersion(i))
+}
+
+// appendInvalidPrefix appends " (not a valid version)" when node i's
+// version is a coordinator record value prefix its spec lacks
+// (invalidPrefix).
+func appendInvalidPrefix(b []byte, t *tree.Tree, i int32) []byte {
+	if invalidPrefix(t, i) {
+		b = append(b, " (not a valid version)"...)
+	}
+	return b
 }
 
 // embeddedFramed reports whether Embedded node i holds a KRaft metadata

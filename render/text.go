@@ -186,7 +186,11 @@ func sideTitle(t *tree.Tree) string {
 	if m == nil {
 		return "unknown message, " + strconv.Itoa(len(t.Bytes)) + " bytes"
 	}
-	s := m.Name + " v" + strconv.Itoa(int(t.Version)) + ", "
+	s := m.Name + " v" + strconv.Itoa(int(t.Version))
+	if len(t.Nodes) > 0 && invalidPrefix(t, 0) {
+		s += " (not a valid version)"
+	}
+	s += ", "
 	switch {
 	case t.HeaderVersion >= 0 && m.Type == spec.Response:
 		s += "response header v" + strconv.Itoa(int(t.HeaderVersion)) + ", "

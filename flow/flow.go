@@ -66,6 +66,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -92,13 +93,15 @@ type Options struct {
 	// reused arena and dropped: memory stays at one frame per direction.
 	// With it a request's tree is held until its response arrives.
 	KeepTrees bool
-	// ReuseTrees, with KeepTrees, recycles an Exchange's trees once the
-	// call it is reported to returns: its frames' Tree fields are set to
-	// nil, and the trees' node arenas and byte copies are reused for the
-	// connection's later frames (at most maxReuse trees of moderate size
-	// are kept), so that decoding allocates little per frame. For a
-	// caller that reads the trees only while handling the event.
-	ReuseTrees bool
+	// Reuse, with KeepTrees, recycles an Exchange's trees once the call it
+	// is reported to returns: its frames' Tree fields are set to nil, and
+	// the trees' node arenas and byte copies go to the pool, whose trees
+	// later frames are decoded into, so that decoding allocates little per
+	// frame. One pool serves every Conn that shares it (a capture's), so
+	// what it holds is bounded whatever the number of connections. For a
+	// caller that reads the trees only while handling the event; nil: no
+	// reuse.
+	Reuse *TreePool
 	// Unsynced starts both directions unsynchronised: the first bytes are
 	// not taken to be a size prefix but searched for a plausible frame, as
 	// for a capture that starts in the middle of a connection.
@@ -233,19 +236,57 @@ type Conn struct {
 	// topics are the topic names by id learned, and the decoding of
 	// internal topics' records.
 	topics Topics
-	// free are trees of reported exchanges to decode into again
-	// (Options.ReuseTrees).
+}
+
+// TreePool holds the trees of reported exchanges for decoding into again
+// (Options.Reuse): at most maxReuse trees, each of at most maxReuseNodes
+// nodes and maxReuseBytes bytes (about 3.6 MiB), so that it holds at most
+// about 29 MiB however many connections share it, and a large frame's
+// arena is not kept. The zero value is empty and ready; it is safe for
+// concurrent use.
+type TreePool struct {
+	mu   sync.Mutex
 	free []*tree.Tree
 }
 
-// The trees Options.ReuseTrees keeps: at most maxReuse per Conn, each of
-// at most maxReuseNodes nodes and maxReuseBytes bytes, so that a large
-// frame's arena is not held for the rest of the connection.
 const (
-	maxReuse      = 4
+	maxReuse      = 8
 	maxReuseNodes = 1 << 16
 	maxReuseBytes = 1 << 20
 )
+
+// put keeps t when the pool has room and t is of moderate size.
+func (p *TreePool) put(t *tree.Tree) {
+	if cap(t.Nodes) > maxReuseNodes || cap(t.Bytes) > maxReuseBytes {
+		return
+	}
+	p.mu.Lock()
+	if len(p.free) < maxReuse {
+		p.free = append(p.free, t)
+	}
+	p.mu.Unlock()
+}
+
+// get takes a tree out of the pool, or returns nil when it is empty.
+func (p *TreePool) get() *tree.Tree {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.free)
+	if n == 0 {
+		return nil
+	}
+	t := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return t
+}
+
+// Len is the number of trees the pool holds.
+func (p *TreePool) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.free)
+}
 
 // saslState follows a connection's SASL authentication: the mechanism of
 // its last SaslHandshake request, the user its first auth bytes showed,
@@ -342,23 +383,21 @@ func (c *Conn) report(e Event) {
 	if c.emit != nil {
 		c.emit(e)
 	}
-	if x, ok := e.(*Exchange); ok && c.o.ReuseTrees {
+	if x, ok := e.(*Exchange); ok && c.o.Reuse != nil {
 		c.recycle(x.Request)
 		c.recycle(x.Response)
 	}
 }
 
 // recycle takes frame f's tree back for decoding into again
-// (Options.ReuseTrees).
+// (Options.Reuse).
 func (c *Conn) recycle(f *Frame) {
 	if f == nil || f.Tree == nil {
 		return
 	}
 	t := f.Tree
 	f.Tree = nil
-	if len(c.free) < maxReuse && cap(t.Nodes) <= maxReuseNodes && cap(t.Bytes) <= maxReuseBytes {
-		c.free = append(c.free, t)
-	}
+	c.o.Reuse.put(t)
 }
 
 func (c *Conn) problem(s *stream, k Kind, off int64, at time.Time) *Problem {
@@ -677,10 +716,10 @@ func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
 	if !c.o.KeepTrees {
 		return &s.arena, fr
 	}
-	if n := len(c.free); n > 0 {
-		t := c.free[n-1]
-		c.free = c.free[:n-1]
-		return t, append(t.Bytes[:0], fr...)
+	if c.o.Reuse != nil {
+		if t := c.o.Reuse.get(); t != nil {
+			return t, append(t.Bytes[:0], fr...)
+		}
 	}
 	return &tree.Tree{}, append([]byte(nil), fr...)
 }

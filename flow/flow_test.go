@@ -489,7 +489,7 @@ func BenchmarkConnProduce1MiB(b *testing.B) {
 	}
 }
 
-// With ReuseTrees the handler sees the same trees as with KeepTrees alone,
+// With Reuse the handler sees the same trees as with KeepTrees alone,
 // decoded into the trees of earlier exchanges, which the frames hold no
 // more once the handler returns.
 func TestReuseTreesRecyclesTheTreesAfterTheEvent(t *testing.T) {
@@ -524,7 +524,11 @@ func TestReuseTreesRecyclesTheTreesAfterTheEvent(t *testing.T) {
 	}
 	run := func(reuse bool) (got []seen, trees map[*tree.Tree]bool, ex []*Exchange) {
 		trees = map[*tree.Tree]bool{}
-		conn := New(Options{Codec: c, KeepTrees: true, ReuseTrees: reuse}, func(e Event) {
+		var pool *TreePool
+		if reuse {
+			pool = &TreePool{}
+		}
+		conn := New(Options{Codec: c, KeepTrees: true, Reuse: pool}, func(e Event) {
 			x, ok := e.(*Exchange)
 			if !ok {
 				t.Errorf("reuse %v: %v", reuse, e)
@@ -570,5 +574,57 @@ func TestReuseTreesRecyclesTheTreesAfterTheEvent(t *testing.T) {
 		if (x.Request != nil && x.Request.Tree != nil) || (x.Response != nil && x.Response.Tree != nil) {
 			t.Errorf("exchange %d keeps a tree after its event", x.CorrelationID)
 		}
+	}
+}
+
+// The Conns of a capture share one TreePool: connections that exchange
+// frames one after the other (and stay open) decode into the same few
+// trees, and the pool holds at most maxReuse trees; a tree too large to
+// keep is dropped.
+func TestTreePoolIsSharedAndBounded(t *testing.T) {
+	c := codec.New(testSet)
+	md := `{"topics":null,"allowAutoTopicCreation":false,"includeTopicAuthorizedOperations":false}`
+	pool := &TreePool{}
+	trees := map[*tree.Tree]bool{}
+	exchanges := 0
+	var conns []*Conn
+	for range 50 {
+		conn := New(Options{Codec: c, KeepTrees: true, Reuse: pool}, func(e Event) {
+			if x, ok := e.(*Exchange); ok {
+				exchanges++
+				trees[x.Request.Tree], trees[x.Response.Tree] = true, true
+			}
+		})
+		conns = append(conns, conn)
+		for corr := int32(1); corr <= 3; corr++ {
+			feed(conn, ClientToServer, reqFrame(t, c, "Metadata", 12, corr, "cli", md), t0, 50)
+			feed(conn, ServerToClient, respFrame(t, c, "Metadata", 12, corr, metadataV12), t0, 50)
+		}
+	}
+	// Several requests in flight on connections of their own.
+	for k := range 20 {
+		conn := New(Options{Codec: c, KeepTrees: true, Reuse: pool}, func(Event) {})
+		conns = append(conns, conn)
+		feed(conn, ClientToServer, reqFrame(t, c, "Metadata", 12, int32(k), "cli", md), t0, 50)
+	}
+	for k, conn := range conns[50:] {
+		feed(conn, ServerToClient, respFrame(t, c, "Metadata", 12, int32(k), metadataV12), t0, 50)
+	}
+	if exchanges != 150 || len(trees) != 2 {
+		t.Errorf("%d exchanges in %d trees, want 150 in 2", exchanges, len(trees))
+	}
+	if n := pool.Len(); n != maxReuse {
+		t.Errorf("the pool holds %d trees after 20 exchanges ended together, want %d", n, maxReuse)
+	}
+	big := &tree.Tree{Nodes: make([]tree.Node, 0, maxReuseNodes+1)}
+	for pool.Len() > 0 {
+		pool.get()
+	}
+	pool.put(big)
+	if pool.Len() != 0 {
+		t.Error("the pool kept a tree over maxReuseNodes")
+	}
+	for _, conn := range conns {
+		conn.Close(t0)
 	}
 }

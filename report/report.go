@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -150,7 +151,9 @@ func WriteExchange(w io.Writer, conn string, x *flow.Exchange, trees bool, o ren
 	// render.WriteTree writes into it), else through one of their own.
 	bw, ok := w.(*bufio.Writer)
 	if !ok {
-		bw = bufio.NewWriterSize(w, 64<<10)
+		bw = treeWriters.Get().(*bufio.Writer)
+		bw.Reset(w)
+		defer func() { bw.Reset(nil); treeWriters.Put(bw) }()
 	}
 	for _, f := range []*flow.Frame{x.Request, x.Response} {
 		if f != nil && f.Tree != nil {
@@ -163,6 +166,10 @@ func WriteExchange(w io.Writer, conn string, x *flow.Exchange, trees bool, o ren
 	_, err := bw.Write(nil) // its sticky error, if any
 	return err
 }
+
+// treeWriters are the buffers WriteExchange writes trees through when its
+// writer is not a *bufio.Writer (the proxy's), reused across exchanges.
+var treeWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
 
 // writeFrameTree writes frame f's object tree between blank lines, and
 // its error, to w; w's error (sticky) tells whether it was written.

@@ -112,7 +112,7 @@ func (a *app) pcap(c *pcapCmd) error {
 	cd.MaxFrame = c.MaxFrame
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
-		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), ReuseTrees: true, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}},
+		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}},
 		OnOpen:    r.open, OnEvent: r.flowEvent, KeyLog: kl, OnTLS: r.tls,
 		OnClose: func(c *capture.Conn, _ time.Time, _ string) { wt.Closed(traffic.Conn{ID: uint64(c.ID)}) },
 	})

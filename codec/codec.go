@@ -3,8 +3,6 @@ package codec
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/records"
@@ -48,8 +46,6 @@ type Codec struct {
 	// decompression limit, metadata record values); see RecordsOptions.
 	Records records.Options
 	plans   planCache
-	// withRecords caches holdsRecords by root struct (*spec.Struct → bool).
-	withRecords sync.Map
 }
 
 // New returns a Codec for the messages of s.
@@ -364,11 +360,8 @@ func (d *decoder) closeTree(ref int32) {
 // rarely regrow the arena. It is proportional to the input, never to a
 // count read from it.
 func newNodes(n int) []tree.Node {
-	return make([]tree.Node, 0, nodesFor(n))
+	return make([]tree.Node, 0, 16+n/2)
 }
-
-// nodesFor is newNodes's size for n bytes.
-func nodesFor(n int) int { return 16 + n/2 }
 
 // ErrTrailing is wrapped by errors about bytes left after a message: they
 // match ErrTrailing with errors.Is and *wire.Error with errors.As.
@@ -401,7 +394,7 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 
 // DecodeRequestWith is DecodeRequestInto with the options o.
 func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error {
-	fresh := c.reset(t, b, nil, 0)
+	reset(t, b)
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	root := d.b.Open(tree.Node{Kind: tree.Message})
 	n, err := c.frame(d, b)
@@ -421,9 +414,6 @@ func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error
 		return &wire.Error{Offset: 4, Path: "RequestHeader.RequestApiKey", Msg: fmt.Sprintf("unknown api key %d", key)}
 	}
 	t.Message, t.Version = m, ver
-	if fresh {
-		t.Nodes = slices.Grow(t.Nodes, c.arenaSize(len(b), m)-len(t.Nodes))
-	}
 	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
@@ -438,57 +428,14 @@ func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error
 	return d.finish(c.decodeRest(d, hs, hv, m, ver, len(b)-n))
 }
 
-// reset empties t for decoding b, keeping its node arena, or allocating
-// one sized for b as message m (a few nodes when m is not known yet: the
-// caller grows it once it is); fresh says it allocated one.
-func (c *Codec) reset(t *tree.Tree, b []byte, m *spec.Message, ver int16) (fresh bool) {
+// reset empties t for decoding b, keeping its node arena (or allocating
+// one sized for b).
+func reset(t *tree.Tree, b []byte) {
 	nodes := t.Nodes[:0]
-	if fresh = cap(nodes) == 0; fresh {
-		n := 64
-		if m != nil {
-			n = c.arenaSize(len(b), m)
-		}
-		nodes = make([]tree.Node, 0, n)
+	if cap(nodes) == 0 {
+		nodes = newNodes(len(b))
 	}
-	*t = tree.Tree{Nodes: nodes, Bytes: b, Message: m, Version: ver, HeaderVersion: -1}
-	return fresh
-}
-
-// arenaSize is the number of nodes to preallocate for decoding n bytes
-// of message m: newNodes's one node per two bytes, but one per eight
-// for a message that can hold records (Produce requests, Fetch
-// responses…), whose bytes are mostly record batches, for which package
-// records sizes the arena itself from the batches' headers.
-func (c *Codec) arenaSize(n int, m *spec.Message) int {
-	if c.holdsRecords(m.Root) {
-		return 16 + n/8
-	}
-	return nodesFor(n)
-}
-
-// holdsRecords reports whether struct st has a records field, directly or
-// in a struct or array of structs below it, at any version.
-func (c *Codec) holdsRecords(st *spec.Struct) bool {
-	if v, ok := c.withRecords.Load(st); ok {
-		return v.(bool)
-	}
-	seen := map[*spec.Struct]bool{}
-	var walk func(st *spec.Struct) bool
-	walk = func(st *spec.Struct) bool {
-		if st == nil || seen[st] {
-			return false
-		}
-		seen[st] = true
-		for _, f := range st.Fields {
-			if f.Type.Kind == spec.KindRecords || walk(f.Type.Struct) {
-				return true
-			}
-		}
-		return false
-	}
-	v := walk(st)
-	c.withRecords.Store(st, v)
-	return v
+	*t = tree.Tree{Nodes: nodes, Bytes: b, HeaderVersion: -1}
 }
 
 // DecodeResponse decodes one framed response of spec m (a response) at
@@ -507,7 +454,8 @@ func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver 
 
 // DecodeResponseWith is DecodeResponseInto with the options o.
 func (c *Codec) DecodeResponseWith(t *tree.Tree, b []byte, m *spec.Message, ver int16, o DecodeOptions) error {
-	c.reset(t, b, m, ver)
+	reset(t, b)
+	t.Message, t.Version = m, ver
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
 	if err := c.checkVersion(m, ver); err != nil {

@@ -286,6 +286,21 @@ func TestFirstRecordSizesTheArena(t *testing.T) {
 	}
 }
 
+// A batch whose count lies and whose first record does not decode keeps
+// the arena its header suggested before the first record, and does not
+// grow it to the estimate (a node a byte here): 4096 zero bytes said to
+// be 2^31-1 records make a tree of 18 nodes.
+func TestUndecodedFirstRecordDoesNotSizeTheArena(t *testing.T) {
+	data := RawBatch{Count: 1<<31 - 1, LastOffsetDelta: 1<<31 - 2, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: make([]byte, 4096)}.Bytes()
+	tr := Decode(data, Options{})
+	if len(tr.Problems) == 0 || len(tr.Nodes) > 32 {
+		t.Fatalf("%d nodes, problems %v", len(tr.Nodes), tr.Problems)
+	}
+	if cap(tr.Nodes) > 1+firstReserve(estimateNodes(data, Options{})) {
+		t.Errorf("an arena of %d nodes for %d nodes decoded from %d bytes", cap(tr.Nodes), len(tr.Nodes), len(data))
+	}
+}
+
 // Decode decompresses into an array it reuses: a tree's Virtual is its
 // own, and another decode does not change it.
 func TestVirtualIsTheTreesOwn(t *testing.T) {

@@ -1008,7 +1008,13 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 		made := len(d.b.T.Nodes)
 		next, ok, bad := d.record(body, pos, base, a, path, n, info)
 		if d.arena.est != 0 {
-			d.scaleArena(len(d.b.T.Nodes) - made)
+			if ok && !bad {
+				d.scaleArena(len(d.b.T.Nodes) - made)
+			} else {
+				// A record that does not decode says nothing of the
+				// others, nor that the count is true.
+				d.arena = arena{}
+			}
 		}
 		if !ok {
 			// The record's length cannot be read or is past the end: the

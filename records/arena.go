@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 // Nodes a record makes when its fields read and none is decoded further:
@@ -130,51 +131,6 @@ func (d *decoder) scaleArena(m int) {
 	}
 }
 
-// uvarint reads an unsigned varint of at most 5 bytes at b[p:] as
-// wire.Reader.Uvarint does (bits past 32 in the fifth byte dropped); n is
-// its size, 0 when it does not read (truncated or too long).
-func uvarint(b []byte, p int) (v uint32, n int) {
-	for i := 0; i < 5; i++ {
-		if p+i >= len(b) {
-			return 0, 0
-		}
-		c := b[p+i]
-		v |= uint32(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
-}
-
-// varint reads a zig-zag varint at b[p:] (wire.Reader.Varint); n is 0
-// when it does not read.
-func varint(b []byte, p int) (v int32, n int) {
-	if p < len(b) && b[p] < 0x80 {
-		c := uint32(b[p])
-		return int32(c>>1) ^ -int32(c&1), 1
-	}
-	u, n := uvarint(b, p)
-	return int32(u>>1) ^ -int32(u&1), n
-}
-
-// varlong reads a zig-zag varint of at most 10 bytes at b[p:]
-// (wire.Reader.Varlong); n is 0 when it does not read.
-func varlong(b []byte, p int) (v int64, n int) {
-	var u uint64
-	for i := 0; i < 10; i++ {
-		if p+i >= len(b) {
-			return 0, 0
-		}
-		c := b[p+i]
-		u |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), i + 1
-		}
-	}
-	return 0, 0
-}
-
 // plainRecord appends to nodes the nodes of the record at body[pos:] (at
 // offset base+pos of its area, flagged fl; record k of its batch, whose
 // baseOffset is baseOffset) when it is a plain one: its length within
@@ -185,7 +141,7 @@ func varlong(b []byte, p int) (v int64, n int) {
 // they were (their length; what lies past it may have been written):
 // record then decodes it, with its problems.
 func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, k int32, baseOffset int64) (out []tree.Node, next int, ok bool) {
-	length, n := varint(body, pos)
+	length, n := wire.VarintAt(body, pos)
 	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
 		return nodes, 0, false
 	}
@@ -201,13 +157,13 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	}
 	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireInt8, Ref: refRecAttrs, Off: base + int32(p), Size: 1, Num: int64(int8(rec[p])), Flags: fl, End: int32(ri + 3)})
 	p++
-	ts, n := varlong(rec, p)
+	ts, n := wire.VarlongAt(rec, p)
 	if n == 0 {
 		return nodes, 0, false
 	}
 	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireVarlong, Ref: refTsDelta, Off: base + int32(p), Size: int32(n), Num: ts, Flags: fl, End: int32(ri + 4)})
 	p += n
-	delta, n := varint(rec, p)
+	delta, n := wire.VarintAt(rec, p)
 	if n == 0 {
 		return nodes, 0, false
 	}
@@ -221,7 +177,7 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	if out, p, good = plainBytes(out, rec, p, base, fl, refValue, 0, true); !good {
 		return nodes, 0, false
 	}
-	hc, n := varint(rec, p)
+	hc, n := wire.VarintAt(rec, p)
 	if n == 0 || hc < 0 || int(hc) > end-p-n {
 		return nodes, 0, false
 	}
@@ -246,7 +202,7 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 // key, value or header: ref, index idx; null allowed when nullOK) and
 // returns where they end; ok false when they do not read.
 func plainBytes(nodes []tree.Node, rec []byte, p int, base int32, fl tree.Flags, ref, idx int32, nullOK bool) (out []tree.Node, next int, ok bool) {
-	l, n := varint(rec, p)
+	l, n := wire.VarintAt(rec, p)
 	if n == 0 {
 		return nodes, 0, false
 	}

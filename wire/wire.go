@@ -272,24 +272,62 @@ func (r *Reader) Uvarint() uint32 {
 	if r.err != nil {
 		return 0
 	}
-	start := r.Off
-	var v uint32
+	v, n := UvarintAt(r.Buf, r.Off)
+	if n > 0 {
+		r.Off += n
+		return v
+	}
+	if have := max(len(r.Buf)-r.Off, 0); have < MaxUvarintLen32 {
+		r.err = &Error{Offset: r.Off, Need: have + 1, Have: have, Msg: fmt.Sprintf("truncated uvarint: need %s, have %d", Bytes(have+1), have)}
+	} else {
+		r.err = &Error{Offset: r.Off, Msg: "uvarint too long: more than 5 bytes"}
+	}
+	return 0
+}
+
+// UvarintAt reads an unsigned varint of at most 5 bytes at b[off:] as
+// Reader.Uvarint does (bits above 32 in the fifth byte dropped), without
+// a Reader: its value and size, or n 0 when it is truncated or too long.
+func UvarintAt(b []byte, off int) (v uint32, n int) {
 	for i := 0; i < MaxUvarintLen32; i++ {
-		if r.Off >= len(r.Buf) {
-			r.err = &Error{Offset: start, Need: i + 1, Have: i, Msg: fmt.Sprintf("truncated uvarint: need %s, have %d", Bytes(i+1), i)}
-			r.Off = start
-			return 0
+		if off+i >= len(b) {
+			return 0, 0
 		}
-		b := r.Buf[r.Off]
-		r.Off++
-		v |= uint32(b&0x7f) << (7 * i)
-		if b < 0x80 {
-			return v
+		c := b[off+i]
+		v |= uint32(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return v, i + 1
 		}
 	}
-	r.err = &Error{Offset: start, Msg: "uvarint too long: more than 5 bytes"}
-	r.Off = start
-	return 0
+	return 0, 0
+}
+
+// VarintAt reads a zig-zag varint of at most 5 bytes at b[off:]
+// (Reader.Varint); n is 0 when it does not read.
+func VarintAt(b []byte, off int) (v int32, n int) {
+	if off >= 0 && off < len(b) && b[off] < 0x80 {
+		c := uint32(b[off])
+		return int32(c>>1) ^ -int32(c&1), 1
+	}
+	u, n := UvarintAt(b, off)
+	return int32(u>>1) ^ -int32(u&1), n
+}
+
+// VarlongAt reads a zig-zag varint of at most 10 bytes at b[off:]
+// (Reader.Varlong); n is 0 when it does not read.
+func VarlongAt(b []byte, off int) (v int64, n int) {
+	var u uint64
+	for i := 0; i < MaxVarintLen64; i++ {
+		if off+i >= len(b) {
+			return 0, 0
+		}
+		c := b[off+i]
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return int64(u>>1) ^ -int64(u&1), i + 1
+		}
+	}
+	return 0, 0
 }
 
 // Uvarint64 reads an unsigned varint of at most 10 bytes.

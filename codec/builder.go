@@ -279,7 +279,7 @@ func (b *Builder) Tree() (*tree.Tree, error) {
 	if b.m.Type == spec.Header {
 		kind = tree.Header
 	}
-	tb.Open(tree.Node{Kind: kind, Ref: tree.StructRef(b.m.Root), Num: int64(b.v)})
+	tb.Open(tree.Node{S: partShape(kind, b.m.Root, b.m, b.v)})
 	writeFields(&tb, b.m.Root, b.root)
 	tb.Close(0)
 	return t, nil
@@ -296,32 +296,32 @@ func writeFields(tb *tree.Builder, st *spec.Struct, bv *bval) {
 		switch f.Type.Kind {
 		case spec.KindStruct:
 			if x.null {
-				tb.Leaf(tree.Node{Kind: tree.Struct, Ref: ref, Null: true})
+				tb.Leaf(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, ref, 0).With(tree.FlagNull)})
 				continue
 			}
-			tb.Open(tree.Node{Kind: tree.Struct, Ref: ref})
+			tb.Open(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, ref, 0)})
 			writeFields(tb, f.Type.Struct, x)
 			tb.Close(0)
 		case spec.KindArray:
 			if x.null {
-				tb.Leaf(tree.Node{Kind: tree.Array, Ref: ref, Null: true})
+				tb.Leaf(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, ref, 0).With(tree.FlagNull)})
 				continue
 			}
-			tb.Open(tree.Node{Kind: tree.Array, Ref: ref, Index: int32(len(x.elems))})
-			for k, e := range x.elems {
+			tb.Open(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, ref, 0)})
+			for _, e := range x.elems {
 				if f.Type.Elem == spec.KindStruct {
-					tb.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct), Index: int32(k)})
+					tb.Open(tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, tree.StructRef(f.Type.Struct), 0)})
 					writeFields(tb, f.Type.Struct, e)
 					tb.Close(0)
 					continue
 				}
-				tb.LeafData(tree.Node{Kind: tree.Element, Index: int32(k), Num: e.num}, e.data)
+				valueLeaf(tb, tree.Node{S: shapeValueElement}, f.Type.Elem, e.num, e.data)
 			}
 			tb.Close(0)
 		case spec.KindRecords:
-			tb.LeafData(tree.Node{Kind: tree.Records, Ref: ref, Null: x.null}, x.data)
+			tb.LeafData(tree.Node{S: tree.NewShape(tree.Records, tree.WireNone, ref, 0).With(tree.NullIf(x.null))}, x.data)
 		default:
-			tb.LeafData(tree.Node{Kind: tree.Field, Ref: ref, Null: x.null, Num: x.num}, x.data)
+			valueLeaf(tb, tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, ref, 0).With(tree.NullIf(x.null))}, f.Type.Kind, x.num, x.data)
 		}
 	}
 }
@@ -332,4 +332,20 @@ func withArticle(s string) string {
 		return "an " + s
 	}
 	return "a " + s
+}
+
+// shapeValueElement is the shape of a scalar array element of a value
+// tree.
+var shapeValueElement = tree.NewShape(tree.Element, tree.WireNone, 0, 0)
+
+// valueLeaf appends value leaf n of kind k holding num (a bool, an
+// integer, float64 bits) or data (a string's, bytes' or records'
+// contents, a uuid), as package tree keeps a value tree's leaves.
+func valueLeaf(b *tree.Builder, n tree.Node, k spec.Kind, num int64, data []byte) {
+	switch k {
+	case spec.KindBool, spec.KindInt8, spec.KindInt16, spec.KindUint16, spec.KindInt32, spec.KindUint32, spec.KindInt64, spec.KindFloat64:
+		b.LeafNum(n, num)
+	default:
+		b.LeafData(n, data)
+	}
 }

@@ -81,7 +81,7 @@ type obj map[string]any
 func valueOf(st *spec.Struct, kind tree.Kind, o obj) *tree.Tree {
 	t := &tree.Tree{}
 	b := tree.Builder{T: t}
-	b.Open(tree.Node{Kind: kind, Ref: tree.StructRef(st)})
+	b.Open(tree.Node{S: tree.NewShape(kind, tree.WireNone, tree.StructRef(st), 0)})
 	fill(&b, st, o)
 	b.Close(0)
 	return t
@@ -98,7 +98,7 @@ func fill(b *tree.Builder, st *spec.Struct, o obj) {
 	if tags, ok := o["_tags"]; ok {
 		used++
 		for _, u := range tags.([]utag) {
-			b.LeafData(tree.Node{Kind: tree.UnknownTag, Num: u.tag}, u.data)
+			b.LeafTag(uint32(u.tag), u.data)
 		}
 	}
 	if used != len(o) {
@@ -112,63 +112,59 @@ func put(b *tree.Builder, f *spec.Field, v any) {
 		kind = tree.Field
 	}
 	if _, ok := v.(null); ok {
-		b.Leaf(tree.Node{Kind: kind, Ref: tree.FieldRef(f), Null: true})
+		b.LeafData(tree.Node{S: tree.NewShape(kind, tree.WireNone, tree.FieldRef(f), 0).With(tree.FlagNull)}, nil)
 		return
 	}
 	switch kind {
 	case tree.Struct:
-		b.Open(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f)})
+		b.Open(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, tree.FieldRef(f), 0)})
 		fill(b, f.Type.Struct, v.(obj))
 		b.Close(0)
 	case tree.Array:
-		ai := b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f)})
+		b.Open(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, tree.FieldRef(f), 0)})
 		switch es := v.(type) {
 		case []obj:
-			for i, e := range es {
-				b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct), Index: int32(i)})
+			for _, e := range es {
+				b.Open(tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, tree.StructRef(f.Type.Struct), 0)})
 				fill(b, f.Type.Struct, e)
 				b.Close(0)
 			}
-			b.T.Nodes[ai].Index = int32(len(es))
 		case []any:
-			for i, e := range es {
-				n, data := scalarNode(e)
-				n.Kind, n.Index = tree.Element, int32(i)
-				b.LeafData(n, data)
+			for _, e := range es {
+				scalarLeaf(b, tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, 0, 0)}, e)
 			}
-			b.T.Nodes[ai].Index = int32(len(es))
 		default:
 			panic(fmt.Sprintf("%s: array value %T", f.Name, v))
 		}
 		b.Close(0)
 	default:
-		n, data := scalarNode(v)
-		n.Kind, n.Ref = kind, tree.FieldRef(f)
-		b.LeafData(n, data)
+		scalarLeaf(b, tree.Node{S: tree.NewShape(kind, tree.WireNone, tree.FieldRef(f), 0)}, v)
 	}
 }
 
-func scalarNode(v any) (tree.Node, []byte) {
+func scalarLeaf(b *tree.Builder, n tree.Node, v any) {
 	switch x := v.(type) {
 	case int:
-		return tree.Node{Num: int64(x)}, nil
+		b.LeafNum(n, int64(x))
 	case int64:
-		return tree.Node{Num: x}, nil
+		b.LeafNum(n, x)
 	case bool:
 		if x {
-			return tree.Node{Num: 1}, nil
+			b.LeafNum(n, 1)
+		} else {
+			b.LeafNum(n, 0)
 		}
-		return tree.Node{}, nil
 	case float64:
-		return tree.Node{Num: int64(math.Float64bits(x))}, nil
+		b.LeafNum(n, int64(math.Float64bits(x)))
 	case string:
-		return tree.Node{}, []byte(x)
+		b.LeafData(n, []byte(x))
 	case []byte:
-		return tree.Node{}, x
+		b.LeafData(n, x)
 	case [16]byte:
-		return tree.Node{}, x[:]
+		b.LeafData(n, x[:])
+	default:
+		panic(fmt.Sprintf("scalar value %T", v))
 	}
-	panic(fmt.Sprintf("scalar value %T", v))
 }
 
 // nodeAt follows a path such as "Topics[0].Partitions[0].LastOffset" from
@@ -211,22 +207,29 @@ func nodeAt(t *tree.Tree, i int32, path string) int32 {
 	return i
 }
 
-// bodyNode returns the node at path under the body of span tree t.
-// dataOf returns the contents of node n of tr.
-func dataOf(tr *tree.Tree, n *tree.Node) []byte {
-	if n.DLen <= 0 {
-		return nil
-	}
-	return tr.Bytes[n.DOff : n.DOff+n.DLen]
+// valNode is a node with the values a tree reads from its bytes.
+type valNode struct {
+	tree.Node
+	Num  int64
+	Data []byte
 }
 
-func bodyNode(t testing.TB, tr *tree.Tree, path string) *tree.Node {
+// valOf returns node i of tr with its values.
+func valOf(tr *tree.Tree, i int32) *valNode {
+	return &valNode{Node: tr.Nodes[i], Num: tr.Num(i), Data: tr.Data(i)}
+}
+
+// dataOf returns the contents of node n.
+func dataOf(_ *tree.Tree, n *valNode) []byte { return n.Data }
+
+// bodyNode returns the node at path under the body of span tree t.
+func bodyNode(t testing.TB, tr *tree.Tree, path string) *valNode {
 	t.Helper()
 	i := nodeAt(tr, tr.Part(tree.Body), path)
 	if i < 0 {
 		t.Fatalf("no %s in the decoded body", path)
 	}
-	return &tr.Nodes[i]
+	return valOf(tr, i)
 }
 
 // decodeAs decodes a framed request or response of m at version v.
@@ -548,10 +551,10 @@ func TestUnknownTagIsKeptByteForByte(t *testing.T) {
 	if n := bodyNode(t, dec, "ApiKeys[0].MaxVersion"); n.Num != 3 {
 		t.Errorf("ApiKeys[0].MaxVersion = %d", n.Num)
 	}
-	var unknown []*tree.Node
+	var unknown []*valNode
 	dec.Fields(dec.Part(tree.Body), func(i int32) bool {
-		if dec.Nodes[i].Kind == tree.UnknownTag {
-			unknown = append(unknown, &dec.Nodes[i])
+		if dec.Nodes[i].Kind() == tree.UnknownTag {
+			unknown = append(unknown, valOf(dec, i))
 		}
 		return true
 	})
@@ -772,8 +775,8 @@ func TestNullableStructMarkers(t *testing.T) {
 			t.Errorf("%s: %v", mk.hex, err)
 			continue
 		}
-		if n := bodyNode(t, dec, "P"); n.Null != mk.null {
-			t.Errorf("marker %s: null = %v, want %v", mk.hex[:2], n.Null, mk.null)
+		if n := bodyNode(t, dec, "P"); n.Null() != mk.null {
+			t.Errorf("marker %s: null = %v, want %v", mk.hex[:2], n.Null(), mk.null)
 		}
 	}
 }
@@ -796,8 +799,8 @@ func TestConsumerGroupHeartbeatMarkers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("marker %s: %v", tc.marker, err)
 		}
-		if n := bodyNode(t, dec, "Assignment"); n.Null != tc.null {
-			t.Errorf("marker %s: null %v", tc.marker, n.Null)
+		if n := bodyNode(t, dec, "Assignment"); n.Null() != tc.null {
+			t.Errorf("marker %s: null %v", tc.marker, n.Null())
 		}
 		again, err := reencode(c, dec)
 		if err != nil {
@@ -824,13 +827,13 @@ func TestCompactStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bodyNode(t, dec, "S"); string(dataOf(dec, n)) != "abc" || n.Null || n.Size != 4 || n.Wire != tree.WireCompactString {
+	if n := bodyNode(t, dec, "S"); string(dataOf(dec, n)) != "abc" || n.Null() || n.Size != 4 || n.Wire() != tree.WireCompactString {
 		t.Errorf("S = %+v", *n)
 	}
 	if n := bodyNode(t, dec, "N"); n.Num != 42 || n.Off != 4 {
 		t.Errorf("N = %+v", *n)
 	}
-	if n := bodyNode(t, dec, "Opt"); !n.Null || dataOf(dec, n) != nil {
+	if n := bodyNode(t, dec, "Opt"); !n.Null() || dataOf(dec, n) != nil {
 		t.Errorf("Opt = %+v, want null", *n)
 	}
 	enc, err := c.EncodeRecord(m, 0, valueOf(m.Root, tree.Body, obj{"S": "abc", "N": 42, "Opt": null{}}))
@@ -889,7 +892,7 @@ func TestCompactNullInVoteRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bodyNode(t, dec, "ClusterId"); !n.Null {
+	if n := bodyNode(t, dec, "ClusterId"); !n.Null() {
 		t.Errorf("ClusterId 00 decodes as %q, want null", dataOf(dec, n))
 	}
 	b[15], b[21] = 0x01, 0x00
@@ -925,9 +928,9 @@ func TestRecordsNullAndEmpty(t *testing.T) {
 			if i < 0 {
 				t.Fatal("no Records in the smallest instance")
 			}
-			v.Nodes[i].DLen = 0
+			v.Nodes[i].Size = 0 // empty: a value leaf holds its bytes
 			if tc.null {
-				v.Nodes[i].Null = true
+				v.Nodes[i].SetNull(true)
 			}
 			enc, err := c.Encode(m, tc.version, nil, v)
 			if err != nil {
@@ -941,8 +944,8 @@ func TestRecordsNullAndEmpty(t *testing.T) {
 			}
 			checkTiling(t, "decoded", dec)
 			n := bodyNode(t, dec, path)
-			if n.Null != tc.null || n.DLen != 0 {
-				t.Errorf("decoded records: null %v, %d bytes; want null %v, 0 bytes", n.Null, n.DLen, tc.null)
+			if n.Null() != tc.null || len(n.Data) != 0 {
+				t.Errorf("decoded records: null %v, %d bytes; want null %v, 0 bytes", n.Null(), len(n.Data), tc.null)
 			}
 			again, err := reencode(c, dec)
 			if err != nil {
@@ -1098,7 +1101,7 @@ func TestTruncatedBodyNamesTheField(t *testing.T) {
 	if n := dec.Nodes[prev]; n.Off+n.Size != 0x47 || dec.Field(prev) == nil || dec.Field(prev).Name != "LastOffsetEpoch" {
 		t.Errorf("last decoded leaf %+v, want LastOffsetEpoch ending at 0x47", n)
 	}
-	if n := dec.Nodes[last]; n.Kind != tree.Raw || dec.Name(last) != "undecoded" || n.Off != 0x47 || n.Size != 3 {
+	if n := dec.Nodes[last]; n.Kind() != tree.Raw || dec.Name(last) != "undecoded" || n.Off != 0x47 || n.Size != 3 {
 		t.Errorf("tail leaf %+v %q, want the 3 undecoded bytes at 0x47", n, dec.Name(last))
 	}
 

@@ -3,6 +3,8 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/records"
@@ -25,7 +27,17 @@ var (
 	}
 	refRecordType   = tree.NameRef("record_type", "coordinator record type (the key's int16 prefix)")
 	refValueVersion = tree.NameRef("version", "version of the coordinator record value (its int16 prefix)")
+
+	shapeRecordFrame = [3]tree.Shape{
+		tree.NewShape(tree.FrameField, tree.WireUvarint, refRecordFrame[0], 0),
+		tree.NewShape(tree.FrameField, tree.WireUvarint, refRecordFrame[1], 0),
+		tree.NewShape(tree.FrameField, tree.WireUvarint, refRecordFrame[2], 0),
+	}
 )
+
+// prefixShape is the shape of a coordinator record's int16 prefix leaf
+// (ref refRecordType or refValueVersion).
+func prefixShape(ref int32) tree.Shape { return tree.NewShape(tree.FrameField, tree.WireInt16, ref, 0) }
 
 // DefaultMaxFrame is the largest frame size accepted by default: 100 MiB,
 // the default of Kafka's socket.request.max.bytes (frame.DefaultMax).
@@ -98,58 +110,6 @@ func (c *Codec) headerSpec(request bool) (*spec.Message, error) {
 	return h, nil
 }
 
-// Encode writes a framed request or response: int32 size, the header
-// (version chosen as Kafka does), then the body. m is a request or response
-// spec; header and body are value trees (nil: every field at its default;
-// a nil request header gets m's api key and version, correlation id 0 and
-// client id ""). It returns the span tree, whose Bytes are the frame.
-func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) (*tree.Tree, error) {
-	t := &tree.Tree{}
-	if err := c.EncodeInto(t, nil, m, version, header, body); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// newEncoder returns an encoder building t, with its node arena and output
-// buffer sized from the values to encode. A value that is a decoded span
-// tree (or part of one: its root has a size) has the nodes and bytes of
-// its encoding already; a value tree has about 1.5 nodes per value node,
-// and most values take a few bytes.
-func newEncoder(t *tree.Tree, header, body *tree.Tree) *encoder {
-	nodes, bytes := 32, 64
-	for _, v := range [2]*tree.Tree{header, body} {
-		switch {
-		case v == nil || len(v.Nodes) == 0:
-		case v.Nodes[0].Size > 0:
-			nodes += len(v.Nodes)
-			bytes += int(v.Nodes[0].Size)
-		default:
-			n := len(v.Nodes) + len(v.Bytes)/4
-			nodes += n + n/2
-			bytes += 3 * n
-		}
-	}
-	t.Nodes = make([]tree.Node, 0, nodes)
-	return &encoder{b: tree.Builder{T: t}, buf: make([]byte, 0, bytes)}
-}
-
-func rootOf(v *tree.Tree) int32 {
-	if v == nil || len(v.Nodes) == 0 {
-		return -1
-	}
-	return 0
-}
-
-func (e *encoder) encodeBody(c *Codec, m *spec.Message, version int16, body *tree.Tree) {
-	e.v = body
-	e.push(m.Name)
-	e.b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(version), Off: e.off()})
-	e.structFields(c.plan(m, version), rootOf(body))
-	e.b.Close(e.off())
-	e.pop()
-}
-
 // EncodeRecord writes a message that is not a request or response. A
 // metadata record (type "metadata", also a remote-log-metadata record) gets
 // the KRaft record value frame: uvarint frame version 1, uvarint api key,
@@ -158,52 +118,81 @@ func (e *encoder) encodeBody(c *Codec, m *spec.Message, version int16, body *tre
 // CoordinatorRecordSerde writes it: a key's record type (a Frame with one
 // "record_type" leaf; the key's body at version, 0 for a "coordinator-key"),
 // a value's version (a "version" leaf). Other types (data, header) are
-// written bare.
+// written bare. It returns the span tree of the bytes: their decode
+// (DecodeRecord).
 func (c *Codec) EncodeRecord(m *spec.Message, version int16, body *tree.Tree) (*tree.Tree, error) {
-	return c.encodeBare(m, version, body, m.Type == spec.Metadata || m.VersionPrefixed())
+	framed := m.Type == spec.Metadata || m.VersionPrefixed()
+	b, err := c.appendBare(nil, m, version, body, framed)
+	if err != nil {
+		return nil, err
+	}
+	var t *tree.Tree
+	if framed {
+		t, err = c.DecodeRecord(b, m, version)
+	} else {
+		t, err = c.DecodeBody(b, m, version)
+	}
+	return readBack(t, body, err)
 }
 
 // EncodeBody writes the body of any message alone: no size prefix, no
 // header, no record frame — the bytes Kafka's generated XData.write
-// produces. The tree's root has one child, the Body.
+// produces. The tree (the decode of those bytes, DecodeBody) has a
+// Message root with one child, the Body.
 func (c *Codec) EncodeBody(m *spec.Message, version int16, body *tree.Tree) (*tree.Tree, error) {
-	return c.encodeBare(m, version, body, false)
-}
-
-func (c *Codec) encodeBare(m *spec.Message, version int16, body *tree.Tree, framed bool) (*tree.Tree, error) {
-	if err := c.checkVersion(m, version); err != nil {
+	b, err := c.appendBare(nil, m, version, body, false)
+	if err != nil {
 		return nil, err
 	}
-	t := &tree.Tree{Message: m, Version: version, HeaderVersion: -1, Sample: body != nil && body.Sample}
-	e := newEncoder(t, nil, body)
-	e.c = c
-	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
-	if p, ok := m.Prefix(version); ok && framed {
-		e.b.Open(tree.Node{Kind: tree.Frame})
-		ref := refValueVersion
-		if m.IsRecordKey() {
-			ref = refRecordType
+	t, err := c.DecodeBody(b, m, version)
+	return readBack(t, body, err)
+}
+
+// readBack is the tree of what an encoder wrote, decoded (err the
+// decode's error), marked Sample when the value is. Kafka's writers can
+// write what its readers refuse (more elements of a struct with no
+// fields in the version than there are bytes left): the tree is then the
+// partial decode, with a notice saying why.
+func readBack(t *tree.Tree, body *tree.Tree, err error) (*tree.Tree, error) {
+	if err != nil {
+		off := int32(-1)
+		var we *wire.Error
+		if errors.As(err, &we) {
+			off = int32(we.Offset)
 		}
-		off := e.off()
-		e.buf = wire.AppendInt16(e.buf, p)
-		e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt16, Ref: ref, Off: off, Size: 2, Num: int64(p)})
-		e.b.Close(e.off())
-	} else if framed {
-		e.b.Open(tree.Node{Kind: tree.Frame})
-		for i, v := range [3]int64{1, int64(m.APIKey), int64(version)} {
-			off := e.off()
-			e.buf = wire.AppendUvarint(e.buf, uint32(v))
-			e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Ref: refRecordFrame[i], Off: off, Size: e.off() - off, Num: v})
-		}
-		e.b.Close(e.off())
+		t.Problems = append(t.Problems, tree.Problem{Off: max(off, 0), VOff: -1, Msg: "Kafka's reader does not read back what its writer wrote here: " + err.Error(), Notice: true})
 	}
-	e.encodeBody(c, m, version, body)
-	if e.err != nil {
-		return nil, e.err
-	}
-	e.b.Close(e.off())
-	t.Bytes = e.buf
+	t.Sample = body != nil && body.Sample
 	return t, nil
+}
+
+// AppendRecord appends to buf the bytes EncodeRecord writes, and returns
+// them: no tree.
+func (c *Codec) AppendRecord(buf []byte, m *spec.Message, version int16, body *tree.Tree) ([]byte, error) {
+	return c.appendBare(buf, m, version, body, m.Type == spec.Metadata || m.VersionPrefixed())
+}
+
+// appendBare appends the body of m at version (framed: with its record
+// frame or prefix) to buf.
+func (c *Codec) appendBare(buf []byte, m *spec.Message, version int16, body *tree.Tree, framed bool) ([]byte, error) {
+	if err := c.checkVersion(m, version); err != nil {
+		return buf, err
+	}
+	start := len(buf)
+	e := &encoder{buf: slices.Grow(buf, sizeHint(nil, body)), c: c, v: body}
+	if p, ok := m.Prefix(version); ok && framed {
+		e.buf = wire.AppendInt16(e.buf, p)
+	} else if framed {
+		for _, v := range [3]uint32{1, uint32(m.APIKey), uint32(version)} {
+			e.buf = wire.AppendUvarint(e.buf, v)
+		}
+	}
+	e.structFields(c.plan(m, version), rootOf(body))
+	e.up(tree.Name(m.Name))
+	if err := e.finish(); err != nil {
+		return buf[:start], err
+	}
+	return e.buf, nil
 }
 
 // RequestHeaderValue builds a request header value tree: api key, api
@@ -212,23 +201,19 @@ func (c *Codec) encodeBare(m *spec.Message, version int16, body *tree.Tree, fram
 func RequestHeaderValue(hs *spec.Message, apiKey, apiVersion int16, correlationID int32, clientID string) *tree.Tree {
 	v := &tree.Tree{}
 	b := tree.Builder{T: v}
-	b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root)})
+	b.Open(tree.Node{S: tree.NewShape(tree.Header, tree.WireNone, tree.StructRef(hs.Root), -1)})
 	for _, f := range hs.Root.Fields {
-		n := tree.Node{Kind: tree.Field, Ref: tree.FieldRef(f)}
+		n := tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, tree.FieldRef(f), 0)}
 		switch f.Name {
 		case "RequestApiKey":
-			n.Num = int64(apiKey)
+			b.LeafNum(n, int64(apiKey))
 		case "RequestApiVersion":
-			n.Num = int64(apiVersion)
+			b.LeafNum(n, int64(apiVersion))
 		case "CorrelationId":
-			n.Num = int64(correlationID)
+			b.LeafNum(n, int64(correlationID))
 		case "ClientId":
 			b.LeafData(n, []byte(clientID))
-			continue
-		default:
-			continue
 		}
-		b.Leaf(n)
 	}
 	b.Close(0)
 	return v
@@ -239,10 +224,10 @@ func RequestHeaderValue(hs *spec.Message, apiKey, apiVersion int16, correlationI
 func ResponseHeaderValue(hs *spec.Message, correlationID int32) *tree.Tree {
 	v := &tree.Tree{}
 	b := tree.Builder{T: v}
-	b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root)})
+	b.Open(tree.Node{S: tree.NewShape(tree.Header, tree.WireNone, tree.StructRef(hs.Root), -1)})
 	for _, f := range hs.Root.Fields {
 		if f.Name == "CorrelationId" {
-			b.Leaf(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(f), Num: int64(correlationID)})
+			b.LeafNum(tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, tree.FieldRef(f), 0)}, int64(correlationID))
 		}
 	}
 	b.Close(0)
@@ -291,7 +276,7 @@ func sniff(b []byte) string {
 // frame reads (frame.Size) and checks the int32 size prefix and returns
 // the length of the frame, size prefix included.
 func (c *Codec) frame(d *decoder, b []byte) (int, error) {
-	d.b.Open(tree.Node{Kind: tree.Frame})
+	d.b.Open(tree.Node{S: shapeFrame})
 	size32, ok := frame.Size(b)
 	if !ok {
 		d.r.Bytes(4) // fails: records the bytes needed and present
@@ -301,11 +286,14 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 	}
 	d.r.Off = 4
 	size := int64(size32)
-	d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4, Num: size})
+	d.b.Leaf(tree.Node{Size: 4, S: shapeSize})
 	d.b.Close(4)
 	limit := c.MaxFrame
 	if limit == 0 {
 		limit = DefaultMaxFrame
+	}
+	if d.o.noFrameLimit {
+		limit = math.MaxInt32
 	}
 	if size >= 0 && size <= int64(limit) && size > int64(len(b)-4) {
 		// A truncated frame (a capture cut short, a partial read): decode
@@ -316,7 +304,7 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 	if size < 0 || size > int64(limit) {
 		// Every byte is attributed, even those no frame can explain.
 		if len(b) > 4 {
-			d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refUnframed, Off: 4, Size: int32(len(b) - 4), DOff: 4, DLen: int32(len(b) - 4)})
+			d.b.Leaf(tree.Node{Off: 4, Size: int32(len(b) - 4), S: rawShape(refUnframed)})
 			d.r.Off = len(b)
 		}
 		return 0, &FrameError{Size: size, Limit: limit, Have: len(b) - 4, Hint: sniff(b)}
@@ -337,7 +325,7 @@ func (d *decoder) closeTree(ref int32) {
 			return max(off, int32(d.r.Off))
 		}
 		for k := i; k < int32(len(t.Nodes)); k++ {
-			if n := &t.Nodes[k]; n.End == k+1 && n.Flags&tree.FlagVirtual == 0 {
+			if n := &t.Nodes[k]; n.End == k+1 && n.Flags()&tree.FlagVirtual == 0 {
 				off = max(off, n.Off+n.Size)
 			}
 		}
@@ -349,7 +337,7 @@ func (d *decoder) closeTree(ref int32) {
 	}
 	if d.b.Depth() == 1 {
 		if end := leafEnd(1, 0); int(end) < len(t.Bytes) {
-			d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: ref, Off: end, Size: int32(len(t.Bytes)) - end, DOff: end, DLen: int32(len(t.Bytes)) - end})
+			d.b.Leaf(tree.Node{Off: end, Size: int32(len(t.Bytes)) - end, S: rawShape(ref)})
 		}
 		d.b.Close(int32(len(t.Bytes)))
 	}
@@ -396,7 +384,7 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error {
 	reset(t, b)
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
-	root := d.b.Open(tree.Node{Kind: tree.Message})
+	root := d.b.Open(tree.Node{S: tree.NewShape(tree.Message, tree.WireNone, 0, 0)})
 	n, err := c.frame(d, b)
 	if err != nil {
 		d.closeTree(refUndecoded)
@@ -414,7 +402,7 @@ func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error
 		return &wire.Error{Offset: 4, Path: "RequestHeader.RequestApiKey", Msg: fmt.Sprintf("unknown api key %d", key)}
 	}
 	t.Message, t.Version = m, ver
-	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
+	d.b.T.Nodes[root].Reshape(partShape(tree.Message, m.Root, m, ver))
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
 		return &wire.Error{Offset: 6, Path: "RequestHeader.RequestApiVersion", Msg: err.Error(), Err: err}
@@ -457,11 +445,12 @@ func (c *Codec) DecodeResponseWith(t *tree.Tree, b []byte, m *spec.Message, ver 
 	reset(t, b)
 	t.Message, t.Version = m, ver
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
-	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
 	if err := c.checkVersion(m, ver); err != nil {
+		d.b.Open(tree.Node{S: partShape(tree.Message, m.Root, m, ver)})
 		d.closeTree(refUndecoded)
 		return err
 	}
+	d.b.Open(tree.Node{S: c.plan(m, ver).partShape(tree.Message)})
 	hv := frame.ResponseHeaderVersion(m, ver)
 	t.HeaderVersion = hv
 	n, err := c.frame(d, b)
@@ -504,10 +493,9 @@ func (e *truncatedError) Error() string {
 func (e *truncatedError) Unwrap() []error { return []error{e.err, e.frame} }
 
 func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Message, ver int16, after int) error {
-	d.push(hs.Name)
-	d.b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root), Num: int64(hv), Off: int32(d.r.Off)})
-	d.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)))
-	d.pop()
+	hp := c.plans.get(hs.Root, hv, hs.Flexible(hv))
+	d.b.Open(tree.Node{Off: int32(d.r.Off), S: hp.partShape(tree.Header)})
+	d.structFields(hp)
 	if d.failed() {
 		d.closeTree(refUndecoded)
 		return d.r.Err()
@@ -517,10 +505,9 @@ func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Messa
 }
 
 func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) error {
-	d.push(m.Name)
-	d.b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(ver), Off: int32(d.r.Off)})
-	d.structFields(c.plan(m, ver))
-	d.pop()
+	p := c.plan(m, ver)
+	d.b.Open(tree.Node{Off: int32(d.r.Off), S: p.partShape(tree.Body)})
+	d.structFields(p)
 	if d.failed() {
 		d.closeTree(refUndecoded)
 		return d.r.Err()
@@ -529,7 +516,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 	var err error
 	if rest := d.r.Remaining(); rest > 0 {
 		// Show the bytes, then report them.
-		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refTrailing, Off: int32(d.r.Off), Size: int32(rest), DOff: int32(d.r.Off), DLen: int32(rest)})
+		d.b.Leaf(tree.Node{Off: int32(d.r.Off), Size: int32(rest), S: rawShape(refTrailing)})
 		err = &trailingError{&wire.Error{Offset: d.r.Off, Path: m.Name, Msg: fmt.Sprintf("%s left after the body (%v)", wire.Bytes(rest), ErrTrailing)}}
 		d.r.Off = len(d.r.Buf)
 	}
@@ -546,7 +533,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
-	d.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(ver)})
+	d.b.Open(tree.Node{S: partShape(tree.Message, m.Root, m, ver)})
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
 		return t, err
@@ -606,7 +593,7 @@ func (c *Codec) DecodeTopicValue(b []byte, tp spec.Topic, rt int16) (*tree.Tree,
 func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic, key bool, rt int16) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
-	root := d.b.Open(tree.Node{Kind: tree.Message})
+	root := d.b.Open(tree.Node{S: partShape(tree.Message, nil, nil, -1)})
 	if m != nil && m.Topic != "" {
 		tp = m.Topic
 	}
@@ -625,16 +612,16 @@ func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic
 			name, ref = "record_type", refRecordType
 		}
 		if m != nil {
-			d.b.T.Nodes[root].Ref = tree.StructRef(m.Root)
+			d.b.T.Nodes[root].Reshape(partShape(tree.Message, m.Root, m, -1))
 		}
-		d.b.Open(tree.Node{Kind: tree.Frame})
+		d.b.Open(tree.Node{S: shapeFrame})
 		p := d.r.Int16()
 		if d.r.Failed() {
 			d.r.SetPath(name)
 			d.closeTree(refUndecoded)
 			return t, d.r.Err()
 		}
-		d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt16, Ref: ref, Off: 0, Size: 2, Num: int64(p)})
+		d.b.Leaf(tree.Node{Off: 0, Size: 2, S: prefixShape(ref)})
 		d.b.Close(2)
 		if m == nil {
 			if m = c.Set.RecordKey(tp, p); m == nil {
@@ -650,14 +637,15 @@ func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic
 			} else {
 				// A value's prefix is its version, one the spec lacks:
 				// the tree says so, as a metadata record's frame does.
-				t.Version, d.b.T.Nodes[root].Num = p, int64(p)
+				t.Version = p
+				d.b.T.Nodes[root].Reshape(partShape(tree.Message, m.Root, m, p))
 			}
 			return t, c.undecoded(d, &wire.Error{Offset: 0, Path: name, Msg: err.Error(), Err: sentinel})
 		}
 		ver = v
 		t.Version = ver
 	case m == nil || m.Type == spec.Metadata:
-		d.b.Open(tree.Node{Kind: tree.Frame})
+		d.b.Open(tree.Node{S: shapeFrame})
 		var vals [3]uint32
 		for i, name := range [3]string{"frame_version", "api_key", "version"} {
 			off := d.r.Off
@@ -668,7 +656,7 @@ func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic
 				d.closeTree(refUndecoded)
 				return t, d.r.Err()
 			}
-			d.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireUvarint, Ref: refRecordFrame[i], Off: int32(off), Size: int32(d.r.Off - off), Num: int64(vals[i])})
+			d.b.Leaf(tree.Node{Off: int32(off), Size: int32(d.r.Off - off), S: shapeRecordFrame[i]})
 		}
 		d.b.Close(int32(d.r.Off))
 		if vals[0] != 1 {
@@ -699,7 +687,7 @@ func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic
 		m, ver = mm, int16(vals[2])
 		t.Message, t.Version = m, ver
 	}
-	d.b.T.Nodes[root].Ref, d.b.T.Nodes[root].Num = tree.StructRef(m.Root), int64(ver)
+	d.b.T.Nodes[root].Reshape(partShape(tree.Message, m.Root, m, ver))
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
 		if tp != "" {

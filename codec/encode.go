@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/kwire/kwire/frame"
-	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -24,34 +23,48 @@ type EncodeError struct {
 // Error renders the path and the problem: "VoteRequest.Topics[0].Port: value 65536 is out of range…".
 func (e *EncodeError) Error() string { return e.Path + ": " + e.Msg }
 
-// encoder writes a value tree as bytes and builds the span tree.
+// encoder writes a value tree as bytes. It builds no tree: the span tree
+// of what it writes is the decode of those bytes (Encode), so that one
+// decoder owns what every byte means. A failure's path is collected as
+// the failure returns through the fields and elements it is in (rev,
+// innermost first), so that encoding keeps no path while it succeeds.
 type encoder struct {
 	buf   []byte
-	b     tree.Builder
 	v     *tree.Tree // the value being encoded
-	path  tree.Path
-	err   error
+	err   *EncodeError
+	rev   tree.Path
 	depth int
-	// c is the codec encoding (its records options).
+	// c is the codec encoding.
 	c *Codec
 }
 
-func (e *encoder) push(name string) { e.path.Push(name) }
-func (e *encoder) pushIdx(i int32)  { e.path.PushIndex(int(i)) }
-func (e *encoder) pop()             { e.path.Pop() }
+// fail records the first failure, at the place the steps that its
+// callers add (up) will name.
 func (e *encoder) fail(format string, args ...any) {
 	if e.err == nil {
-		e.err = &EncodeError{Path: pathString(e.path), Msg: fmt.Sprintf(format, args...)}
+		e.err = &EncodeError{Msg: fmt.Sprintf(format, args...)}
+		e.rev = e.rev[:0]
 	}
 }
-func (e *encoder) off() int32 { return int32(len(e.buf)) }
 
-// node returns value node i, or nil for -1.
-func (e *encoder) node(i int32) *tree.Node {
-	if i < 0 {
+// up adds step s to the path of a failure returning through it.
+func (e *encoder) up(s tree.Step) {
+	if e.err != nil {
+		e.rev = append(e.rev, s)
+	}
+}
+
+// finish returns the failure with its path, root first (nil when none).
+func (e *encoder) finish() error {
+	if e.err == nil {
 		return nil
 	}
-	return &e.v.Nodes[i]
+	p := make(tree.Path, len(e.rev))
+	for i, s := range e.rev {
+		p[len(p)-1-i] = s
+	}
+	e.err.Path = p.String()
+	return e.err
 }
 
 // structFields writes struct value vi (or all defaults when vi < 0) at plan p.
@@ -61,14 +74,14 @@ func (e *encoder) structFields(p *plan, vi int32) {
 		e.depth--
 		return
 	}
+	defer func() { e.depth-- }()
+	v := e.v
 	if vi >= 0 && len(p.absent) > 0 {
 		for k, f := range p.absent {
-			n := e.v.LookupRef(vi, p.absentRefs[k])
+			n := v.LookupRef(vi, p.absentRefs[k])
 			if n >= 0 && !f.Ignorable && !e.isDefault(f, n) {
-				e.push(f.Name)
 				e.fail("field is not in version %d and is not ignorable, but holds a non-default value", p.version)
-				e.pop()
-				e.depth--
+				e.up(tree.Name(f.Name))
 				return
 			}
 		}
@@ -76,104 +89,85 @@ func (e *encoder) structFields(p *plan, vi int32) {
 	// Value trees list fields in spec order, so a cursor over the children
 	// finds each one in turn; anything else falls back to a search.
 	cur, end := vi+1, vi+1
-	if vi >= 0 {
-		end = e.v.Nodes[vi].End
-	}
 	var vn []tree.Node
 	if vi >= 0 {
-		vn = e.v.Nodes
+		vn = v.Nodes
+		end = vn[vi].End
 	}
 	for _, fp := range p.fields {
 		n := int32(-1)
 		if vi >= 0 {
-			for cur < end && vn[cur].Kind == tree.Presence {
+			for cur < end && vn[cur].Kind() == tree.Presence {
 				cur = vn[cur].End
 			}
-			if cur < end && vn[cur].Ref == fp.ref && vn[cur].Kind != tree.UnknownTag {
+			if cur < end && vn[cur].Kind() != tree.UnknownTag && vn[cur].Ref() == fp.ref {
 				n = cur
 				cur = vn[cur].End
-				if fp.width > 0 && e.fixed(fp, vn[n].Num) {
+				if fp.width > 0 && e.fixed(fp, n) {
 					continue
 				}
 			} else {
-				n = e.v.LookupRef(vi, fp.ref)
+				n = v.LookupRef(vi, fp.ref)
 			}
 		}
 		e.field(fp, n, false)
 		if e.err != nil {
-			e.depth--
 			return
 		}
 	}
 	if p.flexible {
 		e.tagSection(p, vi)
 	} else if vi >= 0 {
-		e.v.Fields(vi, func(c int32) bool {
-			if e.v.Nodes[c].Kind == tree.UnknownTag {
-				e.fail("unknown tagged field %d cannot be written in non-flexible version %d", e.v.Nodes[c].Num, p.version)
+		v.Fields(vi, func(c int32) bool {
+			if v.Nodes[c].Kind() == tree.UnknownTag {
+				e.fail("unknown tagged field %d cannot be written in non-flexible version %d", v.Num(c), p.version)
 				return false
 			}
 			return true
 		})
 	}
-	e.depth--
 }
 
-// field writes one field from value node n (nil: the field's default).
+// field writes one field from value node n (-1: the field's default).
 func (e *encoder) field(fp *fplan, n int32, tagged bool) {
 	switch fp.kind {
 	case spec.KindArray:
-		e.push(fp.f.Name)
 		e.array(fp, n)
-		e.pop()
 	case spec.KindStruct:
-		e.push(fp.f.Name)
 		e.structField(fp, n, tagged)
-		e.pop()
 	case spec.KindRecords:
-		e.push(fp.f.Name)
 		e.records(fp, n)
-		e.pop()
 	default:
-		if n >= 0 && fp.width > 0 && e.fixed(fp, e.v.Nodes[n].Num) {
+		if n >= 0 && fp.width > 0 && e.fixed(fp, n) {
 			return
 		}
-		off := e.off()
-		// A scalar pushes no path step unless it fails.
-		failed := e.err != nil
-		leaf := e.scalar(fp.f, fp.kind, fp.wire, fp.nullable, n)
-		if !failed && e.err != nil {
-			e.push(fp.f.Name)
-			e.err.(*EncodeError).Path = pathString(e.path)
-			e.pop()
-		}
-		leaf.Kind, leaf.Ref, leaf.Off, leaf.Size = tree.Field, fp.ref, off, e.off()-off
-		e.b.Leaf(leaf)
+		e.scalar(fp.f, fp.kind, fp.wire, fp.nullable, n)
 	}
+	e.up(tree.Name(fp.f.Name))
 }
 
-// fixed writes fixed-size scalar field fp (fp.width > 0) holding num and
-// its leaf; it returns false, having written nothing, for a value out of
-// the field's range or a uuid (field then writes it or says what is
-// wrong).
-func (e *encoder) fixed(fp *fplan, num int64) bool {
-	off := e.off()
-	num, ok := e.putNum(fp.kind, fp.width, num)
-	if !ok {
-		return false
+// fixed writes fixed-size scalar field fp (fp.width > 0) from value node
+// n; it returns false, having written nothing, for a value out of the
+// field's range or a uuid (field then writes it or says what is wrong).
+// A value that is a span leaf of the field's own shape (a decoded tree
+// re-encoded) is its bytes, copied; a bool is written 0 or 1.
+func (e *encoder) fixed(fp *fplan, n int32) bool {
+	nd := e.v.Nodes[n]
+	if nd.S == fp.shape && fp.kind != spec.KindBool && fp.kind != spec.KindUUID {
+		if end := int(nd.Off) + int(fp.width); nd.Off >= 0 && end <= len(e.v.Bytes) && nd.Size == fp.width {
+			e.buf = append(e.buf, e.v.Bytes[nd.Off:end]...)
+			return true
+		}
 	}
-	t := e.b.T
-	t.Nodes = append(t.Nodes, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: off, Size: fp.width, End: int32(len(t.Nodes)) + 1, Num: num})
-	return true
+	return e.putNum(fp.kind, fp.width, e.v.Num(n))
 }
 
 // putNum appends integer (or float64 bits) num of fixed-size kind k, w
-// bytes wide; ok is false, with nothing written, for a value out of k's
-// range or a kind that is not a number (scalar then writes it or says
-// what is wrong). It returns the value as the leaf holds it (a bool as 0
-// or 1). The bytes are written in place, so that only the buffer's length
-// is stored back unless it grows.
-func (e *encoder) putNum(k spec.Kind, w int32, num int64) (_ int64, ok bool) {
+// bytes wide; it returns false, with nothing written, for a value out of
+// k's range or a kind that is not a number (scalar then writes it or says
+// what is wrong). A bool is written 0 or 1.
+func (e *encoder) putNum(k spec.Kind, w int32, num int64) bool {
+	var ok bool
 	switch k {
 	case spec.KindBool:
 		if num != 0 {
@@ -194,38 +188,29 @@ func (e *encoder) putNum(k spec.Kind, w int32, num int64) (_ int64, ok bool) {
 		ok = true
 	}
 	if !ok {
-		return num, false
+		return false
 	}
-	if cap(e.buf)-len(e.buf) < int(w) {
-		e.buf = slices.Grow(e.buf, int(w))
-	}
-	n := len(e.buf)
-	e.buf = e.buf[:n+int(w)]
-	b := e.buf[n:]
 	switch w {
 	case 1:
-		b[0] = byte(num)
+		e.buf = append(e.buf, byte(num))
 	case 2:
-		binary.BigEndian.PutUint16(b, uint16(num))
+		e.buf = binary.BigEndian.AppendUint16(e.buf, uint16(num))
 	case 4:
-		binary.BigEndian.PutUint32(b, uint32(num))
+		e.buf = binary.BigEndian.AppendUint32(e.buf, uint32(num))
 	default:
-		binary.BigEndian.PutUint64(b, uint64(num))
+		e.buf = binary.BigEndian.AppendUint64(e.buf, uint64(num))
 	}
-	return num, true
+	return true
 }
 
 // scalar writes a fixed-size value, string or bytes from value node ni (or
-// f's default when ni is -1). The returned leaf's contents point into the
-// output bytes.
-func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool, ni int32) tree.Node {
-	out := tree.Node{Wire: w}
+// f's default when ni is -1).
+func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool, ni int32) {
 	var num int64
 	var data []byte
 	null := false
 	if ni >= 0 {
-		n := &e.v.Nodes[ni]
-		num, data, null = n.Num, e.v.Data(ni), n.Null
+		num, data, null = e.v.Num(ni), e.v.Data(ni), e.v.Nodes[ni].Null()
 	} else if f != nil {
 		switch k {
 		case spec.KindFloat64:
@@ -275,7 +260,6 @@ func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool,
 			e.fail("a uuid is 16 bytes, have %d", len(data))
 		}
 		copy(u[:], data)
-		out.DOff, out.DLen = e.off(), 16
 		e.buf = append(e.buf, u[:]...)
 	case spec.KindString, spec.KindBytes, spec.KindRecords:
 		if null {
@@ -283,18 +267,14 @@ func (e *encoder) scalar(f *spec.Field, k spec.Kind, w tree.Wire, nullable bool,
 				e.fail("null value for a non-nullable %s", k)
 			}
 			e.buf = appendLen(e.buf, w, -1)
-			out.Null = true
-			return out
+			return
 		}
 		if k == spec.KindString && len(data) > maxString {
 			e.fail("string of %d bytes is longer than Kafka's limit of %d", len(data), maxString)
 		}
 		e.buf = appendLen(e.buf, w, len(data))
-		out.DOff, out.DLen = e.off(), int32(len(data))
 		e.buf = append(e.buf, data...)
 	}
-	out.Num = num
-	return out
 }
 
 // appendLen writes a length prefix (or -1 for null) in wire encoding w.
@@ -310,139 +290,134 @@ func appendLen(b []byte, w tree.Wire, n int) []byte {
 }
 
 // length writes the count or size prefix of an array or records field (n,
-// or -1 for null; uvarint n+1 when compact, else int32) and its Length leaf.
+// or -1 for null; uvarint n+1 when compact, else int32).
 func (e *encoder) length(compact bool, n int) {
-	off := e.off()
-	w := tree.WireInt32
 	if compact {
-		w = tree.WireUvarint
+		if n+1 < 0x80 {
+			e.buf = append(e.buf, byte(n+1))
+			return
+		}
+		e.buf = wire.AppendUvarint(e.buf, uint32(n+1))
+		return
 	}
-	e.buf = appendLen(e.buf, w, n)
-	e.b.Leaf(tree.Node{Kind: tree.Length, Wire: w, Off: off, Size: e.off() - off, Num: int64(n)})
+	e.buf = wire.AppendInt32(e.buf, int32(n))
 }
 
 func (e *encoder) array(fp *fplan, ni int32) {
-	n := e.node(ni)
-	off := e.off()
-	ai := e.b.Open(tree.Node{Kind: tree.Array, Ref: fp.ref, Off: off})
-	null := n == nil && fp.f.DefaultNull || n != nil && n.Null
+	v := e.v
+	null := ni < 0 && fp.f.DefaultNull || ni >= 0 && v.Nodes[ni].Null()
 	if null {
 		if !fp.nullable {
 			e.fail("null array for a non-nullable field")
 		}
 		e.length(fp.compact, -1)
-		e.b.T.Nodes[ai].Null = true
-		e.b.Close(e.off())
 		return
 	}
+	if ni < 0 {
+		e.length(fp.compact, 0)
+		return
+	}
+	end := v.Nodes[ni].End
 	count := 0
-	if n != nil {
-		for c := ni + 1; c < n.End; c = e.v.Nodes[c].End {
-			if e.v.Nodes[c].Kind == tree.Element {
-				count++
-			}
+	for c := ni + 1; c < end; c = v.Nodes[c].End {
+		if v.Nodes[c].Kind() == tree.Element {
+			count++
 		}
 	}
 	e.length(fp.compact, count)
-	e.b.T.Nodes[ai].Index = int32(count)
-	if count > 0 {
-		i := int32(0)
-		w := fp.elemWidth
-		if fp.elem == spec.KindUUID {
-			w = 0 // written by scalar
-		}
-		if w > 0 {
-			// Room for every element, so that appending them never grows.
-			if t := e.b.T; cap(t.Nodes)-len(t.Nodes) < count {
-				t.Nodes = slices.Grow(t.Nodes, count)
-			}
-			if cap(e.buf)-len(e.buf) < count*int(w) {
-				e.buf = slices.Grow(e.buf, count*int(w))
-			}
-		}
-		for c := ni + 1; c < n.End && e.err == nil; c = e.v.Nodes[c].End {
-			if e.v.Nodes[c].Kind != tree.Element {
-				continue
-			}
-			eoff := e.off()
-			if w > 0 {
-				if num, ok := e.putNum(fp.elem, w, e.v.Nodes[c].Num); ok {
-					t := e.b.T
-					t.Nodes = append(t.Nodes, tree.Node{Kind: tree.Element, Wire: fp.elemWire, Index: i, Off: eoff, Size: w, End: int32(len(t.Nodes)) + 1, Num: num})
-					i++
-					continue
-				}
-			}
-			e.pushIdx(i)
-			if fp.elem == spec.KindStruct {
-				e.b.Open(tree.Node{Kind: tree.Element, Ref: fp.sub.ref, Index: i, Off: eoff})
-				e.structFields(fp.sub, c)
-				e.b.Close(e.off())
-			} else {
-				leaf := e.scalar(nil, fp.elem, fp.elemWire, false, c)
-				leaf.Kind, leaf.Index, leaf.Off, leaf.Size = tree.Element, i, eoff, e.off()-eoff
-				e.b.Leaf(leaf)
-			}
-			e.pop()
-			i++
-		}
+	if count == 0 {
+		return
 	}
-	e.b.Close(e.off())
+	if w := fp.elemWidth; w > 0 && fp.elem != spec.KindUUID && fp.elem != spec.KindBool {
+		if e.spanElems(fp, ni, count) {
+			return
+		}
+		e.buf = slices.Grow(e.buf, count*int(w))
+	}
+	i := 0
+	for c := ni + 1; c < end; c = v.Nodes[c].End {
+		if v.Nodes[c].Kind() != tree.Element {
+			continue
+		}
+		switch {
+		case fp.elem == spec.KindStruct:
+			e.structFields(fp.sub, c)
+		case fp.elemWidth > 0 && fp.elem != spec.KindUUID && e.putNum(fp.elem, fp.elemWidth, v.Num(c)):
+		default:
+			e.scalar(nil, fp.elem, fp.elemWire, false, c)
+		}
+		if e.err != nil {
+			e.up(tree.Index(i))
+			return
+		}
+		i++
+	}
+}
+
+// spanElems writes the count fixed-size scalar elements of array value
+// ni when they are the span leaves of a decoded array of fp's own element
+// shape, one after the other in its bytes: those bytes, copied at once.
+// It returns false, having written nothing, for any other array.
+func (e *encoder) spanElems(fp *fplan, ni int32, count int) bool {
+	v := e.v
+	end := v.Nodes[ni].End
+	first := int32(-1)
+	next := int32(0)
+	for c := ni + 1; c < end; c = v.Nodes[c].End {
+		n := v.Nodes[c]
+		if n.Kind() != tree.Element {
+			continue
+		}
+		if n.S != fp.elemShape || n.Size != fp.elemWidth || first >= 0 && n.Off != next {
+			return false
+		}
+		if first < 0 {
+			first = n.Off
+		}
+		next = n.Off + n.Size
+	}
+	if first < 0 || int(next) > len(v.Bytes) || int(next-first) != count*int(fp.elemWidth) {
+		return false
+	}
+	e.buf = append(e.buf, v.Bytes[first:next]...)
+	return true
 }
 
 func (e *encoder) structField(fp *fplan, ni int32, tagged bool) {
-	n := e.node(ni)
-	off := e.off()
-	si := e.b.Open(tree.Node{Kind: tree.Struct, Ref: fp.ref, Off: off})
-	null := n == nil && fp.f.DefaultNull || n != nil && n.Null
+	null := ni < 0 && fp.f.DefaultNull || ni >= 0 && e.v.Nodes[ni].Null()
 	if null && !fp.nullable {
 		e.fail("null struct for a non-nullable field")
+		return
 	}
 	if fp.nullable {
-		w, v := tree.WireInt8, int64(1)
-		if null {
-			v = -1
+		switch {
+		case tagged && null:
+			e.buf = append(e.buf, 0)
+		case tagged:
+			e.buf = append(e.buf, 1)
+		case null:
+			e.buf = append(e.buf, 0xff) // int8 -1
+		default:
+			e.buf = append(e.buf, 1)
 		}
-		if tagged {
-			w = tree.WireUvarint
-			if null {
-				v = 0
-			}
-			e.buf = wire.AppendUvarint(e.buf, uint32(v))
-		} else {
-			e.buf = wire.AppendInt8(e.buf, int8(v))
-		}
-		e.b.Leaf(tree.Node{Kind: tree.Presence, Wire: w, Off: off, Size: e.off() - off, Num: v})
 		if null {
-			e.b.T.Nodes[si].Null = true
-			e.b.Close(e.off())
 			return
 		}
 	}
 	e.structFields(fp.sub, ni)
-	e.b.Close(e.off())
 }
 
 func (e *encoder) records(fp *fplan, ni int32) {
-	n := e.node(ni)
-	off := e.off()
-	ri := e.b.Open(tree.Node{Kind: tree.Records, Ref: fp.ref, Wire: fp.wire, Off: off})
-	if n == nil || n.Null {
+	if ni < 0 || e.v.Nodes[ni].Null() {
 		if !fp.nullable {
 			e.fail("null records for a non-nullable field")
 		}
 		e.length(fp.compact, -1)
-		e.b.T.Nodes[ri].Null = true
-		e.b.Close(e.off())
 		return
 	}
 	data := e.v.Data(ni)
 	e.length(fp.compact, len(data))
-	start := e.off()
 	e.buf = append(e.buf, data...)
-	e.b.T.Nodes[ri].DOff, e.b.T.Nodes[ri].DLen = start, int32(len(data))
-	records.Append(&e.b, data, start, e.c.RecordsOptions())
-	e.b.Close(e.off())
 }
 
 // tagEntry is one tagged field to write: a known field or an unknown tag.
@@ -455,16 +430,15 @@ type tagEntry struct {
 func (e *encoder) tagSection(p *plan, vi int32) {
 	if len(p.tagged) == 0 && !e.hasUnknownTags(vi) {
 		// Nothing to write but the empty section, the usual case.
-		off := e.off()
 		e.buf = append(e.buf, 0)
-		e.b.Leaf(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: off, Size: 1})
 		return
 	}
+	v := e.v
 	var entries []tagEntry
 	for _, fp := range p.tagged {
 		n := int32(-1)
 		if vi >= 0 {
-			n = e.v.LookupRef(vi, fp.ref)
+			n = v.LookupRef(vi, fp.ref)
 		}
 		if n < 0 || e.isDefault(fp.f, n) {
 			continue
@@ -472,9 +446,9 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 		entries = append(entries, tagEntry{int64(fp.f.Tag), fp, n})
 	}
 	if vi >= 0 {
-		e.v.Fields(vi, func(c int32) bool {
-			if e.v.Nodes[c].Kind == tree.UnknownTag {
-				entries = append(entries, tagEntry{tag: e.v.Nodes[c].Num, n: c})
+		v.Fields(vi, func(c int32) bool {
+			if v.Nodes[c].Kind() == tree.UnknownTag {
+				entries = append(entries, tagEntry{tag: v.Num(c), n: c})
 			}
 			return true
 		})
@@ -484,70 +458,30 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 	}
 	for i := 1; i < len(entries); i++ {
 		if entries[i].tag == entries[i-1].tag {
-			e.push("_tagged_fields")
 			e.fail("tag %d is given twice", entries[i].tag)
-			e.pop()
+			e.up(tree.Name("_tagged_fields"))
 			return
 		}
 	}
-	off := e.off()
 	e.buf = wire.AppendUvarint(e.buf, uint32(len(entries)))
-	if len(entries) == 0 {
-		e.b.Leaf(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: off, Size: e.off() - off})
-		return
-	}
-	e.b.Open(tree.Node{Kind: tree.TagSection, Wire: tree.WireUvarint, Off: off, Num: int64(len(entries))})
-	e.b.Leaf(tree.Node{Kind: tree.TagCount, Wire: tree.WireUvarint, Off: off, Size: e.off() - off, Num: int64(len(entries))})
 	for _, en := range entries {
-		eoff := e.off()
 		var payload []byte
-		var sub *encoder
 		if en.fp != nil {
 			// Encode the value on its own first: its size prefixes it.
-			sub = &encoder{v: e.v, b: tree.Builder{T: &tree.Tree{}}, path: e.path.Clone()}
+			sub := &encoder{v: v, c: e.c, depth: e.depth}
 			sub.field(en.fp, en.n, true)
 			if sub.err != nil {
-				e.err = sub.err
+				e.err, e.rev = sub.err, append(e.rev[:0], sub.rev...)
 				return
 			}
 			payload = sub.buf
 		} else {
-			payload = e.v.Data(en.n)
+			payload = v.Data(en.n)
 		}
-		kind := tree.Tag
-		var ref int32
-		if en.fp != nil {
-			ref = en.fp.ref
-		} else {
-			kind = tree.UnknownTag
-		}
-		ei := e.b.Open(tree.Node{Kind: kind, Ref: ref, Off: eoff, Num: en.tag})
 		e.buf = wire.AppendUvarint(e.buf, uint32(en.tag))
-		e.b.Leaf(tree.Node{Kind: tree.TagNumber, Wire: tree.WireUvarint, Off: eoff, Size: e.off() - eoff, Num: en.tag})
-		soff := e.off()
 		e.buf = wire.AppendUvarint(e.buf, uint32(len(payload)))
-		e.b.Leaf(tree.Node{Kind: tree.TagSize, Wire: tree.WireUvarint, Off: soff, Size: e.off() - soff, Num: int64(len(payload))})
-		poff := e.off()
 		e.buf = append(e.buf, payload...)
-		if sub != nil {
-			base := int32(len(e.b.T.Nodes))
-			for _, sn := range sub.b.T.Nodes {
-				sn.Off += poff
-				if sn.DOff != 0 || sn.DLen != 0 { // nodes with contents
-					sn.DOff += poff
-				}
-				sn.End += base
-				e.b.T.Nodes = append(e.b.T.Nodes, sn)
-			}
-		} else {
-			e.b.T.Nodes[ei].DOff, e.b.T.Nodes[ei].DLen = poff, int32(len(payload))
-			if len(payload) > 0 {
-				e.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Off: poff, Size: int32(len(payload)), DOff: poff, DLen: int32(len(payload))})
-			}
-		}
-		e.b.Close(e.off())
 	}
-	e.b.Close(e.off())
 }
 
 // hasUnknownTags reports whether struct value vi (none when -1) holds
@@ -558,7 +492,7 @@ func (e *encoder) hasUnknownTags(vi int32) bool {
 	}
 	nodes := e.v.Nodes
 	for c := vi + 1; c < nodes[vi].End; c = nodes[c].End {
-		switch nodes[c].Kind {
+		switch nodes[c].Kind() {
 		case tree.UnknownTag:
 			return true
 		case tree.TagSection:
@@ -574,50 +508,50 @@ func (e *encoder) hasUnknownTags(vi int32) bool {
 // FieldSpec.generateNonDefaultValueCheck): tagged fields equal to their
 // default are not written.
 func (e *encoder) isDefault(f *spec.Field, ni int32) bool {
-	n := &e.v.Nodes[ni]
+	v := e.v
+	n := v.Nodes[ni]
 	switch f.Type.Kind {
 	case spec.KindBool, spec.KindInt8, spec.KindInt16, spec.KindUint16, spec.KindInt32, spec.KindUint32, spec.KindInt64:
-		return n.Num == f.DefaultInt
+		return v.Num(ni) == f.DefaultInt
 	case spec.KindFloat64:
-		return math.Float64frombits(uint64(n.Num)) == f.DefaultFloat
+		return math.Float64frombits(uint64(v.Num(ni))) == f.DefaultFloat
 	case spec.KindUUID:
 		var u [16]byte
-		copy(u[:], e.v.Data(ni))
+		copy(u[:], v.Data(ni))
 		return u == f.DefaultUUID
 	case spec.KindString:
 		if f.DefaultNull {
-			return n.Null
+			return n.Null()
 		}
-		return !n.Null && string(e.v.Data(ni)) == f.DefaultString
+		return !n.Null() && string(v.Data(ni)) == f.DefaultString
 	case spec.KindBytes:
 		if f.DefaultNull {
-			return n.Null
+			return n.Null()
 		}
-		return !n.Null && n.DLen == 0
+		return !n.Null() && len(v.Data(ni)) == 0
 	case spec.KindRecords:
-		return n.Null
+		return n.Null()
 	case spec.KindArray:
 		if f.DefaultNull {
-			return n.Null
+			return n.Null()
 		}
-		if n.Null {
+		if n.Null() {
 			return false
 		}
 		empty := true
-		e.v.Elements(ni, func(int32) bool { empty = false; return false })
+		v.Elements(ni, func(int32) bool { empty = false; return false })
 		return empty
 	case spec.KindStruct:
 		if f.DefaultNull {
-			return n.Null
+			return n.Null()
 		}
-		if n.Null {
+		if n.Null() {
 			return false
 		}
 		def := true
-		e.v.Fields(ni, func(c int32) bool {
-			cn := &e.v.Nodes[c]
-			cf := e.v.Field(c)
-			if cn.Kind == tree.UnknownTag || cf == nil || !e.isDefault(cf, c) {
+		v.Fields(ni, func(c int32) bool {
+			cf := v.Field(c)
+			if v.Nodes[c].Kind() == tree.UnknownTag || cf == nil || !e.isDefault(cf, c) {
 				def = false
 			}
 			return def
@@ -627,23 +561,46 @@ func (e *encoder) isDefault(f *spec.Field, ni int32) bool {
 	return false
 }
 
-// EncodeInto is Encode into an existing tree, reusing its node arena, with
-// the frame written over buf from its start (buf's capacity is reused; its
-// contents are not kept): a caller encoding many messages allocates
-// nothing per message once both have grown. t is reset first; on success
-// t.Bytes is the frame, which shares buf's storage. t must not be header
-// or body, and buf must not hold their bytes.
-func (c *Codec) EncodeInto(t *tree.Tree, buf []byte, m *spec.Message, version int16, header, body *tree.Tree) error {
+// sizeHint is about the bytes that encoding header and body takes: a
+// value that is a decoded span tree (or part of one: its root has a size)
+// takes about its size again; a value tree a few bytes a value.
+func sizeHint(header, body *tree.Tree) int {
+	n := 64
+	for _, v := range [2]*tree.Tree{header, body} {
+		switch {
+		case v == nil || len(v.Nodes) == 0:
+		case v.Nodes[0].Size > 0 && v.Nodes[0].Flags()&tree.FlagValue == 0:
+			n += int(v.Nodes[0].Size)
+		default:
+			n += 4*len(v.Nodes) + len(v.Bytes)
+		}
+	}
+	return n
+}
+
+func rootOf(v *tree.Tree) int32 {
+	if v == nil || len(v.Nodes) == 0 {
+		return -1
+	}
+	return 0
+}
+
+// AppendEncode appends to buf the frame of a request or response, as
+// Encode writes it, and returns it: the bytes only, no tree. It is what
+// a client or proxy that only sends the bytes calls, allocating nothing
+// once buf has room. On error it returns buf as it was and an
+// *EncodeError, a *VersionError or another error.
+func (c *Codec) AppendEncode(buf []byte, m *spec.Message, version int16, header, body *tree.Tree) ([]byte, error) {
 	if m.Type != spec.Request && m.Type != spec.Response {
-		return fmt.Errorf("%s is a %s, not a request or response: use EncodeRecord", m.Name, m.Type)
+		return buf, fmt.Errorf("%s is a %s, not a request or response: use EncodeRecord", m.Name, m.Type)
 	}
 	if err := c.checkVersion(m, version); err != nil {
-		return err
+		return buf, err
 	}
 	req := m.Type == spec.Request
 	hs, err := c.headerSpec(req)
 	if err != nil {
-		return err
+		return buf, err
 	}
 	var hv int16
 	if req {
@@ -654,37 +611,56 @@ func (c *Codec) EncodeInto(t *tree.Tree, buf []byte, m *spec.Message, version in
 	} else {
 		hv = frame.ResponseHeaderVersion(m, version)
 	}
-	nodes := t.Nodes[:0]
-	*t = tree.Tree{Nodes: nodes, Message: m, Version: version, HeaderVersion: hv, Sample: body != nil && body.Sample}
-	if cap(nodes) == 0 {
-		// Size the arena and buffer as Encode does.
-		fresh := newEncoder(t, header, body)
-		if cap(buf) < cap(fresh.buf) {
-			buf = fresh.buf
-		}
+	start := len(buf)
+	if cap(buf)-start < 4 {
+		buf = slices.Grow(buf, sizeHint(header, body))
 	}
-	e := &encoder{b: tree.Builder{T: t}, buf: buf[:0], c: c}
-	e.b.Open(tree.Node{Kind: tree.Message, Ref: tree.StructRef(m.Root), Num: int64(version)})
-	e.b.Open(tree.Node{Kind: tree.Frame})
-	e.buf = append(e.buf, 0, 0, 0, 0)
-	sizeLeaf := e.b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt32, Ref: refSize, Size: 4})
-	e.b.Close(4)
-	e.v = header
-	e.push(hs.Name)
-	e.b.Open(tree.Node{Kind: tree.Header, Ref: tree.StructRef(hs.Root), Num: int64(hv), Off: e.off()})
+	e := &encoder{buf: append(buf, 0, 0, 0, 0), c: c, v: header}
 	e.structFields(c.plans.get(hs.Root, hv, hs.Flexible(hv)), rootOf(header))
-	e.b.Close(e.off())
-	e.pop()
+	e.up(tree.Name(hs.Name))
 	if e.err == nil {
-		e.encodeBody(c, m, version, body)
+		e.v = body
+		e.structFields(c.plan(m, version), rootOf(body))
+		e.up(tree.Name(m.Name))
 	}
-	if e.err != nil {
-		return e.err
+	if err := e.finish(); err != nil {
+		return buf[:start], err
 	}
-	size := len(e.buf) - 4
-	binary.BigEndian.PutUint32(e.buf, uint32(size))
-	t.Nodes[sizeLeaf].Num = int64(size)
-	e.b.Close(e.off())
-	t.Bytes = e.buf
-	return nil
+	binary.BigEndian.PutUint32(e.buf[start:], uint32(len(e.buf)-start-4))
+	return e.buf, nil
+}
+
+// Encode writes a framed request or response: int32 size, the header
+// (version chosen as Kafka does), then the body. m is a request or response
+// spec; header and body are value trees (nil: every field at its default;
+// a nil request header gets m's api key and version, correlation id 0 and
+// client id ""). It returns the span tree of the frame: the decode of the
+// bytes written (AppendEncode writes the bytes alone).
+func (c *Codec) Encode(m *spec.Message, version int16, header, body *tree.Tree) (*tree.Tree, error) {
+	t := &tree.Tree{}
+	if err := c.EncodeInto(t, nil, m, version, header, body); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// EncodeInto is Encode into an existing tree, reusing its node arena, with
+// the frame written over buf from its start (buf's capacity is reused; its
+// contents are not kept): a caller encoding many messages allocates
+// nothing per message once both have grown. t is reset first; on success
+// t.Bytes is the frame, which shares buf's storage. t must not be header
+// or body, and buf must not hold their bytes.
+func (c *Codec) EncodeInto(t *tree.Tree, buf []byte, m *spec.Message, version int16, header, body *tree.Tree) error {
+	b, err := c.AppendEncode(buf[:0], m, version, header, body)
+	if err != nil {
+		return err
+	}
+	o := DecodeOptions{noFrameLimit: true}
+	if m.Type == spec.Request {
+		err = c.DecodeRequestWith(t, b, o)
+	} else {
+		err = c.DecodeResponseWith(t, b, m, version, o)
+	}
+	_, err = readBack(t, body, err)
+	return err
 }

@@ -58,10 +58,10 @@ func TestFixedRunCutShort(t *testing.T) {
 		// The partition element holds the leaves of the fields read.
 		var got []string
 		for i := range tr.Nodes {
-			if n := &tr.Nodes[i]; n.Kind == tree.Field && n.Off >= 0x21 && n.End == int32(i)+1 {
+			if n := &tr.Nodes[i]; n.Kind() == tree.Field && n.Off >= 0x21 && n.End == int32(i)+1 {
 				fd := tr.Field(int32(i))
-				if n.Num != fields[len(got)].num || n.Off != int32(fields[len(got)].off) {
-					t.Errorf("cut at 0x%x: %s = %d at 0x%x, want %d at 0x%x", cut, fd.Name, n.Num, n.Off, fields[len(got)].num, fields[len(got)].off)
+				if num := tr.Num(int32(i)); num != fields[len(got)].num || n.Off != int32(fields[len(got)].off) {
+					t.Errorf("cut at 0x%x: %s = %d at 0x%x, want %d at 0x%x", cut, fd.Name, num, n.Off, fields[len(got)].num, fields[len(got)].off)
 				}
 				got = append(got, fd.Name)
 			}

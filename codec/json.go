@@ -155,7 +155,7 @@ func ToJSON(dst []byte, t *tree.Tree, i int32, m *spec.Message, v int16, o JSONO
 	if t == nil || i < 0 || int(i) >= len(t.Nodes) {
 		return dst, fmt.Errorf("codec.ToJSON: no node %d in the tree", i)
 	}
-	switch k := t.Nodes[i].Kind; k {
+	switch k := t.Nodes[i].Kind(); k {
 	case tree.Body, tree.Header, tree.Struct, tree.Element:
 	default:
 		return dst, fmt.Errorf("codec.ToJSON: node %d is a %s node, not a message body or header (use t.Part(tree.Body))", i, k)
@@ -218,7 +218,7 @@ func (w *jsonWriter) object(st *spec.Struct, i int32) {
 	if i >= 0 {
 		w.t.Fields(i, func(c int32) bool {
 			var f *spec.Field
-			if w.t.Nodes[c].Kind != tree.UnknownTag {
+			if w.t.Nodes[c].Kind() != tree.UnknownTag {
 				if f = w.t.Field(c); f == nil {
 					return true
 				}
@@ -286,7 +286,7 @@ func (w *jsonWriter) object(st *spec.Struct, i int32) {
 		w.path.PushKey(unknownTagsKey)
 		w.path.PushIndex(tags)
 		if !w.flexible {
-			w.fail("unknown tagged field %d cannot exist in non-flexible version %d", w.t.Nodes[kid.n].Num, w.v)
+			w.fail("unknown tagged field %d cannot exist in non-flexible version %d", w.t.Num(kid.n), w.v)
 			return
 		}
 		w.path = w.path[:len(w.path)-2]
@@ -300,7 +300,7 @@ func (w *jsonWriter) object(st *spec.Struct, i int32) {
 			w.buf = append(w.buf, ',')
 		}
 		w.buf = append(w.buf, `{"tag":`...)
-		w.buf = strconv.AppendInt(w.buf, w.t.Nodes[kid.n].Num, 10)
+		w.buf = strconv.AppendInt(w.buf, w.t.Num(kid.n), 10)
 		w.buf = append(w.buf, `,"data":"`...)
 		w.buf = base64.StdEncoding.AppendEncode(w.buf, w.t.Data(kid.n))
 		w.buf = append(w.buf, `"}`...)
@@ -340,7 +340,7 @@ func (w *jsonWriter) isNull(f *spec.Field, n int32) bool {
 	if n < 0 {
 		return f.DefaultNull || f.Type.Kind == spec.KindRecords
 	}
-	return w.t.Nodes[n].Null
+	return w.t.Nodes[n].Null()
 }
 
 func (w *jsonWriter) null(f *spec.Field) {
@@ -435,7 +435,7 @@ func (w *jsonWriter) scalar(f *spec.Field, k spec.Kind, n int32) {
 	var data []byte
 	null := false
 	if n >= 0 {
-		num, data, null = w.t.Nodes[n].Num, w.t.Data(n), w.t.Nodes[n].Null
+		num, data, null = w.t.Num(n), w.t.Data(n), w.t.Nodes[n].Null()
 	} else {
 		switch k {
 		case spec.KindFloat64:
@@ -450,9 +450,9 @@ func (w *jsonWriter) scalar(f *spec.Field, k spec.Kind, n int32) {
 			num = f.DefaultInt
 		}
 	}
-	if n >= 0 && w.t.Nodes[n].Flags&tree.FlagSecret != 0 && !null {
+	if n >= 0 && w.t.Nodes[n].Flags()&tree.FlagSecret != 0 && !null {
 		// A credential redacted by package secret.
-		w.buf = appendJSONString(w.buf, secret.Text(int(w.t.Nodes[n].DLen)))
+		w.buf = appendJSONString(w.buf, secret.Text(w.t.DataLen(n)))
 		return
 	}
 	if null && (k == spec.KindString || k == spec.KindBytes) {
@@ -771,7 +771,7 @@ func FromJSONDropped(data []byte, m *spec.Message, v int16) (*tree.Tree, []strin
 	if m.Type == spec.Header {
 		kind = tree.Header
 	}
-	r.b.Open(tree.Node{Kind: kind, Ref: tree.StructRef(m.Root), Num: int64(v)})
+	r.b.Open(tree.Node{S: partShape(kind, m.Root, m, v)})
 	if err := r.fields(m.Root, 0); err != nil {
 		return nil, nil, err
 	}
@@ -1092,7 +1092,8 @@ func (r *jsonReader) otherVersion(f *spec.Field, c int32) error {
 // an int32 that, when built is set (the records were given and are in the
 // tree as its last leaf), matches their size.
 func (r *jsonReader) recordsSize(f *spec.Field, built bool, s int32) error {
-	n := &r.b.T.Nodes[len(r.b.T.Nodes)-1]
+	ri := int32(len(r.b.T.Nodes) - 1)
+	n := r.b.T.Nodes[ri]
 	r.pop()
 	r.push(lowerFirst(f.Name)+"SizeInBytes", false)
 	if r.vals[s].kind != jsonNumber {
@@ -1104,10 +1105,10 @@ func (r *jsonReader) recordsSize(f *spec.Field, built bool, s int32) error {
 		return err
 	case !built:
 		return nil
-	case n.Null:
+	case n.Null():
 		return r.errAt(s, "%d, but the records are null", size)
-	case size != int64(n.DLen):
-		return r.errAt(s, "%d, but the records hold %s", size, wire.Bytes(n.DLen))
+	case size != int64(r.b.T.DataLen(ri)):
+		return r.errAt(s, "%d, but the records hold %s", size, wire.Bytes(r.b.T.DataLen(ri)))
 	}
 	return nil
 }
@@ -1131,7 +1132,7 @@ func (r *jsonReader) value(f *spec.Field, c int32, nullable bool) error {
 		if !nullable || k == 0 {
 			return r.nullErr(c)
 		}
-		r.b.Leaf(tree.Node{Kind: k, Ref: ref, Null: true})
+		r.b.LeafData(tree.Node{S: tree.NewShape(k, tree.WireNone, ref, 0).With(tree.FlagNull)}, nil)
 		return nil
 	}
 	switch f.Type.Kind {
@@ -1139,7 +1140,7 @@ func (r *jsonReader) value(f *spec.Field, c int32, nullable bool) error {
 		if jv.kind != jsonObject {
 			return r.typeErr(c, "an object ("+f.Type.Struct.Name+")")
 		}
-		r.b.Open(tree.Node{Kind: tree.Struct, Ref: ref})
+		r.b.Open(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, ref, 0)})
 		if err := r.fields(f.Type.Struct, c); err != nil {
 			return err
 		}
@@ -1148,7 +1149,7 @@ func (r *jsonReader) value(f *spec.Field, c int32, nullable bool) error {
 		if jv.kind != jsonArray {
 			return r.typeErr(c, "an array")
 		}
-		ai := r.b.Open(tree.Node{Kind: tree.Array, Ref: ref})
+		r.b.Open(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, ref, 0)})
 		count := 0
 		for e := c + 1; e < jv.end; e = r.vals[e].end {
 			r.pushIdx(count)
@@ -1156,7 +1157,7 @@ func (r *jsonReader) value(f *spec.Field, c int32, nullable bool) error {
 				if r.vals[e].kind != jsonObject {
 					return r.typeErr(e, "an object ("+f.Type.Struct.Name+")")
 				}
-				r.b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct), Index: int32(count)})
+				r.b.Open(tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, tree.StructRef(f.Type.Struct), 0)})
 				if err := r.fields(f.Type.Struct, e); err != nil {
 					return err
 				}
@@ -1165,17 +1166,15 @@ func (r *jsonReader) value(f *spec.Field, c int32, nullable bool) error {
 				if r.vals[e].kind == jsonNull {
 					return r.errAt(e, "null, but array elements cannot be null")
 				}
-				n, data, err := r.scalar(f.Type.Elem, e)
+				num, data, err := r.scalar(f.Type.Elem, e)
 				if err != nil {
 					return err
 				}
-				n.Kind, n.Index = tree.Element, int32(count)
-				r.b.LeafData(n, data)
+				valueLeaf(&r.b, tree.Node{S: shapeValueElement}, f.Type.Elem, num, data)
 			}
 			r.pop()
 			count++
 		}
-		r.b.T.Nodes[ai].Index = int32(count)
 		r.b.Close(0)
 	case spec.KindRecords:
 		if jv.kind != jsonString {
@@ -1185,67 +1184,66 @@ func (r *jsonReader) value(f *spec.Field, c int32, nullable bool) error {
 		if err != nil {
 			return err
 		}
-		r.b.LeafData(tree.Node{Kind: tree.Records, Ref: ref}, data)
+		r.b.LeafData(tree.Node{S: tree.NewShape(tree.Records, tree.WireNone, ref, 0)}, data)
 	default:
-		n, data, err := r.scalar(f.Type.Kind, c)
+		num, data, err := r.scalar(f.Type.Kind, c)
 		if err != nil {
 			return err
 		}
-		n.Kind, n.Ref = tree.Field, ref
-		r.b.LeafData(n, data)
+		valueLeaf(&r.b, tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, ref, 0)}, f.Type.Kind, num, data)
 	}
 	return nil
 }
 
 // scalar reads non-null JSON value c as a value of kind k: the leaf's
-// number and its contents.
-func (r *jsonReader) scalar(k spec.Kind, c int32) (tree.Node, []byte, error) {
+// number or its contents.
+func (r *jsonReader) scalar(k spec.Kind, c int32) (int64, []byte, error) {
 	jv := &r.vals[c]
 	switch k {
 	case spec.KindBool:
 		switch jv.kind {
 		case jsonTrue:
-			return tree.Node{Num: 1}, nil, nil
+			return 1, nil, nil
 		case jsonFalse:
-			return tree.Node{}, nil, nil
+			return 0, nil, nil
 		}
-		return tree.Node{}, nil, r.typeErr(c, "true or false (bool)")
+		return 0, nil, r.typeErr(c, "true or false (bool)")
 	case spec.KindInt8, spec.KindInt16, spec.KindUint16, spec.KindInt32, spec.KindUint32, spec.KindInt64:
 		n, err := r.integer(k, c)
-		return tree.Node{Num: n}, nil, err
+		return n, nil, err
 	case spec.KindFloat64:
 		d, err := r.float(c)
-		return tree.Node{Num: int64(math.Float64bits(d))}, nil, err
+		return int64(math.Float64bits(d)), nil, err
 	case spec.KindUUID:
 		if jv.kind != jsonString {
-			return tree.Node{}, nil, r.typeErr(c, "a uuid (a string of 22 base64url characters)")
+			return 0, nil, r.typeErr(c, "a uuid (a string of 22 base64url characters)")
 		}
 		if len(jv.text) != 22 {
-			return tree.Node{}, nil, r.errAt(c, "expected a uuid: 22 base64url characters without padding, got %s (%d characters)", r.describe(c)[len("the string "):], len(jv.text))
+			return 0, nil, r.errAt(c, "expected a uuid: 22 base64url characters without padding, got %s (%d characters)", r.describe(c)[len("the string "):], len(jv.text))
 		}
 		u, err := base64.RawURLEncoding.Strict().DecodeString(jv.text)
 		if err != nil || len(u) != 16 || strings.ContainsAny(jv.text, "\r\n") {
 			je := r.errAt(c, "expected a uuid: %s is not 22 base64url characters of 16 bytes (%v)", r.describe(c)[len("the string "):], err)
 			je.Err = err
-			return tree.Node{}, nil, je
+			return 0, nil, je
 		}
-		return tree.Node{}, u, nil
+		return 0, u, nil
 	case spec.KindString:
 		if jv.kind != jsonString {
-			return tree.Node{}, nil, r.typeErr(c, "a string")
+			return 0, nil, r.typeErr(c, "a string")
 		}
 		if len(jv.text) > maxString {
-			return tree.Node{}, nil, r.errAt(c, "string of %d UTF-8 bytes is longer than Kafka's limit of %d", len(jv.text), maxString)
+			return 0, nil, r.errAt(c, "string of %d UTF-8 bytes is longer than Kafka's limit of %d", len(jv.text), maxString)
 		}
-		return tree.Node{}, []byte(jv.text), nil
+		return 0, []byte(jv.text), nil
 	case spec.KindBytes:
 		if jv.kind != jsonString {
-			return tree.Node{}, nil, r.typeErr(c, "bytes as a base64 string")
+			return 0, nil, r.typeErr(c, "bytes as a base64 string")
 		}
 		data, err := r.base64(c)
-		return tree.Node{}, data, err
+		return 0, data, err
 	}
-	return tree.Node{}, nil, r.errAt(c, "a %s cannot be read as a scalar", k)
+	return 0, nil, r.errAt(c, "a %s cannot be read as a scalar", k)
 }
 
 // base64 decodes JSON string c as standard base64 with padding (Jackson's
@@ -1391,7 +1389,7 @@ func (r *jsonReader) unknownTags(st *spec.Struct, u int32) error {
 			return err
 		}
 		r.pop()
-		r.b.LeafData(tree.Node{Kind: tree.UnknownTag, Num: n}, payload)
+		r.b.LeafTag(uint32(n), payload)
 		r.pop()
 		i++
 	}

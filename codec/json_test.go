@@ -161,7 +161,7 @@ func TestJSONKafkaWorkedExamples(t *testing.T) {
 				t.Errorf("v2: got %s, want %s", got, want)
 			}
 			back, err := codec.FromJSON([]byte(`{}`), m, 2)
-			if err != nil || len(back.Nodes) != 1 || back.Nodes[0].Kind != tree.Body {
+			if err != nil || len(back.Nodes) != 1 || back.Nodes[0].Kind() != tree.Body {
 				t.Errorf("FromJSON {} at v2: %v, %d nodes", err, len(back.Nodes))
 			}
 		})
@@ -190,8 +190,8 @@ func TestJSONKafkaWorkedExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if back.Nodes[0].Kind != tree.Header {
-				t.Errorf("root kind %s, want header", back.Nodes[0].Kind)
+			if back.Nodes[0].Kind() != tree.Header {
+				t.Errorf("root kind %s, want header", back.Nodes[0].Kind())
 			}
 			if d := tree.Diff(hdr, 0, back, 0); d != "" {
 				t.Errorf("FromJSON differs: %s", d)
@@ -439,7 +439,7 @@ func TestJSONFloat64(t *testing.T) {
 		var bits uint64
 		back.Fields(0, func(c int32) bool {
 			if f := back.Field(c); f != nil && f.Name == "F64" {
-				bits = uint64(back.Nodes[c].Num)
+				bits = uint64(back.Num(c))
 			}
 			return true
 		})
@@ -540,8 +540,8 @@ func TestJSONUnknownTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := range back.Nodes {
-		if back.Nodes[k].Kind == tree.UnknownTag {
-			t.Errorf("JSON without the key gave unknown tag %d", back.Nodes[k].Num)
+		if back.Nodes[k].Kind() == tree.UnknownTag {
+			t.Errorf("JSON without the key gave unknown tag %d", back.Num(int32(k)))
 		}
 	}
 
@@ -601,7 +601,7 @@ func TestJSONRecords(t *testing.T) {
 			t.Errorf("v%d empty: diff %q", v, d)
 		}
 		for k := range back.Nodes {
-			if n := back.Nodes[k]; n.Kind == tree.Records && !n.Null && n.DLen != 0 {
+			if n := back.Nodes[k]; n.Kind() == tree.Records && !n.Null() && back.DataLen(int32(k)) != 0 {
 				t.Errorf("v%d empty: records node %+v", v, n)
 			}
 		}
@@ -841,8 +841,8 @@ func TestJSONKeyOrder(t *testing.T) {
 		t.Errorf("key order changed the value: %s", d)
 	}
 	for k := range a.Nodes {
-		if a.Nodes[k].Ref != b.Nodes[k].Ref || a.Nodes[k].Kind != b.Nodes[k].Kind {
-			t.Errorf("node %d: %s vs %s", k, a.Nodes[k].Kind, b.Nodes[k].Kind)
+		if a.Nodes[k].Ref() != b.Nodes[k].Ref() || a.Nodes[k].Kind() != b.Nodes[k].Kind() {
+			t.Errorf("node %d: %s vs %s", k, a.Nodes[k].Kind(), b.Nodes[k].Kind())
 		}
 	}
 	sameWire(t, c, m, 1, a, b)

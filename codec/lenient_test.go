@@ -48,7 +48,7 @@ func TestKafkaLenientLengths(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkTiling(t, tc.name, dec)
-			if n := bodyNode(t, dec, tc.path); !n.Null {
+			if n := bodyNode(t, dec, tc.path); !n.Null() {
 				t.Errorf("%s decodes as %+v, want null", tc.path, *n)
 			}
 		})
@@ -70,7 +70,7 @@ func TestKafkaLenientLengths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bodyNode(t, dec, "Topics"); !n.Null {
+	if n := bodyNode(t, dec, "Topics"); !n.Null() {
 		t.Errorf("Topics with count -2 decodes as %+v, want null", *n)
 	}
 	// A non-nullable field still refuses any negative length.
@@ -105,7 +105,7 @@ func TestDuplicateTagLastWins(t *testing.T) {
 			epoch = dec.Lookup(dec.Part(tree.Body), x)
 		}
 	}
-	if epoch < 0 || dec.Nodes[epoch].Num != 6 {
+	if epoch < 0 || dec.Num(epoch) != 6 {
 		t.Fatalf("FinalizedFeaturesEpoch = node %d, want the last value 6", epoch)
 	}
 	again, err := reencode(c, dec)
@@ -135,8 +135,8 @@ func TestTagSizeNotChecked(t *testing.T) {
 	checkTiling(t, "size mismatch", dec)
 	found := false
 	for i := range dec.Nodes {
-		if n := &dec.Nodes[i]; n.Kind == tree.Tag {
-			found = n.Flags&tree.FlagSizeMismatch != 0
+		if n := &dec.Nodes[i]; n.Kind() == tree.Tag {
+			found = n.Flags()&tree.FlagSizeMismatch != 0
 		}
 	}
 	if !found {
@@ -165,7 +165,8 @@ func nullLeaf(v *tree.Tree, i int32) {
 			n.End -= drop
 		}
 	}
-	v.Nodes[i].End, v.Nodes[i].Null = i+1, true
+	v.Nodes[i].End = i + 1
+	v.Nodes[i].SetNull(true)
 }
 
 // ControlledShutdownRequest v0 (Kafka 3.9.1) uses request header v0: no

@@ -11,10 +11,14 @@ import (
 // plan is a struct's layout at one version, compiled once from its spec:
 // which fields are positional, which tagged, and how each is encoded.
 type plan struct {
-	st       *spec.Struct
-	ref      int32 // tree.StructRef(st)
-	version  int16
-	flexible bool
+	st  *spec.Struct
+	ref int32 // tree.StructRef(st)
+	// elemShape is the shape of an array element of this struct; parts
+	// are its shapes as a Header, Body and Message at p's version.
+	elemShape tree.Shape
+	parts     [3]tree.Shape
+	version   int16
+	flexible  bool
 	// fields are the positional fields present at this version, in order.
 	fields []*fplan
 	// tagged are the tagged fields present at this version, by tag.
@@ -30,49 +34,14 @@ type plan struct {
 
 // step is one step of decoding a struct's positional fields: a run of
 // fixed-size scalar fields p.fields[lo:hi] (width > 0), read as one block
-// of width bytes whose leaves are the templates with their offsets,
-// indexes and values filled in; or the single other field p.fields[lo]
-// (hi == lo+1, width 0).
+// of width bytes whose leaves are the templates with their offsets and
+// ends filled in; or the single other field p.fields[lo] (hi == lo+1,
+// width 0).
 type step struct {
 	lo, hi int
 	width  int32
-	// tmpl are the leaves of a run, Off relative to the run's start; each
-	// template's Num holds how its value is read (a readKind).
+	// tmpl are the leaves of a run, Off relative to the run's start.
 	tmpl []tree.Node
-}
-
-// readKind is how the value of a fixed-size leaf is read from its bytes.
-type readKind = int64
-
-const (
-	readBool readKind = iota
-	readInt8
-	readInt16
-	readUint16
-	readInt32
-	readUint32
-	readInt64 // and float64 bits
-	readUUID
-)
-
-func readKindOf(k spec.Kind) readKind {
-	switch k {
-	case spec.KindBool:
-		return readBool
-	case spec.KindInt8:
-		return readInt8
-	case spec.KindInt16:
-		return readInt16
-	case spec.KindUint16:
-		return readUint16
-	case spec.KindInt32:
-		return readInt32
-	case spec.KindUint32:
-		return readUint32
-	case spec.KindUUID:
-		return readUUID
-	}
-	return readInt64
 }
 
 // fplan is how one field is encoded at one version.
@@ -87,6 +56,12 @@ type fplan struct {
 	sub      *plan // struct, or struct elements of an array
 	wire     tree.Wire
 	elemWire tree.Wire
+	// shape is the shape of the field's node (a Field leaf, or its Array,
+	// Struct or Records group), elemShape that of a scalar array's
+	// elements, lenShape that of an array's or records' length prefix.
+	shape, elemShape, lenShape tree.Shape
+	// tagShape is the shape of a tagged field's Tag entry.
+	tagShape tree.Shape
 	// width is the wire size of a fixed-size scalar field (0 for any
 	// other), elemWidth that of a fixed-size scalar array element.
 	width, elemWidth int32
@@ -128,7 +103,11 @@ func (c *planCache) getLocked(k planKey) *plan {
 	if c.m == nil {
 		c.m = map[planKey]*plan{}
 	}
-	p := &plan{st: k.st, ref: tree.StructRef(k.st), version: k.version, flexible: k.flexible}
+	ref := tree.StructRef(k.st)
+	p := &plan{st: k.st, ref: ref, version: k.version, flexible: k.flexible, elemShape: tree.NewShape(tree.Element, tree.WireNone, ref, 0)}
+	for i, k := range [3]tree.Kind{tree.Header, tree.Body, tree.Message} {
+		p.parts[i] = tree.NewShape(k, tree.WireNone, ref, int32(p.version))
+	}
 	c.m[k] = p
 	compile(p, c)
 	return p
@@ -153,13 +132,26 @@ func compile(p *plan, c *planCache) {
 			fp.sub = c.getLocked(planKey{f.Type.Struct, version, flexible})
 		}
 		fp.wire = scalarWire(fp.kind, fp.compact)
-		if fp.kind == spec.KindArray {
+		fp.lenShape = shapeLengthInt32
+		if fp.compact {
+			fp.lenShape = shapeLengthUvarint
+		}
+		switch fp.kind {
+		case spec.KindArray:
 			fp.elemWire = scalarWire(fp.elem, fp.compact)
 			fp.elemWidth = int32(fp.elem.FixedSize())
-		} else if fp.kind != spec.KindStruct {
+			fp.shape = tree.NewShape(tree.Array, tree.WireNone, fp.ref, 0)
+			fp.elemShape = tree.NewShape(tree.Element, fp.elemWire, 0, 0)
+		case spec.KindStruct:
+			fp.shape = tree.NewShape(tree.Struct, tree.WireNone, fp.ref, 0)
+		case spec.KindRecords:
+			fp.shape = tree.NewShape(tree.Records, fp.wire, fp.ref, 0)
+		default:
 			fp.width = int32(fp.kind.FixedSize())
+			fp.shape = tree.NewShape(tree.Field, fp.wire, fp.ref, 0)
 		}
 		if fp.tagged {
+			fp.tagShape = tree.NewShape(tree.Tag, tree.WireNone, fp.ref, 0)
 			p.tagged = append(p.tagged, fp)
 		} else {
 			p.fields = append(p.fields, fp)
@@ -175,12 +167,61 @@ func compile(p *plan, c *planCache) {
 		st := step{lo: lo}
 		for st.hi = lo; st.hi < len(p.fields) && p.fields[st.hi].width > 0; st.hi++ {
 			fp := p.fields[st.hi]
-			st.tmpl = append(st.tmpl, tree.Node{Kind: tree.Field, Wire: fp.wire, Ref: fp.ref, Off: st.width, Size: fp.width, Num: readKindOf(fp.kind)})
+			st.tmpl = append(st.tmpl, tree.Node{Off: st.width, Size: fp.width, S: fp.shape})
 			st.width += fp.width
 		}
 		p.steps = append(p.steps, st)
 		lo = st.hi
 	}
+}
+
+// Shapes of the codec's synthetic nodes.
+var (
+	shapeLengthInt32   = tree.NewShape(tree.Length, tree.WireInt32, 0, 0)
+	shapeLengthUvarint = tree.NewShape(tree.Length, tree.WireUvarint, 0, 0)
+	shapeTagsEmpty     = tree.NewShape(tree.TagSection, tree.WireUvarint, 0, 0)
+	shapeTagCount      = tree.NewShape(tree.TagCount, tree.WireUvarint, 0, 0)
+	shapeTagNumber     = tree.NewShape(tree.TagNumber, tree.WireUvarint, 0, 0)
+	shapeTagSize       = tree.NewShape(tree.TagSize, tree.WireUvarint, 0, 0)
+	shapeUnknownTag    = tree.NewShape(tree.UnknownTag, tree.WireNone, 0, 0)
+	shapeTagRaw        = tree.NewShape(tree.Raw, tree.WireRaw, 0, 0)
+	shapePresenceInt8  = tree.NewShape(tree.Presence, tree.WireInt8, 0, 0)
+	shapePresenceUvar  = tree.NewShape(tree.Presence, tree.WireUvarint, 0, 0)
+	shapeFrame         = tree.NewShape(tree.Frame, tree.WireNone, 0, 0)
+	shapeSize          = tree.NewShape(tree.FrameField, tree.WireInt32, refSize, 0)
+)
+
+// rawShape is the shape of a Raw leaf named by ref.
+func rawShape(ref int32) tree.Shape { return tree.NewShape(tree.Raw, tree.WireRaw, ref, 0) }
+
+// partShape is the shape of p's struct as a Header, Body or Embedded node
+// at p's version (a plan's version is one its message defines).
+func (p *plan) partShape(k tree.Kind) tree.Shape {
+	switch k {
+	case tree.Header:
+		return p.parts[0]
+	case tree.Body:
+		return p.parts[1]
+	case tree.Message:
+		return p.parts[2]
+	}
+	return tree.NewShape(k, tree.WireNone, p.ref, int32(p.version))
+}
+
+// partShape is the shape of a Message, Header, Body or Embedded node of
+// struct st at version v: its aux holds v when m (nil for a header)
+// defines it, else -1 (tree.NodeVersion then reads the tree's), so that
+// versions read from hostile bytes never grow the shape table.
+func partShape(k tree.Kind, st *spec.Struct, m *spec.Message, v int16) tree.Shape {
+	aux := int32(v)
+	if m != nil && !m.ValidVersions.Contains(v) || v < 0 {
+		aux = -1
+	}
+	var ref int32
+	if st != nil {
+		ref = tree.StructRef(st)
+	}
+	return tree.NewShape(k, tree.WireNone, ref, aux)
 }
 
 func scalarWire(k spec.Kind, compact bool) tree.Wire {

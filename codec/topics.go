@@ -20,6 +20,9 @@ type DecodeOptions struct {
 	// (records.Options.KeyValue), topic ids being resolved with the names
 	// an earlier response on the connection gave.
 	TopicRecords func(name string, id [16]byte) (records.Options, bool)
+	// noFrameLimit lifts the codec's MaxFrame: the decoder reading back
+	// what the encoder wrote takes a frame of any size.
+	noFrameLimit bool
 }
 
 // recordsOptions are the options of the records field being decoded: the
@@ -51,12 +54,12 @@ func enclosingTopic(b *tree.Builder) (name string, id [16]byte, ok bool) {
 		// child on the way down).
 		for i := open[k] + 1; i < next; {
 			n := &t.Nodes[i]
-			if n.Kind == tree.Field && !n.Null {
+			if n.Kind() == tree.Field && !n.Null() {
 				if f := t.Field(i); f != nil {
 					switch {
 					case f.IsTopicName():
 						return string(t.Data(i)), id, true
-					case f.IsTopicID() && n.DLen == 16:
+					case f.IsTopicID() && len(t.Data(i)) == 16:
 						copy(id[:], t.Data(i))
 						return "", id, true
 					}

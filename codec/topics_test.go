@@ -75,7 +75,7 @@ func TestDecodeOptionsTopicRecords(t *testing.T) {
 		// One Embedded node, in the second topic's records.
 		var embedded []string
 		for i := range tr.Nodes {
-			if tr.Nodes[i].Kind == tree.Embedded {
+			if tr.Nodes[i].Kind() == tree.Embedded {
 				embedded = append(embedded, tr.PathOf(int32(i)).String())
 			}
 		}
@@ -88,7 +88,7 @@ func TestDecodeOptionsTopicRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range plain.Nodes {
-			if plain.Nodes[i].Kind == tree.Embedded {
+			if plain.Nodes[i].Kind() == tree.Embedded {
 				t.Errorf("v%d: an Embedded node without TopicRecords", tc.ver)
 			}
 		}

@@ -723,7 +723,7 @@ func embedded(v tree.Value) tree.Value {
 // decoded reports whether Embedded node e is a whole decode (not a
 // partial one, which records flags).
 func decoded(t *tree.Tree, e int32) bool {
-	return e >= 0 && t.Nodes[e].Flags&tree.FlagProblem == 0
+	return e >= 0 && t.Nodes[e].Flags()&tree.FlagProblem == 0
 }
 
 // plural is one when n is 1, else many.

@@ -791,7 +791,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 		return
 	}
 	if err == nil && key == 0 && c.acks != nil {
-		if i := t.Lookup(t.Part(tree.Body), c.acks); i >= 0 && t.Nodes[i].Num == 0 {
+		if i := t.Lookup(t.Part(tree.Body), c.acks); i >= 0 && t.Num(i) == 0 {
 			x := c.exchange(cd, key, ver, corr, clientID)
 			x.Request, x.NoResponse = f, true
 			c.report(x)
@@ -936,7 +936,7 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 	if q.key == saslHandshakeKey && c.sasl.v0wait && q.corr == c.sasl.v0corr {
 		// A v0 handshake that failed is followed by no tokens.
 		c.sasl.v0wait = false
-		if b := t.Part(tree.Body); err != nil || b < 0 || t.Lookup(b, c.hsErrField) < 0 || t.Nodes[t.Lookup(b, c.hsErrField)].Num != 0 {
+		if b := t.Part(tree.Body); err != nil || b < 0 || t.Lookup(b, c.hsErrField) < 0 || t.Num(t.Lookup(b, c.hsErrField)) != 0 {
 			c.sasl.raw = false
 		}
 	}
@@ -954,7 +954,7 @@ func ErrorCodes(t *tree.Tree) []ErrorCode {
 	var x *render.Index
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
-		if n.Kind != tree.Field || n.Wire != tree.WireInt16 || n.Num == 0 || n.Flags&tree.FlagVirtual != 0 {
+		if n.Kind() != tree.Field || n.Flags()&tree.FlagVirtual != 0 || n.Wire() != tree.WireInt16 || t.Num(int32(i)) == 0 {
 			continue
 		}
 		f := t.Field(int32(i))
@@ -964,7 +964,7 @@ func ErrorCodes(t *tree.Tree) []ErrorCode {
 		if x == nil {
 			x = render.NewIndex(t)
 		}
-		code := int16(n.Num)
+		code := int16(t.Num(int32(i)))
 		out = append(out, ErrorCode{Code: code, Name: ErrorName(code), Path: x.Path(int32(i))})
 	}
 	return out

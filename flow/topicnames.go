@@ -20,14 +20,14 @@ func topicPairs(t *tree.Tree, fn func(id [16]byte, name []byte)) {
 	}
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
-		if n.Kind != tree.Element && n.Kind != tree.Body || n.Flags&tree.FlagVirtual != 0 {
+		if n.Kind() != tree.Element && n.Kind() != tree.Body || n.Flags()&tree.FlagVirtual != 0 {
 			continue
 		}
 		var name, id []byte
 		// The fields of the element: its direct children.
 		for c := int32(i) + 1; c < n.End; {
 			cn := &t.Nodes[c]
-			if cn.Kind == tree.Field && !cn.Null {
+			if cn.Kind() == tree.Field && !cn.Null() {
 				if f := t.Field(c); f != nil {
 					switch {
 					case f.IsTopicName():

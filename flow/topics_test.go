@@ -36,7 +36,7 @@ func (r *recorder) embedded() [][]string {
 		t := x.Response.Tree
 		var got []string
 		for i := range t.Nodes {
-			if t.Nodes[i].Kind == tree.Embedded {
+			if t.Nodes[i].Kind() == tree.Embedded {
 				got = append(got, t.Struct(int32(i)).Name+" "+t.PathOf(int32(i)).String())
 			}
 		}

@@ -82,10 +82,22 @@ func (o RandomOptions) withDefaults() RandomOptions {
 func Random(m *spec.Message, v int16, r *rand.Rand, o RandomOptions) *tree.Tree {
 	t := &tree.Tree{Message: m, Version: v, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 64), Bytes: make([]byte, 0, 256)}
 	g := gen{r: r, o: o.withDefaults(), b: tree.Builder{T: t}, v: v, flexible: m.Flexible(v)}
-	g.b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(v)})
+	g.b.Open(tree.Node{S: bodyShape(m, v)})
 	g.fields(m.Root, 0)
 	g.b.Close(0)
 	return t
+}
+
+// shapeElement is the shape of a scalar array element of a value tree.
+var shapeElement = tree.NewShape(tree.Element, tree.WireNone, 0, 0)
+
+// bodyShape is the shape of the Body of a value of m at version v.
+func bodyShape(m *spec.Message, v int16) tree.Shape {
+	aux := int32(v)
+	if !m.ValidVersions.Contains(v) {
+		aux = -1
+	}
+	return tree.NewShape(tree.Body, tree.WireNone, tree.StructRef(m.Root), aux)
 }
 
 // gen draws one instance.
@@ -153,7 +165,7 @@ func (g *gen) unknownTags(st *spec.Struct) {
 		default:
 			tag += 1 + int64(g.r.IntN(3))
 		}
-		g.b.LeafData(tree.Node{Kind: tree.UnknownTag, Num: tag}, g.randBytes(min(g.o.MaxBytes, 8)))
+		g.b.LeafTag(uint32(tag), g.randBytes(min(g.o.MaxBytes, 8)))
 	}
 }
 
@@ -164,40 +176,40 @@ func (g *gen) field(f *spec.Field, depth int) {
 	switch f.Type.Kind {
 	case spec.KindArray:
 		if nullable && g.chance(6) {
-			g.b.Leaf(tree.Node{Kind: tree.Array, Ref: ref, Null: true})
+			g.b.Leaf(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, ref, 0).With(tree.FlagNull)})
 			return
 		}
 		n := g.count(depth)
 		if g.recursive(f) {
 			n = 0
 		}
-		g.b.Open(tree.Node{Kind: tree.Array, Ref: ref, Index: int32(n)})
-		for i := range n {
+		g.b.Open(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, ref, 0)})
+		for range n {
 			if f.Type.Elem == spec.KindStruct {
-				g.b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct), Index: int32(i)})
+				g.b.Open(tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, tree.StructRef(f.Type.Struct), 0)})
 				g.fields(f.Type.Struct, depth+1)
 				g.b.Close(0)
 			} else {
-				g.scalar(f.Type.Elem, tree.Node{Kind: tree.Element, Index: int32(i)}, false)
+				g.scalar(f.Type.Elem, tree.Node{S: shapeElement}, false)
 			}
 		}
 		g.b.Close(0)
 	case spec.KindStruct:
 		if nullable && (g.chance(4) || g.recursive(f)) {
-			g.b.Leaf(tree.Node{Kind: tree.Struct, Ref: ref, Null: true})
+			g.b.Leaf(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, ref, 0).With(tree.FlagNull)})
 			return
 		}
-		g.b.Open(tree.Node{Kind: tree.Struct, Ref: ref})
+		g.b.Open(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, ref, 0)})
 		g.fields(f.Type.Struct, depth+1)
 		g.b.Close(0)
 	case spec.KindRecords:
-		n := tree.Node{Kind: tree.Records, Ref: ref}
+		n := tree.Node{S: tree.NewShape(tree.Records, tree.WireNone, ref, 0)}
 		switch k := g.r.IntN(6); {
 		case k == 0 && nullable:
-			n.Null = true
-			g.b.Leaf(n)
+			n.SetNull(true)
+			g.b.LeafData(n, nil)
 		case k <= 1:
-			g.b.Leaf(n) // empty
+			g.b.LeafData(n, nil) // empty
 		default:
 			g.scratch = appendBatch(g.scratch[:0], g.r, g.r.IntN(g.o.MaxElems+1), g.o.MaxBytes)
 			if g.chance(3) {
@@ -206,7 +218,7 @@ func (g *gen) field(f *spec.Field, depth int) {
 			g.b.LeafData(n, g.scratch)
 		}
 	default:
-		g.scalar(f.Type.Kind, tree.Node{Kind: tree.Field, Ref: ref}, nullable)
+		g.scalar(f.Type.Kind, tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, ref, 0)}, nullable)
 	}
 }
 
@@ -233,23 +245,24 @@ func (g *gen) count(depth int) int {
 // scalar appends leaf n holding a random value of kind k (null sometimes
 // when nullable).
 func (g *gen) scalar(k spec.Kind, n tree.Node, nullable bool) {
+	var num int64
 	switch k {
 	case spec.KindBool:
-		n.Num = int64(g.r.IntN(2))
+		num = int64(g.r.IntN(2))
 	case spec.KindInt8:
-		n.Num = g.intIn(math.MinInt8, math.MaxInt8)
+		num = g.intIn(math.MinInt8, math.MaxInt8)
 	case spec.KindInt16:
-		n.Num = g.intIn(math.MinInt16, math.MaxInt16)
+		num = g.intIn(math.MinInt16, math.MaxInt16)
 	case spec.KindUint16:
-		n.Num = g.intIn(0, math.MaxUint16)
+		num = g.intIn(0, math.MaxUint16)
 	case spec.KindInt32:
-		n.Num = g.intIn(math.MinInt32, math.MaxInt32)
+		num = g.intIn(math.MinInt32, math.MaxInt32)
 	case spec.KindUint32:
-		n.Num = g.intIn(0, math.MaxUint32)
+		num = g.intIn(0, math.MaxUint32)
 	case spec.KindInt64:
-		n.Num = g.intIn(math.MinInt64, math.MaxInt64)
+		num = g.intIn(math.MinInt64, math.MaxInt64)
 	case spec.KindFloat64:
-		n.Num = int64(math.Float64bits(g.float()))
+		num = int64(math.Float64bits(g.float()))
 	case spec.KindUUID:
 		var u [16]byte
 		if !g.chance(4) {
@@ -260,8 +273,9 @@ func (g *gen) scalar(k spec.Kind, n tree.Node, nullable bool) {
 		return
 	case spec.KindString, spec.KindBytes:
 		if nullable && g.chance(5) {
-			n.Null = true
-			break
+			n.SetNull(true)
+			g.b.LeafData(n, nil)
+			return
 		}
 		if k == spec.KindString {
 			g.b.LeafData(n, g.str(min(g.o.MaxBytes, maxString)))
@@ -270,7 +284,7 @@ func (g *gen) scalar(k spec.Kind, n tree.Node, nullable bool) {
 		}
 		return
 	}
-	g.b.Leaf(n)
+	g.b.LeafNum(n, num)
 }
 
 // intIn draws an integer in [lo, hi] (lo <= 0 < hi): 0, 1, -1, the bounds,
@@ -375,26 +389,23 @@ func (g *gen) randBytes(max int) []byte {
 // tagged field, and a decoder restores it.
 func (g *gen) defaultField(f *spec.Field, depth int) {
 	ref := tree.FieldRef(f)
-	n := tree.Node{Ref: ref, Null: f.DefaultNull}
+	null := tree.NullIf(f.DefaultNull)
 	switch f.Type.Kind {
 	case spec.KindArray:
-		n.Kind = tree.Array
-		g.b.Leaf(n)
+		g.b.LeafData(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, ref, 0).With(null)}, nil)
 	case spec.KindStruct:
-		n.Kind = tree.Struct
-		if n.Null {
-			g.b.Leaf(n)
+		n := tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, ref, 0).With(null)}
+		if n.Null() {
+			g.b.LeafData(n, nil)
 			return
 		}
 		g.b.Open(n)
 		g.defaultFields(f.Type.Struct, depth+1)
 		g.b.Close(0)
 	case spec.KindRecords:
-		n.Kind, n.Null = tree.Records, f.NullableIn(g.v)
-		g.b.Leaf(n)
+		g.b.LeafData(tree.Node{S: tree.NewShape(tree.Records, tree.WireNone, ref, 0).With(tree.NullIf(f.NullableIn(g.v)))}, nil)
 	default:
-		n.Kind = tree.Field
-		g.defaultScalar(f, n)
+		g.defaultScalar(f, tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, ref, 0).With(null)})
 	}
 }
 
@@ -412,20 +423,16 @@ func (g *gen) defaultFields(st *spec.Struct, depth int) {
 func (g *gen) defaultScalar(f *spec.Field, n tree.Node) {
 	switch f.Type.Kind {
 	case spec.KindFloat64:
-		n.Num = int64(math.Float64bits(f.DefaultFloat))
+		g.b.LeafNum(n, int64(math.Float64bits(f.DefaultFloat)))
 	case spec.KindUUID:
 		g.b.LeafData(n, f.DefaultUUID[:])
-		return
 	case spec.KindString:
-		if !n.Null {
-			g.b.LeafData(n, []byte(f.DefaultString))
-			return
-		}
+		g.b.LeafData(n, []byte(f.DefaultString))
 	case spec.KindBytes:
+		g.b.LeafData(n, nil)
 	default:
-		n.Num = f.DefaultInt
+		g.b.LeafNum(n, f.DefaultInt)
 	}
-	g.b.Leaf(n)
 }
 
 // RecordBatch returns one random uncompressed RecordBatch v2 holding the

@@ -177,14 +177,14 @@ func withoutDefaultTags(t *tree.Tree, v int16, flexible bool) *tree.Tree {
 func isDefault(t *tree.Tree, i int32, f *spec.Field) bool {
 	n := &t.Nodes[i]
 	if f.DefaultNull || f.Type.Kind == spec.KindRecords {
-		return n.Null
+		return n.Null()
 	}
-	if n.Null {
+	if n.Null() {
 		return false
 	}
 	switch f.Type.Kind {
 	case spec.KindFloat64:
-		return math.Float64frombits(uint64(n.Num)) == f.DefaultFloat
+		return math.Float64frombits(uint64(t.Num(i))) == f.DefaultFloat
 	case spec.KindUUID:
 		return bytes.Equal(t.Data(i), f.DefaultUUID[:])
 	case spec.KindString:
@@ -199,12 +199,12 @@ func isDefault(t *tree.Tree, i int32, f *spec.Field) bool {
 		def := true
 		t.Fields(i, func(c int32) bool {
 			cf := t.Field(c)
-			def = t.Nodes[c].Kind != tree.UnknownTag && cf != nil && isDefault(t, c, cf)
+			def = t.Nodes[c].Kind() != tree.UnknownTag && cf != nil && isDefault(t, c, cf)
 			return def
 		})
 		return def
 	}
-	return n.Num == f.DefaultInt
+	return t.Num(i) == f.DefaultInt
 }
 
 // checkRecords checks that every non-empty records field of decoded tree
@@ -212,35 +212,35 @@ func isDefault(t *tree.Tree, i int32, f *spec.Field) bool {
 // Record nodes as their recordsCount: nothing left as raw bytes.
 func checkRecords(t *tree.Tree) string {
 	for i := range t.Nodes {
-		if t.Nodes[i].Kind != tree.Records || t.Nodes[i].Null {
+		if t.Nodes[i].Kind() != tree.Records || t.Nodes[i].Null() {
 			continue
 		}
 		msg := ""
 		t.Children(int32(i), func(c int32) bool {
 			n := &t.Nodes[c]
-			switch n.Kind {
+			switch n.Kind() {
 			case tree.Length:
 				return true
 			case tree.RecordBatch:
 			default:
-				msg = fmt.Sprintf("records field holds a %s node", n.Kind)
+				msg = fmt.Sprintf("records field holds a %s node", n.Kind())
 				return false
 			}
-			if n.Flags&tree.FlagBadCRC != 0 || n.Num != 2 {
-				msg = fmt.Sprintf("batch at %d: bad CRC or magic %d", n.Off, n.Num)
+			if n.Flags()&tree.FlagBadCRC != 0 || t.Magic(c) != 2 {
+				msg = fmt.Sprintf("batch at %d: bad CRC or magic %d", n.Off, t.Magic(c))
 				return false
 			}
 			records, count := int64(0), int64(-1)
 			t.Children(c, func(x int32) bool {
-				switch t.Nodes[x].Kind {
+				switch t.Nodes[x].Kind() {
 				case tree.Record:
 					records++
 				case tree.BatchField:
 					if t.Name(x) == "recordsCount" {
-						count = t.Nodes[x].Num
+						count = t.Num(x)
 					}
 				default:
-					msg = fmt.Sprintf("batch at %d holds a %s node", n.Off, t.Nodes[x].Kind)
+					msg = fmt.Sprintf("batch at %d holds a %s node", n.Off, t.Nodes[x].Kind())
 				}
 				return msg == ""
 			})
@@ -282,12 +282,12 @@ func (cv *coverage) value(t *tree.Tree, v int16, flexible bool) {
 		if flexible && f.TaggedIn(v) && isDefault(t, int32(i), f) {
 			cv.defaultTag++
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case tree.Array:
 			count := 0
 			t.Elements(int32(i), func(int32) bool { count++; return true })
 			switch {
-			case n.Null:
+			case n.Null():
 				cv.nullArray++
 			case count == 0:
 				cv.emptyArray++
@@ -295,13 +295,13 @@ func (cv *coverage) value(t *tree.Tree, v int16, flexible bool) {
 				cv.bigArray++
 			}
 		case tree.Struct:
-			if n.Null {
+			if n.Null() {
 				cv.nullStruct++
 			}
 		case tree.Records:
-			if n.Null {
+			if n.Null() {
 				cv.nullRecords++
-			} else if n.DLen == 0 {
+			} else if t.DataLen(int32(i)) == 0 {
 				cv.emptyRecords++
 			}
 		case tree.Field:
@@ -309,7 +309,7 @@ func (cv *coverage) value(t *tree.Tree, v int16, flexible bool) {
 			switch f.Type.Kind {
 			case spec.KindString:
 				switch {
-				case n.Null:
+				case n.Null():
 					cv.nullString++
 				case len(d) == 0:
 					cv.emptyString++
@@ -324,30 +324,30 @@ func (cv *coverage) value(t *tree.Tree, v int16, flexible bool) {
 					}
 				}
 			case spec.KindBytes:
-				if n.Null {
+				if n.Null() {
 					cv.nullBytes++
 				}
 			case spec.KindInt64:
-				if n.Num < 0 {
+				if t.Num(int32(i)) < 0 {
 					cv.negInt64++
 				}
-				if n.Num == math.MinInt64 {
+				if t.Num(int32(i)) == math.MinInt64 {
 					cv.minInt64++
 				}
 			case spec.KindUint16:
-				if n.Num == math.MaxUint16 {
+				if t.Num(int32(i)) == math.MaxUint16 {
 					cv.maxUint16++
 				}
 			case spec.KindUint32:
-				if n.Num == math.MaxUint32 {
+				if t.Num(int32(i)) == math.MaxUint32 {
 					cv.maxUint32++
 				}
 			case spec.KindInt8:
-				if n.Num == math.MinInt8 {
+				if t.Num(int32(i)) == math.MinInt8 {
 					cv.minInt8++
 				}
 			case spec.KindFloat64:
-				x := math.Float64frombits(uint64(n.Num))
+				x := math.Float64frombits(uint64(t.Num(int32(i))))
 				switch {
 				case math.IsNaN(x) || math.IsInf(x, 0) || (x == 0 && math.Signbit(x)):
 					cv.badFloat++
@@ -366,7 +366,7 @@ func (cv *coverage) value(t *tree.Tree, v int16, flexible bool) {
 					cv.randomUUID++
 				}
 			case spec.KindBool:
-				if n.Num == 1 {
+				if t.Num(int32(i)) == 1 {
 					cv.boolTrue++
 				}
 			}
@@ -377,7 +377,7 @@ func (cv *coverage) value(t *tree.Tree, v int16, flexible bool) {
 // wire counts what decoded tree t holds on the wire.
 func (cv *coverage) wire(t *tree.Tree) {
 	for i := range t.Nodes {
-		switch t.Nodes[i].Kind {
+		switch t.Nodes[i].Kind() {
 		case tree.Tag:
 			cv.tag++
 		case tree.UnknownTag:
@@ -387,7 +387,7 @@ func (cv *coverage) wire(t *tree.Tree) {
 		case tree.Records:
 			batches := 0
 			t.Children(int32(i), func(c int32) bool {
-				if t.Nodes[c].Kind == tree.RecordBatch {
+				if t.Nodes[c].Kind() == tree.RecordBatch {
 					batches++
 				}
 				return true
@@ -499,15 +499,15 @@ func TestRecordBatch(t *testing.T) {
 			// The codec's view of the same bytes.
 			tr := &tree.Tree{Bytes: b}
 			bl := tree.Builder{T: tr}
-			bl.Open(tree.Node{Kind: tree.Records})
+			bl.Open(tree.Node{S: tree.NewShape(tree.Records, tree.WireNone, 0, 0)})
 			codec.AppendRecordSpans(&bl, b, 0)
 			bl.Close(int32(len(b)))
 			batches, records := 0, 0
 			for i := range tr.Nodes {
-				switch tr.Nodes[i].Kind {
+				switch tr.Nodes[i].Kind() {
 				case tree.RecordBatch:
 					batches++
-					if tr.Nodes[i].Flags&tree.FlagBadCRC != 0 {
+					if tr.Nodes[i].Flags()&tree.FlagBadCRC != 0 {
 						t.Errorf("%s: the codec finds a bad CRC", name)
 					}
 				case tree.Record:
@@ -611,18 +611,18 @@ func TestRandomOptions(t *testing.T) {
 						continue
 					}
 					switch {
-					case n.Kind == tree.Array && int(n.Index) > o.MaxElems:
-						t.Errorf("%s v%d %+v: %s has %d elements", m.Name, v, o, f.Name, n.Index)
-					case n.Kind == tree.Array && (f.Type.Elem == spec.KindString || f.Type.Elem == spec.KindBytes):
+					case n.Kind() == tree.Array && inst.Count(int32(i)) > o.MaxElems:
+						t.Errorf("%s v%d %+v: %s has %d elements", m.Name, v, o, f.Name, inst.Count(int32(i)))
+					case n.Kind() == tree.Array && (f.Type.Elem == spec.KindString || f.Type.Elem == spec.KindBytes):
 						inst.Elements(int32(i), func(e int32) bool {
-							if int(inst.Nodes[e].DLen) > o.MaxBytes {
-								t.Errorf("%s v%d %+v: an element of %s has %d bytes", m.Name, v, o, f.Name, inst.Nodes[e].DLen)
+							if inst.DataLen(e) > o.MaxBytes {
+								t.Errorf("%s v%d %+v: an element of %s has %d bytes", m.Name, v, o, f.Name, inst.DataLen(e))
 							}
 							return true
 						})
-					case n.Kind == tree.Field && (f.Type.Kind == spec.KindString || f.Type.Kind == spec.KindBytes):
-						if int(n.DLen) > o.MaxBytes && !isDefaultString(inst, int32(i)) {
-							t.Errorf("%s v%d %+v: %s has %d bytes", m.Name, v, o, f.Name, n.DLen)
+					case n.Kind() == tree.Field && (f.Type.Kind == spec.KindString || f.Type.Kind == spec.KindBytes):
+						if inst.DataLen(int32(i)) > o.MaxBytes && !isDefaultString(inst, int32(i)) {
+							t.Errorf("%s v%d %+v: %s has %d bytes", m.Name, v, o, f.Name, inst.DataLen(int32(i)))
 						}
 					}
 				}
@@ -640,7 +640,7 @@ func TestRandomOptions(t *testing.T) {
 		inst := instance.Random(m, v, newRand(seed, v), instance.RandomOptions{MaxBytes: 100000, MaxElems: 2})
 		for i := range inst.Nodes {
 			if f := inst.Field(int32(i)); f != nil && f.Type.Kind == spec.KindString {
-				longest = max(longest, int(inst.Nodes[i].DLen))
+				longest = max(longest, inst.DataLen(int32(i)))
 			}
 		}
 		if _, err := encode(c, m, v, nil, inst); err != nil {

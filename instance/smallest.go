@@ -33,7 +33,7 @@ func EmptyBatch() []byte {
 func Smallest(m *spec.Message, v int16) *tree.Tree {
 	t := &tree.Tree{Message: m, Version: v, HeaderVersion: -1, Sample: true}
 	b := tree.Builder{T: t}
-	b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root), Num: int64(v)})
+	b.Open(tree.Node{S: bodyShape(m, v)})
 	structFields(&b, m.Root, v, m.Flexible(v), nil)
 	b.Close(0)
 	return t
@@ -54,33 +54,33 @@ func structFields(b *tree.Builder, st *spec.Struct, v int16, flexible bool, path
 		switch f.Type.Kind {
 		case spec.KindArray:
 			if recursive {
-				b.Leaf(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f)})
+				b.LeafData(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, tree.FieldRef(f), 0)}, nil)
 				continue
 			}
-			b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(f), Index: 1})
+			b.Open(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, tree.FieldRef(f), 0)})
 			if f.Type.Elem == spec.KindStruct {
-				b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(f.Type.Struct)})
+				b.Open(tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, tree.StructRef(f.Type.Struct), 0)})
 				structFields(b, f.Type.Struct, v, flexible, path)
 				b.Close(0)
 			} else {
-				scalar(b, f.Type.Elem, tree.Node{Kind: tree.Element})
+				scalar(b, f.Type.Elem, tree.Node{S: shapeElement})
 			}
 			b.Close(0)
 		case spec.KindStruct:
 			if recursive && f.NullableIn(v) {
-				b.Leaf(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f), Null: true})
+				b.LeafData(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, tree.FieldRef(f), 0).With(tree.FlagNull)}, nil)
 				continue
 			}
-			b.Open(tree.Node{Kind: tree.Struct, Ref: tree.FieldRef(f)})
+			b.Open(tree.Node{S: tree.NewShape(tree.Struct, tree.WireNone, tree.FieldRef(f), 0)})
 			if !recursive { // else left to its defaults (the loader refuses
 				// a struct that contains itself with a non-null default)
 				structFields(b, f.Type.Struct, v, flexible, path)
 			}
 			b.Close(0)
 		case spec.KindRecords:
-			b.LeafData(tree.Node{Kind: tree.Records, Ref: tree.FieldRef(f)}, EmptyBatch())
+			b.LeafData(tree.Node{S: tree.NewShape(tree.Records, tree.WireNone, tree.FieldRef(f), 0)}, EmptyBatch())
 		default:
-			scalar(b, f.Type.Kind, tree.Node{Kind: tree.Field, Ref: tree.FieldRef(f)})
+			scalar(b, f.Type.Kind, tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, tree.FieldRef(f), 0)})
 		}
 	}
 }
@@ -89,9 +89,12 @@ var zeroUUID [16]byte
 
 // scalar appends leaf n holding the zero value of kind k.
 func scalar(b *tree.Builder, k spec.Kind, n tree.Node) {
-	if k == spec.KindUUID {
+	switch k {
+	case spec.KindUUID:
 		b.LeafData(n, zeroUUID[:])
-		return
+	case spec.KindString, spec.KindBytes:
+		b.LeafData(n, nil)
+	default:
+		b.LeafNum(n, 0)
 	}
-	b.Leaf(n)
 }

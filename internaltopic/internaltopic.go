@@ -158,8 +158,8 @@ func Decode(cd *codec.Codec, tp spec.Topic, key, value []byte) (*Record, error) 
 // Frame's leaf), or -1.
 func prefixOf(t *tree.Tree) int16 {
 	for i := range t.Nodes {
-		if n := &t.Nodes[i]; n.Kind == tree.FrameField && n.Wire == tree.WireInt16 {
-			return int16(n.Num)
+		if n := &t.Nodes[i]; n.Kind() == tree.FrameField && n.Wire() == tree.WireInt16 {
+			return int16(t.Num(int32(i)))
 		}
 	}
 	return -1

@@ -149,21 +149,23 @@ func (s *batchSummary) walk(t *tree.Tree, i int32, key, disp string) {
 		if key != "" {
 			k = key + "." + k
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case tree.Struct:
-			if !n.Null {
+			if !n.Null() {
 				s.walk(t, c, k, d)
 			}
 		case tree.Array:
+			ord := 0
 			t.Elements(c, func(e int32) bool {
 				if !t.IsLeaf(e) {
-					idx := "[" + strconv.Itoa(int(t.Nodes[e].Index)) + "]"
+					idx := "[" + strconv.Itoa(ord) + "]"
 					s.walk(t, e, k+idx, d+idx)
 				}
+				ord++
 				return true
 			})
 		case tree.Records:
-			if data := t.Data(c); !n.Null && len(data) > 0 {
+			if data := t.Data(c); !n.Null() && len(data) > 0 {
 				s.doc[k] = s.records(t, c, k, d, len(data))
 			}
 		}
@@ -179,7 +181,7 @@ func (s *batchSummary) records(t *tree.Tree, r int32, k, d string, size int) map
 	covered := 0
 	t.Children(r, func(c int32) bool {
 		n := &t.Nodes[c]
-		if n.Kind == tree.RecordBatch {
+		if n.Kind() == tree.RecordBatch {
 			idx := ".batches[" + strconv.Itoa(len(batches)) + "]"
 			batches = append(batches, s.batch(t, c, k+idx, d+idx))
 			covered += int(n.Size)
@@ -197,8 +199,8 @@ func (s *batchSummary) batch(t *tree.Tree, b int32, k, d string) map[string]any 
 	n := &t.Nodes[b]
 	s.at(k, d, n.Off)
 	s.at(k+".size", d+".size", n.Off)
-	out := map[string]any{"size": n.Size, "magic": n.Num}
-	if n.Num != 2 {
+	out := map[string]any{"size": n.Size, "magic": int64(t.Magic(b))}
+	if t.Magic(b) != 2 {
 		return out
 	}
 	vals := map[string]int64{}
@@ -206,13 +208,13 @@ func (s *batchSummary) batch(t *tree.Tree, b int32, k, d string) map[string]any 
 	var recs []int32
 	t.Children(b, func(c int32) bool {
 		cn := &t.Nodes[c]
-		switch cn.Kind {
+		switch cn.Kind() {
 		case tree.BatchField:
 			name := t.Name(c)
-			vals[name] = cn.Num
+			vals[name] = t.Num(c)
 			s.at(k+"."+name, d+"."+name, cn.Off)
 			if name == "crc" {
-				badCRC = cn.Flags&tree.FlagBadCRC != 0
+				badCRC = cn.Flags()&tree.FlagBadCRC != 0
 				s.at(k+".crcValid", d+".crc", cn.Off)
 			}
 			if name == "attributes" {
@@ -259,7 +261,7 @@ func (s *batchSummary) record(t *tree.Tree, r int32, k, d string, batch map[stri
 	headers := []any{}
 	var tsDelta int64
 	hexOrNull := func(c int32) any {
-		if t.Nodes[c].Null {
+		if t.Nodes[c].Null() {
 			return nil
 		}
 		return hex.EncodeToString(t.Data(c))
@@ -269,16 +271,16 @@ func (s *batchSummary) record(t *tree.Tree, r int32, k, d string, batch map[stri
 		name := t.Name(c)
 		switch name {
 		case "timestampDelta":
-			tsDelta = cn.Num
+			tsDelta = t.Num(c)
 			s.at(k+".timestamp", d+".timestampDelta", cn.Off)
 		case "offsetDelta":
-			out[name] = cn.Num
+			out[name] = t.Num(c)
 			s.at(k+"."+name, d+"."+name, cn.Off)
 		case "key", "value":
 			out[name] = hexOrNull(c)
 			s.at(k+"."+name, d+"."+name, cn.Off)
 		case "headerKey", "headerValue":
-			h := ".headers[" + strconv.Itoa(int(cn.Index)) + "]"
+			h := ".headers[" + strconv.Itoa(int(t.Ordinal(c))) + "]"
 			if name == "headerKey" {
 				headers = append(headers, map[string]any{"key": hexOrNull(c)})
 				s.at(k+h+".key", d+h+".key", cn.Off)
@@ -479,11 +481,11 @@ func judgeInstanceFrame(c *codec.Codec, m *spec.Message, ki *kinstance, kb []byt
 			}
 			n := &t.Nodes[i]
 			switch {
-			case f.Name == "CorrelationId" && int32(n.Num) != kh.correlationID:
-				fail("frame_header", hs.Name+".CorrelationId", fmt.Sprintf("kwire reads correlation id %d, Kafka wrote %d", int32(n.Num), kh.correlationID), int(n.Off), int(n.Off))
-			case f.Name == "ClientId" && kh.clientID != nil && (n.Null || string(t.Data(i)) != *kh.clientID),
-				f.Name == "ClientId" && kh.clientID == nil && !n.Null:
-				fail("frame_header", hs.Name+".ClientId", fmt.Sprintf("kwire reads client id %q (null %v), Kafka wrote %v", t.Data(i), n.Null, strOrNull(kh.clientID)), int(n.Off), int(n.Off))
+			case f.Name == "CorrelationId" && int32(t.Num(i)) != kh.correlationID:
+				fail("frame_header", hs.Name+".CorrelationId", fmt.Sprintf("kwire reads correlation id %d, Kafka wrote %d", int32(t.Num(i)), kh.correlationID), int(n.Off), int(n.Off))
+			case f.Name == "ClientId" && kh.clientID != nil && (n.Null() || string(t.Data(i)) != *kh.clientID),
+				f.Name == "ClientId" && kh.clientID == nil && !n.Null():
+				fail("frame_header", hs.Name+".ClientId", fmt.Sprintf("kwire reads client id %q (null %v), Kafka wrote %v", t.Data(i), n.Null(), strOrNull(kh.clientID)), int(n.Off), int(n.Off))
 			}
 		}
 		bn := t.Nodes[t.Part(tree.Body)]
@@ -500,7 +502,7 @@ func judgeInstanceFrame(c *codec.Codec, m *spec.Message, ki *kinstance, kb []byt
 		if kh.clientID == nil {
 			for i := range hval.Nodes {
 				if f := hval.Field(int32(i)); f != nil && f.Name == "ClientId" {
-					hval.Nodes[i].Null = true
+					hval.Nodes[i].SetNull(true)
 				}
 			}
 		}

@@ -486,11 +486,11 @@ func judgeInstance(c *codec.Codec, ki *kinstance) (*mismatch, checked) {
 func opaque(t *tree.Tree) (unknown, records bool) {
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
-		switch n.Kind {
+		switch n.Kind() {
 		case tree.UnknownTag:
 			unknown = true
 		case tree.Records:
-			if !n.Null && len(t.Data(int32(i))) > 0 {
+			if !n.Null() && len(t.Data(int32(i))) > 0 {
 				records = true
 			}
 		}
@@ -605,7 +605,7 @@ func leaves(t *tree.Tree) []leaf {
 
 func label(t *tree.Tree, i int32) string {
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Message:
 		return ""
 	case tree.Body:
@@ -613,11 +613,11 @@ func label(t *tree.Tree, i int32) string {
 			return st.Name
 		}
 	case tree.Element, tree.Record:
-		return "[" + strconv.Itoa(int(n.Index)) + "]"
+		return "[" + strconv.Itoa(int(t.Ordinal(i))) + "]"
 	case tree.TagSection:
 		return "_tagged_fields"
 	case tree.Tag, tree.UnknownTag:
-		return n.Kind.String() + strconv.FormatInt(n.Num, 10)
+		return n.Kind().String() + strconv.FormatInt(t.Num(i), 10)
 	}
 	if f := t.Field(i); f != nil {
 		return f.Name
@@ -625,7 +625,7 @@ func label(t *tree.Tree, i int32) string {
 	if s := t.Name(i); s != "" {
 		return s
 	}
-	return n.Kind.String()
+	return n.Kind().String()
 }
 
 func join(a, b string) string {

@@ -147,7 +147,7 @@ func sabotageKwireCases(t *testing.T) {
 	pm := s.Message("ProduceRequest")
 	pval := instance.Smallest(pm, 9)
 	for i := range pval.Nodes {
-		if n := &pval.Nodes[i]; n.Kind == tree.Records {
+		if n := &pval.Nodes[i]; n.Kind() == tree.Records {
 			batch := pval.Data(int32(i))
 			if crc32.ChecksumIEEE(batch[21:]) == codec.CRC32C(batch[21:]) {
 				t.Fatal("CRC-32 and CRC-32C agree on the smallest batch")

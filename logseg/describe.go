@@ -116,7 +116,7 @@ func (w *Window) fieldProblem(r records.LogRecord, field string) (string, bool) 
 		return "", false
 	}
 	n := &t.Nodes[v]
-	virtual := n.Flags&tree.FlagVirtual != 0
+	virtual := n.Flags()&tree.FlagVirtual != 0
 	for _, p := range t.Problems {
 		at := p.Off
 		if virtual {

@@ -146,9 +146,9 @@ func framePrefix(t *tree.Tree) (int16, bool) {
 	if t == nil {
 		return 0, false
 	}
-	for _, n := range t.Nodes {
-		if n.Kind == tree.FrameField {
-			return int16(n.Num), true
+	for i, n := range t.Nodes {
+		if n.Kind() == tree.FrameField {
+			return int16(t.Num(int32(i))), true
 		}
 	}
 	return 0, false
@@ -310,7 +310,8 @@ func (w *Window) embeddedFrom(e int32) (*spec.Message, string) {
 // json is the converter JSON of the message m decoded at Embedded node e.
 func (w *Window) json(e int32, m *spec.Message, ver int16) ([]byte, error) {
 	sub := w.Tree.Sub(e)
-	sub.Nodes[0].Kind = tree.Body
+	r := sub.Nodes[0]
+	sub.Nodes[0].Reshape(tree.NewShape(tree.Body, tree.WireNone, r.Ref(), r.Aux()))
 	return codec.ToJSON(nil, sub, 0, m, ver, codec.JSONOptions{})
 }
 
@@ -383,6 +384,9 @@ func recordType(m *spec.Message, v int16) int16 {
 var (
 	refProtocolLength  = tree.NameRef("length", "bytes of the consumer protocol message that follow")
 	refProtocolVersion = tree.NameRef("version", "version of the consumer protocol message (its int16 prefix)")
+
+	shapeFrame           = tree.NewShape(tree.Frame, tree.WireNone, 0, 0)
+	shapeProtocolVersion = tree.NewShape(tree.FrameField, tree.WireInt16, refProtocolVersion, 0)
 )
 
 // nestConsumer returns GroupMetadataValue tree t with each member's
@@ -405,7 +409,7 @@ func nestConsumer(cd *codec.Codec, t *tree.Tree) *tree.Tree {
 			nest[b.Node()] = pt
 			return
 		}
-		p := tree.Problem{Off: t.Nodes[b.Node()].DOff, VOff: -1, Path: fmt.Sprintf("members[%d].%s", i, f), Msg: err.Error()}
+		p := tree.Problem{Off: t.DataOff(b.Node()), VOff: -1, Path: fmt.Sprintf("members[%d].%s", i, f), Msg: err.Error()}
 		if we, ok := err.(*wire.Error); ok {
 			p.Off += int32(we.Offset)
 			if rest := strings.TrimPrefix(we.Path, protocolNames[f]); rest != "" && rest != we.Path {
@@ -433,19 +437,24 @@ func nestConsumer(cd *codec.Codec, t *tree.Tree) *tree.Tree {
 		pt := nest[k]
 		switch {
 		case pt != nil:
+			doff, dlen := t.DataOff(k), int32(t.DataLen(k))
 			b.Open(n)
-			b.Leaf(tree.Node{Kind: tree.Length, Wire: lengthWire(n.Wire), Ref: refProtocolLength, Off: n.Off, Size: n.DOff - n.Off, Num: int64(n.DLen)})
-			b.Open(tree.Node{Kind: tree.Embedded, Ref: tree.StructRef(pt.Message.Root), Off: n.DOff, Num: int64(pt.Version)})
-			b.Open(tree.Node{Kind: tree.Frame, Off: n.DOff})
-			b.Leaf(tree.Node{Kind: tree.FrameField, Wire: tree.WireInt16, Ref: refProtocolVersion, Off: n.DOff, Size: 2, Num: int64(pt.Version)})
-			b.Close(n.DOff + 2)
+			b.Leaf(tree.Node{Off: n.Off, Size: doff - n.Off, S: tree.NewShape(tree.Length, lengthWire(n.Wire()), refProtocolLength, 0)})
+			aux := int32(pt.Version)
+			if !pt.Message.ValidVersions.Contains(pt.Version) {
+				aux = -1 // the prefix holds it (tree.Tree.NodeVersion)
+			}
+			b.Open(tree.Node{Off: doff, S: tree.NewShape(tree.Embedded, tree.WireNone, tree.StructRef(pt.Message.Root), aux)})
+			b.Open(tree.Node{Off: doff, S: shapeFrame})
+			b.Leaf(tree.Node{Off: doff, Size: 2, S: shapeProtocolVersion})
+			b.Close(doff + 2)
 			if body := pt.Part(tree.Body); body >= 0 {
 				pt.Children(body, func(c int32) bool {
-					b.Graft(pt, c, n.DOff+2, 0)
+					b.Graft(pt, c, doff+2, 0)
 					return true
 				})
 			}
-			b.Close(n.DOff + n.DLen)
+			b.Close(doff + dlen)
 			b.Close(n.Off + n.Size)
 			k = n.End - 1
 		case n.End > k+1:

@@ -356,14 +356,14 @@ func nullValueAbouts(t *testing.T, path string, o logseg.Options) map[int64]stri
 	_, err := logseg.Read(path, o, func(w *logseg.Window) error {
 		for i := range w.Tree.Nodes {
 			n := int32(i)
-			if w.Tree.Name(n) != "value" || !w.Tree.Nodes[n].Null {
+			if w.Tree.Name(n) != "value" || !w.Tree.Nodes[n].Null() {
 				continue
 			}
 			rec := n - 1
-			for w.Tree.Nodes[rec].Kind != tree.Record {
+			for w.Tree.Nodes[rec].Kind() != tree.Record {
 				rec--
 			}
-			out[w.Tree.Nodes[rec].Num] = render.NodeAbout(w.Tree, n)
+			out[records.RecordOffset(w.Tree, rec)] = render.NodeAbout(w.Tree, n)
 		}
 		return nil
 	})

@@ -582,7 +582,7 @@ func holdsMetadata(t *tree.Tree, cd *codec.Codec) bool {
 func entries(t *tree.Tree) int {
 	n := 0
 	t.Children(0, func(k int32) bool {
-		if t.Nodes[k].Kind == tree.RecordBatch {
+		if t.Nodes[k].Kind() == tree.RecordBatch {
 			n++
 		}
 		return true

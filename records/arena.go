@@ -2,6 +2,7 @@ package records
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -132,15 +133,14 @@ func (d *decoder) scaleArena(m int) {
 }
 
 // plainRecord appends to nodes the nodes of the record at body[pos:] (at
-// offset base+pos of its area, flagged fl; record k of its batch, whose
-// baseOffset is baseOffset) when it is a plain one: its length within
-// body, its fields all reading and using exactly its length, its header
-// keys not null. They are the nodes record makes for it when keys and
-// values are shown as bytes, written without a recordReader, a Builder
-// or a path. For any other record it returns ok false, and nodes as
-// they were (their length; what lies past it may have been written):
-// record then decodes it, with its problems.
-func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, k int32, baseOffset int64) (out []tree.Node, next int, ok bool) {
+// offset base+pos of its area, flagged fl) when it is a plain one: its
+// length within body, its fields all reading and using exactly its
+// length, its header keys not null. They are the nodes record makes for
+// it when keys and values are shown as bytes, written without a
+// recordReader, a Builder or a path. For any other record it returns ok
+// false, and nodes as they were (their length; what lies past it may
+// have been written): record then decodes it, with its problems.
+func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags) (out []tree.Node, next int, ok bool) {
 	length, n := wire.VarintAt(body, pos)
 	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
 		return nodes, 0, false
@@ -148,77 +148,78 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	end := pos + n + int(length)
 	rec := body[:end]
 	ri := len(nodes)
-	out = append(nodes,
-		tree.Node{Kind: tree.Record, Ref: refRecord, Off: base + int32(pos), Size: int32(end - pos), Index: k, Flags: fl},
-		tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refRecordLength, Off: base + int32(pos), Size: int32(n), Num: int64(length), Flags: fl, End: int32(ri + 2)})
+	if cap(nodes)-ri < nodesPerRecord {
+		nodes = slices.Grow(nodes, nodesPerRecord)
+	}
+	out = nodes[:ri+nodesPerRecord-1] // the record, length, attributes, deltas, key, value
+	sfl := tree.Shape(0).With(fl)
+	at := base + int32(pos)
+	out[ri+1] = tree.Node{Off: at, Size: int32(n), End: int32(ri + 2), S: shRecordLength | sfl}
 	p := pos + n
 	if p >= end {
 		return nodes, 0, false
 	}
-	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireInt8, Ref: refRecAttrs, Off: base + int32(p), Size: 1, Num: int64(int8(rec[p])), Flags: fl, End: int32(ri + 3)})
+	out[ri+2] = tree.Node{Off: base + int32(p), Size: 1, End: int32(ri + 3), S: shRecAttrs | sfl}
 	p++
-	ts, n := wire.VarlongAt(rec, p)
+	_, n = wire.VarlongAt(rec, p)
 	if n == 0 {
 		return nodes, 0, false
 	}
-	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireVarlong, Ref: refTsDelta, Off: base + int32(p), Size: int32(n), Num: ts, Flags: fl, End: int32(ri + 4)})
+	out[ri+3] = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(ri + 4), S: shTsDelta | sfl}
 	p += n
-	delta, n := wire.VarintAt(rec, p)
+	_, n = wire.VarintAt(rec, p)
 	if n == 0 {
 		return nodes, 0, false
 	}
-	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refOffDelta, Off: base + int32(p), Size: int32(n), Num: int64(delta), Flags: fl, End: int32(ri + 5)})
-	out[ri].Num = baseOffset + int64(delta)
+	out[ri+4] = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(ri + 5), S: shOffDelta | sfl}
 	p += n
 	var good bool
-	if out, p, good = plainBytes(out, rec, p, base, fl, refKey, 0, true); !good {
+	if p, good = plainBytes(&out[ri+5], ri+5, rec, p, base, shKey|sfl, true); !good {
 		return nodes, 0, false
 	}
-	if out, p, good = plainBytes(out, rec, p, base, fl, refValue, 0, true); !good {
+	if p, good = plainBytes(&out[ri+6], ri+6, rec, p, base, shValue|sfl, true); !good {
 		return nodes, 0, false
 	}
 	hc, n := wire.VarintAt(rec, p)
 	if n == 0 || hc < 0 || int(hc) > end-p-n {
 		return nodes, 0, false
 	}
-	out = append(out, tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refHeadersCount, Off: base + int32(p), Size: int32(n), Num: int64(hc), Flags: fl, End: int32(len(out) + 1)})
+	out = append(out, tree.Node{Off: base + int32(p), Size: int32(n), End: int32(len(out) + 1), S: shHeadersCount | sfl})
 	p += n
 	for h := int32(0); h < hc; h++ {
-		if out, p, good = plainBytes(out, rec, p, base, fl, refHeaderKey, h, false); !good {
-			return nodes, 0, false
-		}
-		if out, p, good = plainBytes(out, rec, p, base, fl, refHeaderValue, h, true); !good {
-			return nodes, 0, false
+		for _, sh := range [2]tree.Shape{shHeaderKey, shHeaderValue} {
+			out = append(out, tree.Node{})
+			k := len(out) - 1
+			if p, good = plainBytes(&out[k], k, rec, p, base, sh|sfl, sh == shHeaderValue); !good {
+				return nodes, 0, false
+			}
 		}
 	}
 	if p != end {
 		return nodes, 0, false
 	}
-	out[ri].End = int32(len(out))
+	out[ri] = tree.Node{Off: at, Size: int32(end - pos), End: int32(len(out)), S: shRecord | sfl}
 	return out, end, true
 }
 
-// plainBytes appends the leaf of the varint-length bytes at rec[p:] (a
-// key, value or header: ref, index idx; null allowed when nullOK) and
-// returns where they end; ok false when they do not read.
-func plainBytes(nodes []tree.Node, rec []byte, p int, base int32, fl tree.Flags, ref, idx int32, nullOK bool) (out []tree.Node, next int, ok bool) {
+// plainBytes writes to *nd, node k, the leaf of shape sh of the
+// varint-length bytes at rec[p:] (a key, value or header; null allowed
+// when nullOK) and returns where they end; ok false when they do not
+// read.
+func plainBytes(nd *tree.Node, k int, rec []byte, p int, base int32, sh tree.Shape, nullOK bool) (next int, ok bool) {
 	l, n := wire.VarintAt(rec, p)
-	if n == 0 {
-		return nodes, 0, false
-	}
-	nd := tree.Node{Kind: tree.BatchField, Wire: tree.WireVarBytes, Ref: ref, Index: idx, Off: base + int32(p), Num: int64(l), Flags: fl, End: int32(len(nodes) + 1)}
 	switch {
+	case n == 0:
+		return 0, false
 	case l < 0:
 		if !nullOK {
-			return nodes, 0, false
+			return 0, false
 		}
-		nd.Null = true
-		nd.Size = int32(n)
-		return append(nodes, nd), p + n, true
+		*nd = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(k + 1), S: sh.With(tree.FlagNull)}
+		return p + n, true
 	case int(l) > len(rec)-p-n:
-		return nodes, 0, false
+		return 0, false
 	}
-	nd.DOff, nd.DLen = base+int32(p+n), l
-	nd.Size = int32(n) + l
-	return append(nodes, nd), p + n + int(l), true
+	*nd = tree.Node{Off: base + int32(p), Size: int32(n) + l, End: int32(k + 1), S: sh}
+	return p + n + int(l), true
 }

@@ -33,7 +33,7 @@ func wantProblems(t *testing.T, tr *tree.Tree, want ...string) {
 // them, virtual ones included.
 func batchCount(tr *tree.Tree) (batches, recs int) {
 	for i := range tr.Nodes {
-		switch tr.Nodes[i].Kind {
+		switch tr.Nodes[i].Kind() {
 		case tree.RecordBatch:
 			batches++
 		case tree.Record:
@@ -54,10 +54,10 @@ func TestBadCRCIsReportedAndDecodingGoesOn(t *testing.T) {
 		t.Errorf("%d batches, %d records", nb, nr)
 	}
 	bs := find(tr, tree.RecordBatch, "RecordBatch")
-	if tr.Nodes[bs[1]].Flags&tree.FlagBadCRC == 0 || tr.Nodes[bs[0]].Flags&tree.FlagBadCRC != 0 {
+	if tr.Nodes[bs[1]].Flags()&tree.FlagBadCRC == 0 || tr.Nodes[bs[0]].Flags()&tree.FlagBadCRC != 0 {
 		t.Error("FlagBadCRC not on the second batch only")
 	}
-	if crc := child(tr, bs[1], "crc"); tr.Nodes[crc].Flags&(tree.FlagBadCRC|tree.FlagProblem) != tree.FlagBadCRC|tree.FlagProblem {
+	if crc := child(tr, bs[1], "crc"); tr.Nodes[crc].Flags()&(tree.FlagBadCRC|tree.FlagProblem) != tree.FlagBadCRC|tree.FlagProblem {
 		t.Error("the crc leaf is not flagged")
 	}
 }
@@ -282,7 +282,7 @@ func TestGarbageInACompressedPayload(t *testing.T) {
 		if nb, nr := batchCount(tr); nb != 2 || nr != 3 {
 			t.Errorf("codec %d: %d batches, %d records", c.id, nb, nr)
 		}
-		if p := find(tr, tree.Raw, "records"); len(p) != 1 || tr.Nodes[p[0]].Flags&tree.FlagProblem == 0 {
+		if p := find(tr, tree.Raw, "records"); len(p) != 1 || tr.Nodes[p[0]].Flags()&tree.FlagProblem == 0 {
 			t.Errorf("codec %d: the payload leaf is not flagged", c.id)
 		}
 	}

@@ -44,7 +44,7 @@ func num(t *testing.T, tr *tree.Tree, i int32, name string) int64 {
 	if c < 0 {
 		t.Fatalf("node %d (%s) has no %q", i, tr.Name(i), name)
 	}
-	return tr.Nodes[c].Num
+	return tr.Num(c)
 }
 
 func TestC14ControlBatchCommitMarker(t *testing.T) {
@@ -59,7 +59,7 @@ func TestC14ControlBatchCommitMarker(t *testing.T) {
 		t.Fatalf("%d batches", len(batches))
 	}
 	bi := batches[0]
-	if tr.Nodes[bi].Flags&tree.FlagBadCRC != 0 || tr.Nodes[bi].Size != 78 {
+	if tr.Nodes[bi].Flags()&tree.FlagBadCRC != 0 || tr.Nodes[bi].Size != 78 {
 		t.Errorf("batch %+v: want 78 bytes, CRC valid", tr.Nodes[bi])
 	}
 	for name, want := range map[string]int64{"baseOffset": 5, "batchLength": 0x42, "crc": 0xc2d2b7da, "attributes": 0x30, "producerId": 4000, "producerEpoch": 0, "baseSequence": -1, "recordsCount": 1, "baseTimestamp": 1700000000000} {
@@ -72,8 +72,8 @@ func TestC14ControlBatchCommitMarker(t *testing.T) {
 		t.Errorf("attributes 0x%x: want uncompressed, CreateTime, transactional, control", attrs)
 	}
 	r := child(tr, bi, "Record")
-	if r < 0 || tr.Nodes[r].Num != 5 {
-		t.Fatalf("record %d, offset %d: want offset 5", r, tr.Nodes[r].Num)
+	if r < 0 || records.RecordOffset(tr, r) != 5 {
+		t.Fatalf("record %d, offset %d: want offset 5", r, records.RecordOffset(tr, r))
 	}
 	key, value := child(tr, r, "key"), child(tr, r, "value")
 	if tr.IsLeaf(key) || tr.IsLeaf(value) {
@@ -123,11 +123,11 @@ func TestC15SnapshotHeaderAndFeatureLevelRecord(t *testing.T) {
 		t.Fatalf("%d SnapshotHeaderRecord nodes", len(sh))
 	}
 	e := sh[0]
-	if tr.Nodes[e].Num != 0 || num(t, tr, e, "Version") != 0 || num(t, tr, e, "LastContainedLogTimestamp") != 10000 {
-		t.Errorf("SnapshotHeaderRecord: version %d, fields %d %d", tr.Nodes[e].Num, num(t, tr, e, "Version"), num(t, tr, e, "LastContainedLogTimestamp"))
+	if tr.NodeVersion(e) != 0 || num(t, tr, e, "Version") != 0 || num(t, tr, e, "LastContainedLogTimestamp") != 10000 {
+		t.Errorf("SnapshotHeaderRecord: version %d, fields %d %d", tr.NodeVersion(e), num(t, tr, e, "Version"), num(t, tr, e, "LastContainedLogTimestamp"))
 	}
 	keys := find(tr, tree.BatchField, "type")
-	if len(keys) != 1 || tr.Nodes[keys[0]].Num != 3 || !strings.Contains(tr.About(keys[0]), "SNAPSHOT_HEADER") {
+	if len(keys) != 1 || tr.Num(keys[0]) != 3 || !strings.Contains(tr.About(keys[0]), "SNAPSHOT_HEADER") {
 		t.Errorf("control type nodes %v", keys)
 	}
 	// The data record: frame version 1, api key 12, FeatureLevelRecord v0.
@@ -232,11 +232,11 @@ func TestC13SnappyXerialFraming(t *testing.T) {
 		t.Fatalf("problems: %s", problems(tr))
 	}
 	d := find(tr, tree.Decompressed, "decompressed")
-	if len(d) != 1 || !bytes.Equal(tr.Data(d[0]), recs) || tr.Nodes[d[0]].Index != 2 {
+	if len(d) != 1 || !bytes.Equal(tr.Data(d[0]), recs) || tr.Compression(d[0]) != 2 {
 		t.Fatalf("the xerial chunk is not decoded to the records")
 	}
 	r := child(tr, d[0], "Record")
-	if r < 0 || tr.Nodes[r].Num != 100 || string(tr.Data(child(tr, r, "key"))) != "k" {
+	if r < 0 || records.RecordOffset(tr, r) != 100 || string(tr.Data(child(tr, r, "key"))) != "k" {
 		t.Errorf("inner record %d", r)
 	}
 	// Raw snappy, without the magic, decodes too.
@@ -260,16 +260,16 @@ func TestC17LegacyThenV2ThenAPartialTail(t *testing.T) {
 		t.Fatalf("%d entries", len(entries))
 	}
 	l, v2, tail := &tr.Nodes[entries[0]], &tr.Nodes[entries[1]], &tr.Nodes[entries[2]]
-	if l.Kind != tree.RecordBatch || l.Num != 1 || tr.Name(entries[0]) != "LegacyMessage" || l.Flags&tree.FlagBadCRC != 0 {
+	if l.Kind() != tree.RecordBatch || tr.Magic(entries[0]) != 1 || tr.Name(entries[0]) != "LegacyMessage" || l.Flags()&tree.FlagBadCRC != 0 {
 		t.Errorf("first entry %+v %q: want a valid legacy v1 message", *l, tr.Name(entries[0]))
 	}
 	if string(tr.Data(child(tr, entries[0], "value"))) != "value" || num(t, tr, entries[0], "timestamp") != 1234 {
 		t.Error("legacy key/value/timestamp not decoded")
 	}
-	if v2.Kind != tree.RecordBatch || v2.Num != 2 || v2.Off != int32(len(legacy)) || v2.Size != 78 {
+	if v2.Kind() != tree.RecordBatch || tr.Magic(entries[1]) != 2 || v2.Off != int32(len(legacy)) || v2.Size != 78 {
 		t.Errorf("second entry %+v: want C14's batch", *v2)
 	}
-	if tail.Kind != tree.Raw || tr.Name(entries[2]) != "partial batch" || tail.Size != 20 {
+	if tail.Kind() != tree.Raw || tr.Name(entries[2]) != "partial batch" || tail.Size != 20 {
 		t.Errorf("tail %+v %q", *tail, tr.Name(entries[2]))
 	}
 	// A partial tail is a notice, not an error.

@@ -33,16 +33,16 @@ func checkInner(t *testing.T, tr *tree.Tree, d int32, rs []rec, base int64) {
 	t.Helper()
 	k := 0
 	tr.Children(d, func(c int32) bool {
-		if tr.Nodes[c].Kind != tree.Record {
-			t.Errorf("child %d of the decompressed view is %s %q", c, tr.Nodes[c].Kind, tr.Name(c))
+		if tr.Nodes[c].Kind() != tree.Record {
+			t.Errorf("child %d of the decompressed view is %s %q", c, tr.Nodes[c].Kind(), tr.Name(c))
 			return true
 		}
 		n := &tr.Nodes[c]
-		if n.Flags&tree.FlagVirtual == 0 || n.Index != int32(k) || n.Num != base+int64(k) {
+		if n.Flags()&tree.FlagVirtual == 0 || tr.Ordinal(c) != int32(k) || records.RecordOffset(tr, c) != base+int64(k) {
 			t.Errorf("record %d: %+v", k, *n)
 		}
 		key := child(tr, c, "key")
-		if rs[k].key == nil && !tr.Nodes[key].Null || rs[k].key != nil && !bytes.Equal(tr.Data(key), rs[k].key) {
+		if rs[k].key == nil && !tr.Nodes[key].Null() || rs[k].key != nil && !bytes.Equal(tr.Data(key), rs[k].key) {
 			t.Errorf("record %d key %q", k, tr.Data(key))
 		}
 		if !bytes.Equal(tr.Data(child(tr, c, "value")), rs[k].value) {
@@ -88,7 +88,7 @@ func TestEveryCodecRoundTrips(t *testing.T) {
 				t.Fatalf("%d decompressed views", len(ds))
 			}
 			d := ds[0]
-			if n := &tr.Nodes[d]; n.Index != int32(c.id) || n.Num != 500 || !bytes.Equal(tr.Data(d), raw) || n.Off != 0 || n.Size != int32(len(raw)) {
+			if n := &tr.Nodes[d]; tr.Compression(d) != int(c.id) || records.OffsetBase(tr, d) != 500 || !bytes.Equal(tr.Data(d), raw) || n.Off != 0 || n.Size != int32(len(raw)) {
 				t.Fatalf("decompressed view %+v", *n)
 			}
 			checkInner(t, tr, d, rs, 500)
@@ -96,7 +96,7 @@ func TestEveryCodecRoundTrips(t *testing.T) {
 			// The payload is one leaf of the compressed bytes, right
 			// before the view.
 			p := d - 1
-			if pn := &tr.Nodes[p]; pn.Kind != tree.Raw || tr.Name(p) != "compressed records" || pn.Off != int32(len(plain))+61 || int(pn.Size) != len(comp)-61 {
+			if pn := &tr.Nodes[p]; pn.Kind() != tree.Raw || tr.Name(p) != "compressed records" || pn.Off != int32(len(plain))+61 || int(pn.Size) != len(comp)-61 {
 				t.Errorf("payload leaf %+v %q", *pn, tr.Name(p))
 			}
 			if len(tr.Virtual) != len(raw)+len(recordsBytes(rs[:3])) {
@@ -152,16 +152,16 @@ func TestLegacyCompressedWrappers(t *testing.T) {
 					t.Fatalf("decompressed views %v", ds)
 				}
 				d := ds[0]
-				if want := map[byte]int64{0: 0, 1: 10}[magic]; tr.Nodes[d].Num != want {
-					t.Errorf("offset base %d, want %d", tr.Nodes[d].Num, want)
+				if want := map[byte]int64{0: 0, 1: 10}[magic]; records.OffsetBase(tr, d) != want {
+					t.Errorf("offset base %d, want %d", records.OffsetBase(tr, d), want)
 				}
 				k := int64(0)
 				tr.Children(d, func(m int32) bool {
 					n := &tr.Nodes[m]
-					if n.Kind != tree.RecordBatch || n.Num != int64(magic) || n.Flags&tree.FlagVirtual == 0 {
+					if n.Kind() != tree.RecordBatch || int64(tr.Magic(m)) != int64(magic) || n.Flags()&tree.FlagVirtual == 0 {
 						t.Errorf("inner %d: %+v", k, *n)
 					}
-					if abs := tr.Nodes[d].Num + num(t, tr, m, "offset"); abs != 10+k {
+					if abs := records.OffsetBase(tr, d) + num(t, tr, m, "offset"); abs != 10+k {
 						t.Errorf("inner %d at offset %d", k, abs)
 					}
 					if string(tr.Data(child(tr, m, "key"))) != fmt.Sprintf("k%d", k) {
@@ -236,7 +236,7 @@ func TestLegacyBadCRCAndNestedCompression(t *testing.T) {
 	if len(tr.Problems) != 1 || tr.Problems[0].Path != "records[0].crc" || tr.Problems[0].Off != 12 {
 		t.Fatalf("problems: %s", problems(tr))
 	}
-	if ms := find(tr, tree.RecordBatch, "LegacyMessage"); len(ms) != 2 || tr.Nodes[ms[0]].Flags&tree.FlagBadCRC == 0 || tr.Nodes[ms[1]].Flags&tree.FlagBadCRC != 0 {
+	if ms := find(tr, tree.RecordBatch, "LegacyMessage"); len(ms) != 2 || tr.Nodes[ms[0]].Flags()&tree.FlagBadCRC == 0 || tr.Nodes[ms[1]].Flags()&tree.FlagBadCRC != 0 {
 		t.Error("bad CRC not flagged on the first message only")
 	}
 	// A compressed message inside a compressed wrapper is not followed.

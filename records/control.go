@@ -118,11 +118,11 @@ func (d *decoder) controlKey(data []byte, off int32, a area, path string) int {
 	}
 	version := int16(binary.BigEndian.Uint16(data))
 	typ := int(int16(binary.BigEndian.Uint16(data[2:])))
-	vi := b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireInt16, Ref: refCtlKeyVersion, Off: off, Size: 2, Num: int64(version), Flags: fl})
+	vi := b.Leaf(tree.Node{Off: off, Size: 2, S: tree.NewShape(tree.BatchField, tree.WireInt16, refCtlKeyVersion, 0).With(fl)})
 	if version < 0 {
 		d.problem(a, vi, off, path+".version", fmt.Sprintf("control record key version %d is negative", version))
 	}
-	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireInt16, Ref: ctlTypeRef(typ), Off: off + 2, Size: 2, Num: int64(typ), Flags: fl})
+	b.Leaf(tree.Node{Off: off + 2, Size: 2, S: tree.NewShape(tree.BatchField, tree.WireInt16, ctlTypeRef(typ), 0).With(fl)})
 	if len(data) > 4 {
 		d.raw(a, refCtlKeyRest, off+4, len(data)-4)
 	}
@@ -151,11 +151,11 @@ func (d *decoder) endTxnMarker(data []byte, off int32, a area, path string) {
 		return
 	}
 	version := int16(binary.BigEndian.Uint16(data))
-	vi := b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireInt16, Ref: refMarkerVersion, Off: off, Size: 2, Num: int64(version), Flags: fl})
+	vi := b.Leaf(tree.Node{Off: off, Size: 2, S: tree.NewShape(tree.BatchField, tree.WireInt16, refMarkerVersion, 0).With(fl)})
 	if version < 0 {
 		d.problem(a, vi, off, path+".version", fmt.Sprintf("transaction marker version %d is negative", version))
 	}
-	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireInt32, Ref: refMarkerEpoch, Off: off + 2, Size: 4, Num: int64(int32(binary.BigEndian.Uint32(data[2:]))), Flags: fl})
+	b.Leaf(tree.Node{Off: off + 2, Size: 4, S: tree.NewShape(tree.BatchField, tree.WireInt32, refMarkerEpoch, 0).With(fl)})
 	if len(data) > 6 {
 		d.raw(a, refMarkerRest, off+6, len(data)-6)
 	}
@@ -186,9 +186,9 @@ func (d *decoder) graft(t *tree.Tree, err error, off, n int32, a area, path stri
 	b := d.b
 	fl := a.flags()
 	root := &t.Nodes[0]
-	ei := b.Open(tree.Node{Kind: tree.Embedded, Ref: root.Ref, Off: off, Num: root.Num, Flags: fl})
+	ei := b.Open(tree.Node{Off: off, S: tree.NewShape(tree.Embedded, tree.WireNone, root.Ref(), root.Aux()).With(fl)})
 	t.Children(0, func(c int32) bool {
-		if t.Nodes[c].Kind == tree.Body {
+		if t.Nodes[c].Kind() == tree.Body {
 			t.Children(c, func(f int32) bool {
 				b.Graft(t, f, off, fl)
 				return true

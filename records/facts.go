@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/binary"
 	"strconv"
 
 	"github.com/kwire/kwire/tree"
@@ -130,7 +131,7 @@ func (f BatchFacts) CRCValid() bool { return f.StoredCRC == f.ComputedCRC }
 // this package built (Append, Decode); ok is false when i is not a
 // RecordBatch node.
 func BatchFactsOf(t *tree.Tree, i int32) (f BatchFacts, ok bool) {
-	if t == nil || i < 0 || int(i) >= len(t.Nodes) || t.Nodes[i].Kind != tree.RecordBatch {
+	if t == nil || i < 0 || int(i) >= len(t.Nodes) || t.Nodes[i].Kind() != tree.RecordBatch {
 		return BatchFacts{}, false
 	}
 	f.Magic = t.Magic(i)
@@ -141,37 +142,37 @@ func BatchFactsOf(t *tree.Tree, i int32) (f BatchFacts, ok bool) {
 	}
 	t.Children(i, func(c int32) bool {
 		cn := &t.Nodes[c]
-		if cn.Kind != tree.BatchField {
+		if cn.Kind() != tree.BatchField {
 			// The header fields come first.
 			return false
 		}
-		switch cn.Ref {
+		switch cn.Ref() {
 		case v2Header[v2BaseOffset].ref, legacyFields[legacyOffset].ref:
-			f.BaseOffset = cn.Num
+			f.BaseOffset = t.Num(c)
 		case v2Header[v2Length].ref, legacyFields[legacySize].ref:
-			f.Length = int32(cn.Num)
+			f.Length = int32(t.Num(c))
 		case v2Header[v2LeaderEpoch].ref:
-			f.LeaderEpoch = int32(cn.Num)
+			f.LeaderEpoch = int32(t.Num(c))
 		case v2Header[v2CRC].ref, legacyFields[legacyCRC].ref:
-			f.StoredCRC, f.ComputedCRC = uint32(cn.Num), t.CRC(c)
+			f.StoredCRC, f.ComputedCRC = uint32(t.Num(c)), ComputedCRC(t, i)
 		case v2Header[v2Attributes].ref, legacyFields[legacyAttributes].ref:
-			f.Attributes = Attributes(cn.Num)
+			f.Attributes = Attributes(t.Num(c))
 		case v2Header[v2LastOffsetDelta].ref:
-			f.LastOffsetDelta = int32(cn.Num)
+			f.LastOffsetDelta = int32(t.Num(c))
 		case v2Header[v2BaseTimestamp].ref:
-			f.BaseTimestamp = cn.Num
+			f.BaseTimestamp = t.Num(c)
 		case v2Header[v2MaxTimestamp].ref:
-			f.MaxTimestamp = cn.Num
+			f.MaxTimestamp = t.Num(c)
 		case refLegacyTimestamp:
-			f.BaseTimestamp, f.MaxTimestamp = cn.Num, cn.Num
+			f.BaseTimestamp, f.MaxTimestamp = t.Num(c), t.Num(c)
 		case v2Header[v2ProducerID].ref:
-			f.ProducerID = cn.Num
+			f.ProducerID = t.Num(c)
 		case v2Header[v2ProducerEpoch].ref:
-			f.ProducerEpoch = int16(cn.Num)
+			f.ProducerEpoch = int16(t.Num(c))
 		case v2Header[v2BaseSequence].ref:
-			f.BaseSequence = int32(cn.Num)
+			f.BaseSequence = int32(t.Num(c))
 		case v2Header[v2Count].ref:
-			f.Count = int32(cn.Num)
+			f.Count = int32(t.Num(c))
 		}
 		return true
 	})
@@ -187,9 +188,13 @@ func PartialBatch(t *tree.Tree, i int32) (batchLength, present int32, ok bool) {
 	if t == nil || i < 0 || int(i) >= len(t.Nodes) {
 		return 0, 0, false
 	}
-	n := &t.Nodes[i]
-	if n.Kind != tree.Raw || n.Ref != refPartial || n.Num < 0 {
+	n := t.Nodes[i]
+	if n.Kind() != tree.Raw || n.Ref() != refPartial || n.Size < EntryHeader {
 		return 0, 0, false
 	}
-	return int32(n.Num), n.Size - logOverhead, true
+	b := t.Span(i)
+	if len(b) < EntryHeader {
+		return 0, 0, false
+	}
+	return int32(binary.BigEndian.Uint32(b[8:])), n.Size - logOverhead, true
 }

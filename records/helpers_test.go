@@ -144,7 +144,7 @@ func checkTiles(t testing.TB, tr *tree.Tree) {
 	tr.Leaves(func(i int32) bool {
 		n := &tr.Nodes[i]
 		if n.Off != next {
-			t.Fatalf("leaf %d (%s %q) at %d, previous ended at %d", i, n.Kind, tr.Name(i), n.Off, next)
+			t.Fatalf("leaf %d (%s %q) at %d, previous ended at %d", i, n.Kind(), tr.Name(i), n.Off, next)
 		}
 		next += n.Size
 		return true
@@ -160,12 +160,12 @@ func checkTiles(t testing.TB, tr *tree.Tree) {
 		if n.End == int32(i)+1 {
 			continue
 		}
-		virtual := n.Flags&tree.FlagVirtual != 0
-		if n.Kind == tree.Decompressed {
+		virtual := n.Flags()&tree.FlagVirtual != 0
+		if n.Kind() == tree.Decompressed {
 			vn := n.Off
 			for k := int32(i) + 1; k < n.End; k++ {
 				c := &tr.Nodes[k]
-				if c.Flags&tree.FlagVirtual == 0 {
+				if c.Flags()&tree.FlagVirtual == 0 {
 					t.Fatalf("node %d under Decompressed %d not virtual", k, i)
 				}
 				if c.End == k+1 {
@@ -181,7 +181,7 @@ func checkTiles(t testing.TB, tr *tree.Tree) {
 		}
 		first, last := int32(-1), int32(-1)
 		tr.Children(int32(i), func(c int32) bool {
-			if virtual || tr.Nodes[c].Flags&tree.FlagVirtual == 0 {
+			if virtual || tr.Nodes[c].Flags()&tree.FlagVirtual == 0 {
 				if first < 0 {
 					first = c
 				}
@@ -191,7 +191,7 @@ func checkTiles(t testing.TB, tr *tree.Tree) {
 		})
 		f, l := &tr.Nodes[first], &tr.Nodes[last]
 		if f.Off != n.Off || l.Off+l.Size != n.Off+n.Size {
-			t.Fatalf("group %d (%s %q) [%d,+%d) does not span its children", i, n.Kind, tr.Name(int32(i)), n.Off, n.Size)
+			t.Fatalf("group %d (%s %q) [%d,+%d) does not span its children", i, n.Kind(), tr.Name(int32(i)), n.Off, n.Size)
 		}
 	}
 }
@@ -200,7 +200,7 @@ func checkTiles(t testing.TB, tr *tree.Tree) {
 func find(tr *tree.Tree, k tree.Kind, name string) []int32 {
 	var out []int32
 	for i := range tr.Nodes {
-		if tr.Nodes[i].Kind != k {
+		if tr.Nodes[i].Kind() != k {
 			continue
 		}
 		n := tr.Name(int32(i))

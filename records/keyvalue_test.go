@@ -60,7 +60,7 @@ func TestKeyValueDecoder(t *testing.T) {
 		}
 	}
 	// Record 2's key is the partial decode, flagged.
-	if k := bs[0].Records[2].KeyEmbedded; tr.Nodes[k].Flags&tree.FlagProblem == 0 {
+	if k := bs[0].Records[2].KeyEmbedded; tr.Nodes[k].Flags()&tree.FlagProblem == 0 {
 		t.Errorf("record 2's key is not flagged")
 	}
 	r0 := bs[0].Records[0]
@@ -79,7 +79,7 @@ func TestKeyValueDecoder(t *testing.T) {
 	at := int32(0)
 	tr.Leaves(func(i int32) bool {
 		n := &tr.Nodes[i]
-		if n.Flags&tree.FlagVirtual != 0 {
+		if n.Flags()&tree.FlagVirtual != 0 {
 			return true
 		}
 		if n.Off != at {

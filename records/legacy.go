@@ -9,11 +9,21 @@ import (
 	"github.com/kwire/kwire/wire"
 )
 
+// legacyShape is the shape of a legacy message's key or value leaf of ref.
+func legacyShape(ref int32) tree.Shape {
+	switch ref {
+	case refLegacyKey:
+		return shLegacyKey
+	case refLegacyValue:
+		return shLegacyValue
+	}
+	return shLegacyComp
+}
+
 // legacy appends a magic 0 or 1 message (LegacyRecord): its fixed header,
 // the timestamp (magic 1), key and value, and for a compressed wrapper the
-// Decompressed view of the inner message set. The node's Num is the
-// magic; a CRC-32 that does not match flags it and its crc leaf with
-// FlagBadCRC (the crc leaf's Index holds the computed CRC).
+// Decompressed view of the inner message set. A CRC-32 that does not
+// match flags it and its crc leaf with FlagBadCRC (tree.CRC computes it).
 func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8) {
 	b := d.b
 	fl := a.flags()
@@ -23,18 +33,18 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 	if stored != computed {
 		flags |= tree.FlagBadCRC
 	}
-	mi := b.Open(tree.Node{Kind: tree.RecordBatch, Ref: refLegacy, Off: off, Num: int64(magic), Flags: flags})
+	mi := b.Open(tree.Node{Off: off, S: shLegacy.With(flags)})
 	p := 0
 	var attrs, offset int64
 	for k, f := range legacyFields {
-		n := tree.Node{Kind: tree.BatchField, Wire: f.w, Ref: f.ref, Off: off + int32(p), Size: int32(f.size), Num: readFixed(msg[p:], f.w), Flags: fl}
+		n := tree.Node{Off: off + int32(p), Size: int32(f.size), S: f.shape.With(fl)}
 		switch k {
 		case legacyOffset:
-			offset = n.Num
+			offset = readFixed(msg[p:], f.w)
 		case legacyCRC:
-			n.Index, n.Flags = int32(computed), flags
+			n.S = f.shape.With(flags)
 		case legacyAttributes:
-			attrs = n.Num
+			attrs = readFixed(msg[p:], f.w)
 		}
 		li := b.Leaf(n)
 		if k == legacyCRC && stored != computed {
@@ -43,7 +53,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 		p += f.size
 	}
 	if magic == 1 {
-		b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireInt64, Ref: refLegacyTimestamp, Off: off + int32(p), Size: 8, Num: readFixed(msg[p:], tree.WireInt64), Flags: fl})
+		b.Leaf(tree.Node{Off: off + int32(p), Size: 8, S: shLegacyTs.With(fl)})
 		p += 8
 	}
 	codec := int(Attributes(attrs).Compression())
@@ -63,9 +73,10 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 			return
 		}
 		n := int64(int32(binary.BigEndian.Uint32(msg[p:])))
-		nd := tree.Node{Kind: tree.BatchField, Wire: tree.WireBytes, Ref: ref, Off: off + int32(p), Num: n, Flags: fl}
+		nd := tree.Node{Off: off + int32(p), S: legacyShape(ref).With(fl)}
 		if n < 0 {
-			nd.Null, nd.Size = true, 4
+			nd.SetNull(true)
+			nd.Size = 4
 			b.Leaf(nd)
 			p += 4
 			if isValue && codec != 0 {
@@ -79,7 +90,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 			b.Close(off + int32(len(msg)))
 			return
 		}
-		nd.Size, nd.DOff, nd.DLen = int32(4+n), off+int32(p)+4, int32(n)
+		nd.Size = int32(4 + n)
 		vi := b.Leaf(nd)
 		data := msg[p+4 : p+4+int(n)]
 		p += 4 + int(n)
@@ -118,23 +129,9 @@ func (d *decoder) wrapper(data []byte, off int32, a area, path string, codec int
 	if a.virtual {
 		inner.wireOff = a.wireOff
 	}
-	gi := d.b.Open(tree.Node{Kind: tree.Decompressed, Ref: refDecompressed, Off: voff, DOff: voff, DLen: int32(len(out)), Index: int32(codec), Flags: tree.FlagVirtual})
-	first := int32(len(d.b.T.Nodes))
+	d.b.Open(tree.Node{Off: voff, S: shDecompressed[codec].With(tree.FlagVirtual)})
 	d.entries(out, voff, inner)
+	// Inner offsets of magic 1 are relative to the wrapper's offset less
+	// the last inner one (tree.OffsetBase reads them from the bytes).
 	d.b.Close(voff + int32(len(out)))
-	if magic == 1 {
-		// Inner offsets are relative; the wrapper holds the absolute
-		// offset of the last inner message (AbstractLegacyRecordBatch).
-		last := int64(-1)
-		t := d.b.T
-		t.Children(gi, func(c int32) bool {
-			if c >= first && t.Nodes[c].Kind == tree.RecordBatch && t.Nodes[c].End > c+1 {
-				last = t.Nodes[c+1].Num // the inner offset leaf
-			}
-			return true
-		})
-		if last >= 0 {
-			t.Nodes[gi].Num = offset - last
-		}
-	}
 }

@@ -126,7 +126,7 @@ func LogBatches(t *tree.Tree) []LogBatch {
 		return nil
 	}
 	t.Children(0, func(c int32) bool {
-		if t.Nodes[c].Kind == tree.RecordBatch {
+		if t.Nodes[c].Kind() == tree.RecordBatch {
 			out = append(out, logBatch(t, c))
 		}
 		return true
@@ -136,7 +136,7 @@ func LogBatches(t *tree.Tree) []LogBatch {
 
 func logBatch(t *tree.Tree, bi int32) LogBatch {
 	n := &t.Nodes[bi]
-	lb := LogBatch{Node: bi, Magic: t.Magic(bi), CRCValid: n.Flags&tree.FlagBadCRC == 0, Count: 1, TimestampType: NoTimestampType}
+	lb := LogBatch{Node: bi, Magic: t.Magic(bi), CRCValid: n.Flags()&tree.FlagBadCRC == 0, Count: 1, TimestampType: NoTimestampType}
 	if lb.Magic != 2 {
 		legacyBatch(t, bi, &lb)
 		return lb
@@ -147,12 +147,12 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 	lb.Records = make([]LogRecord, 0, recordNodes(t, bi))
 	// The header fields come before the records in the tree.
 	for c := bi + 1; c < n.End; c = t.Nodes[c].End {
-		switch t.Nodes[c].Kind {
+		switch t.Nodes[c].Kind() {
 		case tree.Record:
 			lb.Records = append(lb.Records, logRecord(t, c, f))
 		case tree.Decompressed:
 			t.Children(c, func(r int32) bool {
-				if t.Nodes[r].Kind == tree.Record {
+				if t.Nodes[r].Kind() == tree.Record {
 					lb.Records = append(lb.Records, logRecord(t, r, f))
 				}
 				return true
@@ -167,12 +167,12 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 func recordNodes(t *tree.Tree, bi int32) int {
 	n := 0
 	for c := bi + 1; c < t.Nodes[bi].End; c = t.Nodes[c].End {
-		switch t.Nodes[c].Kind {
+		switch t.Nodes[c].Kind() {
 		case tree.Record:
 			n++
 		case tree.Decompressed:
 			t.Children(c, func(r int32) bool {
-				if t.Nodes[r].Kind == tree.Record {
+				if t.Nodes[r].Kind() == tree.Record {
 					n++
 				}
 				return true
@@ -186,21 +186,23 @@ func recordNodes(t *tree.Tree, bi int32) int {
 // (DefaultRecordBatch.uncompressedIterator).
 func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
 	tt := f.Attributes.TimestampType()
-	lr := LogRecord{Node: ri, Offset: t.Nodes[ri].Num, Embedded: -1, KeyEmbedded: -1, TimestampType: tt, Timestamp: f.MaxTimestamp}
+	lr := LogRecord{Node: ri, Embedded: -1, KeyEmbedded: -1, TimestampType: tt, Timestamp: f.MaxTimestamp}
 	t.Children(ri, func(c int32) bool {
 		cn := &t.Nodes[c]
-		switch cn.Ref {
+		switch cn.Ref() {
 		case refTsDelta:
 			if tt != LogAppendTime {
-				lr.Timestamp = f.BaseTimestamp + cn.Num
+				lr.Timestamp = f.BaseTimestamp + t.Num(c)
 			}
+		case refOffDelta:
+			lr.Offset = f.BaseOffset + t.Num(c)
 		case refKey:
 			lr.Key, lr.KeyNull = contents(t, c)
 			t.Children(c, func(k int32) bool {
-				if isCtlTypeRef(t.Nodes[k].Ref) {
-					lr.ctl = int(t.Nodes[k].Num) + 1
+				if isCtlTypeRef(t.Nodes[k].Ref()) {
+					lr.ctl = int(t.Num(k)) + 1
 				}
-				if t.Nodes[k].Kind == tree.Embedded {
+				if t.Nodes[k].Kind() == tree.Embedded {
 					lr.KeyEmbedded = k
 				}
 				return true
@@ -227,7 +229,7 @@ func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
 // contents are the bytes of a key, value or header node: empty, not nil,
 // when there are none, nil when null.
 func contents(t *tree.Tree, i int32) ([]byte, bool) {
-	if t.Nodes[i].Null {
+	if t.Nodes[i].Null() {
 		return nil, true
 	}
 	if b := t.Data(i); b != nil {
@@ -252,19 +254,19 @@ func readLegacy(t *tree.Tree, mi int32) legacyMessage {
 	t.Children(mi, func(c int32) bool {
 		cn := &t.Nodes[c]
 		switch {
-		case cn.Kind == tree.Decompressed:
+		case cn.Kind() == tree.Decompressed:
 			m.inner = c
-		case cn.Ref == refLegacyKey:
+		case cn.Ref() == refLegacyKey:
 			m.key, m.keyNull = contents(t, c)
-		case cn.Ref == refLegacyValue:
+		case cn.Ref() == refLegacyValue:
 			m.value, m.valueNull = contents(t, c)
-		case cn.Kind != tree.BatchField:
+		case cn.Kind() != tree.BatchField:
 		case t.Name(c) == "offset":
-			m.offset = cn.Num
+			m.offset = t.Num(c)
 		case t.Name(c) == "attributes":
-			m.attributes = cn.Num
-		case cn.Ref == refLegacyTimestamp:
-			m.timestamp = cn.Num
+			m.attributes = t.Num(c)
+		case cn.Ref() == refLegacyTimestamp:
+			m.timestamp = t.Num(c)
 		}
 		return true
 	})
@@ -295,9 +297,9 @@ func legacyBatch(t *tree.Tree, bi int32, lb *LogBatch) {
 	case m.inner >= 0:
 		// A magic 1 wrapper's inner offsets are relative: the group's
 		// offset base is what makes them absolute (0 for magic 0).
-		base := t.OffsetBase(m.inner)
+		base := OffsetBase(t, m.inner)
 		t.Children(m.inner, func(c int32) bool {
-			if t.Nodes[c].Kind == tree.RecordBatch {
+			if t.Nodes[c].Kind() == tree.RecordBatch {
 				im := readLegacy(t, c)
 				lb.Records = append(lb.Records, record(c, im, base+im.offset))
 			}

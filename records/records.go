@@ -129,14 +129,61 @@ var (
 	refLegacyExtra     = tree.NameRef("surplus", "bytes after the value that the message size counts")
 )
 
+// Shapes of record nodes (see tree.Shape), made once.
+var (
+	shRecordsRaw    = tree.NewShape(tree.Records, tree.WireRaw, 0, 0)
+	shBatch         = tree.NewShape(tree.RecordBatch, tree.WireNone, refBatch, 0)
+	shLegacy        = tree.NewShape(tree.RecordBatch, tree.WireNone, refLegacy, 0)
+	shRecord        = tree.NewShape(tree.Record, tree.WireNone, refRecord, 0)
+	shRecordLength  = tree.NewShape(tree.BatchField, tree.WireVarint, refRecordLength, 0)
+	shRecAttrs      = tree.NewShape(tree.BatchField, tree.WireInt8, refRecAttrs, 0)
+	shTsDelta       = tree.NewShape(tree.BatchField, tree.WireVarlong, refTsDelta, 0)
+	shOffDelta      = tree.NewShape(tree.BatchField, tree.WireVarint, refOffDelta, 0)
+	shKey           = tree.NewShape(tree.BatchField, tree.WireVarBytes, refKey, 0)
+	shValue         = tree.NewShape(tree.BatchField, tree.WireVarBytes, refValue, 0)
+	shKeyLength     = tree.NewShape(tree.BatchField, tree.WireVarint, refKeyLength, 0)
+	shValueLength   = tree.NewShape(tree.BatchField, tree.WireVarint, refValueLength, 0)
+	shHeadersCount  = tree.NewShape(tree.BatchField, tree.WireVarint, refHeadersCount, 0)
+	shHeaderKey     = tree.NewShape(tree.BatchField, tree.WireVarBytes, refHeaderKey, 0)
+	shHeaderValue   = tree.NewShape(tree.BatchField, tree.WireVarBytes, refHeaderValue, 0)
+	shCompressed    = tree.NewShape(tree.Raw, tree.WireRaw, refCompressed, 0)
+	shLegacyTs      = tree.NewShape(tree.BatchField, tree.WireInt64, refLegacyTimestamp, 0)
+	shLegacyKey     = tree.NewShape(tree.BatchField, tree.WireBytes, refLegacyKey, 0)
+	shLegacyValue   = tree.NewShape(tree.BatchField, tree.WireBytes, refLegacyValue, 0)
+	shLegacyComp    = tree.NewShape(tree.BatchField, tree.WireBytes, refLegacyCompValue, 0)
+	shDecompressed  [compressionMax + 1]tree.Shape // by compression id
+	shRawByRef      = map[int32]tree.Shape{}
+	shVarBytesByRef = map[int32]tree.Shape{refKey: shKey, refValue: shValue, refHeaderKey: shHeaderKey, refHeaderValue: shHeaderValue}
+	shLengthByRef   = map[int32]tree.Shape{refKeyLength: shKeyLength, refValueLength: shValueLength}
+)
+
+func init() {
+	for c := range shDecompressed {
+		shDecompressed[c] = tree.NewShape(tree.Decompressed, tree.WireNone, refDecompressed, int32(c))
+	}
+	for _, r := range []int32{refPartial, refSkipped, refZeros, refPayload, refCompressed, refUndecoded, refExtra, refRecordExtra, refLegacyExtra} {
+		shRawByRef[r] = tree.NewShape(tree.Raw, tree.WireRaw, r, 0)
+	}
+}
+
+// rawShape is the shape of a Raw leaf of ref.
+func rawShape(ref int32) tree.Shape {
+	if s, ok := shRawByRef[ref]; ok {
+		return s
+	}
+	return tree.NewShape(tree.Raw, tree.WireRaw, ref, 0)
+}
+
 type batchField struct {
-	ref  int32
-	w    tree.Wire
-	size int
+	ref   int32
+	w     tree.Wire
+	size  int
+	shape tree.Shape
 }
 
 func bf(name, about string, w tree.Wire, size int) batchField {
-	return batchField{tree.NameRef(name, about), w, size}
+	ref := tree.NameRef(name, about)
+	return batchField{ref, w, size, tree.NewShape(tree.BatchField, w, ref, 0)}
 }
 
 var v2Header = []batchField{
@@ -230,7 +277,7 @@ func Decode(data []byte, o Options) *tree.Tree {
 		t.Virtual = (*v)[:0]
 	}
 	b := tree.Builder{T: t}
-	b.Open(tree.Node{Kind: tree.Records, Wire: tree.WireRaw, DLen: int32(len(data))})
+	b.Open(tree.Node{S: shRecordsRaw})
 	if o.Path == "" {
 		o.Path = "records"
 	}
@@ -276,7 +323,7 @@ func PathOf(b *tree.Builder) string {
 	var p tree.Path
 	for _, i := range b.OpenGroups() {
 		n := &t.Nodes[i]
-		switch n.Kind {
+		switch n.Kind() {
 		case tree.Header, tree.Body, tree.Embedded:
 			if st := t.Struct(i); st != nil {
 				p.Push(st.Name)
@@ -286,7 +333,7 @@ func PathOf(b *tree.Builder) string {
 				p.Push(f.Name)
 			}
 		case tree.Element:
-			p.PushIndex(int(n.Index))
+			p.PushIndex(int(t.Ordinal(i)))
 		}
 	}
 	if len(p) == 0 {
@@ -357,7 +404,7 @@ func DecodeParts(data []byte, o Options, maxNodes int, fn func(t *tree.Tree, con
 			partPool.Put(&tree.Tree{Nodes: b.T.Nodes, Virtual: b.T.Virtual, Problems: b.T.Problems})
 		}
 	}()
-	b.Open(tree.Node{Kind: tree.Records, Wire: tree.WireRaw, DLen: int32(len(data))})
+	b.Open(tree.Node{S: shRecordsRaw})
 	if o.Path == "" {
 		o.Path = "records"
 	}
@@ -408,9 +455,8 @@ func (d *decoder) split(off int32, virtualFrom int) {
 	open := slices.Clone(b.OpenGroups())
 	for k := len(open) - 1; k >= 0; k-- {
 		end := off
-		if n := &old.Nodes[open[k]]; n.Flags&tree.FlagVirtual != 0 {
+		if n := &old.Nodes[open[k]]; n.Flags()&tree.FlagVirtual != 0 {
 			end = int32(virtualFrom)
-			n.DLen = max(end-n.DOff, 0)
 		}
 		b.Close(max(end, old.Nodes[open[k]].Off))
 	}
@@ -421,12 +467,12 @@ func (d *decoder) split(off int32, virtualFrom int) {
 	var opens []bool
 	for k, g := range open {
 		n := old.Nodes[g]
-		if n.Flags&tree.FlagVirtual != 0 {
+		if n.Flags()&tree.FlagVirtual != 0 {
 			// A decompressed view, from virtualFrom on.
-			n.Off, n.DOff, n.DLen = 0, 0, int32(len(rest))
+			n.Off = 0
 		}
 		again, opens = append(again, n), append(opens, true)
-		if n.Kind != tree.RecordBatch {
+		if n.Kind() != tree.RecordBatch {
 			continue
 		}
 		last := old.Nodes[g].End
@@ -434,7 +480,7 @@ func (d *decoder) split(off int32, virtualFrom int) {
 			last = open[k+1]
 		}
 		for c := g + 1; c < last; c = old.Nodes[c].End {
-			if old.Nodes[c].Kind == tree.Record {
+			if old.Nodes[c].Kind() == tree.Record {
 				// A record handed over already: not the next part's.
 				continue
 			}
@@ -454,7 +500,7 @@ func (d *decoder) split(off int32, virtualFrom int) {
 	for k, n := range again {
 		if opens[k] {
 			b.Open(n)
-			p.continued = p.continued || n.Kind == tree.RecordBatch
+			p.continued = p.continued || n.Kind() == tree.RecordBatch
 		} else {
 			b.Leaf(n)
 		}
@@ -531,13 +577,13 @@ func (d *decoder) report(a area, i int32, off int32, path, msg string, notice bo
 	}
 	d.b.T.Problems = append(d.b.T.Problems, p)
 	if i >= 0 && !notice {
-		d.b.T.Nodes[i].Flags |= tree.FlagProblem
+		d.b.T.Nodes[i].AddFlags(tree.FlagProblem)
 	}
 }
 
 // raw appends a Raw leaf over [off, off+n) of area a.
 func (d *decoder) raw(a area, ref int32, off int32, n int) int32 {
-	return d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: ref, Off: off, Size: int32(n), DOff: off, DLen: int32(n), Flags: a.flags()})
+	return d.b.Leaf(tree.Node{Off: off, Size: int32(n), S: rawShape(ref).With(a.flags())})
 }
 
 // index is path with index step [i] after it.
@@ -702,11 +748,7 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 	next := d.nextEntry(data, pos+1)
 	if next < 0 {
 		if msg, ok := partialBatch(rest); ok {
-			i := d.raw(a, refPartial, off, len(rest))
-			d.b.T.Nodes[i].Num = -1 // see PartialBatch
-			if len(rest) >= EntryHeader {
-				d.b.T.Nodes[i].Num = int64(int32(binary.BigEndian.Uint32(rest[8:])))
-			}
+			i := d.raw(a, refPartial, off, len(rest)) // see PartialBatch
 			if d.o.Complete {
 				msg += ": the records end inside it"
 			}
@@ -842,22 +884,23 @@ func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 	if stored != computed {
 		flags |= tree.FlagBadCRC
 	}
-	bi := b.Open(tree.Node{Kind: tree.RecordBatch, Ref: refBatch, Off: off, Num: 2, Flags: flags})
+	bi := b.Open(tree.Node{Off: off, S: shBatch.With(flags)})
 	p := 0
 	var attrs, count int64
 	var info batchInfo
 	var countLeaf int32
 	for i, f := range v2Header {
-		n := tree.Node{Kind: tree.BatchField, Wire: f.w, Ref: f.ref, Off: off + int32(p), Size: int32(f.size), Num: readFixed(batch[p:], f.w), Flags: a.flags()}
+		n := tree.Node{Off: off + int32(p), Size: int32(f.size), S: f.shape.With(a.flags())}
+		num := readFixed(batch[p:], f.w)
 		switch i {
 		case v2BaseOffset:
-			info.baseOffset = n.Num
+			info.baseOffset = num
 		case v2CRC:
-			n.Index, n.Flags = int32(computed), flags
+			n.S = f.shape.With(flags)
 		case v2Attributes:
-			attrs = n.Num
+			attrs = num
 		case v2Count:
-			count = n.Num
+			count = num
 		}
 		li := b.Leaf(n)
 		if i == v2CRC && stored != computed {
@@ -907,21 +950,19 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 	}
 	if st != nil {
 		defer st.rd.put()
-		d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refCompressed, Off: boff, Size: int32(len(body)), DOff: boff, DLen: int32(len(body)), Flags: a.flags()})
+		d.b.Leaf(tree.Node{Off: boff, Size: int32(len(body)), S: shCompressed.With(a.flags())})
 		inner := area{virtual: true, wireOff: boff, path: path + ".decompressed"}
-		d.b.Open(tree.Node{Kind: tree.Decompressed, Ref: refDecompressed, Off: voff, DOff: voff, Index: int32(codec), Num: info.baseOffset, Flags: tree.FlagVirtual})
+		d.b.Open(tree.Node{Off: voff, S: shDecompressed[codec].With(tree.FlagVirtual)})
 		n := d.streamRecords(st, inner, count, info)
-		v := int32(len(d.b.T.Virtual))
-		d.b.T.Nodes[d.b.Top()].DLen = v - d.b.T.Nodes[d.b.Top()].DOff
-		d.b.Close(v)
+		d.b.Close(int32(len(d.b.T.Virtual)))
 		return n
 	}
-	d.b.Leaf(tree.Node{Kind: tree.Raw, Wire: tree.WireRaw, Ref: refCompressed, Off: boff, Size: int32(len(body)), DOff: boff, DLen: int32(len(body)), Flags: a.flags()})
+	d.b.Leaf(tree.Node{Off: boff, Size: int32(len(body)), S: shCompressed.With(a.flags())})
 	inner := d.viewArea(area{virtual: true, wireOff: boff, path: path + ".decompressed"}, len(body))
 	if a.virtual {
 		inner.wireOff = a.wireOff
 	}
-	d.b.Open(tree.Node{Kind: tree.Decompressed, Ref: refDecompressed, Off: voff, DOff: voff, DLen: int32(len(out)), Index: int32(codec), Num: info.baseOffset, Flags: tree.FlagVirtual})
+	d.b.Open(tree.Node{Off: voff, S: shDecompressed[codec].With(tree.FlagVirtual)})
 	n := d.records(out, voff, inner, inner.path, count, info)
 	// The view ends where the Virtual bytes do (those of this part, when
 	// DecodeParts split the records).
@@ -1075,7 +1116,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	b := d.b
 	fl := a.flags()
 	if info.plain {
-		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, k, info.baseOffset); ok {
+		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl); ok {
 			b.T.Nodes = nodes
 			return next, true, false
 		}
@@ -1088,8 +1129,8 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 		return len(body), false, true
 	}
 	end := r.Off + int(length)
-	ri := b.Open(tree.Node{Kind: tree.Record, Ref: refRecord, Off: base + int32(pos), Index: k, Flags: fl})
-	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refRecordLength, Off: base + int32(pos), Size: int32(r.Off - pos), Num: int64(length), Flags: fl})
+	ri := b.Open(tree.Node{Off: base + int32(pos), S: shRecord.With(fl)})
+	b.Leaf(tree.Node{Off: base + int32(pos), Size: int32(r.Off - pos), S: shRecordLength.With(fl)})
 	rd := recordReader{d: d, a: a, base: base, sub: wire.Reader{Buf: body[:end], Off: r.Off}, path: path, k: k}
 	rd.fields(info, ri)
 	if rd.failed {
@@ -1156,8 +1197,8 @@ func (rd *recordReader) fail(at int, field, msg string) {
 	rd.d.problem(rd.a, -1, rd.base+int32(at), pathName(rd.rpath(), field), msg)
 }
 
-// int reads a fixed or varint field into a leaf.
-func (rd *recordReader) field(ref int32, w tree.Wire, name string) (int64, bool) {
+// field reads a fixed or varint field into a leaf of shape sh.
+func (rd *recordReader) field(sh tree.Shape, w tree.Wire, name string) (int64, bool) {
 	if rd.failed {
 		return 0, false
 	}
@@ -1175,7 +1216,7 @@ func (rd *recordReader) field(ref int32, w tree.Wire, name string) (int64, bool)
 		rd.fail(s, name, errText(rd.sub.FirstError()))
 		return 0, false
 	}
-	rd.d.b.Leaf(tree.Node{Kind: tree.BatchField, Wire: w, Ref: ref, Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), Num: v, Flags: rd.a.flags()})
+	rd.d.b.Leaf(tree.Node{Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), S: sh.With(rd.a.flags())})
 	return v, true
 }
 
@@ -1245,13 +1286,13 @@ func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, null
 		rd.fail(s, fieldName(ref, name, idx), errText(rd.sub.FirstError()))
 		return nil, false
 	}
-	nd := tree.Node{Kind: tree.BatchField, Wire: tree.WireVarBytes, Ref: ref, Index: idx, Off: rd.base + int32(s), Num: int64(n), Flags: rd.a.flags()}
+	nd := tree.Node{Off: rd.base + int32(s), S: shVarBytesByRef[ref].With(rd.a.flags())}
 	if n < 0 {
 		if !nullOK {
 			rd.fail(s, fieldName(ref, name, idx), fmt.Sprintf("length %d: a header key must not be null", n))
 			return nil, false
 		}
-		nd.Null = true
+		nd.SetNull(true)
 		nd.Size = int32(rd.sub.Off - s)
 		b.Leaf(nd)
 		return nil, true
@@ -1262,14 +1303,13 @@ func (rd *recordReader) varBytes(ref, lenRef int32, idx int32, name string, null
 	}
 	lenEnd := rd.sub.Off
 	data := rd.sub.Bytes(int(n))
-	nd.DOff, nd.DLen = rd.base+int32(lenEnd), n
 	nd.Size = int32(rd.sub.Off - s)
 	if n == 0 || !rd.decodes(how) {
 		b.Leaf(nd)
 		return data, true
 	}
 	b.Open(nd)
-	b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: lenRef, Off: rd.base + int32(s), Size: int32(lenEnd - s), Num: int64(n), Flags: rd.a.flags()})
+	b.Leaf(tree.Node{Off: rd.base + int32(s), Size: int32(lenEnd - s), S: shLengthByRef[lenRef].With(rd.a.flags())})
 	rd.decode(how, data, rd.base+int32(lenEnd))
 	b.Close(rd.base + int32(rd.sub.Off))
 	return data, true
@@ -1287,17 +1327,16 @@ func fieldName(ref int32, name string, idx int32) string {
 // fields reads a record's fields after its length (DefaultRecord.readFrom).
 func (rd *recordReader) fields(info batchInfo, ri int32) {
 	d := rd.d
-	if _, ok := rd.field(refRecAttrs, tree.WireInt8, "attributes"); !ok {
+	if _, ok := rd.field(shRecAttrs, tree.WireInt8, "attributes"); !ok {
 		return
 	}
-	if _, ok := rd.field(refTsDelta, tree.WireVarlong, "timestampDelta"); !ok {
+	if _, ok := rd.field(shTsDelta, tree.WireVarlong, "timestampDelta"); !ok {
 		return
 	}
-	delta, ok := rd.field(refOffDelta, tree.WireVarint, "offsetDelta")
-	if !ok {
+	// The record's offset is its batch's base plus it (RecordOffset).
+	if _, ok := rd.field(shOffDelta, tree.WireVarint, "offsetDelta"); !ok {
 		return
 	}
-	d.b.T.Nodes[ri].Num = info.baseOffset + delta
 	rd.ctype = -1
 	keyShow, valueShow := showBytes, showBytes
 	if info.control {
@@ -1342,7 +1381,7 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 		rd.fail(s, "headersCount", fmt.Sprintf("%d headers cannot fit in the %s that remain in the record", hc, wire.Bytes(rd.sub.Remaining())))
 		return
 	}
-	d.b.Leaf(tree.Node{Kind: tree.BatchField, Wire: tree.WireVarint, Ref: refHeadersCount, Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), Num: int64(hc), Flags: rd.a.flags()})
+	d.b.Leaf(tree.Node{Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), S: shHeadersCount.With(rd.a.flags())})
 	for h := int32(0); h < hc; h++ {
 		if _, ok := rd.varBytes(refHeaderKey, 0, h, "headerKey", false, showBytes); !ok {
 			return

@@ -441,7 +441,7 @@ func frameSize(t *tree.Tree) int {
 	if si < 0 {
 		return -1
 	}
-	return int(t.Nodes[si].Num) + 4
+	return int(t.Num(si)) + 4
 }
 
 // errorCode returns the top-level ErrorCode of response t, or -1.
@@ -453,7 +453,7 @@ func errorCode(t *tree.Tree) int64 {
 	for _, f := range t.Message.Root.Fields {
 		if f.Name == "ErrorCode" {
 			if i := t.Lookup(bi, f); i >= 0 {
-				return t.Nodes[i].Num
+				return t.Num(i)
 			}
 		}
 	}

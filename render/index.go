@@ -42,7 +42,7 @@ func NewIndex(t *tree.Tree) *Index {
 	for k := range x.nodes {
 		x.nodes[k] = indexed{ctx: ctx{parent: -1}, depth: -1}
 	}
-	x.nodes[0] = indexed{ctx: childCtx(t, -1, ctx{}, 0)}
+	x.nodes[0] = indexed{ctx: childCtx(t, -1, ctx{}, 0, nil)}
 	x.walk(0)
 	return x
 }
@@ -53,9 +53,10 @@ func (x *Index) walk(i int32) {
 	t := x.t
 	n := &t.Nodes[i]
 	batches := int32(0)
+	o := newOrdinals(t, i)
 	for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
-		e := indexed{ctx: childCtx(t, i, x.nodes[i].ctx, k), depth: x.nodes[i].depth + 1}
-		if t.Nodes[k].Kind == tree.RecordBatch {
+		e := indexed{ctx: childCtx(t, i, x.nodes[i].ctx, k, &o), depth: x.nodes[i].depth + 1}
+		if t.Nodes[k].Kind() == tree.RecordBatch {
 			e.batch = batches
 			batches++
 		}
@@ -156,7 +157,7 @@ func (x *Index) steps(p tree.Path, i int32) tree.Path {
 	t := x.t
 	e := &x.nodes[i]
 	var parent, st tree.Path
-	switch t.Nodes[i].Kind {
+	switch t.Nodes[i].Kind() {
 	case tree.Message:
 		return p
 	case tree.Field, tree.Struct, tree.Array, tree.Records:

@@ -262,7 +262,7 @@ func (j *jsonWriter) side(s *Side) {
 	} else {
 		j.t = t
 		j.steps = j.steps[:0]
-		j.node(0, childCtx(t, -1, ctx{}, 0), 3, span{}, span{}, -1)
+		j.node(0, childCtx(t, -1, ctx{}, 0, nil), 3, span{}, span{}, -1)
 	}
 }
 
@@ -312,7 +312,7 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 	j.cell = appendName(j.cell[:0], t, i, c)
 	j.b = appendJSONBytes(j.b, j.cell)
 	j.key(depth, "kind")
-	j.b = appendJSONString(j.b, n.Kind.String())
+	j.b = appendJSONString(j.b, n.Kind().String())
 	j.key(depth, "type")
 	j.cell = appendType(j.cell[:0], t, i, c)
 	j.b = appendJSONBytes(j.b, j.cell)
@@ -332,7 +332,7 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 	j.b = strconv.AppendInt(j.b, int64(n.Off), 10)
 	j.key(depth, "size")
 	j.b = strconv.AppendInt(j.b, int64(n.Size), 10)
-	if n.Flags&tree.FlagVirtual != 0 {
+	if n.Flags()&tree.FlagVirtual != 0 {
 		// Offset and size are in the decompressed bytes, not the wire's.
 		j.key(depth, "virtual")
 		j.b = append(j.b, "true"...)
@@ -352,6 +352,7 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 		st = me
 	}
 	batches := 0
+	o := newOrdinals(t, i)
 	k := i + 1
 	for ; k < n.End && t.Nodes[k].End > k && j.err == nil; k = t.Nodes[k].End {
 		if k > i+1 {
@@ -359,11 +360,11 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 		}
 		j.newline(depth + 1)
 		b := -1
-		if t.Nodes[k].Kind == tree.RecordBatch {
+		if t.Nodes[k].Kind() == tree.RecordBatch {
 			b = batches
 			batches++
 		}
-		j.node(k, childCtx(t, i, c, k), depth+2, me, st, b)
+		j.node(k, childCtx(t, i, c, k, &o), depth+2, me, st, b)
 	}
 	if k > i+1 {
 		j.newline(depth)
@@ -376,7 +377,7 @@ func (j *jsonWriter) node(i int32, c ctx, depth int, parent, st span, batch int)
 
 // structLike reports whether node i's field children belong to it.
 func structLike(t *tree.Tree, i int32) bool {
-	switch t.Nodes[i].Kind {
+	switch t.Nodes[i].Kind() {
 	case tree.Header, tree.Body, tree.Struct, tree.Embedded:
 		return true
 	case tree.Element:
@@ -401,7 +402,7 @@ func (j *jsonWriter) appendPath(i int32, c ctx, parent, st span, batch int) span
 // batches when i is one. parent and st may lie in p's array below len(p).
 func appendPathSteps(p tree.Path, t *tree.Tree, i int32, c ctx, parent, st tree.Path, batch int32) tree.Path {
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Message:
 		return p
 	case tree.Frame, tree.Header, tree.Body:
@@ -415,11 +416,11 @@ func appendPathSteps(p tree.Path, t *tree.Tree, i int32, c ctx, parent, st tree.
 			return append(append(p, st...), tree.Name(f.Name))
 		}
 	case tree.Element:
-		return append(append(p, parent...), tree.Index(int(n.Index)))
+		return append(append(p, parent...), tree.Index(int(c.ord)))
 	case tree.TagSection:
 		return append(append(p, parent...), tree.Name("_tagged_fields"))
 	case tree.Tag, tree.UnknownTag:
-		return append(append(p, parent...), tree.Name("tag"+strconv.FormatInt(n.Num, 10)))
+		return append(append(p, parent...), tree.Name("tag"+strconv.FormatInt(t.Num(i), 10)))
 	case tree.RecordBatch:
 		// The path of a record batch is its records field's, indexed.
 		p = append(p, parent...)
@@ -436,15 +437,15 @@ func appendPathSteps(p tree.Path, t *tree.Tree, i int32, c ctx, parent, st tree.
 // an index step.
 func appendNameSteps(p tree.Path, t *tree.Tree, i int32, c ctx) tree.Path {
 	n := &t.Nodes[i]
-	ref := tree.RefOf(n.Ref)
+	ref := tree.RefOf(n.Ref())
 	switch {
-	case ref.Name != "" && (n.Kind == tree.Record && ref.Name == "Record" ||
-		n.Kind == tree.BatchField && (ref.Name == "headerKey" || ref.Name == "headerValue")):
-		return append(p, tree.Name(ref.Name), tree.Index(int(n.Index)))
-	case ref.Name != "" && !(n.Kind == tree.RecordBatch && ref.Name == "LegacyMessage"):
+	case ref.Name != "" && (n.Kind() == tree.Record && ref.Name == "Record" ||
+		n.Kind() == tree.BatchField && (ref.Name == "headerKey" || ref.Name == "headerValue")):
+		return append(p, tree.Name(ref.Name), tree.Index(int(c.ord)))
+	case ref.Name != "" && !(n.Kind() == tree.RecordBatch && ref.Name == "LegacyMessage"):
 		return append(p, tree.Name(ref.Name))
-	case ref.Name == "" && n.Kind == tree.Record:
-		return append(p, tree.Name("Record"), tree.Index(int(n.Index)))
+	case ref.Name == "" && n.Kind() == tree.Record:
+		return append(p, tree.Name("Record"), tree.Index(int(c.ord)))
 	}
 	return append(p, tree.Name(string(appendName(nil, t, i, c))))
 }
@@ -453,31 +454,31 @@ func appendNameSteps(p tree.Path, t *tree.Tree, i int32, c ctx) tree.Path {
 func (j *jsonWriter) value(i int32) {
 	t := j.t
 	n := &t.Nodes[i]
-	if n.Flags&tree.FlagSecret != 0 && !n.Null {
-		j.b = append(append(append(j.b, '"'), secret.Text(int(n.DLen))...), '"')
+	if n.Flags()&tree.FlagSecret != 0 && !n.Null() {
+		j.b = append(append(append(j.b, '"'), secret.Text(t.DataLen(i))...), '"')
 		return
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Array:
-		j.b = appendIntOrNull(j.b, int64(t.Count(i)), !n.Null)
+		j.b = appendIntOrNull(j.b, int64(t.Count(i)), !n.Null())
 		return
 	case tree.Records:
-		j.b = appendIntOrNull(j.b, int64(len(t.Data(i))), !n.Null)
+		j.b = appendIntOrNull(j.b, int64(len(t.Data(i))), !n.Null())
 		return
 	case tree.Length:
-		if n.Wire == tree.WireUvarint {
-			j.b = strconv.AppendInt(j.b, max(n.Num+1, 0), 10)
+		if n.Wire() == tree.WireUvarint {
+			j.b = strconv.AppendInt(j.b, max(t.Num(i)+1, 0), 10)
 		} else {
-			j.b = strconv.AppendInt(j.b, n.Num, 10)
+			j.b = strconv.AppendInt(j.b, t.Num(i), 10)
 		}
 		return
 	case tree.Element:
 		if t.Struct(i) == nil {
-			j.scalar(n, t.Data(i))
+			j.scalar(n, t.Num(i), t.Data(i))
 			return
 		}
 	case tree.Field, tree.Presence, tree.TagCount, tree.TagNumber, tree.TagSize, tree.BatchField, tree.FrameField, tree.Raw:
-		j.scalar(n, t.Data(i))
+		j.scalar(n, t.Num(i), t.Data(i))
 		return
 	case tree.TagSection:
 		if n.End == i+1 {
@@ -488,15 +489,16 @@ func (j *jsonWriter) value(i int32) {
 	j.b = append(j.b, "null"...)
 }
 
-// scalar writes leaf n's value; d is its contents (Tree.Data). Strings and
+// scalar writes leaf n's value: num is its integer (Tree.Num), d its
+// contents (Tree.Data). Strings and
 // bytes are written whole, in chunks.
-func (j *jsonWriter) scalar(n *tree.Node, d []byte) {
-	switch n.Wire {
+func (j *jsonWriter) scalar(n *tree.Node, num int64, d []byte) {
+	switch n.Wire() {
 	case tree.WireBool:
-		j.b = strconv.AppendBool(j.b, n.Num != 0)
+		j.b = strconv.AppendBool(j.b, num != 0)
 		return
 	case tree.WireFloat64:
-		f := math.Float64frombits(uint64(n.Num))
+		f := math.Float64frombits(uint64(num))
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			// "NaN", "+Inf", "-Inf": nothing to escape.
 			j.b = append(j.b, '"')
@@ -513,7 +515,7 @@ func (j *jsonWriter) scalar(n *tree.Node, d []byte) {
 		j.b = append(j.b, '"')
 		return
 	case tree.WireString, tree.WireCompactString:
-		if n.Null {
+		if n.Null() {
 			j.b = append(j.b, "null"...)
 			return
 		}
@@ -522,7 +524,7 @@ func (j *jsonWriter) scalar(n *tree.Node, d []byte) {
 		j.b = append(j.b, '"')
 		return
 	case tree.WireBytes, tree.WireCompactBytes, tree.WireVarBytes, tree.WireRaw:
-		if n.Null {
+		if n.Null() {
 			j.b = append(j.b, "null"...)
 			return
 		}
@@ -531,7 +533,7 @@ func (j *jsonWriter) scalar(n *tree.Node, d []byte) {
 		j.b = append(j.b, '"')
 		return
 	}
-	j.b = strconv.AppendInt(j.b, n.Num, 10)
+	j.b = strconv.AppendInt(j.b, num, 10)
 }
 
 func appendIntOrNull(b []byte, v int64, ok bool) []byte {

@@ -64,7 +64,7 @@ func (p *Page) BadCRC() error {
 			continue
 		}
 		for i := range t.Nodes {
-			if n := &t.Nodes[i]; n.Kind == tree.RecordBatch && n.Flags&tree.FlagBadCRC != 0 {
+			if n := &t.Nodes[i]; n.Kind() == tree.RecordBatch && n.Flags()&tree.FlagBadCRC != 0 {
 				return fmt.Errorf("the RecordBatch at 0x%04x has a CRC-32C that does not match its bytes", n.Off)
 			}
 		}

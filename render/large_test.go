@@ -32,8 +32,8 @@ func largeResponse(t testing.TB, n int) (*spec.Set, []byte, *tree.Tree) {
 	}
 	v := &tree.Tree{}
 	b := tree.Builder{T: v}
-	b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root)})
-	b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(keys), Index: int32(n)})
+	b.Open(tree.Node{S: tree.NewShape(tree.Body, tree.WireNone, tree.StructRef(m.Root), 0)})
+	b.Open(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, tree.FieldRef(keys), 0)})
 	st := keys.Type.Struct
 	refs := make([]int32, 0, len(st.Fields))
 	for _, f := range st.Fields {
@@ -42,9 +42,9 @@ func largeResponse(t testing.TB, n int) (*spec.Set, []byte, *tree.Tree) {
 		}
 	}
 	for k := 0; k < n; k++ {
-		b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(st)})
+		b.Open(tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, tree.StructRef(st), 0)})
 		for j, r := range refs {
-			b.Leaf(tree.Node{Kind: tree.Field, Ref: r, Num: int64((k + j) % 32768)})
+			b.LeafNum(tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, r, 0)}, int64((k+j)%32768))
 		}
 		b.Close(0)
 	}

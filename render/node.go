@@ -50,17 +50,57 @@ type ctx struct {
 	// root's, or an embedded message's): it says which fields are
 	// nullable.
 	ver int16
+	// ord is the node's index among its parent's children of its kind (a
+	// batch field's: of its name): an element's, a record's, a record
+	// header key's or value's (see ordinals).
+	ord int32
 }
 
-// childCtx is the ctx of node i whose parent p has ctx pc (p = -1 and a
-// zero pc for the root).
-func childCtx(t *tree.Tree, p int32, pc ctx, i int32) ctx {
+// ordinals counts a node's children by kind as a walker passes them, for
+// the index each shows (ctx.ord): elements, records (from the first a
+// part of records.DecodeParts continues with, tree.Tree.RecordBase),
+// record header keys and values.
+type ordinals struct{ elem, rec, hk, hv int32 }
+
+// newOrdinals returns the counts before the first child of node p.
+func newOrdinals(t *tree.Tree, p int32) ordinals { return ordinals{rec: t.RecordBase(p)} }
+
+// next returns child k's index among its kind and counts it.
+func (o *ordinals) next(t *tree.Tree, k int32) int32 {
+	var c *int32
+	switch t.Nodes[k].Kind() {
+	case tree.Element:
+		c = &o.elem
+	case tree.Record:
+		c = &o.rec
+	case tree.BatchField:
+		switch t.Name(k) {
+		case "headerKey":
+			c = &o.hk
+		case "headerValue":
+			c = &o.hv
+		}
+	}
+	if c == nil {
+		return 0
+	}
+	*c++
+	return *c - 1
+}
+
+// childCtx is the ctx of node i whose parent p has ctx pc (p = -1, a
+// zero pc and nil o for the root); o counts p's children up to i (i is
+// counted).
+func childCtx(t *tree.Tree, p int32, pc ctx, i int32, o *ordinals) ctx {
 	c := ctx{parent: p, hdr: pc.hdr, region: pc.region, ver: pc.ver}
+	if o != nil {
+		c.ord = o.next(t, i)
+	}
 	if p < 0 {
 		c.ver = t.Version
 	}
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Message, tree.Frame:
 		c.region = regionFrame
 	case tree.Header:
@@ -71,9 +111,9 @@ func childCtx(t *tree.Tree, p int32, pc ctx, i int32) ctx {
 		}
 	case tree.Body:
 		c.region = regionBody
-		c.ver = int16(n.Num)
+		c.ver = int16(t.Num(i))
 	case tree.Embedded:
-		c.ver = int16(n.Num)
+		c.ver = int16(t.Num(i))
 	case tree.TagSection:
 		c.region = regionTags
 	case tree.RecordBatch:
@@ -88,13 +128,15 @@ func childCtx(t *tree.Tree, p int32, pc ctx, i int32) ctx {
 // subtrees of earlier siblings: it costs the number of i's ancestors and
 // of their earlier siblings, up to the whole tree (see Index).
 func ctxOf(t *tree.Tree, i int32) ctx {
-	c := childCtx(t, -1, ctx{}, 0)
+	c := childCtx(t, -1, ctx{}, 0, nil)
 	for j := int32(0); j != i; {
+		o := newOrdinals(t, j)
 		k := j + 1
 		for k < i && t.Nodes[k].End <= i && t.Nodes[k].End > k {
+			o.next(t, k)
 			k = t.Nodes[k].End
 		}
-		c = childCtx(t, j, c, k)
+		c = childCtx(t, j, c, k, &o)
 		j = k
 	}
 	return c
@@ -179,11 +221,11 @@ func nodeAbout(t *tree.Tree, i int32, c ctx) string { return string(appendAbout(
 // appendName appends the name shown for node i (see NodeName).
 func appendName(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	n := &t.Nodes[i]
-	ref := tree.RefOf(n.Ref)
+	ref := tree.RefOf(n.Ref())
 	if ref.Name != "" {
-		return appendSyntheticName(b, n, ref.Name)
+		return appendSyntheticName(b, t, i, c, ref.Name)
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Message, tree.Body:
 		return append(b, messageName(t, n, ref.Struct)...)
 	case tree.Frame:
@@ -195,7 +237,7 @@ func appendName(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		return append(b, "Header"...)
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		if ref.Field == nil {
-			return append(b, n.Kind.String()...)
+			return append(b, n.Kind().String()...)
 		}
 		if c.hdr != hdrNone {
 			return appendSnake(b, ref.Field.Name)
@@ -205,7 +247,7 @@ func appendName(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		if ref.Struct != nil {
 			b = append(b, ref.Struct.Name...)
 		}
-		return appendIndex(b, n.Index)
+		return appendIndex(b, c.ord)
 	case tree.Length:
 		return append(b, "length"...)
 	case tree.Presence:
@@ -213,13 +255,13 @@ func appendName(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.TagCount:
 		return append(b, "count"...)
 	case tree.Tag, tree.UnknownTag:
-		return strconv.AppendInt(append(b, "tag "...), n.Num, 10)
+		return strconv.AppendInt(append(b, "tag "...), t.Num(i), 10)
 	case tree.TagNumber:
 		return append(b, "tag"...)
 	case tree.TagSize:
 		return append(b, "size"...)
 	case tree.Record:
-		return appendIndex(append(b, "Record"...), n.Index)
+		return appendIndex(append(b, "Record"...), c.ord)
 	case tree.Raw:
 		return append(b, "raw"...)
 	case tree.Embedded:
@@ -227,7 +269,7 @@ func appendName(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 			return append(b, ref.Struct.Name...)
 		}
 	}
-	return append(b, n.Kind.String()...)
+	return append(b, n.Kind().String()...)
 }
 
 // appendIndex appends "[k]".
@@ -241,14 +283,15 @@ func appendIndex(b []byte, k int32) []byte {
 // name (frame fields, record batch fields): the name itself, or for the
 // nodes that repeat it composed with the node's index or magic
 // ("Record[0]", "headerKey[1]", "LegacyMessage v1").
-func appendSyntheticName(b []byte, n *tree.Node, name string) []byte {
+func appendSyntheticName(b []byte, t *tree.Tree, i int32, c ctx, name string) []byte {
+	n := t.Nodes[i]
 	b = append(b, name...)
 	switch {
-	case n.Kind == tree.Record && name == "Record",
-		n.Kind == tree.BatchField && (name == "headerKey" || name == "headerValue"):
-		return appendIndex(b, n.Index)
-	case n.Kind == tree.RecordBatch && name == "LegacyMessage":
-		return strconv.AppendInt(append(b, " v"...), n.Num, 10)
+	case n.Kind() == tree.Record && name == "Record",
+		n.Kind() == tree.BatchField && (name == "headerKey" || name == "headerValue"):
+		return appendIndex(b, c.ord)
+	case n.Kind() == tree.RecordBatch && name == "LegacyMessage":
+		return strconv.AppendInt(append(b, " v"...), int64(t.Magic(i)), 10)
 	}
 	return b
 }
@@ -262,7 +305,7 @@ func messageName(t *tree.Tree, n *tree.Node, st *spec.Struct) string {
 	if st != nil {
 		return st.Name
 	}
-	return n.Kind.String()
+	return n.Kind().String()
 }
 
 // appendSnake appends a header field name in the protocol's snake_case
@@ -284,7 +327,7 @@ func appendSnake(b []byte, s string) []byte {
 // appendType appends the type column of node i (see NodeType).
 func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Message:
 		if t.Message == nil {
 			return append(b, "message"...)
@@ -300,7 +343,7 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.Field, tree.Struct, tree.Array, tree.Records:
 		f := t.Field(i)
 		if f == nil {
-			return append(b, wireType(n.Wire)...)
+			return append(b, wireType(n.Wire())...)
 		}
 		if c.hdr != hdrNone {
 			return appendHeaderType(b, t, n, f)
@@ -314,7 +357,7 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		if st := t.Struct(i); st != nil {
 			return append(b, st.Name...)
 		}
-		return append(b, wireType(n.Wire)...)
+		return append(b, wireType(n.Wire())...)
 	case tree.TagSection:
 		if n.End > i+1 {
 			return append(b, "section"...)
@@ -347,7 +390,7 @@ func appendType(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		}
 		return strconv.AppendInt(append(b, "message v"...), int64(t.NodeVersion(i)), 10)
 	}
-	return append(b, n.Wire.String()...)
+	return append(b, n.Wire().String()...)
 }
 
 // invalidPrefix reports whether Message or Embedded node i holds a
@@ -375,7 +418,7 @@ func appendInvalidPrefix(b []byte, t *tree.Tree, i int32) []byte {
 // embeddedFramed reports whether Embedded node i holds a KRaft metadata
 // record with its frame (its first child is the Frame).
 func embeddedFramed(t *tree.Tree, i int32) bool {
-	return t.Nodes[i].End > i+1 && t.Nodes[i+1].Kind == tree.Frame
+	return t.Nodes[i].End > i+1 && t.Nodes[i+1].Kind() == tree.Frame
 }
 
 // embeddedPrefix says what the int16 prefix that Embedded node i's Frame
@@ -384,7 +427,7 @@ func embeddedFramed(t *tree.Tree, i int32) bool {
 // another message's version ("prefix": a consumer protocol message in a
 // GroupMetadataValue); "" for no such prefix.
 func embeddedPrefix(t *tree.Tree, i int32) string {
-	if !embeddedFramed(t, i) || t.Nodes[i+1].End != i+3 || t.Nodes[i+2].Wire != tree.WireInt16 {
+	if !embeddedFramed(t, i) || t.Nodes[i+1].End != i+3 || t.Nodes[i+2].Wire() != tree.WireInt16 {
 		return ""
 	}
 	switch name := t.Name(i + 2); {
@@ -413,9 +456,9 @@ func wireType(w tree.Wire) string {
 // appendHeaderType appends a header field's type as the protocol guide
 // names it ("int16", "nullable_string", "compact_string").
 func appendHeaderType(b []byte, t *tree.Tree, n *tree.Node, f *spec.Field) []byte {
-	switch n.Wire {
+	switch n.Wire() {
 	case tree.WireString, tree.WireCompactString:
-		if n.Wire == tree.WireCompactString {
+		if n.Wire() == tree.WireCompactString {
 			b = append(b, "compact_"...)
 		}
 		if hv := t.HeaderVersion; hv >= 0 && f.NullableIn(hv) {
@@ -431,75 +474,75 @@ func appendHeaderType(b []byte, t *tree.Tree, n *tree.Node, f *spec.Field) []byt
 // chooses; nothing when the row has no value.
 func appendValueText(b []byte, t *tree.Tree, i int32, c ctx, v Values) []byte {
 	n := &t.Nodes[i]
-	if n.Flags&tree.FlagSecret != 0 && !n.Null {
-		return append(b, secret.Text(int(n.DLen))...)
+	if n.Flags()&tree.FlagSecret != 0 && !n.Null() {
+		return append(b, secret.Text(t.DataLen(i))...)
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Field:
 		if c.hdr == hdrRequest {
 			if f := t.Field(i); f != nil && f.Name == "RequestApiKey" {
-				return appendWithAPIName(b, t, n.Num, spec.Request)
+				return appendWithAPIName(b, t, t.Num(i), spec.Request)
 			}
 		}
-		return appendScalarText(b, n, t.Data(i))
+		return appendScalarText(b, n, t.Num(i), t.Data(i))
 	case tree.Element:
 		if t.Struct(i) != nil {
 			return append(b, "struct"...)
 		}
-		return appendScalarText(b, n, t.Data(i))
+		return appendScalarText(b, n, t.Num(i), t.Data(i))
 	case tree.Struct:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null"...)
 		}
 		return append(b, "struct"...)
 	case tree.Array:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null"...)
 		}
 		return appendCount(b, int64(t.Count(i)), "element", "elements")
 	case tree.Records:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null"...)
 		}
 		return appendCount(b, int64(len(t.Data(i))), "byte", "bytes")
 	case tree.Length:
-		return appendLengthText(b, n)
+		return appendLengthText(b, n, t.Num(i))
 	case tree.Presence:
-		b = strconv.AppendInt(b, n.Num, 10)
-		if (n.Wire == tree.WireUvarint && n.Num == 0) || n.Num < 0 {
+		b = strconv.AppendInt(b, t.Num(i), 10)
+		if (n.Wire() == tree.WireUvarint && t.Num(i) == 0) || t.Num(i) < 0 {
 			return append(b, " (null)"...)
 		}
 		return append(b, " (present)"...)
 	case tree.TagSection:
 		if n.End > i+1 {
-			return appendCount(b, n.Num, "field", "fields")
+			return appendCount(b, t.Num(i), "field", "fields")
 		}
 		return append(b, '0')
 	case tree.TagCount, tree.TagNumber, tree.TagSize:
-		return strconv.AppendInt(b, n.Num, 10)
+		return strconv.AppendInt(b, t.Num(i), 10)
 	case tree.FrameField:
 		if t.Name(i) == "api_key" {
-			return appendWithAPIName(b, t, n.Num, spec.Metadata)
+			return appendWithAPIName(b, t, t.Num(i), spec.Metadata)
 		}
-		return strconv.AppendInt(b, n.Num, 10)
+		return strconv.AppendInt(b, t.Num(i), 10)
 	case tree.BatchField:
-		if n.Wire == tree.WireUint32 && t.Name(i) == "crc" {
-			return appendHex8(append(b, "0x"...), uint32(n.Num))
+		if n.Wire() == tree.WireUint32 && t.Name(i) == "crc" {
+			return appendHex8(append(b, "0x"...), uint32(t.Num(i)))
 		}
 		if v != ValuesAuto && recordBytes(t, i) {
 			d := t.Data(i)
-			if n.Wire == tree.WireBytes {
+			if n.Wire() == tree.WireBytes {
 				return appendRecordValueText(b, d, v, " (int32 len=", len(d))
 			}
 			return appendRecordValueText(b, d, v, " (varint len=", len(d))
 		}
-		if n.Wire == tree.WireBytes && !n.Null {
+		if n.Wire() == tree.WireBytes && !n.Null() {
 			// A legacy message's key or value: text when printable, as
 			// the keys and values of v2 records.
 			d := t.Data(i)
 			return appendLen(appendRecordBytesText(b, d), " (int32 len=", len(d))
 		}
-		return appendScalarText(b, n, t.Data(i))
+		return appendScalarText(b, n, t.Num(i), t.Data(i))
 	case tree.Raw:
 		return appendHexText(b, t.Data(i))
 	case tree.Decompressed:
@@ -536,68 +579,71 @@ func appendCount(b []byte, n int64, one, many string) []byte {
 	return append(b, many...)
 }
 
-// lengthText shows a length prefix as it is on the wire: compact lengths
-// are n+1 with 0 for null, the others n with -1 for null.
-func lengthText(n *tree.Node) string { return string(appendLengthText(nil, n)) }
+// lengthText shows length prefix n, whose value is num, as it is on the
+// wire: compact lengths are num+1 with 0 for null, the others num with -1
+// for null.
+func lengthText(n *tree.Node, num int64) string { return string(appendLengthText(nil, n, num)) }
 
-func appendLengthText(b []byte, n *tree.Node) []byte {
-	if n.Wire == tree.WireUvarint {
-		if n.Num < 0 {
+func appendLengthText(b []byte, n *tree.Node, num int64) []byte {
+	if n.Wire() == tree.WireUvarint {
+		if num < 0 {
 			return append(b, "0 (compact, null)"...)
 		}
-		return append(strconv.AppendInt(b, n.Num+1, 10), " (compact, n+1)"...)
+		return append(strconv.AppendInt(b, num+1, 10), " (compact, n+1)"...)
 	}
-	b = strconv.AppendInt(b, n.Num, 10)
-	if n.Num < 0 {
+	b = strconv.AppendInt(b, num, 10)
+	if num < 0 {
 		return append(b, " (null)"...)
 	}
 	return b
 }
 
-// scalarText is the value of leaf n by its wire encoding; d is its
-// contents (Tree.Data).
-func scalarText(n *tree.Node, d []byte) string { return string(appendScalarText(nil, n, d)) }
+// scalarText is the value of leaf n by its wire encoding; num is its
+// integer (Tree.Num), d its contents (Tree.Data).
+func scalarText(n *tree.Node, num int64, d []byte) string {
+	return string(appendScalarText(nil, n, num, d))
+}
 
-func appendScalarText(b []byte, n *tree.Node, d []byte) []byte {
-	switch n.Wire {
+func appendScalarText(b []byte, n *tree.Node, num int64, d []byte) []byte {
+	switch n.Wire() {
 	case tree.WireBool:
-		if n.Num != 0 {
+		if num != 0 {
 			return append(b, "true"...)
 		}
 		return append(b, "false"...)
 	case tree.WireFloat64:
-		return strconv.AppendFloat(b, math.Float64frombits(uint64(n.Num)), 'g', -1, 64)
+		return strconv.AppendFloat(b, math.Float64frombits(uint64(num)), 'g', -1, 64)
 	case tree.WireUUID:
 		return appendUUID(b, d)
 	case tree.WireString:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null (int16 len=-1)"...)
 		}
 		return appendLen(appendQuoteText(b, d), " (int16 len=", len(d))
 	case tree.WireCompactString:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null (compact, 0)"...)
 		}
 		return appendLen(appendQuoteText(b, d), " (compact, len+1=", len(d)+1)
 	case tree.WireBytes:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null (int32 len=-1)"...)
 		}
 		return appendLen(appendHexText(b, d), " (int32 len=", len(d))
 	case tree.WireCompactBytes:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null (compact, 0)"...)
 		}
 		return appendLen(appendHexText(b, d), " (compact, len+1=", len(d)+1)
 	case tree.WireVarBytes:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null (varint len=-1)"...)
 		}
 		return appendLen(appendRecordBytesText(b, d), " (varint len=", len(d))
 	case tree.WireRaw:
 		return appendHexText(b, d)
 	}
-	return strconv.AppendInt(b, n.Num, 10)
+	return strconv.AppendInt(b, num, 10)
 }
 
 // appendLen appends what, v and ")".
@@ -723,17 +769,17 @@ func appendUUID(b, d []byte) []byte {
 // appendAbout appends the description of node i (see NodeAbout).
 func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	n := &t.Nodes[i]
-	ref := tree.RefOf(n.Ref)
+	ref := tree.RefOf(n.Ref())
 	if ref.Name != "" {
 		if out, ok := appendSyntheticAbout(b, t, i, c, ref); ok {
 			return out
 		}
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Frame:
 		return append(b, frameAbout(t, i)...)
 	case tree.FrameField:
-		if c.parent >= 0 && t.Nodes[c.parent].Kind == tree.Frame {
+		if c.parent >= 0 && t.Nodes[c.parent].Kind() == tree.Frame {
 			switch first := t.Name(c.parent + 1); {
 			case ref.Name == "record_type":
 				return append(b, "coordinator record type (the key's int16 prefix)"...)
@@ -762,14 +808,14 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 		}
 		return append(b, ref.Field.About...)
 	case tree.Length:
-		return appendLengthAbout(b, t, n, c)
+		return appendLengthAbout(b, t, n, t.Num(i), c)
 	case tree.Presence:
-		if n.Wire == tree.WireUvarint {
+		if n.Wire() == tree.WireUvarint {
 			return append(b, "nullable struct marker: 0 null, 1 present"...)
 		}
 		return append(b, "nullable struct marker: -1 null, 1 present"...)
 	case tree.TagSection, tree.TagCount:
-		if n.Kind == tree.TagSection && n.End > i+1 {
+		if n.Kind() == tree.TagSection && n.End > i+1 {
 			return append(append(b, "tagged fields of "...), tagOwner(c)...)
 		}
 		return append(append(b, "number of tagged fields in "...), tagOwner(c)...)
@@ -789,7 +835,7 @@ func appendAbout(b []byte, t *tree.Tree, i int32, c ctx) []byte {
 	case tree.Embedded:
 		switch embeddedPrefix(t, i) {
 		case "record_type":
-			return strconv.AppendInt(append(b, "internal topic's record key, record type "...), int64(t.Nodes[i+2].Num), 10)
+			return strconv.AppendInt(append(b, "internal topic's record key, record type "...), t.Num(i+2), 10)
 		case "version":
 			return strconv.AppendInt(append(b, "internal topic's record value, version "...), int64(t.NodeVersion(i)), 10)
 		case "prefix":
@@ -843,7 +889,7 @@ func frameAbout(t *tree.Tree, i int32) string {
 // from the node's kind.
 func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) ([]byte, bool) {
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Frame, tree.FrameField:
 		// kwire's own texts ("…, patched after encoding" for samples).
 		return b, false
@@ -854,29 +900,29 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		case "LegacyMessage":
 			b = strconv.AppendInt(append(b, "message set entry, magic "...), int64(t.Magic(i)), 10)
 			b = append(strconv.AppendInt(append(b, ", "...), int64(n.Size), 10), " bytes"...)
-			if n.Flags&tree.FlagBadCRC != 0 {
+			if n.Flags()&tree.FlagBadCRC != 0 {
 				b = append(b, ", CRC INVALID"...)
 			}
-			if n.Flags&tree.FlagVirtual != 0 && n.End > i+1 && c.parent >= 0 {
+			if n.Flags()&tree.FlagVirtual != 0 && n.End > i+1 && c.parent >= 0 {
 				// An inner message of a compressed wrapper: its offset
 				// (magic 1: relative to the wrapper's, see Decompressed).
 				f, _ := records.BatchFactsOf(t, i)
-				b = strconv.AppendInt(append(b, ", offset "...), t.OffsetBase(c.parent)+f.BaseOffset, 10)
+				b = strconv.AppendInt(append(b, ", offset "...), records.OffsetBase(t, c.parent)+f.BaseOffset, 10)
 			}
 			return b, true
 		}
 	case tree.Record:
 		// "Record[i]" says it all; inside a decompressed view, the
 		// record's offset is worth saying.
-		if n.Flags&tree.FlagVirtual != 0 {
-			b = strconv.AppendInt(append(b, "offset "...), n.Num, 10)
+		if n.Flags()&tree.FlagVirtual != 0 {
+			b = strconv.AppendInt(append(b, "offset "...), records.RecordOffsetIn(t, c.parent, i), 10)
 		}
 		return b, true
 	case tree.Decompressed:
 		b = records.Compression(t.Compression(i)).AppendName(b)
 		b = append(b, " payload decompressed, not wire bytes (v offsets)"...)
 		if c.parent >= 0 && t.Name(c.parent) == "LegacyMessage" && t.Magic(c.parent) == 1 {
-			b = strconv.AppendInt(append(b, "; inner offsets relative to "...), t.OffsetBase(i), 10)
+			b = strconv.AppendInt(append(b, "; inner offsets relative to "...), records.OffsetBase(t, i), 10)
 		}
 		return b, true
 	case tree.BatchField:
@@ -889,7 +935,7 @@ func appendSyntheticAbout(b []byte, t *tree.Tree, i int32, c ctx, ref tree.Ref) 
 		case (inBatch || inLegacy) && ref.Name == "attributes":
 			f, _ := records.BatchFactsOf(t, c.parent)
 			return f.Attributes.AppendText(b, f.Magic), true
-		case ref.Name == "value" && n.Null && c.parent >= 0 && t.Name(c.parent) == "Record" && coordinatorKeyed(t, c.parent):
+		case ref.Name == "value" && n.Null() && c.parent >= 0 && t.Name(c.parent) == "Record" && coordinatorKeyed(t, c.parent):
 			// A tombstone of an internal topic, as kwire log's text and
 			// JSON say it.
 			return append(b, "deleted (null value)"...), true
@@ -927,7 +973,7 @@ func coordinatorKeyed(t *tree.Tree, r int32) bool {
 			return true
 		}
 		t.Children(k, func(e int32) bool {
-			keyed = keyed || t.Nodes[e].Kind == tree.Embedded && embeddedPrefix(t, e) == "record_type"
+			keyed = keyed || t.Nodes[e].Kind() == tree.Embedded && embeddedPrefix(t, e) == "record_type"
 			return !keyed
 		})
 		return false
@@ -1014,25 +1060,25 @@ func headerAbout(name string, hdr uint8) string {
 
 // appendLengthAbout says what follows an array's or records' length
 // prefix.
-func appendLengthAbout(b []byte, t *tree.Tree, n *tree.Node, c ctx) []byte {
-	if c.parent >= 0 && t.Nodes[c.parent].Kind == tree.Records {
+func appendLengthAbout(b []byte, t *tree.Tree, n *tree.Node, num int64, c ctx) []byte {
+	if c.parent >= 0 && t.Nodes[c.parent].Kind() == tree.Records {
 		switch {
-		case n.Num < 0:
+		case num < 0:
 			return append(b, "null records"...)
-		case n.Num == 1:
+		case num == 1:
 			return append(b, "1 byte of records follows"...)
 		}
-		return append(strconv.AppendInt(b, n.Num, 10), " bytes of records follow"...)
+		return append(strconv.AppendInt(b, num, 10), " bytes of records follow"...)
 	}
 	switch {
-	case n.Num < 0:
+	case num < 0:
 		return append(b, "null array"...)
-	case n.Num == 0:
+	case num == 0:
 		return append(b, "no elements follow"...)
-	case n.Num == 1 && t.Sample:
+	case num == 1 && t.Sample:
 		return append(b, "one sample element follows"...)
-	case n.Num == 1:
+	case num == 1:
 		return append(b, "1 element follows"...)
 	}
-	return append(strconv.AppendInt(b, n.Num, 10), " elements follow"...)
+	return append(strconv.AppendInt(b, num, 10), " elements follow"...)
 }

@@ -32,7 +32,7 @@ func TestPathOfIsTheJSONPath(t *testing.T) {
 			}
 			x := render.NewIndex(tr)
 			for i := range tr.Nodes {
-				switch tr.Nodes[i].Kind {
+				switch tr.Nodes[i].Kind() {
 				case tree.Header, tree.Body, tree.Field, tree.Struct, tree.Array, tree.Element, tree.Records, tree.FrameField, tree.RecordBatch:
 				default:
 					continue

@@ -38,20 +38,21 @@ func treeRows(t *tree.Tree) []row {
 	walk = func(i int32, c ctx, lead, childLead string) {
 		rows = append(rows, nodeRow(t, i, c, lead))
 		end := t.Nodes[i].End
+		o := newOrdinals(t, i)
 		for k := i + 1; k < end; {
 			next := t.Nodes[k].End
 			if next <= k {
 				break
 			}
 			if next >= end {
-				walk(k, childCtx(t, i, c, k), childLead+"+-- ", childLead+"    ")
+				walk(k, childCtx(t, i, c, k, &o), childLead+"+-- ", childLead+"    ")
 			} else {
-				walk(k, childCtx(t, i, c, k), childLead+"+-- ", childLead+"|   ")
+				walk(k, childCtx(t, i, c, k, &o), childLead+"+-- ", childLead+"|   ")
 			}
 			k = next
 		}
 	}
-	walk(0, childCtx(t, -1, ctx{}, 0), "", "")
+	walk(0, childCtx(t, -1, ctx{}, 0, nil), "", "")
 	return rows
 }
 
@@ -64,7 +65,7 @@ func nodeRow(t *tree.Tree, i int32, c ctx, lead string) row {
 		r.cells[2] = "= " + v
 	}
 	r.cells[3] = string(appendRange(nil, n.Off, n.Size))
-	if n.Flags&tree.FlagVirtual != 0 {
+	if n.Flags()&tree.FlagVirtual != 0 {
 		r.cells[3] = "[v" + r.cells[3][1:]
 	}
 	r.cells[4] = nodeAbout(t, i, c)
@@ -278,7 +279,7 @@ func refSide(b []byte, s *Side) []byte {
 	if t == nil || len(t.Nodes) == 0 {
 		b = append(b, "null"...)
 	} else {
-		b = refNode(b, t, 0, childCtx(t, -1, ctx{}, 0), "", "")
+		b = refNode(b, t, 0, childCtx(t, -1, ctx{}, 0, nil), "", "")
 	}
 	return append(b, '}')
 }
@@ -289,7 +290,7 @@ func refNode(b []byte, t *tree.Tree, i int32, c ctx, parentPath, structPath stri
 	b = append(b, `{"name":`...)
 	b = appendJSONString(b, nodeName(t, i, c))
 	b = append(b, `,"kind":`...)
-	b = appendJSONString(b, n.Kind.String())
+	b = appendJSONString(b, n.Kind().String())
 	b = append(b, `,"type":`...)
 	b = appendJSONString(b, nodeType(t, i, c))
 	b = append(b, `,"value":`...)
@@ -300,7 +301,7 @@ func refNode(b []byte, t *tree.Tree, i int32, c ctx, parentPath, structPath stri
 	b = strconv.AppendInt(b, int64(n.Off), 10)
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, int64(n.Size), 10)
-	if n.Flags&tree.FlagVirtual != 0 {
+	if n.Flags()&tree.FlagVirtual != 0 {
 		b = append(b, `,"virtual":true`...)
 	}
 	b = append(b, `,"about":`...)
@@ -314,16 +315,17 @@ func refNode(b []byte, t *tree.Tree, i int32, c ctx, parentPath, structPath stri
 		structPath = path
 	}
 	batch := 0
+	o := newOrdinals(t, i)
 	for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
 		if k > i+1 {
 			b = append(b, ',')
 		}
 		pp := path
-		if t.Nodes[k].Kind == tree.RecordBatch {
+		if t.Nodes[k].Kind() == tree.RecordBatch {
 			pp = path + "[" + strconv.Itoa(batch) + "]"
 			batch++
 		}
-		b = refNode(b, t, k, childCtx(t, i, c, k), pp, structPath)
+		b = refNode(b, t, k, childCtx(t, i, c, k, &o), pp, structPath)
 	}
 	return append(b, "]}"...)
 }
@@ -336,7 +338,7 @@ func refPath(t *tree.Tree, i int32, c ctx, parentPath, structPath string) string
 		return a + "." + b
 	}
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Message:
 		return ""
 	case tree.Frame, tree.Header, tree.Body:
@@ -349,11 +351,11 @@ func refPath(t *tree.Tree, i int32, c ctx, parentPath, structPath string) string
 			return join(structPath, f.Name)
 		}
 	case tree.Element:
-		return parentPath + "[" + strconv.Itoa(int(n.Index)) + "]"
+		return parentPath + "[" + strconv.Itoa(int(t.Ordinal(i))) + "]"
 	case tree.TagSection:
 		return join(parentPath, "_tagged_fields")
 	case tree.Tag, tree.UnknownTag:
-		return join(parentPath, "tag"+strconv.FormatInt(n.Num, 10))
+		return join(parentPath, "tag"+strconv.FormatInt(t.Num(i), 10))
 	case tree.RecordBatch:
 		return parentPath
 	}
@@ -362,23 +364,23 @@ func refPath(t *tree.Tree, i int32, c ctx, parentPath, structPath string) string
 
 func refValue(b []byte, t *tree.Tree, i int32) []byte {
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Array:
-		return appendIntOrNull(b, int64(n.Index), !n.Null)
+		return appendIntOrNull(b, int64(t.Count(i)), !n.Null())
 	case tree.Records:
-		return appendIntOrNull(b, int64(len(t.Data(i))), !n.Null)
+		return appendIntOrNull(b, int64(len(t.Data(i))), !n.Null())
 	case tree.Length:
-		if n.Wire == tree.WireUvarint {
-			return strconv.AppendInt(b, max(n.Num+1, 0), 10)
+		if n.Wire() == tree.WireUvarint {
+			return strconv.AppendInt(b, max(t.Num(i)+1, 0), 10)
 		}
-		return strconv.AppendInt(b, n.Num, 10)
+		return strconv.AppendInt(b, t.Num(i), 10)
 	case tree.Element:
 		if t.Struct(i) != nil {
 			return append(b, "null"...)
 		}
-		return refScalar(b, n, t.Data(i))
+		return refScalar(b, n, t.Num(i), t.Data(i))
 	case tree.Field, tree.Presence, tree.TagCount, tree.TagNumber, tree.TagSize, tree.BatchField, tree.FrameField, tree.Raw:
-		return refScalar(b, n, t.Data(i))
+		return refScalar(b, n, t.Num(i), t.Data(i))
 	case tree.TagSection:
 		if n.End == i+1 {
 			return append(b, '0')
@@ -387,12 +389,12 @@ func refValue(b []byte, t *tree.Tree, i int32) []byte {
 	return append(b, "null"...)
 }
 
-func refScalar(b []byte, n *tree.Node, d []byte) []byte {
-	switch n.Wire {
+func refScalar(b []byte, n *tree.Node, num int64, d []byte) []byte {
+	switch n.Wire() {
 	case tree.WireBool:
-		return strconv.AppendBool(b, n.Num != 0)
+		return strconv.AppendBool(b, num != 0)
 	case tree.WireFloat64:
-		f := math.Float64frombits(uint64(n.Num))
+		f := math.Float64frombits(uint64(num))
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return appendJSONString(b, strconv.FormatFloat(f, 'g', -1, 64))
 		}
@@ -400,19 +402,19 @@ func refScalar(b []byte, n *tree.Node, d []byte) []byte {
 	case tree.WireUUID:
 		return appendJSONString(b, string(appendUUID(nil, d)))
 	case tree.WireString, tree.WireCompactString:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null"...)
 		}
 		return appendJSONString(b, string(d))
 	case tree.WireBytes, tree.WireCompactBytes, tree.WireVarBytes, tree.WireRaw:
-		if n.Null {
+		if n.Null() {
 			return append(b, "null"...)
 		}
 		b = append(b, '"')
 		b = hex.AppendEncode(b, d)
 		return append(b, '"')
 	}
-	return strconv.AppendInt(b, n.Num, 10)
+	return strconv.AppendInt(b, num, 10)
 }
 
 // referencePages are pages of every kind of node: smallest and random

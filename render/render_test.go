@@ -388,7 +388,7 @@ func TestRegions(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range tr.Nodes {
 		seen[NodeRegion(tr, int32(i))] = true
-		if k := tr.Nodes[i].Kind; k == tree.BatchField && NodeRegion(tr, int32(i)) != "RecordBatch" {
+		if k := tr.Nodes[i].Kind(); k == tree.BatchField && NodeRegion(tr, int32(i)) != "RecordBatch" {
 			t.Errorf("batch field %s in region %s", NodeName(tr, int32(i)), NodeRegion(tr, int32(i)))
 		}
 	}
@@ -412,7 +412,7 @@ func TestRecordsAreShownAsRecordBatchNodes(t *testing.T) {
 	tr := smallestByName(t, s, "ProduceRequest", 3)
 	found := false
 	for i := range tr.Nodes {
-		if tr.Nodes[i].Kind == tree.RecordBatch {
+		if tr.Nodes[i].Kind() == tree.RecordBatch {
 			found = true
 			if NodeType(tr, int32(i)) != "RecordBatch v2" || NodeName(tr, int32(i)) != "RecordBatch" {
 				t.Errorf("batch row = %s %s", NodeName(tr, int32(i)), NodeType(tr, int32(i)))
@@ -486,17 +486,17 @@ func taggedVoteResponse(t testing.TB, s *spec.Set) *tree.Tree {
 	}
 	v := &tree.Tree{}
 	b := tree.Builder{T: v}
-	b.Open(tree.Node{Kind: tree.Body, Ref: tree.StructRef(m.Root)})
+	b.Open(tree.Node{S: tree.NewShape(tree.Body, tree.WireNone, tree.StructRef(m.Root), 0)})
 	ne := field(m.Root, "NodeEndpoints")
 	st := ne.Type.Struct
-	b.Open(tree.Node{Kind: tree.Array, Ref: tree.FieldRef(ne), Index: 1})
-	b.Open(tree.Node{Kind: tree.Element, Ref: tree.StructRef(st)})
-	b.Leaf(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(field(st, "NodeId")), Num: 1})
-	b.LeafData(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(field(st, "Host"))}, []byte("broker-1.example.com"))
-	b.Leaf(tree.Node{Kind: tree.Field, Ref: tree.FieldRef(field(st, "Port")), Num: 9092})
+	b.Open(tree.Node{S: tree.NewShape(tree.Array, tree.WireNone, tree.FieldRef(ne), 0)})
+	b.Open(tree.Node{S: tree.NewShape(tree.Element, tree.WireNone, tree.StructRef(st), 0)})
+	b.LeafNum(tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, tree.FieldRef(field(st, "NodeId")), 0)}, 1)
+	b.LeafData(tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, tree.FieldRef(field(st, "Host")), 0)}, []byte("broker-1.example.com"))
+	b.LeafNum(tree.Node{S: tree.NewShape(tree.Field, tree.WireNone, tree.FieldRef(field(st, "Port")), 0)}, 9092)
 	b.Close(0)
 	b.Close(0)
-	b.LeafData(tree.Node{Kind: tree.UnknownTag, Num: 7}, []byte{1, 2, 3})
+	b.LeafTag(7, []byte{1, 2, 3})
 	b.Close(0)
 	tr, err := codec.New(s).Encode(m, 2, nil, v)
 	if err != nil {
@@ -676,41 +676,43 @@ func TestValueTexts(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		n    tree.Node
+		num  int64
 		data []byte
 		want string
 	}{
-		{"compact string length is len+1", tree.Node{Wire: tree.WireCompactString}, []byte("ab"), `"ab" (compact, len+1=3)`},
-		{"compact null string is 0", tree.Node{Wire: tree.WireCompactString, Null: true}, nil, "null (compact, 0)"},
-		{"int16 null string is -1", tree.Node{Wire: tree.WireString, Null: true}, nil, "null (int16 len=-1)"},
-		{"bytes are hex", tree.Node{Wire: tree.WireBytes}, []byte{0xca, 0xfe}, "0xcafe (int32 len=2)"},
-		{"empty bytes", tree.Node{Wire: tree.WireCompactBytes}, []byte{}, "empty (compact, len+1=1)"},
-		{"long bytes are cut after 16", tree.Node{Wire: tree.WireRaw}, make([]byte, 17), "0x" + strings.Repeat("00", 16) + "…"},
-		{"bool", tree.Node{Wire: tree.WireBool, Num: 1}, nil, "true"},
-		{"float64", tree.Node{Wire: tree.WireFloat64, Num: 0x3ff8000000000000}, nil, "1.5"},
-		{"negative int", tree.Node{Wire: tree.WireInt32, Num: -1}, nil, "-1"},
-		{"uuid", tree.Node{Wire: tree.WireUUID}, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, "00010203-0405-0607-0809-0a0b0c0d0e0f"},
-		{"record value text is quoted", tree.Node{Wire: tree.WireVarBytes}, []byte(`{"a":1}`), `"{\"a\":1}" (varint len=7)`},
-		{"record value binary is hex", tree.Node{Wire: tree.WireVarBytes}, []byte{0, 1}, "0x0001 (varint len=2)"},
-		{"long strings are cut", tree.Node{Wire: tree.WireCompactString}, bytes.Repeat([]byte("x"), 70), `"` + strings.Repeat("x", 64) + `"… (compact, len+1=71)`},
+		{"compact string length is len+1", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireCompactString, 0, 0)}, 0, []byte("ab"), `"ab" (compact, len+1=3)`},
+		{"compact null string is 0", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireCompactString, 0, 0).With(tree.FlagNull)}, 0, nil, "null (compact, 0)"},
+		{"int16 null string is -1", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireString, 0, 0).With(tree.FlagNull)}, 0, nil, "null (int16 len=-1)"},
+		{"bytes are hex", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireBytes, 0, 0)}, 0, []byte{0xca, 0xfe}, "0xcafe (int32 len=2)"},
+		{"empty bytes", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireCompactBytes, 0, 0)}, 0, []byte{}, "empty (compact, len+1=1)"},
+		{"long bytes are cut after 16", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireRaw, 0, 0)}, 0, make([]byte, 17), "0x" + strings.Repeat("00", 16) + "…"},
+		{"bool", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireBool, 0, 0)}, 1, nil, "true"},
+		{"float64", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireFloat64, 0, 0)}, 0x3ff8000000000000, nil, "1.5"},
+		{"negative int", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireInt32, 0, 0)}, -1, nil, "-1"},
+		{"uuid", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireUUID, 0, 0)}, 0, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, "00010203-0405-0607-0809-0a0b0c0d0e0f"},
+		{"record value text is quoted", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireVarBytes, 0, 0)}, 0, []byte(`{"a":1}`), `"{\"a\":1}" (varint len=7)`},
+		{"record value binary is hex", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireVarBytes, 0, 0)}, 0, []byte{0, 1}, "0x0001 (varint len=2)"},
+		{"long strings are cut", tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireCompactString, 0, 0)}, 0, bytes.Repeat([]byte("x"), 70), `"` + strings.Repeat("x", 64) + `"… (compact, len+1=71)`},
 	} {
 		// The contents live in the tree's Bytes, as in a decoded tree.
 		tr := &tree.Tree{Bytes: []byte("prefix")}
 		b := tree.Builder{T: tr}
 		i := b.LeafData(c.n, c.data)
-		if got := scalarText(&tr.Nodes[i], tr.Data(i)); got != c.want {
+		if got := scalarText(&tr.Nodes[i], c.num, tr.Data(i)); got != c.want {
 			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
 		}
 	}
 	for _, c := range []struct {
 		n    tree.Node
+		num  int64
 		want string
 	}{
-		{tree.Node{Wire: tree.WireUvarint, Num: 2}, "3 (compact, n+1)"},
-		{tree.Node{Wire: tree.WireUvarint, Num: -1}, "0 (compact, null)"},
-		{tree.Node{Wire: tree.WireInt32, Num: -1}, "-1 (null)"},
-		{tree.Node{Wire: tree.WireInt32, Num: 3}, "3"},
+		{tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireUvarint, 0, 0)}, 2, "3 (compact, n+1)"},
+		{tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireUvarint, 0, 0)}, -1, "0 (compact, null)"},
+		{tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireInt32, 0, 0)}, -1, "-1 (null)"},
+		{tree.Node{S: tree.NewShape(tree.KindInvalid, tree.WireInt32, 0, 0)}, 3, "3"},
 	} {
-		if got := lengthText(&c.n); got != c.want {
+		if got := lengthText(&c.n, c.num); got != c.want {
 			t.Errorf("length %+v: got %s, want %s", c.n, got, c.want)
 		}
 	}

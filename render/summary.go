@@ -85,7 +85,7 @@ func encodedAt(in info) string {
 	if in.tree == nil || embeddedPrefix(in.tree, 0) != "version" {
 		return v
 	}
-	if p := int16(in.tree.Nodes[2].Num); !in.msg.ValidVersions.Contains(p) {
+	if p := int16(in.tree.Num(2)); !in.msg.ValidVersions.Contains(p) {
 		return "v" + strconv.Itoa(int(p)) + " (its prefix; not a valid version)"
 	}
 	return v

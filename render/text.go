@@ -283,7 +283,7 @@ func writeTree(s *sink, t *tree.Tree, o Options) {
 			}
 		}()
 	}
-	root := childCtx(t, -1, ctx{}, 0)
+	root := childCtx(t, -1, ctx{}, 0, nil)
 	tw.measure(0, root, 0)
 	for col := range 4 {
 		if tw.widths[col] > 0 {
@@ -459,8 +459,9 @@ func (tw *treeWriter) measure(i int32, c ctx, depth int) {
 	} else {
 		tw.cell = b
 	}
+	o := newOrdinals(t, i)
 	for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
-		tw.measure(k, childCtx(t, i, c, k), depth+1)
+		tw.measure(k, childCtx(t, i, c, k, &o), depth+1)
 	}
 }
 
@@ -585,8 +586,9 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 	if len(tw.more) > 0 {
 		tw.moreAbout(i, depth, c.region)
 	}
+	o := newOrdinals(t, i)
 	for k := i + 1; k < n.End && t.Nodes[k].End > k && tw.err == nil; k = t.Nodes[k].End {
-		tw.row(k, childCtx(t, i, c, k), depth+1, t.Nodes[k].End >= n.End)
+		tw.row(k, childCtx(t, i, c, k, &o), depth+1, t.Nodes[k].End >= n.End)
 	}
 }
 
@@ -603,7 +605,7 @@ func appendRange(b []byte, off, size int32) []byte {
 // before the offset of a virtual node ("[v0x0000, 25B]"), whose offsets
 // are in the decompressed bytes (tree.Tree.Virtual).
 func appendNodeRange(b []byte, n *tree.Node) []byte {
-	if n.Flags&tree.FlagVirtual == 0 {
+	if n.Flags()&tree.FlagVirtual == 0 {
 		return appendRange(b, n.Off, n.Size)
 	}
 	b = append(b, "[v0x"...)
@@ -635,7 +637,7 @@ func byteRegions(t *tree.Tree) []region {
 	var walk func(i int32, c ctx)
 	walk = func(i int32, c ctx) {
 		n := &t.Nodes[i]
-		if n.Flags&tree.FlagVirtual != 0 {
+		if n.Flags()&tree.FlagVirtual != 0 {
 			return // a decompressed view: not wire bytes
 		}
 		if n.End == i+1 {
@@ -645,11 +647,12 @@ func byteRegions(t *tree.Tree) []region {
 			}
 			return
 		}
+		o := newOrdinals(t, i)
 		for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
-			walk(k, childCtx(t, i, c, k))
+			walk(k, childCtx(t, i, c, k, &o))
 		}
 	}
-	walk(0, childCtx(t, -1, ctx{}, 0))
+	walk(0, childCtx(t, -1, ctx{}, 0, nil))
 	return out
 }
 

@@ -80,7 +80,7 @@ func (x *Index) ValueWith(i int32, o Options) string {
 // value or header value, which Options.Values applies to.
 func recordBytes(t *tree.Tree, i int32) bool {
 	n := &t.Nodes[i]
-	if n.Kind != tree.BatchField || n.Null || (n.Wire != tree.WireVarBytes && n.Wire != tree.WireBytes) {
+	if n.Kind() != tree.BatchField || n.Null() || (n.Wire() != tree.WireVarBytes && n.Wire() != tree.WireBytes) {
 		return false
 	}
 	switch t.Name(i) {

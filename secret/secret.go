@@ -155,31 +155,31 @@ type redactor struct {
 func (r *redactor) node(i int32) {
 	t := r.t
 	n := &t.Nodes[i]
-	switch n.Kind {
+	switch n.Kind() {
 	case tree.Field, tree.Element:
-		if n.Kind == tree.Element && t.Struct(i) != nil {
+		if n.Kind() == tree.Element && t.Struct(i) != nil {
 			r.config(i)
 			return
 		}
 		f := t.Field(i)
-		if f == nil || n.Null {
+		if f == nil || n.Null() {
 			return
 		}
 		switch {
 		case secretFields[f.Name] && isBytes(n):
-			r.mark(i, []Range{{0, int(n.DLen)}})
+			r.mark(i, []Range{{0, t.DataLen(i)}})
 		case f.Name == "AuthBytes" && isBytes(n):
 			r.mark(i, SASLRanges(r.o.Mechanism, r.client, t.Data(i)))
 		}
 	case tree.Body, tree.Struct, tree.Embedded:
-		if !n.Null {
+		if !n.Null() {
 			r.config(i)
 		}
 	}
 }
 
 func isBytes(n *tree.Node) bool {
-	switch n.Wire {
+	switch n.Wire() {
 	case tree.WireBytes, tree.WireCompactBytes, tree.WireString, tree.WireCompactString:
 		return true
 	}
@@ -199,26 +199,26 @@ func (r *redactor) config(i int32) {
 		n := &t.Nodes[c]
 		switch f.Name {
 		case "Name", "Key":
-			if n.Kind == tree.Field && isBytes(n) {
+			if n.Kind() == tree.Field && isBytes(n) {
 				name = c
 			}
 		case "Value":
-			if n.Kind == tree.Field && isBytes(n) {
+			if n.Kind() == tree.Field && isBytes(n) {
 				value = c
 			}
 		case "IsSensitive":
-			sensitive = n.Kind == tree.Field && n.Wire == tree.WireBool && n.Num != 0
+			sensitive = n.Kind() == tree.Field && n.Wire() == tree.WireBool && t.Num(c) != 0
 		}
 		return true
 	})
 	if sensitive {
 		r.sensitiveEnd = max(r.sensitiveEnd, t.Nodes[i].End)
 	}
-	if value < 0 || t.Nodes[value].Null {
+	if value < 0 || t.Nodes[value].Null() {
 		return
 	}
 	if sensitive || i < r.sensitiveEnd || (name >= 0 && SensitiveConfig(string(t.Data(name)))) {
-		r.mark(value, []Range{{0, int(t.Nodes[value].DLen)}})
+		r.mark(value, []Range{{0, t.DataLen(value)}})
 	}
 }
 
@@ -233,7 +233,7 @@ func (r *redactor) mark(i int32, rs []Range) {
 	}
 	t := r.t
 	n := &t.Nodes[i]
-	n.Flags |= tree.FlagSecret
+	n.AddFlags(tree.FlagSecret)
 	d := t.Data(i)
 	for _, g := range rs {
 		if g.Off < 0 || g.Off+g.Len > len(d) {

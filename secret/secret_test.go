@@ -54,7 +54,7 @@ func marked(t *tree.Tree) []string {
 	x := render.NewIndex(t)
 	var out []string
 	for i := range t.Nodes {
-		if t.Nodes[i].Flags&tree.FlagSecret != 0 {
+		if t.Nodes[i].Flags()&tree.FlagSecret != 0 {
 			out = append(out, x.Path(int32(i))+" = "+render.NodeValue(t, int32(i)))
 		}
 	}

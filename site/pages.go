@@ -574,7 +574,7 @@ func writeTree(o *out, sd side, x *render.Index) {
 		if t.IsLeaf(i) {
 			o.s(" l")
 		}
-		if nd.Flags&(tree.FlagProblem|tree.FlagBadCRC|tree.FlagSizeMismatch) != 0 {
+		if nd.Flags()&(tree.FlagProblem|tree.FlagBadCRC|tree.FlagSizeMismatch) != 0 {
 			o.s(" bad")
 		}
 		if virtual {

@@ -186,7 +186,7 @@ func (s *connState) eachTopic(t *tree.Tree, fn func(name string) bool) bool {
 	}
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
-		if n.Kind != tree.Field || n.Flags&tree.FlagVirtual != 0 {
+		if n.Kind() != tree.Field || n.Flags()&tree.FlagVirtual != 0 {
 			continue
 		}
 		f := t.Field(int32(i))

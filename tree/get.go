@@ -51,7 +51,7 @@ func (t *Tree) At(i int32) Value {
 		return Value{t: t, i: -1, arr: -1, err: &PathError{Reason: IndexOutOfRange, Msg: fmt.Sprintf("node %d is not in the tree", i)}}
 	}
 	v := Value{t: t, i: i, arr: -1}
-	if t.Nodes[i].Kind == Element {
+	if t.Nodes[i].Kind() == Element {
 		v.arr = t.parentOf(i)
 	}
 	return v
@@ -88,12 +88,12 @@ func (t *Tree) Get(path string) (Value, error) {
 	}
 	k := 0
 	switch n := &t.Nodes[0]; {
-	case n.Kind == Message && v.partOf(p[0].Name) < 0 && !p[0].IsIndex():
+	case n.Kind() == Message && v.partOf(p[0].Name) < 0 && !p[0].IsIndex():
 		// A body field without the message name.
 		if b := t.Find(0, Body); b >= 0 {
 			v.i = b
 		}
-	case n.Kind != Message && !p[0].IsIndex() && p[0].Name == v.name() && len(p) > 1:
+	case n.Kind() != Message && !p[0].IsIndex() && p[0].Name == v.name() && len(p) > 1:
 		k = 1
 	}
 	for ; k < len(p); k++ {
@@ -145,7 +145,7 @@ func (v Value) Kind() Kind {
 	if v.err != nil {
 		return KindInvalid
 	}
-	return v.t.Nodes[v.i].Kind
+	return v.t.Nodes[v.i].Kind()
 }
 
 // Spec returns v's spec field (nil for message parts, elements and
@@ -189,13 +189,13 @@ func (v Value) Len() int {
 	}
 	n := &v.t.Nodes[v.i]
 	switch {
-	case n.Null:
+	case n.Null():
 		return 0
-	case n.Kind == Array:
+	case n.Kind() == Array:
 		k := 0
 		v.t.Elements(v.i, func(int32) bool { k++; return true })
 		return k
-	case n.Kind == Records && !v.t.IsLeaf(v.i):
+	case n.Kind() == Records && !v.t.IsLeaf(v.i):
 		return v.t.count(v.i, RecordBatch)
 	}
 	switch v.kind() {
@@ -207,7 +207,7 @@ func (v Value) Len() int {
 
 // IsNull reports whether v is null (a null string, bytes, array, struct
 // or records); false for a Value with an error.
-func (v Value) IsNull() bool { return v.err == nil && v.t.Nodes[v.i].Null }
+func (v Value) IsNull() bool { return v.err == nil && v.t.Nodes[v.i].Null() }
 
 // Int returns integer v (int8…int64, uint16, uint32, varints, lengths);
 // 0 when v is not an integer or has an error (see AsInt).
@@ -221,7 +221,7 @@ func (v Value) AsInt() (int64, error) {
 	}
 	switch v.kind() {
 	case spec.KindInt8, spec.KindInt16, spec.KindUint16, spec.KindInt32, spec.KindUint32, spec.KindInt64:
-		return v.t.Nodes[v.i].Num, nil
+		return v.t.Num(v.i), nil
 	}
 	return 0, v.wrongKind("an integer")
 }
@@ -255,7 +255,7 @@ func (v Value) AsBool() (bool, error) {
 	if v.kind() != spec.KindBool {
 		return false, v.wrongKind("a bool")
 	}
-	return v.t.Nodes[v.i].Num != 0, nil
+	return v.t.Num(v.i) != 0, nil
 }
 
 // Float returns float64 v; 0 when v is not a float64 or has an error (see
@@ -270,7 +270,7 @@ func (v Value) AsFloat() (float64, error) {
 	if v.kind() != spec.KindFloat64 {
 		return 0, v.wrongKind("a float64")
 	}
-	return math.Float64frombits(uint64(v.t.Nodes[v.i].Num)), nil
+	return math.Float64frombits(uint64(v.t.Num(v.i))), nil
 }
 
 // String returns string v's contents ("" when null). For other values it
@@ -284,18 +284,18 @@ func (v Value) String() string {
 		return "<error: " + v.err.Error() + ">"
 	}
 	n := &v.t.Nodes[v.i]
-	if n.Null {
+	if n.Null() {
 		return "null"
 	}
 	switch v.kind() {
 	case spec.KindString:
 		return string(v.t.Data(v.i))
 	case spec.KindBool:
-		return strconv.FormatBool(n.Num != 0)
+		return strconv.FormatBool(v.t.Num(v.i) != 0)
 	case spec.KindInt8, spec.KindInt16, spec.KindUint16, spec.KindInt32, spec.KindUint32, spec.KindInt64:
-		return strconv.FormatInt(n.Num, 10)
+		return strconv.FormatInt(v.t.Num(v.i), 10)
 	case spec.KindFloat64:
-		return strconv.FormatFloat(math.Float64frombits(uint64(n.Num)), 'g', -1, 64)
+		return strconv.FormatFloat(math.Float64frombits(uint64(v.t.Num(v.i))), 'g', -1, 64)
 	case spec.KindUUID:
 		u := v.UUID()
 		h := hex.EncodeToString(u[:])
@@ -303,7 +303,7 @@ func (v Value) String() string {
 	case spec.KindBytes, spec.KindRecords:
 		return hex.EncodeToString(v.t.Data(v.i))
 	}
-	return "<" + n.Kind.String() + ">"
+	return "<" + n.Kind().String() + ">"
 }
 
 // AsString returns string v's contents ("" when null), or the error: v's
@@ -363,7 +363,7 @@ func (v Value) describe() string {
 	n := &v.t.Nodes[v.i]
 	var what string
 	switch k := v.kind(); {
-	case n.Kind == Array:
+	case n.Kind() == Array:
 		what = "an array"
 		if f := v.t.Field(v.i); f != nil && f.Type.Name != "" {
 			what += " of " + f.Type.Name
@@ -376,9 +376,9 @@ func (v Value) describe() string {
 	case k != spec.KindInvalid:
 		what = article(k.String())
 	default:
-		what = "a " + n.Kind.String() + " node"
+		what = "a " + n.Kind().String() + " node"
 	}
-	if n.Null {
+	if n.Null() {
 		what += " (null)"
 	}
 	return what
@@ -396,7 +396,7 @@ func article(s string) string {
 func (v Value) kind() spec.Kind {
 	t := v.t
 	n := &t.Nodes[v.i]
-	switch n.Kind {
+	switch n.Kind() {
 	case Struct:
 		return spec.KindStruct
 	case Array:
@@ -419,7 +419,7 @@ func (v Value) kind() spec.Kind {
 	case Message, Frame, Header, Body, Embedded, TagSection, Tag, RecordBatch, Record, Decompressed:
 		return spec.KindInvalid
 	}
-	return wireKind(n.Wire)
+	return wireKind(n.Wire())
 }
 
 // wireKind is the spec kind a wire encoding holds.
@@ -456,7 +456,7 @@ func wireKind(w Wire) spec.Kind {
 func (v Value) name() string {
 	t := v.t
 	n := &t.Nodes[v.i]
-	switch n.Kind {
+	switch n.Kind() {
 	case Frame:
 		return "Frame"
 	case Header:
@@ -486,7 +486,7 @@ func (v Value) name() string {
 func (v Value) partOf(name string) int32 {
 	r := int32(-1)
 	v.t.Children(v.i, func(c int32) bool {
-		switch v.t.Nodes[c].Kind {
+		switch v.t.Nodes[c].Kind() {
 		case Frame, Header, Body:
 			if (Value{t: v.t, i: c}).name() == name {
 				r = c
@@ -500,7 +500,7 @@ func (v Value) partOf(name string) int32 {
 
 // structLike reports whether node i's field children are its fields.
 func (t *Tree) structLike(i int32) bool {
-	switch t.Nodes[i].Kind {
+	switch t.Nodes[i].Kind() {
 	case Header, Body, Struct, Embedded:
 		return true
 	case Element:
@@ -548,11 +548,11 @@ func (v Value) field(name string, p errPath) Value {
 	var names func() []string
 	found := int32(-1)
 	switch {
-	case n.Kind == Message:
+	case n.Kind() == Message:
 		found = v.partOf(name)
 		names = func() (out []string) {
 			t.Children(v.i, func(c int32) bool {
-				if k := t.Nodes[c].Kind; k == Frame || k == Header || k == Body {
+				if k := t.Nodes[c].Kind(); k == Frame || k == Header || k == Body {
 					out = append(out, (Value{t: t, i: c}).name())
 				}
 				return true
@@ -560,11 +560,11 @@ func (v Value) field(name string, p errPath) Value {
 			return out
 		}
 	case t.structLike(v.i):
-		if n.Null {
+		if n.Null() {
 			return v.fail(p, WrongKind, "a null "+v.describe()[2:]+" has no fields")
 		}
 		t.Fields(v.i, func(c int32) bool {
-			if f := t.Field(c); f != nil && t.Nodes[c].Kind != UnknownTag && f.Name == name {
+			if f := t.Field(c); f != nil && t.Nodes[c].Kind() != UnknownTag && f.Name == name {
 				found = c // a repeated tag: the last wins, as in Kafka's reader
 			}
 			return true
@@ -579,14 +579,14 @@ func (v Value) field(name string, p errPath) Value {
 		}
 		names = func() (out []string) {
 			t.Fields(v.i, func(c int32) bool {
-				if f := t.Field(c); f != nil && t.Nodes[c].Kind != UnknownTag {
+				if f := t.Field(c); f != nil && t.Nodes[c].Kind() != UnknownTag {
 					out = append(out, f.Name)
 				}
 				return true
 			})
 			return out
 		}
-	case n.Kind == Frame || n.Kind == RecordBatch || n.Kind == Record || n.Kind == Decompressed:
+	case n.Kind() == Frame || n.Kind() == RecordBatch || n.Kind() == Record || n.Kind() == Decompressed:
 		t.Children(v.i, func(c int32) bool {
 			if s := t.Name(c); s != "" && s == name {
 				found = c
@@ -620,7 +620,7 @@ func (v Value) field(name string, p errPath) Value {
 // walk from the root to find an element's array).
 func (v Value) child(c int32) Value {
 	r := Value{t: v.t, i: c, arr: -1}
-	if v.t.Nodes[c].Kind == Element {
+	if v.t.Nodes[c].Kind() == Element {
 		r.arr = v.i
 	}
 	return r
@@ -645,7 +645,7 @@ func (v Value) elem(i int, p errPath) Value {
 	t := v.t
 	n := &t.Nodes[v.i]
 	want := Element
-	switch n.Kind {
+	switch n.Kind() {
 	case Array:
 	case Records:
 		want = RecordBatch
@@ -656,7 +656,7 @@ func (v Value) elem(i int, p errPath) Value {
 	// i is out of range, for the error).
 	found, k := int32(-1), 0
 	for c := v.i + 1; c < n.End; c = t.Nodes[c].End {
-		if t.Nodes[c].Kind != want {
+		if t.Nodes[c].Kind() != want {
 			continue
 		}
 		if k == i {
@@ -667,7 +667,7 @@ func (v Value) elem(i int, p errPath) Value {
 	}
 	if found < 0 {
 		what, unit := v.describeAt(), "element"
-		if n.Kind == Records {
+		if n.Kind() == Records {
 			unit = "record batch"
 		}
 		if k != 1 {
@@ -677,7 +677,7 @@ func (v Value) elem(i int, p errPath) Value {
 	}
 	// v is the element's parent: no walk from the root to find it (At's).
 	e := Value{t: t, i: found, arr: -1}
-	if n.Kind == Array {
+	if n.Kind() == Array {
 		e.arr = v.i
 	}
 	return e
@@ -686,7 +686,7 @@ func (v Value) elem(i int, p errPath) Value {
 // indexedNames reports whether v's children include names repeated with
 // an index (a batch's Record[i], a record's headerKey[i]).
 func (v Value) indexedNames() bool {
-	switch v.t.Nodes[v.i].Kind {
+	switch v.t.Nodes[v.i].Kind() {
 	case RecordBatch, Record, Decompressed:
 		return true
 	}
@@ -697,16 +697,21 @@ func (v Value) indexedNames() bool {
 func (v Value) indexed(name string, idx int32, p errPath) Value {
 	t := v.t
 	found, n := int32(-1), 0
+	if name == "Record" {
+		n = int(t.RecordBase(v.i)) // a part's first batch counts on from an earlier part's
+	}
+	base := n
 	t.Children(v.i, func(c int32) bool {
-		nd := &t.Nodes[c]
-		if t.Name(c) == name || nd.Kind == Record && name == "Record" && t.Name(c) == "" {
-			n++
-			if nd.Index == idx {
+		nd := t.Nodes[c]
+		if t.Name(c) == name || nd.Kind() == Record && name == "Record" && t.Name(c) == "" {
+			if int32(n) == idx {
 				found = c
 			}
+			n++
 		}
 		return found < 0
 	})
+	n -= base
 	if found < 0 {
 		if n == 0 {
 			return v.field(name, p.parent(v.t))
@@ -738,7 +743,7 @@ func (t *Tree) parentOf(i int32) int32 {
 func (t *Tree) count(i int32, k Kind) int {
 	c := 0
 	t.Children(i, func(x int32) bool {
-		if t.Nodes[x].Kind == k {
+		if t.Nodes[x].Kind() == k {
 			c++
 		}
 		return true
@@ -753,66 +758,83 @@ func (t *Tree) count(i int32, k Kind) int {
 // a tagged field's path is its struct's plus its name. It walks down from
 // the root (a cost of the node's depth times the siblings passed).
 func (t *Tree) PathOf(i int32) Path {
-	if t == nil || i < 0 || int(i) >= len(t.Nodes) || i == 0 && t.Nodes[0].Kind == Message {
+	if t == nil || i < 0 || int(i) >= len(t.Nodes) || i == 0 && t.Nodes[0].Kind() == Message {
 		return nil
 	}
 	var p Path
 	k := int32(0)
-	if t.Nodes[0].Kind != Message {
+	if t.Nodes[0].Kind() != Message {
 		// A value tree: its root is named by its message or struct.
 		p = append(p, Name((Value{t: t, i: 0}).name()))
 	}
 	for k != i {
-		batch := 0
+		// The children passed on the way count the index of the next:
+		// batches, elements, records, and header keys and values.
+		batch, elem, rec, hk, hv := 0, 0, 0, 0, 0
 		next := int32(-1)
 		for c := k + 1; c < t.Nodes[k].End; c = t.Nodes[c].End {
 			if c <= i && i < t.Nodes[c].End {
 				next = c
 				break
 			}
-			if t.Nodes[c].Kind == RecordBatch {
+			switch t.Nodes[c].Kind() {
+			case RecordBatch:
 				batch++
+			case Element:
+				elem++
+			case Record:
+				rec++
+			case BatchField:
+				switch t.Name(c) {
+				case "headerKey":
+					hk++
+				case "headerValue":
+					hv++
+				}
 			}
 		}
 		if next < 0 {
 			return p
 		}
+		parent := k
 		k = next
-		n := &t.Nodes[k]
-		switch n.Kind {
+		n := t.Nodes[k]
+		switch n.Kind() {
 		case Frame, Header, Body:
 			p = append(p, Name((Value{t: t, i: k}).name()))
 		case Field, Struct, Array, Records:
 			if f := t.Field(k); f != nil {
 				p = append(p, Name(f.Name))
 			} else {
-				p = append(p, Name(n.Kind.String()))
+				p = append(p, Name(n.Kind().String()))
 			}
 		case Element:
-			p = append(p, Index(int(n.Index)))
+			p = append(p, Index(elem))
 		case RecordBatch:
 			p = append(p, Index(batch))
 		case TagSection, Tag:
 			// A tagged field's path is its struct's plus its name.
 			if k == i {
-				if n.Kind == TagSection {
+				if n.Kind() == TagSection {
 					p = append(p, Name("_tagged_fields"))
 				} else {
-					p = append(p, Name("tag"+strconv.FormatInt(n.Num, 10)))
+					p = append(p, Name("tag"+strconv.FormatInt(t.Num(k), 10)))
 				}
 			}
 		case UnknownTag:
-			p = append(p, Name("tag"+strconv.FormatInt(n.Num, 10)))
+			p = append(p, Name("tag"+strconv.FormatInt(t.Num(k), 10)))
 		case Record:
-			p = append(p, Name("Record"), Index(int(n.Index)))
+			p = append(p, Name("Record"), Index(rec+int(t.RecordBase(parent))))
 		default:
 			name := t.Name(k)
 			if name == "" {
-				name = n.Kind.String()
+				name = n.Kind().String()
 			}
 			p = append(p, Name(name))
-			if n.Kind == BatchField && (name == "headerKey" || name == "headerValue") {
-				p = append(p, Index(int(n.Index)))
+			if n.Kind() == BatchField && name == "headerKey" {
+				p = append(p, Index(hk))
+			} else if n.Kind() == BatchField && name == "headerValue" {
+				p = append(p, Index(hv))
 			}
 		}
 	}
@@ -821,9 +843,10 @@ func (t *Tree) PathOf(i int32) Path {
 
 // The Set methods edit a value in place, for re-encoding a tree that was
 // decoded (its header and body as Sub trees, edited, then encoded again, as
-// the proxy rewrites broker addresses). On a span tree the value changes
-// but the node's span still describes the bytes it was decoded from, so
-// edit the Sub trees that are encoded, not the span tree that is shown.
+// the proxy rewrites broker addresses). The node becomes a value leaf
+// (FlagValue) whose Off and Size locate its new value in Bytes, not the
+// bytes it was decoded from: edit the Sub trees that are encoded, not the
+// span tree that is shown.
 // Each returns the error of v, or a WrongKind *PathError when the value
 // does not fit v's type.
 
@@ -852,7 +875,7 @@ func (v Value) SetInt(n int64) error {
 	if n < lo || n > hi {
 		return &PathError{Path: v.Path(), Reason: WrongKind, Msg: fmt.Sprintf("value %d is out of range for %s (%d..%d)", n, v.kind(), lo, hi)}
 	}
-	v.t.Nodes[v.i].Num = n
+	v.setNum(n)
 	return nil
 }
 
@@ -864,9 +887,10 @@ func (v Value) SetBool(b bool) error {
 	if v.kind() != spec.KindBool {
 		return v.wrongKind("a bool")
 	}
-	v.t.Nodes[v.i].Num = 0
 	if b {
-		v.t.Nodes[v.i].Num = 1
+		v.setNum(1)
+	} else {
+		v.setNum(0)
 	}
 	return nil
 }
@@ -900,6 +924,16 @@ func (v Value) SetBytes(b []byte) error {
 	return nil
 }
 
+// setNum makes v's node a value leaf holding n (FlagNum).
+func (v Value) setNum(n int64) {
+	nd := &v.t.Nodes[v.i]
+	nd.Off, nd.Size = int32(n), int32(n>>32)
+	nd.S = nd.S.With(FlagNum).Without(FlagNull | FlagValue)
+}
+
+// setData makes v's node a value leaf (FlagValue, not null) holding b,
+// appended to the tree's Bytes (copied first, once per tree: see
+// SetString).
 func (v Value) setData(b []byte) {
 	t := v.t
 	if !t.ownBytes {
@@ -907,6 +941,7 @@ func (v Value) setData(b []byte) {
 		t.ownBytes = true
 	}
 	n := &t.Nodes[v.i]
-	n.DOff, n.DLen, n.Null = int32(len(t.Bytes)), int32(len(b)), false
+	n.Off, n.Size = int32(len(t.Bytes)), int32(len(b))
+	n.S = n.S.With(FlagValue).Without(FlagNull | FlagNum)
 	t.Bytes = append(t.Bytes, b...)
 }

@@ -139,7 +139,7 @@ func TestPathOfRoundTrip(t *testing.T) {
 	tr := decodeVote(t)
 	n := 0
 	for i := range tr.Nodes {
-		switch tr.Nodes[i].Kind {
+		switch tr.Nodes[i].Kind() {
 		case tree.Header, tree.Body, tree.Field, tree.Struct, tree.Array, tree.Element, tree.FrameField:
 		default:
 			continue

@@ -1,14 +1,35 @@
 // Package tree is kwire's span tree: every byte kwire writes or reads is
-// attributed to one leaf of a Tree, and every node carries its value, its
-// wire type and its [offset, size) range. Encoding and decoding produce
-// trees; every view (text page, hex grid, JSON, HTML) renders one.
+// attributed to one leaf of a Tree, and every node carries its wire type,
+// its spec field or name and its [offset, size) range, from which its
+// value is read. Decoding produces trees (encoding produces bytes, and
+// the tree of those bytes is their decode); every view (text page, hex
+// grid, JSON, HTML) renders one.
 //
-// A Tree is a flat arena of Nodes in pre-order: node i's children start at
-// i+1 and each child's End is the index of its next sibling, so walking a
-// tree needs no pointers and building one costs one slice append per node.
-// The same arena also serves as a value to encode (a "value tree"): then
-// only the field, struct, array, element and unknown-tag nodes are present
-// and offsets are zero.
+// A Tree is a flat arena of 16-byte Nodes in pre-order: node i's children
+// start at i+1 and each child's End is the index of its next sibling, so
+// walking a tree needs no pointers and building one costs one 16-byte
+// write per node. The same arena also serves as a value to encode (a
+// "value tree"): then only the field, struct, array, element and
+// unknown-tag nodes are present.
+//
+// # Values
+//
+// A node stores no value: what it is (kind, wire encoding, spec field or
+// synthetic name) is its interned Shape, and its value is read from the
+// bytes it covers when asked for — Tree.Num for integers, Tree.Data for
+// contents, Tree.Count for an array's length, Tree.NodeVersion,
+// Tree.Magic and Tree.Ordinal (an element's or record's index) for what a
+// view shows of groups (package records reads a batch's checksum and a
+// record's offset). So decoding writes nothing but the nodes, and a value
+// costs its reading only when read.
+//
+// A value tree's leaves hold their values as values, not wire encodings:
+// an integer, bool or float64 (its bits) in the node itself (FlagNum: Off
+// and Size are its low and high 32 bits); a string's, bytes' or records'
+// contents, a uuid's 16 bytes, an unknown tag's number (4 big-endian
+// bytes) then its payload in Tree.Bytes (FlagValue: Off and Size locate
+// them); null is FlagNull. Builder.LeafNum, LeafData and LeafTag append
+// them; the Value setters turn a span leaf into one.
 //
 // # Wire bytes and decompressed views
 //
@@ -23,7 +44,7 @@
 // hex-dumping Bytes still gives the message), and a Decompressed group
 // whose Off and Size locate them in Virtual holds the inner records. The
 // Decompressed node and every node below it carry FlagVirtual, and their
-// Off, Size, DOff and DLen are offsets in Virtual, not in Bytes. Each
+// Off and Size are offsets in Virtual, not in Bytes. Each
 // Decompressed group tiles its own range of Virtual exactly, as the wire
 // leaves tile Bytes; decompressed views nest (a legacy compressed wrapper
 // inside a decompressed view) by appending further ranges to Virtual.
@@ -56,6 +77,9 @@
 package tree
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"github.com/kwire/kwire/spec"
 )
 
@@ -222,49 +246,191 @@ const (
 	// views show it as "<redacted, N bytes>" (N its contents' length) and
 	// its secret bytes have been overwritten (package secret).
 	FlagSecret
+	// FlagNull marks a null string, bytes, array, struct or records value
+	// (Node.Null).
+	FlagNull
+	// FlagValue marks a leaf of a value tree (or one set by a Value
+	// setter) whose [Off, Off+Size) in Tree.Bytes holds its contents (a
+	// string's, bytes', records', a uuid, an unknown tag's number and
+	// payload), not a wire encoding (see "Values" in the package doc).
+	FlagValue
+	// FlagNum marks a leaf of a value tree (or one set by a Value setter)
+	// holding an integer, a bool (0 or 1) or a float64's bits: Off holds
+	// its low 32 bits and Size its high 32 bits (it covers no bytes).
+	FlagNum
+
+	flagBits = 8
 )
 
-// Node is one node of a span tree (or of a value tree). It holds no
-// pointers: what it refers to is a Ref id (see Intern) and its contents are
-// a range of Tree.Bytes, so a tree is one flat slice that the garbage
-// collector never scans and that can be reused across decodes.
+// Shape is what a node is, bar its position: its kind, its wire encoding,
+// its Ref (spec field, struct or synthetic name) and a small number the
+// kind gives a meaning to (Aux), interned process-wide (NewShape), and the
+// node's flags. It is one uint32 — the interned id in the top 19 bits,
+// the kind in the next 5 (so that Kind needs no lookup), the flags in the
+// low 8 — so that a Node is 16 bytes.
+type Shape uint32
+
+const (
+	kindShift = flagBits
+	kindBits  = 5
+	idShift   = kindShift + kindBits
+	// maxShapes bounds the interned shapes (19 bits of ids: 524,288, some
+	// ten times what every embedded release's specs make); NewShape gives
+	// the shape of its kind with no ref or wire past it.
+	maxShapes = 1 << (32 - idShift)
+)
+
+// shapeInfo is what an interned shape id stands for.
+type shapeInfo struct {
+	kind Kind
+	wire Wire
+	ref  int32
+	aux  int32
+}
+
+// shapeRegistry interns shapeInfos process-wide, as the Ref registry
+// does: the table only grows, under the lock, and is published whole
+// after each growth, so that readers (every Wire, Ref and Aux call) need
+// no lock.
+var shapeRegistry = struct {
+	sync.Mutex
+	table atomic.Pointer[[]shapeInfo]
+	ids   map[shapeInfo]uint32
+}{ids: map[shapeInfo]uint32{}}
+
+// shapeTable returns the interned shapes (nil before the first NewShape).
+func shapeTable() []shapeInfo {
+	if p := shapeRegistry.table.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// NewShape returns the shape of a node of kind k, wire encoding w, Ref
+// ref (see Intern; 0 for none) and aux (see Node.Aux), with no flags,
+// interning it on first use. Codecs make their shapes when they compile
+// a plan, never per node; aux must come from a spec or a small fixed set
+// (a version the spec defines, a compression id), never from the bytes
+// being decoded, or hostile input could grow the table.
+func NewShape(k Kind, w Wire, ref int32, aux int32) Shape {
+	si := shapeInfo{k, w, ref, aux}
+	r := &shapeRegistry
+	r.Lock()
+	defer r.Unlock()
+	id, ok := r.ids[si]
+	if !ok {
+		tab := shapeTable()
+		if len(tab) >= maxShapes {
+			// Past the bound (no spec set comes near it): the bare kind.
+			return Shape(k&(1<<kindBits-1)) << kindShift
+		}
+		tab = append(tab, si)
+		id = uint32(len(tab) - 1)
+		r.table.Store(&tab)
+		r.ids[si] = id
+	}
+	return Shape(id)<<idShift | Shape(k&(1<<kindBits-1))<<kindShift
+}
+
+func (s Shape) info() shapeInfo {
+	tab := shapeTable()
+	if id := int(s >> idShift); id < len(tab) {
+		return tab[id]
+	}
+	return shapeInfo{kind: s.Kind()}
+}
+
+// Kind returns the shape's kind.
+func (s Shape) Kind() Kind { return Kind(s>>kindShift) & (1<<kindBits - 1) }
+
+// Wire returns the shape's wire encoding.
+func (s Shape) Wire() Wire { return s.info().wire }
+
+// Ref returns the shape's Ref id (see RefOf).
+func (s Shape) Ref() int32 { return s.info().ref }
+
+// Aux returns the shape's aux number (see Node.Aux).
+func (s Shape) Aux() int32 { return s.info().aux }
+
+// Flags returns the shape's flags.
+func (s Shape) Flags() Flags { return Flags(s & (1<<flagBits - 1)) }
+
+// With returns s with flags f added.
+func (s Shape) With(f Flags) Shape { return s | Shape(f&(1<<flagBits-1)) }
+
+// Without returns s with flags f removed.
+func (s Shape) Without(f Flags) Shape { return s &^ Shape(f&(1<<flagBits-1)) }
+
+// Same reports whether s and o are the same shape, flags aside.
+func (s Shape) Same(o Shape) bool { return (s^o)>>flagBits == 0 }
+
+// Node is one node of a span tree (or of a value tree): 16 bytes and no
+// pointers. What it is — kind, wire encoding, spec field or name — is its
+// Shape; where it lies is [Off, Off+Size) of Tree.Bytes (of Tree.Virtual
+// with FlagVirtual); its subtree ends before node End. Its value is not
+// stored: it is read from its bytes when asked for (Tree.Num, Tree.Data,
+// Tree.Count), so a decode writes 16 bytes a node and the arena is one
+// flat slice the garbage collector never scans, reused across decodes.
 type Node struct {
-	Kind Kind
-	Wire Wire
-	// Null marks a null string, bytes, array, struct or records value.
-	Null  bool
-	Flags Flags
-	// Index is the element index of an Element or Record node, the number
-	// of elements of an Array node, the index of a record header key/value,
-	// the computed CRC (bits) of a record batch's or legacy message's crc
-	// leaf and the compression id of a Decompressed node. Read the
-	// kind-dependent meanings with Tree.Count, Tree.CRC and
-	// Tree.Compression.
-	Index int32
-	// Ref is the id of the node's Ref: its spec field (Field, Struct, Array,
-	// Records, Tag nodes and header fields), its struct (Body, Header,
-	// Element), or a synthetic name and about text. 0 means none.
-	Ref int32
-	// Off and Size are the node's byte range [Off, Off+Size) in Tree.Bytes.
+	// Off and Size are the node's byte range [Off, Off+Size) in Tree.Bytes
+	// (Tree.Virtual for a virtual node); for a value leaf, where its
+	// contents lie in Tree.Bytes (FlagValue) or the number it holds
+	// (FlagNum).
 	Off, Size int32
 	// End is the index just past this node's subtree.
 	End int32
-	// Num holds integer values (ints, bool 0/1, lengths, counts, tags),
-	// float64 bits, the version of Message/Header/Body/Embedded nodes and
-	// the magic of a RecordBatch and the offset base of a Decompressed
-	// node. Read those with Tree.NodeVersion, Tree.Magic and
-	// Tree.OffsetBase.
-	Num int64
-	// DOff and DLen locate the contents of strings, bytes, uuids, records,
-	// unknown-tag payloads and raw leaves in Tree.Bytes.
-	DOff, DLen int32
+	// S is the node's shape and flags.
+	S Shape
 }
+
+// Kind returns the node's kind.
+func (n Node) Kind() Kind { return n.S.Kind() }
+
+// Wire returns the node's wire encoding (WireNone for groups and for
+// value leaves built without one).
+func (n Node) Wire() Wire { return n.S.Wire() }
+
+// Ref returns the id of the node's Ref: its spec field (Field, Struct,
+// Array, Records, Tag nodes and header fields), its struct (Body, Header,
+// Element, Embedded), or a synthetic name and about text; 0 for none.
+func (n Node) Ref() int32 { return n.S.Ref() }
+
+// Aux returns the number the node's kind gives its shape: the version of
+// a Message, Header, Body or Embedded node (-1 when its version is read
+// from elsewhere: Tree.NodeVersion), the compression id of a Decompressed
+// node; 0 otherwise.
+func (n Node) Aux() int32 { return n.S.Aux() }
+
+// Flags returns the node's flags.
+func (n Node) Flags() Flags { return n.S.Flags() }
+
+// Null reports whether the node is a null string, bytes, array, struct or
+// records value.
+func (n Node) Null() bool { return n.S&Shape(FlagNull) != 0 }
+
+// AddFlags adds flags f to the node.
+func (n *Node) AddFlags(f Flags) { n.S = n.S.With(f) }
+
+// ClearFlags removes flags f from the node.
+func (n *Node) ClearFlags(f Flags) { n.S = n.S.Without(f) }
+
+// SetNull sets or clears the node's FlagNull.
+func (n *Node) SetNull(null bool) {
+	if null {
+		n.AddFlags(FlagNull)
+	} else {
+		n.ClearFlags(FlagNull)
+	}
+}
+
+// Reshape gives the node shape s, keeping its flags.
+func (n *Node) Reshape(s Shape) { n.S = s.Without(1<<flagBits-1) | n.S&(1<<flagBits-1) }
 
 // Tree is a span tree: Nodes in pre-order over Bytes. Nodes[0] is the root.
 type Tree struct {
 	Nodes []Node
-	// Bytes are the bytes the spans and contents refer to: the encoded or
-	// decoded message, or for a value tree the contents of its strings.
+	// Bytes are the bytes the spans refer to: the encoded or decoded
+	// message, or for a value tree the values of its leaves.
 	Bytes []byte
 	// Sample marks a tree of a smallest legal instance (the views say "one
 	// sample element follows" rather than "1 element follows").
@@ -281,6 +447,10 @@ type Tree struct {
 	// Problems are what was found wrong in records while decoding (or
 	// encoding) without failing it, in the order found.
 	Problems []Problem
+	// FirstRecord is, in a tree that continues a record batch of the tree
+	// before it (a part of records.DecodeParts), the index of the first
+	// Record of its first batch; 0 otherwise (see Ordinal).
+	FirstRecord int32
 	// ownBytes is set once Value.SetString or SetBytes has copied Bytes,
 	// which the tree then owns alone (see Value.SetString).
 	ownBytes bool
@@ -348,46 +518,28 @@ func (t *Tree) Errors() []Problem {
 
 // IsVirtual reports whether node i lies in a decompressed view (its
 // offsets are in Virtual).
-func (t *Tree) IsVirtual(i int32) bool { return t.Nodes[i].Flags&FlagVirtual != 0 }
+func (t *Tree) IsVirtual(i int32) bool { return t.Nodes[i].S&Shape(FlagVirtual) != 0 }
+
+// area returns the bytes node n's offsets are in: Virtual for a virtual
+// node, else Bytes (always Bytes for a value leaf).
+func (t *Tree) area(n Node) []byte {
+	if n.S&Shape(FlagVirtual|FlagValue) == Shape(FlagVirtual) {
+		return t.Virtual
+	}
+	return t.Bytes
+}
 
 // Span returns the bytes node i covers, [Off, Off+Size), from Bytes or,
-// for a virtual node, from Virtual; nil when out of range.
+// for a virtual node, from Virtual; nil when out of range and for a value
+// leaf holding a number (FlagNum).
 func (t *Tree) Span(i int32) []byte {
-	n := &t.Nodes[i]
-	area := t.Bytes
-	if n.Flags&FlagVirtual != 0 {
-		area = t.Virtual
-	}
-	if n.Off < 0 || n.Size < 0 || int(n.Off)+int(n.Size) > len(area) {
+	n := t.Nodes[i]
+	area := t.area(n)
+	if n.S&Shape(FlagNum) != 0 || n.Off < 0 || n.Size < 0 || int(n.Off)+int(n.Size) > len(area) {
 		return nil
 	}
 	return area[n.Off : n.Off+n.Size : n.Off+n.Size]
 }
-
-// Count returns the number of elements of Array node i (as its length
-// prefix says in a span tree; as many as it holds in a value tree).
-func (t *Tree) Count(i int32) int { return int(t.Nodes[i].Index) }
-
-// CRC returns the checksum computed over the bytes that crc leaf i covers:
-// CRC-32C for a RecordBatch v2, CRC-32 for a legacy message (the stored
-// checksum is the leaf's value, Num; FlagBadCRC marks a mismatch).
-func (t *Tree) CRC(i int32) uint32 { return uint32(t.Nodes[i].Index) }
-
-// Compression returns the compression id of Decompressed node i (1 gzip,
-// 2 snappy, 3 lz4, 4 zstd).
-func (t *Tree) Compression(i int32) int { return int(t.Nodes[i].Index) }
-
-// OffsetBase returns the offset the inner records' offsets of
-// Decompressed node i are relative to (see Decompressed).
-func (t *Tree) OffsetBase(i int32) int64 { return t.Nodes[i].Num }
-
-// Magic returns the magic of RecordBatch node i: 2 for a RecordBatch v2,
-// 0 or 1 for a legacy message.
-func (t *Tree) Magic(i int32) int8 { return int8(t.Nodes[i].Num) }
-
-// NodeVersion returns the version of Message, Header, Body or Embedded
-// node i (a header's is the header version).
-func (t *Tree) NodeVersion(i int32) int16 { return int16(t.Nodes[i].Num) }
 
 // Children calls fn with the index of each direct child of node i.
 func (t *Tree) Children(i int32, fn func(c int32) bool) {
@@ -411,15 +563,29 @@ func (t *Tree) IsLeaf(i int32) bool { return t.Nodes[i].End == i+1 }
 
 // Find returns the first direct child of i with kind k, or -1.
 func (t *Tree) Find(i int32, k Kind) int32 {
-	r := int32(-1)
-	t.Children(i, func(c int32) bool {
-		if t.Nodes[c].Kind == k {
-			r = c
-			return false
+	end := t.Nodes[i].End
+	for c := i + 1; c < end; c = t.Nodes[c].End {
+		if t.Nodes[c].Kind() == k {
+			return c
 		}
-		return true
-	})
-	return r
+	}
+	return -1
+}
+
+// Parent returns node i's parent, or -1 for the root (and for i out of
+// range). It looks back from i over the nodes between i and its parent:
+// cheap for a node near its parent's start, up to the whole parent's
+// subtree before i otherwise (walkers know the parent already).
+func (t *Tree) Parent(i int32) int32 {
+	if i <= 0 || int(i) >= len(t.Nodes) {
+		return -1
+	}
+	for k := i - 1; k >= 0; k-- {
+		if t.Nodes[k].End > i {
+			return k
+		}
+	}
+	return -1
 }
 
 // Fields calls fn for each field value of the struct-like node i (Body,
@@ -429,18 +595,18 @@ func (t *Tree) Find(i int32, k Kind) int32 {
 // skipped. It works on span trees and value trees alike.
 func (t *Tree) Fields(i int32, fn func(c int32) bool) {
 	t.Children(i, func(c int32) bool {
-		switch t.Nodes[c].Kind {
+		switch t.Nodes[c].Kind() {
 		case Field, Struct, Array, Records, UnknownTag:
 			return fn(c)
 		case TagSection:
 			cont := true
 			t.Children(c, func(e int32) bool {
-				switch t.Nodes[e].Kind {
+				switch t.Nodes[e].Kind() {
 				case UnknownTag:
 					cont = fn(e)
 				case Tag:
 					t.Children(e, func(x int32) bool {
-						switch t.Nodes[x].Kind {
+						switch t.Nodes[x].Kind() {
 						case Field, Struct, Array, Records:
 							cont = fn(x)
 							return false
@@ -468,7 +634,7 @@ func (t *Tree) Lookup(i int32, f *spec.Field) int32 { return t.LookupRef(i, Fiel
 func (t *Tree) LookupRef(i int32, ref int32) int32 {
 	r := int32(-1)
 	t.Fields(i, func(c int32) bool {
-		if t.Nodes[c].Ref == ref && t.Nodes[c].Kind != UnknownTag {
+		if n := t.Nodes[c]; n.Kind() != UnknownTag && n.Ref() == ref {
 			r = c
 		}
 		return true
@@ -477,37 +643,23 @@ func (t *Tree) LookupRef(i int32, ref int32) int32 {
 }
 
 // Field returns the spec field of node i, or nil.
-func (t *Tree) Field(i int32) *spec.Field { return RefOf(t.Nodes[i].Ref).Field }
+func (t *Tree) Field(i int32) *spec.Field { return RefOf(t.Nodes[i].Ref()).Field }
 
 // Struct returns the struct definition of node i (Body, Header, Struct,
 // struct Element), or nil.
-func (t *Tree) Struct(i int32) *spec.Struct { return RefOf(t.Nodes[i].Ref).Struct }
+func (t *Tree) Struct(i int32) *spec.Struct { return RefOf(t.Nodes[i].Ref()).Struct }
 
 // Name returns the synthetic name of node i ("size", "baseOffset"…), or ""
 // when the name derives from its field or struct.
-func (t *Tree) Name(i int32) string { return RefOf(t.Nodes[i].Ref).Name }
+func (t *Tree) Name(i int32) string { return RefOf(t.Nodes[i].Ref()).Name }
 
 // About returns the synthetic about text of node i, or "".
-func (t *Tree) About(i int32) string { return RefOf(t.Nodes[i].Ref).About }
-
-// Data returns the contents of node i (a string's bytes, a uuid, records,
-// a raw payload) as a sub-slice of Bytes, or nil when it has none.
-func (t *Tree) Data(i int32) []byte {
-	n := &t.Nodes[i]
-	area := t.Bytes
-	if n.Flags&FlagVirtual != 0 {
-		area = t.Virtual
-	}
-	if n.DLen <= 0 || n.DOff < 0 || int(n.DOff)+int(n.DLen) > len(area) {
-		return nil
-	}
-	return area[n.DOff : n.DOff+n.DLen : n.DOff+n.DLen]
-}
+func (t *Tree) About(i int32) string { return RefOf(t.Nodes[i].Ref()).About }
 
 // Elements calls fn for each Element child of Array node i.
 func (t *Tree) Elements(i int32, fn func(c int32) bool) {
 	t.Children(i, func(c int32) bool {
-		if t.Nodes[c].Kind == Element {
+		if t.Nodes[c].Kind() == Element {
 			return fn(c)
 		}
 		return true
@@ -518,7 +670,7 @@ func (t *Tree) Elements(i int32, fn func(c int32) bool) {
 // virtual leaves (decompressed views) are skipped.
 func (t *Tree) Leaves(fn func(i int32) bool) {
 	for i := range t.Nodes {
-		if n := &t.Nodes[i]; n.End == int32(i)+1 && n.Flags&FlagVirtual == 0 {
+		if n := t.Nodes[i]; n.End == int32(i)+1 && n.S&Shape(FlagVirtual) == 0 {
 			if !fn(int32(i)) {
 				return
 			}
@@ -570,25 +722,23 @@ func (b *Builder) Top() int32 {
 // not modify the slice).
 func (b *Builder) OpenGroups() []int32 { return b.stack }
 
-// Graft appends a copy of node i of src and its subtree, with Off and DOff
-// moved by delta and flags added to every node: it places a tree decoded
-// on its own (a message held in a record value) at its position in b's
-// tree. Virtual nodes of src (whose offsets are in src.Virtual) are left
-// out.
+// Graft appends a copy of node i of src and its subtree, with Off moved
+// by delta and flags added to every node: it places a tree decoded on
+// its own (a message held in a record value) at its position in b's
+// tree, whose bytes at delta on (in Virtual, with FlagVirtual) must be
+// src's Bytes, which its nodes' values are read from. Virtual nodes of
+// src (whose offsets are in src.Virtual) are left out.
 func (b *Builder) Graft(src *Tree, i int32, delta int32, flags Flags) {
 	end := src.Nodes[i].End
 	base := int32(len(b.T.Nodes))
 	for k := i; k < end; {
 		n := src.Nodes[k]
-		if n.Flags&FlagVirtual != 0 {
+		if n.S&Shape(FlagVirtual) != 0 {
 			k = n.End
 			continue
 		}
 		n.Off += delta
-		if n.DLen > 0 || n.DOff != 0 {
-			n.DOff += delta
-		}
-		n.Flags |= flags
+		n.S = n.S.With(flags)
 		n.End = -1 // set below
 		b.T.Nodes = append(b.T.Nodes, n)
 		k++
@@ -601,7 +751,7 @@ func (b *Builder) Graft(src *Tree, i int32, delta int32, flags Flags) {
 	}
 	idx := make([]int32, 0, end-i)
 	for k := i; k < end; {
-		if src.Nodes[k].Flags&FlagVirtual != 0 {
+		if src.Nodes[k].S&Shape(FlagVirtual) != 0 {
 			k = src.Nodes[k].End
 			continue
 		}
@@ -632,17 +782,41 @@ func (b *Builder) Truncate(i int32) {
 }
 
 // Put appends p to the tree's Bytes and returns where it lies, for the
-// DOff/DLen of a value tree's node.
+// Off/Size of a value leaf.
 func (b *Builder) Put(p []byte) (off, n int32) {
 	off = int32(len(b.T.Bytes))
 	b.T.Bytes = append(b.T.Bytes, p...)
 	return off, int32(len(p))
 }
 
-// LeafData appends leaf n holding contents p (stored in the tree's Bytes).
+// LeafData appends value leaf n (FlagValue) holding contents p — a
+// string's or bytes' contents, a uuid's 16 bytes, records — stored in
+// the tree's Bytes; with FlagNull in n, p is ignored.
 func (b *Builder) LeafData(n Node, p []byte) int32 {
-	n.DOff, n.DLen = b.Put(p)
+	n.S = n.S.With(FlagValue)
+	if n.Null() {
+		p = nil
+	}
+	n.Off, n.Size = b.Put(p)
 	return b.Leaf(n)
+}
+
+// LeafNum appends value leaf n (FlagNum) holding integer (or float64
+// bits, or bool 0/1) v, in its Off and Size.
+func (b *Builder) LeafNum(n Node, v int64) int32 {
+	n.S = n.S.With(FlagNum)
+	n.Off, n.Size = int32(v), int32(v>>32)
+	return b.Leaf(n)
+}
+
+// LeafTag appends an UnknownTag value leaf: tag number tag and payload
+// p, stored in the tree's Bytes as the tag (4 big-endian bytes) then p.
+func (b *Builder) LeafTag(tag uint32, p []byte) int32 {
+	var q [4]byte
+	q[0], q[1], q[2], q[3] = byte(tag>>24), byte(tag>>16), byte(tag>>8), byte(tag)
+	off, _ := b.Put(q[:])
+	b.Put(p)
+	return b.Leaf(Node{Off: off, Size: int32(4 + len(p)), S: shapeUnknownTag.With(FlagValue)})
 }
 
 // CloseAll closes every open group at byte offset end (used to leave a
@@ -658,8 +832,9 @@ func (b *Builder) CloseAll(end int32) {
 }
 
 // Sub returns a copy of node i's subtree as a tree of its own (node i
-// becomes Nodes[0]); Bytes and Virtual are shared, not copied. It turns a
-// decoded body or header into a value to encode again.
+// becomes Nodes[0]); Bytes and Virtual are shared, not copied, and the
+// nodes keep their offsets in them. It turns a decoded body or header
+// into a value to encode again.
 func (t *Tree) Sub(i int32) *Tree {
 	end := t.Nodes[i].End
 	out := &Tree{Nodes: make([]Node, end-i), Bytes: t.Bytes, Virtual: t.Virtual, Message: t.Message, Version: t.Version, HeaderVersion: t.HeaderVersion}
@@ -677,4 +852,64 @@ func (t *Tree) Part(k Kind) int32 {
 		return -1
 	}
 	return t.Find(0, k)
+}
+
+// NullIf returns FlagNull when null is set, else no flags: for building a
+// node whose nullness is a condition.
+func NullIf(null bool) Flags {
+	if null {
+		return FlagNull
+	}
+	return 0
+}
+
+// OpenPath returns the path of what b is building, from the groups it has
+// open, in the dotted notation of the JSON view (see PathOf): a header's
+// or body's struct name (the message's name for the body of the tree's
+// message), the field names of open fields, structs, arrays and records,
+// the index of an open element (counted among its array's elements),
+// "_tagged_fields" for an open tag section but for the fields of a tag
+// entry, which belong to their struct. Decoders compose their error
+// paths with it, only when they fail.
+func (b *Builder) OpenPath() Path {
+	t := b.T
+	var p Path
+	for k, i := range b.stack {
+		n := t.Nodes[i]
+		switch n.Kind() {
+		case Header, Embedded:
+			if st := t.Struct(i); st != nil {
+				p.Push(st.Name)
+			}
+		case Body:
+			if st := t.Struct(i); st != nil {
+				if t.Message != nil && t.Message.Root == st {
+					p.Push(t.Message.Name)
+				} else {
+					p.Push(st.Name)
+				}
+			}
+		case Field, Struct, Array, Records:
+			if f := t.Field(i); f != nil {
+				p.Push(f.Name)
+			}
+		case Element:
+			ord := 0
+			if k > 0 {
+				for c := b.stack[k-1] + 1; c < i; c = t.Nodes[c].End {
+					if t.Nodes[c].Kind() == Element {
+						ord++
+					}
+				}
+			}
+			p.PushIndex(ord)
+		case TagSection:
+			p.Push("_tagged_fields")
+		case Tag:
+			if len(p) > 0 && p[len(p)-1].Name == "_tagged_fields" {
+				p.Pop()
+			}
+		}
+	}
+	return p
 }

@@ -25,8 +25,8 @@ func fieldsOf(t *Tree, i int32) []fieldRef {
 	t.Fields(i, func(c int32) bool {
 		n := &t.Nodes[c]
 		k := ""
-		if n.Kind == UnknownTag {
-			k = fmt.Sprintf("tag %d", n.Num)
+		if n.Kind() == UnknownTag {
+			k = fmt.Sprintf("tag %d", t.Num(c))
 		} else if f := t.Field(c); f != nil {
 			k = f.Name
 		}
@@ -63,16 +63,16 @@ func diffStruct(a *Tree, ai int32, b *Tree, bi int32, path string) string {
 
 func diffNode(a *Tree, ai int32, b *Tree, bi int32, path string) string {
 	na, nb := &a.Nodes[ai], &b.Nodes[bi]
-	if na.Null != nb.Null {
-		return fmt.Sprintf("%s: null %v vs %v", path, na.Null, nb.Null)
+	if na.Null() != nb.Null() {
+		return fmt.Sprintf("%s: null %v vs %v", path, na.Null(), nb.Null())
 	}
-	if na.Null {
+	if na.Null() {
 		return ""
 	}
-	switch na.Kind {
+	switch na.Kind() {
 	case Struct:
-		if nb.Kind != Struct {
-			return path + ": struct vs " + nb.Kind.String()
+		if nb.Kind() != Struct {
+			return path + ": struct vs " + nb.Kind().String()
 		}
 		return diffStruct(a, ai, b, bi, path)
 	case Array:
@@ -100,9 +100,9 @@ func diffNode(a *Tree, ai int32, b *Tree, bi int32, path string) string {
 }
 
 func diffScalar(a *Tree, ai int32, b *Tree, bi int32, path string) string {
-	na, nb := &a.Nodes[ai], &b.Nodes[bi]
-	if na.Num != nb.Num && na.Kind != Records {
-		return fmt.Sprintf("%s: %d vs %d", path, na.Num, nb.Num)
+	na := &a.Nodes[ai]
+	if x, y := a.Num(ai), b.Num(bi); x != y && na.Kind() != Records {
+		return fmt.Sprintf("%s: %d vs %d", path, x, y)
 	}
 	if da, db := a.Data(ai), b.Data(bi); !bytes.Equal(da, db) {
 		return fmt.Sprintf("%s: %q vs %q", path, da, db)

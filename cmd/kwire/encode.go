@@ -151,8 +151,8 @@ func headerFromJSON(set *spec.Set, m *spec.Message, v int16, text string) (*tree
 		default:
 			continue
 		}
-		if i := h.Lookup(0, f); i >= 0 && h.Nodes[i].Num != want {
-			return nil, fmt.Errorf("--header-json (%s v%d): $.%s: %d, but %s", hs.Name, hv, lowerFirst(f.Name), h.Nodes[i].Num, what)
+		if i := h.Lookup(0, f); i >= 0 && h.Num(i) != want {
+			return nil, fmt.Errorf("--header-json (%s v%d): $.%s: %d, but %s", hs.Name, hv, lowerFirst(f.Name), h.Num(i), what)
 		}
 	}
 	return h, nil
@@ -205,9 +205,9 @@ func badRecords(t *tree.Tree) string {
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
 		switch {
-		case n.Kind == tree.RecordBatch && n.Flags&tree.FlagBadCRC != 0:
+		case n.Kind() == tree.RecordBatch && n.Flags()&tree.FlagBadCRC != 0:
 			return fmt.Sprintf("the record batch at 0x%04x has a CRC-32C that does not match its bytes", n.Off)
-		case n.Kind == tree.Raw && (t.Name(int32(i)) == "partial batch" || t.Name(int32(i)) == "skipped" || t.Name(int32(i)) == "zero bytes"):
+		case n.Kind() == tree.Raw && (t.Name(int32(i)) == "partial batch" || t.Name(int32(i)) == "skipped" || t.Name(int32(i)) == "zero bytes"):
 			return fmt.Sprintf("the records at 0x%04x are not whole record batches", n.Off)
 		}
 	}

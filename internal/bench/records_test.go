@@ -220,7 +220,7 @@ func TestFetchAndBatchesDecodeAlike(t *testing.T) {
 	}
 	kwireRecords := 0
 	for i := range tr.Nodes {
-		if tr.Nodes[i].Kind == tree.Record {
+		if tr.Nodes[i].Kind() == tree.Record {
 			kwireRecords++
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/kafkatest"
 	"github.com/kwire/kwire/logseg"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -818,20 +819,20 @@ func fetchedRecords(t *testing.T, tr *tree.Tree) map[string][]coordRecord {
 				continue
 			}
 			for k := ri; k < tr.Nodes[ri].End; k++ {
-				if tr.Nodes[k].Kind != tree.Record {
+				if tr.Nodes[k].Kind() != tree.Record {
 					continue
 				}
-				r := coordRecord{File: file, Offset: tr.Nodes[k].Num}
+				r := coordRecord{File: file, Offset: records.RecordOffset(tr, k)}
 				for _, c := range tr.ChildList(k) {
 					switch tr.Name(c) {
 					case "key":
-						if tr.Nodes[c].Kind == tree.BatchField && len(tr.ChildList(c)) == 0 {
+						if tr.Nodes[c].Kind() == tree.BatchField && len(tr.ChildList(c)) == 0 {
 							// A control record's key is a group of its
 							// version and type.
 							continue
 						}
 						for _, e := range tr.ChildList(c) {
-							switch tr.Nodes[e].Kind {
+							switch tr.Nodes[e].Kind() {
 							case tree.Embedded:
 								r.KeyType, r.Key = embeddedJSON(t, tr, e)
 							}
@@ -842,7 +843,7 @@ func fetchedRecords(t *testing.T, tr *tree.Tree) map[string][]coordRecord {
 						}
 					case "value":
 						for _, e := range tr.ChildList(c) {
-							if tr.Nodes[e].Kind == tree.Embedded {
+							if tr.Nodes[e].Kind() == tree.Embedded {
 								_, r.Value = embeddedJSON(t, tr, e)
 								r.Version = strconv.Itoa(int(tr.NodeVersion(e)))
 							}
@@ -872,7 +873,7 @@ func embeddedJSON(t *testing.T, tr *tree.Tree, e int32) (string, any) {
 	}
 	// The embedded message as a tree of its own, read as a body.
 	sub := tr.Sub(e)
-	sub.Nodes[0].Kind = tree.Body
+	sub.Nodes[0].Reshape(tree.NewShape(tree.Body, tree.WireNone, sub.Nodes[0].Ref(), sub.Nodes[0].Aux()))
 	js, err := codec.ToJSON(nil, sub, 0, m, tr.NodeVersion(e), codec.JSONOptions{})
 	if err != nil {
 		t.Fatalf("%s: %v", st.Name, err)
@@ -900,7 +901,7 @@ func embeddedJSON(t *testing.T, tr *tree.Tree, e int32) (string, any) {
 func controlType(tr *tree.Tree, key int32) string {
 	for _, c := range tr.ChildList(key) {
 		if tr.Name(c) == "type" {
-			switch tr.Nodes[c].Num {
+			switch tr.Num(c) {
 			case 0:
 				return "ABORT"
 			case 1:

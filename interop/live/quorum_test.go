@@ -77,8 +77,8 @@ func (r *recorder) add(to int, phase func() string, e flow.Event) {
 // when absent.
 func boolField(t *tree.Tree, name string) int {
 	for i := range t.Nodes {
-		if f := t.Field(int32(i)); f != nil && f.Name == name && t.Nodes[i].Kind == tree.Field {
-			if t.Nodes[i].Num != 0 {
+		if f := t.Field(int32(i)); f != nil && f.Name == name && t.Nodes[i].Kind() == tree.Field {
+			if t.Num(int32(i)) != 0 {
 				return 1
 			}
 			return 0

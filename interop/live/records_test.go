@@ -60,21 +60,21 @@ func (f *fetched) collect(t *tree.Tree) {
 	var base int64
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
-		switch n.Kind {
+		switch n.Kind() {
 		case tree.RecordBatch:
 			base = -1
 			for _, c := range t.ChildList(int32(i)) {
 				switch t.Name(c) {
 				case "baseOffset":
-					base = t.Nodes[c].Num
+					base = t.Num(c)
 				case "attributes":
 					if !t.IsVirtual(c) {
-						f.compression[t.Nodes[c].Num&7]++
+						f.compression[t.Num(c)&7]++
 					}
 				}
 			}
 			if f := t.Field(int32(i)); f == nil && base < 0 {
-				base = n.Num
+				base = int64(t.Magic(int32(i)))
 			}
 		case tree.Record:
 			var delta int64 = -1
@@ -82,7 +82,7 @@ func (f *fetched) collect(t *tree.Tree) {
 			for _, c := range t.ChildList(int32(i)) {
 				switch t.Name(c) {
 				case "offsetDelta":
-					delta = t.Nodes[c].Num
+					delta = t.Num(c)
 				case "key":
 					key = t.Data(c)
 				case "value":

@@ -343,12 +343,33 @@ func (d *decoder) closeTree(ref int32) {
 	}
 }
 
-// newNodes preallocates a node arena for decoding n bytes: about one node
-// per two bytes, the density of typical messages, so that large inputs
-// rarely regrow the arena. It is proportional to the input, never to a
-// count read from it.
-func newNodes(n int) []tree.Node {
-	return make([]tree.Node, 0, 16+n/2)
+// newNodes is the node arena a decode starts with: room for a frame and
+// header; decodeBody sizes it for the body (reserveNodes).
+func newNodes() []tree.Node { return make([]tree.Node, 0, 64) }
+
+// reserveNodes makes room in t's arena for the nodes of a body of n bytes
+// at plan p, when it has not that room: about one node per two bytes, the
+// density of typical messages, or one per 8 for a message that can hold
+// records (a record of 66 bytes, a short key and a JSON value, makes 8
+// nodes; larger records fewer; one per 32 when records are lazy: a node
+// a record), so that large inputs rarely regrow the arena, and a message
+// of records does not allocate for four times the nodes it makes (package
+// records grows it, when its batches' headers say they need more, at
+// least twice). It is proportional to the input,
+// never to a count read from it.
+func reserveNodes(t *tree.Tree, p *plan, n int, lazy bool) {
+	want := 16 + n/2
+	switch {
+	case p.records && lazy:
+		want = 16 + n/32 // a node a record (records.Options.Lazy)
+	case p.records:
+		want = 16 + n/8
+	}
+	if cap(t.Nodes)-len(t.Nodes) < want {
+		nodes := make([]tree.Node, len(t.Nodes), len(t.Nodes)+want)
+		copy(nodes, t.Nodes)
+		t.Nodes = nodes
+	}
 }
 
 // ErrTrailing is wrapped by errors about bytes left after a message: they
@@ -417,11 +438,11 @@ func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error
 }
 
 // reset empties t for decoding b, keeping its node arena (or allocating
-// one sized for b).
+// one for its frame and header: see reserveNodes).
 func reset(t *tree.Tree, b []byte) {
 	nodes := t.Nodes[:0]
 	if cap(nodes) == 0 {
-		nodes = newNodes(len(b))
+		nodes = newNodes()
 	}
 	*t = tree.Tree{Nodes: nodes, Bytes: b, HeaderVersion: -1}
 }
@@ -506,6 +527,7 @@ func (c *Codec) decodeRest(d *decoder, hs *spec.Message, hv int16, m *spec.Messa
 
 func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) error {
 	p := c.plan(m, ver)
+	reserveNodes(d.b.T, p, len(d.r.Buf)-d.r.Off, c.Records.Lazy)
 	d.b.Open(tree.Node{Off: int32(d.r.Off), S: p.partShape(tree.Body)})
 	d.structFields(p)
 	if d.failed() {
@@ -531,7 +553,7 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 // prefix, header or record frame): the bytes of Kafka's XData.write. Errors
 // as for DecodeRequest; the whole input must be the body.
 func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
-	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
+	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes()}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
 	d.b.Open(tree.Node{S: partShape(tree.Message, m.Root, m, ver)})
 	if err := c.checkVersion(m, ver); err != nil {
@@ -591,7 +613,7 @@ func (c *Codec) DecodeTopicValue(b []byte, tp spec.Topic, rt int16) (*tree.Tree,
 // (tp "") or among tp's records (a key's by its prefix, a value's by rt
 // or, for remote-log-metadata, by its frame).
 func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic, key bool, rt int16) (*tree.Tree, error) {
-	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes(len(b))}
+	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes()}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
 	root := d.b.Open(tree.Node{S: partShape(tree.Message, nil, nil, -1)})
 	if m != nil && m.Topic != "" {

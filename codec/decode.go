@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -81,7 +82,11 @@ func (d *decoder) structFields(p *plan) {
 	}
 	for k := range p.steps {
 		st := &p.steps[k]
-		if st.width > 0 && d.run(st) {
+		if st.width > 0 {
+			if d.run(st) {
+				continue
+			}
+		} else if fp := p.fields[st.lo]; fp.elemWidth > 0 && d.fixedArray(fp) {
 			continue
 		}
 		for _, fp := range p.fields[st.lo:st.hi] {
@@ -93,9 +98,57 @@ func (d *decoder) structFields(p *plan) {
 		}
 	}
 	if p.flexible {
-		d.tagSection(p)
+		if off := d.r.Off; off < len(d.r.Buf) && d.r.Buf[off] == 0 && !d.r.Failed() {
+			// No tagged fields, the usual case.
+			d.r.Off++
+			d.b.Leaf(tree.Node{Off: int32(off), Size: 1, S: shapeTagsEmpty})
+		} else {
+			d.tagSection(p)
+		}
 	}
 	d.depth--
+}
+
+// fixedArray decodes array field fp of fixed-size scalar elements in one
+// go — its group, length leaf and element leaves written straight into
+// the arena — when its count is a one-byte compact length or an int32,
+// not null, and all its elements are there; it returns false, having
+// read nothing, otherwise, for array to decode it and say what is wrong.
+func (d *decoder) fixedArray(fp *fplan) bool {
+	off := d.r.Off
+	buf := d.r.Buf
+	var count, lsize int
+	if fp.compact {
+		if off >= len(buf) || buf[off] == 0 || buf[off] >= 0x80 {
+			return false
+		}
+		count, lsize = int(buf[off])-1, 1
+	} else {
+		if off+4 > len(buf) {
+			return false
+		}
+		c := int32(binary.BigEndian.Uint32(buf[off:]))
+		if c < 0 {
+			return false
+		}
+		count, lsize = int(c), 4
+	}
+	w := int(fp.elemWidth)
+	end := off + lsize + count*w
+	if end > len(buf) || d.r.Failed() {
+		return false
+	}
+	dst := extend(d.b.T, 2+count)
+	base := int32(len(d.b.T.Nodes) - len(dst))
+	dst[0] = tree.Node{Off: int32(off), Size: int32(end - off), End: base + int32(2+count), S: fp.shape}
+	dst[1] = tree.Node{Off: int32(off), Size: int32(lsize), End: base + 2, S: fp.lenShape}
+	elems := dst[2:]
+	eoff, ew, s := int32(off+lsize), int32(w), fp.elemShape
+	for i := range elems {
+		elems[i] = tree.Node{Off: eoff + ew*int32(i), Size: ew, End: base + 3 + int32(i), S: s}
+	}
+	d.r.Off = end
+	return true
 }
 
 // extend lengthens t's arena by k nodes (growing it when it has no room)

@@ -74,7 +74,6 @@ func (e *encoder) structFields(p *plan, vi int32) {
 		e.depth--
 		return
 	}
-	defer func() { e.depth-- }()
 	v := e.v
 	if vi >= 0 && len(p.absent) > 0 {
 		for k, f := range p.absent {
@@ -82,6 +81,7 @@ func (e *encoder) structFields(p *plan, vi int32) {
 			if n >= 0 && !f.Ignorable && !e.isDefault(f, n) {
 				e.fail("field is not in version %d and is not ignorable, but holds a non-default value", p.version)
 				e.up(tree.Name(f.Name))
+				e.depth--
 				return
 			}
 		}
@@ -94,30 +94,49 @@ func (e *encoder) structFields(p *plan, vi int32) {
 		vn = v.Nodes
 		end = vn[vi].End
 	}
-	for _, fp := range p.fields {
+	if vi >= 0 {
+		for cur < end && vn[cur].Kind() == tree.Presence {
+			cur = vn[cur].End
+		}
+	}
+	for k := 0; k < len(p.fields); k++ {
+		fp := p.fields[k]
+		if st := p.stepAt[k]; st != nil && vi >= 0 && e.spanRun(st, vn, cur, end) {
+			// A run of fixed-size fields decoded in one piece: copied.
+			cur += int32(st.hi - st.lo)
+			k = st.hi - 1
+			continue
+		}
 		n := int32(-1)
 		if vi >= 0 {
 			for cur < end && vn[cur].Kind() == tree.Presence {
 				cur = vn[cur].End
 			}
-			if cur < end && vn[cur].Kind() != tree.UnknownTag && vn[cur].Ref() == fp.ref {
+			if cur < end && fieldOf(vn[cur], fp) {
 				n = cur
 				cur = vn[cur].End
-				if fp.width > 0 && e.fixed(fp, n) {
-					continue
-				}
 			} else {
 				n = v.LookupRef(vi, fp.ref)
 			}
 		}
+		if fp.width > 0 && n >= 0 && e.fixed(fp, n) {
+			continue
+		}
 		e.field(fp, n, false)
 		if e.err != nil {
+			e.depth--
 			return
 		}
 	}
-	if p.flexible {
+	// The children after the last field found: an empty tag section, or
+	// nothing, says there are no unknown tagged fields (noTags).
+	switch {
+	case p.flexible && len(p.tagged) == 0 && noTags(vn, cur, end):
+		// Nothing to write but the empty section, the usual case.
+		e.buf = append(e.buf, 0)
+	case p.flexible:
 		e.tagSection(p, vi)
-	} else if vi >= 0 {
+	case vi >= 0 && !noTags(vn, cur, end):
 		v.Fields(vi, func(c int32) bool {
 			if v.Nodes[c].Kind() == tree.UnknownTag {
 				e.fail("unknown tagged field %d cannot be written in non-flexible version %d", v.Num(c), p.version)
@@ -126,6 +145,63 @@ func (e *encoder) structFields(p *plan, vi int32) {
 			return true
 		})
 	}
+	e.depth--
+}
+
+// spanRun writes run st of fixed-size fields from the value nodes from
+// cur on when they are its span leaves, of its shapes and one after the
+// other in their bytes as decoding made them: their bytes, copied at once
+// (a bool among them written 0 or 1). It returns false, having written
+// nothing, otherwise.
+func (e *encoder) spanRun(st *step, vn []tree.Node, cur, end int32) bool {
+	k := int32(len(st.tmpl))
+	if cur+k > end {
+		return false
+	}
+	first := vn[cur].Off
+	for j := range st.tmpl {
+		n := &vn[cur+int32(j)]
+		if n.S != st.tmpl[j].S || n.Off != first+st.tmpl[j].Off {
+			return false
+		}
+	}
+	if first < 0 || int(first)+int(st.width) > len(e.v.Bytes) {
+		return false
+	}
+	at := len(e.buf)
+	e.buf = append(e.buf, e.v.Bytes[first:first+st.width]...)
+	for _, b := range st.bools {
+		if e.buf[at+int(b)] != 0 {
+			e.buf[at+int(b)] = 1
+		}
+	}
+	return true
+}
+
+// fieldOf reports whether value node n is field fp's: of its span or
+// value tree shape, else of its Ref.
+func fieldOf(n tree.Node, fp *fplan) bool {
+	if n.S.Same(fp.shape) || n.S.Same(fp.valShape) {
+		return true
+	}
+	return n.Kind() != tree.UnknownTag && n.Ref() == fp.ref
+}
+
+// noTags reports whether the value nodes from cur to end (the children of
+// a struct after the last field the cursor found) hold no unknown tagged
+// field: none that is one, and no tag section that is not empty.
+func noTags(vn []tree.Node, cur, end int32) bool {
+	for c := cur; c < end; c = vn[c].End {
+		switch vn[c].Kind() {
+		case tree.UnknownTag:
+			return false
+		case tree.TagSection:
+			if vn[c].End != c+1 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // field writes one field from value node n (-1: the field's default).
@@ -153,45 +229,32 @@ func (e *encoder) field(fp *fplan, n int32, tagged bool) {
 // re-encoded) is its bytes, copied; a bool is written 0 or 1.
 func (e *encoder) fixed(fp *fplan, n int32) bool {
 	nd := e.v.Nodes[n]
-	if nd.S == fp.shape && fp.kind != spec.KindBool && fp.kind != spec.KindUUID {
-		if end := int(nd.Off) + int(fp.width); nd.Off >= 0 && end <= len(e.v.Bytes) && nd.Size == fp.width {
-			e.buf = append(e.buf, e.v.Bytes[nd.Off:end]...)
-			return true
+	num, ok := nd.HeldNum()
+	if !ok {
+		if nd.S == fp.shape && !fp.num.bool && fp.num.w > 0 {
+			if end := int(nd.Off) + int(fp.width); nd.Off >= 0 && end <= len(e.v.Bytes) && nd.Size == fp.width {
+				e.buf = append(e.buf, e.v.Bytes[nd.Off:end]...)
+				return true
+			}
 		}
+		num = e.v.Num(n)
 	}
-	return e.putNum(fp.kind, fp.width, e.v.Num(n))
+	return e.putNum(fp.num, num)
 }
 
-// putNum appends integer (or float64 bits) num of fixed-size kind k, w
-// bytes wide; it returns false, with nothing written, for a value out of
-// k's range or a kind that is not a number (scalar then writes it or says
-// what is wrong). A bool is written 0 or 1.
-func (e *encoder) putNum(k spec.Kind, w int32, num int64) bool {
-	var ok bool
-	switch k {
-	case spec.KindBool:
-		if num != 0 {
-			num = 1
-		}
-		ok = true
-	case spec.KindInt8:
-		ok = num == int64(int8(num))
-	case spec.KindInt16:
-		ok = num == int64(int16(num))
-	case spec.KindUint16:
-		ok = num == int64(uint16(num))
-	case spec.KindInt32:
-		ok = num == int64(int32(num))
-	case spec.KindUint32:
-		ok = num == int64(uint32(num))
-	case spec.KindInt64, spec.KindFloat64:
-		ok = true
-	}
-	if !ok {
+// putNum appends integer (or float64 bits) num as r says; it returns
+// false, with nothing written, for a value out of r's range or a kind
+// that is not a number (scalar then writes it or says what is wrong). A
+// bool is written 0 or 1.
+func (e *encoder) putNum(r numRange, num int64) bool {
+	if num < r.lo || num > r.hi || r.w == 0 {
 		return false
 	}
-	switch w {
+	switch r.w {
 	case 1:
+		if r.bool && num != 0 {
+			num = 1
+		}
 		e.buf = append(e.buf, byte(num))
 	case 2:
 		e.buf = binary.BigEndian.AppendUint16(e.buf, uint16(num))
@@ -317,24 +380,18 @@ func (e *encoder) array(fp *fplan, ni int32) {
 		e.length(fp.compact, 0)
 		return
 	}
-	end := v.Nodes[ni].End
-	count := 0
-	for c := ni + 1; c < end; c = v.Nodes[c].End {
-		if v.Nodes[c].Kind() == tree.Element {
-			count++
-		}
-	}
-	e.length(fp.compact, count)
-	if count == 0 {
+	if fp.elemWidth > 0 && fp.elem != spec.KindUUID && fp.elem != spec.KindBool && e.spanArray(fp, ni) {
 		return
 	}
-	if w := fp.elemWidth; w > 0 && fp.elem != spec.KindUUID && fp.elem != spec.KindBool {
-		if e.spanElems(fp, ni, count) {
-			return
-		}
-		e.buf = slices.Grow(e.buf, count*int(w))
+	// One pass: the count's room, the elements, then the count.
+	start := len(e.buf)
+	if fp.compact {
+		e.buf = append(e.buf, 0)
+	} else {
+		e.buf = append(e.buf, 0, 0, 0, 0)
 	}
-	i := 0
+	end := v.Nodes[ni].End
+	count := 0
 	for c := ni + 1; c < end; c = v.Nodes[c].End {
 		if v.Nodes[c].Kind() != tree.Element {
 			continue
@@ -342,27 +399,50 @@ func (e *encoder) array(fp *fplan, ni int32) {
 		switch {
 		case fp.elem == spec.KindStruct:
 			e.structFields(fp.sub, c)
-		case fp.elemWidth > 0 && fp.elem != spec.KindUUID && e.putNum(fp.elem, fp.elemWidth, v.Num(c)):
+		case fp.elemNum.w > 0 && e.putNum(fp.elemNum, v.Num(c)):
 		default:
 			e.scalar(nil, fp.elem, fp.elemWire, false, c)
 		}
 		if e.err != nil {
-			e.up(tree.Index(i))
+			e.up(tree.Index(count))
 			return
 		}
-		i++
+		count++
 	}
+	e.patchCount(start, fp.compact, count)
 }
 
-// spanElems writes the count fixed-size scalar elements of array value
-// ni when they are the span leaves of a decoded array of fp's own element
-// shape, one after the other in its bytes: those bytes, copied at once.
-// It returns false, having written nothing, for any other array.
-func (e *encoder) spanElems(fp *fplan, ni int32, count int) bool {
+// patchCount writes count into the room at e.buf[start:] that array left
+// for it: an int32, or a one-byte compact count that grows, moving the
+// elements after it, when count+1 does not fit seven bits.
+func (e *encoder) patchCount(start int, compact bool, count int) {
+	if !compact {
+		binary.BigEndian.PutUint32(e.buf[start:], uint32(count))
+		return
+	}
+	if count+1 < 0x80 {
+		e.buf[start] = byte(count + 1)
+		return
+	}
+	n := wire.UvarintLen(uint32(count + 1))
+	e.buf = slices.Insert(e.buf, start+1, make([]byte, n-1)...)
+	wire.AppendUvarint(e.buf[start:start], uint32(count+1))
+}
+
+// spanArray writes array value ni when it is a decoded array of fp's own
+// shape whose fixed-size scalar elements are span leaves of fp's element
+// shape, one after the other in its bytes: its count, then those bytes,
+// copied at once. It returns false, having written nothing, for any other
+// array.
+func (e *encoder) spanArray(fp *fplan, ni int32) bool {
 	v := e.v
-	end := v.Nodes[ni].End
-	first := int32(-1)
-	next := int32(0)
+	nd := v.Nodes[ni]
+	if !nd.S.Same(fp.shape) {
+		return false
+	}
+	end := nd.End
+	first, next := int32(-1), int32(0)
+	count := 0
 	for c := ni + 1; c < end; c = v.Nodes[c].End {
 		n := v.Nodes[c]
 		if n.Kind() != tree.Element {
@@ -375,10 +455,12 @@ func (e *encoder) spanElems(fp *fplan, ni int32, count int) bool {
 			first = n.Off
 		}
 		next = n.Off + n.Size
+		count++
 	}
-	if first < 0 || int(next) > len(v.Bytes) || int(next-first) != count*int(fp.elemWidth) {
+	if first < 0 || int(next) > len(v.Bytes) {
 		return false
 	}
+	e.length(fp.compact, count)
 	e.buf = append(e.buf, v.Bytes[first:next]...)
 	return true
 }
@@ -428,11 +510,6 @@ type tagEntry struct {
 }
 
 func (e *encoder) tagSection(p *plan, vi int32) {
-	if len(p.tagged) == 0 && !e.hasUnknownTags(vi) {
-		// Nothing to write but the empty section, the usual case.
-		e.buf = append(e.buf, 0)
-		return
-	}
 	v := e.v
 	var entries []tagEntry
 	for _, fp := range p.tagged {
@@ -482,26 +559,6 @@ func (e *encoder) tagSection(p *plan, vi int32) {
 		e.buf = wire.AppendUvarint(e.buf, uint32(len(payload)))
 		e.buf = append(e.buf, payload...)
 	}
-}
-
-// hasUnknownTags reports whether struct value vi (none when -1) holds
-// unknown tagged fields, directly or in a tag section (see Tree.Fields).
-func (e *encoder) hasUnknownTags(vi int32) bool {
-	if vi < 0 {
-		return false
-	}
-	nodes := e.v.Nodes
-	for c := vi + 1; c < nodes[vi].End; c = nodes[c].End {
-		switch nodes[c].Kind() {
-		case tree.UnknownTag:
-			return true
-		case tree.TagSection:
-			if nodes[c].End != c+1 {
-				return true // may hold some: look closer
-			}
-		}
-	}
-	return false
 }
 
 // isDefault reports whether value n of field f equals f's default (Kafka's

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"math"
 	"sort"
 	"sync"
 
@@ -27,9 +28,16 @@ type plan struct {
 	// non-ignorable check when encoding).
 	absent     []*spec.Field
 	absentRefs []int32 // tree.FieldRef of each absent field
+	// records is set when the struct can hold records: a records field,
+	// or a struct or array of structs that can (its node arena is sized
+	// for records, see reserveNodes).
+	records bool
 	// steps are fields split into what the decoder does in one go: a run
 	// of consecutive fixed-size scalar fields, or one other field.
-	steps []step
+	// stepAt[k] is the run of two fields or more that starts at field k,
+	// nil for others (the encoder copies such a run of a decoded value).
+	steps  []step
+	stepAt []*step
 }
 
 // step is one step of decoding a struct's positional fields: a run of
@@ -40,8 +48,10 @@ type plan struct {
 type step struct {
 	lo, hi int
 	width  int32
-	// tmpl are the leaves of a run, Off relative to the run's start.
-	tmpl []tree.Node
+	// tmpl are the leaves of a run, Off relative to the run's start;
+	// bools the offsets in the run of its bool fields.
+	tmpl  []tree.Node
+	bools []int32
 }
 
 // fplan is how one field is encoded at one version.
@@ -60,11 +70,19 @@ type fplan struct {
 	// Struct or Records group), elemShape that of a scalar array's
 	// elements, lenShape that of an array's or records' length prefix.
 	shape, elemShape, lenShape tree.Shape
+	// valShape is the shape value trees give the field's node (no wire
+	// encoding), valElemShape that of a scalar array's elements: with
+	// shape they let the encoder match a value's node without reading
+	// its Ref.
+	valShape, valElemShape tree.Shape
 	// tagShape is the shape of a tagged field's Tag entry.
 	tagShape tree.Shape
 	// width is the wire size of a fixed-size scalar field (0 for any
 	// other), elemWidth that of a fixed-size scalar array element.
 	width, elemWidth int32
+	// num and elemNum are how the encoder writes the field's (or its
+	// elements') value when it is a fixed-size number.
+	num, elemNum numRange
 }
 
 type planKey struct {
@@ -130,12 +148,16 @@ func compile(p *plan, c *planCache) {
 		fp.tagged = flexible && f.TaggedIn(version)
 		if f.Type.Struct != nil {
 			fp.sub = c.getLocked(planKey{f.Type.Struct, version, flexible})
+			p.records = p.records || fp.sub.records
 		}
+		p.records = p.records || fp.kind == spec.KindRecords
 		fp.wire = scalarWire(fp.kind, fp.compact)
+		fp.num, fp.elemNum = numRangeOf(fp.kind), numRangeOf(fp.elem)
 		fp.lenShape = shapeLengthInt32
 		if fp.compact {
 			fp.lenShape = shapeLengthUvarint
 		}
+		fp.valElemShape = tree.NewShape(tree.Element, tree.WireNone, 0, 0)
 		switch fp.kind {
 		case spec.KindArray:
 			fp.elemWire = scalarWire(fp.elem, fp.compact)
@@ -150,6 +172,7 @@ func compile(p *plan, c *planCache) {
 			fp.width = int32(fp.kind.FixedSize())
 			fp.shape = tree.NewShape(tree.Field, fp.wire, fp.ref, 0)
 		}
+		fp.valShape = tree.NewShape(fp.shape.Kind(), tree.WireNone, fp.ref, 0)
 		if fp.tagged {
 			fp.tagShape = tree.NewShape(tree.Tag, tree.WireNone, fp.ref, 0)
 			p.tagged = append(p.tagged, fp)
@@ -167,12 +190,50 @@ func compile(p *plan, c *planCache) {
 		st := step{lo: lo}
 		for st.hi = lo; st.hi < len(p.fields) && p.fields[st.hi].width > 0; st.hi++ {
 			fp := p.fields[st.hi]
+			if fp.kind == spec.KindBool {
+				st.bools = append(st.bools, st.width)
+			}
 			st.tmpl = append(st.tmpl, tree.Node{Off: st.width, Size: fp.width, S: fp.shape})
 			st.width += fp.width
 		}
 		p.steps = append(p.steps, st)
 		lo = st.hi
 	}
+	p.stepAt = make([]*step, len(p.fields))
+	for k := range p.steps {
+		if st := &p.steps[k]; st.width > 0 && st.hi-st.lo > 1 {
+			p.stepAt[st.lo] = st
+		}
+	}
+}
+
+// numRange is how a fixed-size number is written: w bytes big-endian,
+// lo..hi its range, bool set for a bool (any non-zero value is 1); w is 0
+// for a kind that is not a fixed-size number (a uuid).
+type numRange struct {
+	lo, hi int64
+	w      int32
+	bool   bool
+}
+
+func numRangeOf(k spec.Kind) numRange {
+	switch k {
+	case spec.KindBool:
+		return numRange{math.MinInt64, math.MaxInt64, 1, true}
+	case spec.KindInt8:
+		return numRange{math.MinInt8, math.MaxInt8, 1, false}
+	case spec.KindInt16:
+		return numRange{math.MinInt16, math.MaxInt16, 2, false}
+	case spec.KindUint16:
+		return numRange{0, math.MaxUint16, 2, false}
+	case spec.KindInt32:
+		return numRange{math.MinInt32, math.MaxInt32, 4, false}
+	case spec.KindUint32:
+		return numRange{0, math.MaxUint32, 4, false}
+	case spec.KindInt64, spec.KindFloat64:
+		return numRange{math.MinInt64, math.MaxInt64, 8, false}
+	}
+	return numRange{}
 }
 
 // Shapes of the codec's synthetic nodes.

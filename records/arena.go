@@ -54,7 +54,11 @@ func estimateNodes(data []byte, o Options) (n, lead int) {
 			if lead < 0 && recs > 0 {
 				lead = n
 			}
-			n += nodesPerRecord * recs
+			if o.Lazy {
+				n += recs + nodesPerRecord // a node a record, and room to parse one
+			} else {
+				n += nodesPerRecord * recs
+			}
 		}
 		pos += int(total)
 	}
@@ -140,7 +144,10 @@ func (d *decoder) scaleArena(m int) {
 // recordReader, a Builder or a path. For any other record it returns ok
 // false, and nodes as they were (their length; what lies past it may
 // have been written): record then decodes it, with its problems.
-func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags) (out []tree.Node, next int, ok bool) {
+//
+// With lazy set (Options.Lazy), the record is one leaf: its fields are
+// read and checked the same, but not kept as nodes (Expand makes them).
+func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy bool) (out []tree.Node, next int, ok bool) {
 	length, n := wire.VarintAt(body, pos)
 	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
 		return nodes, 0, false
@@ -198,6 +205,10 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	if p != end {
 		return nodes, 0, false
 	}
+	if lazy {
+		out[ri] = tree.Node{Off: at, Size: int32(end - pos), End: int32(ri + 1), S: shRecordLazy | sfl}
+		return out[:ri+1], end, true
+	}
 	out[ri] = tree.Node{Off: at, Size: int32(end - pos), End: int32(len(out)), S: shRecord | sfl}
 	return out, end, true
 }
@@ -207,7 +218,12 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 // when nullOK) and returns where they end; ok false when they do not
 // read.
 func plainBytes(nd *tree.Node, k int, rec []byte, p int, base int32, sh tree.Shape, nullOK bool) (next int, ok bool) {
-	l, n := wire.VarintAt(rec, p)
+	l, n := int32(0), 1
+	if v, ok := wire.Varint1At(rec, p); ok {
+		l = v
+	} else {
+		l, n = wire.VarintAt(rec, p)
+	}
 	switch {
 	case n == 0:
 		return 0, false

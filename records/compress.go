@@ -90,12 +90,17 @@ func openPayload(dst []byte, codec int, payload []byte, magic int8, limit int64)
 	default:
 		return dst, nil, "", fmt.Errorf("unknown compression id %d", codec)
 	}
+	hold := min(limit, decompressHold)
+	if codec == 4 {
+		if out, ok := zstdAll(dst, payload, hold); ok {
+			return out, nil, "", nil
+		}
+	}
 	rd, err := getReader(codec, payload)
 	if err != nil {
 		return dst, nil, warn, err
 	}
 	start := len(dst)
-	hold := min(limit, decompressHold)
 	out, err = readLimited(dst, rd, hold)
 	if err != errTooLarge || hold == limit {
 		rd.put()
@@ -387,6 +392,49 @@ var zstdPool sync.Pool
 
 // zstdDecoder is a pooled zstd decoder (one is costly to make): one
 // goroutine, windows up to zstdMaxWindow.
+// zstdAll appends what zstd payload decompresses to to dst in one call
+// (DecodeAll: no stream, no copy of what it decodes) when that is at most
+// hold bytes, and its frame says how many (or, when it does not, fits in
+// 16 bytes a byte of payload); ok is false, with dst as it was, otherwise
+// or on any error: the stream of openPayload then decompresses it, and
+// says what is wrong or too large. It never lets DecodeAll write past the
+// room it makes, hold bytes at most.
+func zstdAll(dst, payload []byte, hold int64) (out []byte, ok bool) {
+	want := int64(len(payload)) * 16
+	var h zstd.Header
+	if h.Decode(payload) == nil && h.HasFCS {
+		if h.FrameContentSize > uint64(hold) {
+			return dst, false
+		}
+		want = int64(h.FrameContentSize)
+	}
+	want = min(max(want, 4<<10), hold)
+	zd, _ := zstdAllPool.Get().(*zstd.Decoder)
+	if zd == nil {
+		var err error
+		zd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecodeAllCapLimit(true))
+		if err != nil {
+			return dst, false
+		}
+	}
+	defer zstdAllPool.Put(zd)
+	start := len(dst)
+	dst = slices.Grow(dst, int(want))
+	out, err := zd.DecodeAll(payload, dst[:start:start+int(want)])
+	if err != nil || len(out) < start {
+		return dst[:start], false
+	}
+	if &out[:1][0] != &dst[:1][0] {
+		// DecodeAll kept to the room it was given: the same array.
+		return dst[:start], false
+	}
+	return dst[:len(out)], true
+}
+
+// zstdAllPool holds the zstd decoders of zstdAll (DecodeAll limited to
+// its destination's capacity).
+var zstdAllPool sync.Pool
+
 func zstdDecoder() (*zstd.Decoder, error) {
 	if zd, _ := zstdPool.Get().(*zstd.Decoder); zd != nil {
 		return zd, nil

@@ -183,8 +183,19 @@ func recordNodes(t *tree.Tree, bi int32) int {
 }
 
 // logRecord reads record ri of a v2 batch whose facts are f
-// (DefaultRecordBatch.uncompressedIterator).
+// (DefaultRecordBatch.uncompressedIterator); a lazy record's fields are
+// read from its bytes.
 func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
+	if IsLazy(t, ri) {
+		var scratch [2 * nodesPerRecord]tree.Node
+		one := tree.Tree{Bytes: t.Bytes, Virtual: t.Virtual, Nodes: lazyFields(scratch[:0], t, ri)}
+		if len(one.Nodes) == 0 {
+			return LogRecord{Node: ri, Embedded: -1, KeyEmbedded: -1, TimestampType: f.Attributes.TimestampType(), Timestamp: f.MaxTimestamp}
+		}
+		lr := logRecord(&one, 0, f)
+		lr.Node = ri
+		return lr
+	}
 	tt := f.Attributes.TimestampType()
 	lr := LogRecord{Node: ri, Embedded: -1, KeyEmbedded: -1, TimestampType: tt, Timestamp: f.MaxTimestamp}
 	t.Children(ri, func(c int32) bool {

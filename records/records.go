@@ -61,6 +61,14 @@ type Options struct {
 	// of an internal topic (__consumer_offsets…); nil leaves them bytes
 	// (or Metadata decodes the values). See KeyValueDecoder.
 	KeyValue *KeyValueDecoder
+	// Lazy makes each plain record (of a batch that is not a control
+	// batch, keys and values shown as bytes: no KeyValue, no Metadata)
+	// one Record leaf, its fields read and checked as for a whole decode
+	// but not kept as nodes: a node a record rather than eight, for
+	// readers that list records (LogBatches reads their fields) and do not
+	// show the tree. Expand makes the tree a views can show; a view given a
+	// lazy record shows it as one row.
+	Lazy bool
 	// Complete says the bytes are all there will ever be (a KRaft
 	// snapshot, which is written once and never appended to): a partial
 	// batch at the end is an error, not a notice.
@@ -135,6 +143,7 @@ var (
 	shBatch         = tree.NewShape(tree.RecordBatch, tree.WireNone, refBatch, 0)
 	shLegacy        = tree.NewShape(tree.RecordBatch, tree.WireNone, refLegacy, 0)
 	shRecord        = tree.NewShape(tree.Record, tree.WireNone, refRecord, 0)
+	shRecordLazy    = tree.NewShape(tree.Record, tree.WireNone, refRecord, 1) // Options.Lazy
 	shRecordLength  = tree.NewShape(tree.BatchField, tree.WireVarint, refRecordLength, 0)
 	shRecAttrs      = tree.NewShape(tree.BatchField, tree.WireInt8, refRecAttrs, 0)
 	shTsDelta       = tree.NewShape(tree.BatchField, tree.WireVarlong, refTsDelta, 0)
@@ -1040,7 +1049,25 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 func (d *decoder) records(body []byte, base int32, a area, path string, count int32, info batchInfo) int32 {
 	pos := 0
 	n := int32(0)
+	// The node count past which overNodes refuses more records.
+	limit := len(d.b.T.Nodes) + len(body) + 1<<30
+	if d.o.MaxNodes > 0 {
+		limit = min(limit, d.o.MaxNodes)
+	}
+	if a.maxNodes > 0 {
+		limit = min(limit, a.maxNodes)
+	}
+	fl := a.flags()
 	for ; n < count && pos < len(body); n++ {
+		if info.plain && d.parts == nil && d.arena.est == 0 && len(d.b.T.Nodes) < limit {
+			// A plain record, the usual case, without the general path's
+			// checks: the arena is sized, and no part is handed over.
+			if nodes, next, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
+				d.b.T.Nodes = nodes
+				pos = next
+				continue
+			}
+		}
 		if msg, over := d.overNodes(a, len(body)-pos, "records"); over {
 			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
 			d.problem(a, i, base+int32(pos), recordPath(path, n), msg)
@@ -1116,7 +1143,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	b := d.b
 	fl := a.flags()
 	if info.plain {
-		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl); ok {
+		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 			b.T.Nodes = nodes
 			return next, true, false
 		}

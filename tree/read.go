@@ -54,8 +54,8 @@ func (t *Tree) at(n Node) []byte {
 //     their offsets: records.OffsetBase, records.RecordOffset).
 func (t *Tree) Num(i int32) int64 {
 	n := t.Nodes[i]
-	if n.S&Shape(FlagNum) != 0 {
-		return int64(uint32(n.Off)) | int64(n.Size)<<32
+	if v, ok := n.HeldNum(); ok {
+		return v
 	}
 	if n.S&Shape(FlagValue) != 0 {
 		if b := t.at(n); n.Kind() == UnknownTag && len(b) >= 4 {

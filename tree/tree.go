@@ -408,6 +408,15 @@ func (n Node) Flags() Flags { return n.S.Flags() }
 // records value.
 func (n Node) Null() bool { return n.S&Shape(FlagNull) != 0 }
 
+// HeldNum returns the number a value leaf holds in itself (FlagNum); ok
+// is false for any other node (Tree.Num reads those).
+func (n Node) HeldNum() (v int64, ok bool) {
+	if n.S&Shape(FlagNum) == 0 {
+		return 0, false
+	}
+	return int64(uint32(n.Off)) | int64(n.Size)<<32, true
+}
+
 // AddFlags adds flags f to the node.
 func (n *Node) AddFlags(f Flags) { n.S = n.S.With(f) }
 

@@ -71,3 +71,19 @@ func TestUvarintErrors(t *testing.T) {
 		}
 	}
 }
+
+// Varint1At reads exactly the one-byte varints VarintAt reads, and no
+// other.
+func TestVarint1AtIsVarintAt(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, b := range [][]byte{{byte(c)}, {byte(c), 0x01}, {0x00, byte(c)}} {
+			for off := -1; off <= len(b); off++ {
+				v, ok := Varint1At(b, off)
+				w, n := VarintAt(b, off)
+				if ok != (n == 1) || ok && v != w {
+					t.Fatalf("% x at %d: Varint1At %d %v, VarintAt %d %d", b, off, v, ok, w, n)
+				}
+			}
+		}
+	}
+}

@@ -289,6 +289,9 @@ func (r *Reader) Uvarint() uint32 {
 // Reader.Uvarint does (bits above 32 in the fifth byte dropped), without
 // a Reader: its value and size, or n 0 when it is truncated or too long.
 func UvarintAt(b []byte, off int) (v uint32, n int) {
+	if off < 0 {
+		return 0, 0
+	}
 	for i := 0; i < MaxUvarintLen32; i++ {
 		if off+i >= len(b) {
 			return 0, 0
@@ -305,10 +308,32 @@ func UvarintAt(b []byte, off int) (v uint32, n int) {
 // VarintAt reads a zig-zag varint of at most 5 bytes at b[off:]
 // (Reader.Varint); n is 0 when it does not read.
 func VarintAt(b []byte, off int) (v int32, n int) {
-	if off >= 0 && off < len(b) && b[off] < 0x80 {
-		c := uint32(b[off])
-		return int32(c>>1) ^ -int32(c&1), 1
+	if uint(off) < uint(len(b)) {
+		if c := int32(b[off]); c < 0x80 {
+			return c>>1 ^ -(c & 1), 1
+		}
 	}
+	return varintAtSlow(b, off)
+}
+
+// Varint1At reads the zig-zag varint at b[off] when it is one byte (the
+// lengths and counts of most records): ok is false when b[off] is not
+// there or starts a longer varint, which VarintAt reads. It is small
+// enough to be inlined where VarintAt is not.
+func Varint1At(b []byte, off int) (v int32, ok bool) {
+	if uint(off) < uint(len(b)) {
+		if c := int32(b[off]); c < 0x80 {
+			return c>>1 ^ -(c & 1), true
+		}
+	}
+	return 0, false
+}
+
+// varintAtSlow is VarintAt of a varint of more than one byte, apart so
+// that VarintAt's one-byte case is inlined.
+//
+//go:noinline
+func varintAtSlow(b []byte, off int) (v int32, n int) {
 	u, n := UvarintAt(b, off)
 	return int32(u>>1) ^ -int32(u&1), n
 }
@@ -316,6 +341,9 @@ func VarintAt(b []byte, off int) (v int32, n int) {
 // VarlongAt reads a zig-zag varint of at most 10 bytes at b[off:]
 // (Reader.Varlong); n is 0 when it does not read.
 func VarlongAt(b []byte, off int) (v int64, n int) {
+	if off < 0 {
+		return 0, 0
+	}
 	var u uint64
 	for i := 0; i < MaxVarintLen64; i++ {
 		if off+i >= len(b) {

@@ -20,9 +20,13 @@ import (
 
 // What each side decodes, in these benchmarks:
 //
-//   - kwire: the whole span tree, the records inside every batch included
-//     (each batch's CRC-32C checked, every record's key, value and headers
-//     a node; compressed payloads decompressed);
+//   - kwire: the span tree, the records inside every batch included (each
+//     batch's CRC-32C checked, compressed payloads decompressed, every
+//     record read and checked to its last header and made a node, its
+//     fields read again when asked: records.Options.Lazy, what a listing
+//     or a proxy's statistics decode);
+//   - kwire-whole: the same with every record's length, attributes,
+//     deltas, key, value and headers a node too (the tree a view shows);
 //   - kmsg: franz-go's typed FetchResponse, whose RecordBatches field stays
 //     raw bytes;
 //   - kmsg+records: kmsg, then each batch as franz-go's consumer reads it:
@@ -203,7 +207,8 @@ func fetchRecords(r *kmsg.FetchResponse) [][]byte {
 }
 
 // TestFetchAndBatchesDecodeAlike checks that both sides read the
-// benchmarks' bytes whole and find the same records.
+// benchmarks' bytes whole and find the same records, kwire's lazy decode
+// (every record a lazy node) and whole decode alike.
 func TestFetchAndBatchesDecodeAlike(t *testing.T) {
 	s, err := spec.Embedded("4.4.0")
 	if err != nil {
@@ -213,16 +218,6 @@ func TestFetchAndBatchesDecodeAlike(t *testing.T) {
 	frame := fetchFrame(v, 1<<20)
 	if len(frame) < 1<<20 || len(frame) > 1<<20+64<<10 {
 		t.Fatalf("fetch frame %d bytes", len(frame))
-	}
-	tr, err := codec.New(s).DecodeResponse(frame, s.Message("FetchResponse"), v)
-	if err != nil || len(tr.Problems) > 0 {
-		t.Fatalf("kwire: %v %v", err, tr.Problems)
-	}
-	kwireRecords := 0
-	for i := range tr.Nodes {
-		if tr.Nodes[i].Kind() == tree.Record {
-			kwireRecords++
-		}
 	}
 	r := kmsg.NewFetchResponse()
 	r.Version = v
@@ -238,24 +233,53 @@ func TestFetchAndBatchesDecodeAlike(t *testing.T) {
 		}
 		franz += n
 	}
-	if kwireRecords != franz || franz < 8000 {
-		t.Errorf("kwire %d records, franz-go %d", kwireRecords, franz)
+	for _, lazy := range []bool{false, true} {
+		c := codec.New(s)
+		c.Records.Lazy = lazy
+		tr, err := c.DecodeResponse(frame, s.Message("FetchResponse"), v)
+		if err != nil || len(tr.Problems) > 0 {
+			t.Fatalf("kwire: %v %v", err, tr.Problems)
+		}
+		if n, lazyN := countRecords(tr); n != franz || franz < 8000 || lazy && lazyN != n || !lazy && lazyN != 0 {
+			t.Errorf("lazy %v: kwire %d records (%d lazy), franz-go %d", lazy, n, lazyN, franz)
+		}
 	}
 	for _, c := range []struct {
 		codec int16
 		f     func([]byte) []byte
 	}{{4, zstdCompress}, {3, lz4Compress}} {
 		data, raw := compressedBatches(1<<20, c.codec, c.f)
-		tr := records.Decode(data, records.Options{})
-		if len(tr.Problems) > 0 {
-			t.Fatalf("codec %d: %v", c.codec, tr.Problems)
-		}
 		n, err := franzBatches(data, dec)
-		got := len(records.LogBatches(tr)) * 1000
-		if err != nil || n != got || raw < 1<<20 {
-			t.Errorf("codec %d: franz-go %d records (%v), kwire %d", c.codec, n, err, got)
+		if err != nil || raw < 1<<20 {
+			t.Fatalf("codec %d: franz-go %v, %d bytes", c.codec, err, raw)
+		}
+		for _, lazy := range []bool{false, true} {
+			tr := records.Decode(data, records.Options{Lazy: lazy})
+			if len(tr.Problems) > 0 {
+				t.Fatalf("codec %d: %v", c.codec, tr.Problems)
+			}
+			listed := 0
+			for _, b := range records.LogBatches(tr) {
+				listed += len(b.Records)
+			}
+			if got, lazyN := countRecords(tr); n != got || listed != n || lazy && lazyN != n {
+				t.Errorf("codec %d lazy %v: franz-go %d records, kwire %d (%d lazy, %d listed)", c.codec, lazy, n, got, lazyN, listed)
+			}
 		}
 	}
+}
+
+// countRecords counts the Record nodes of tr, and the lazy ones.
+func countRecords(tr *tree.Tree) (n, lazy int) {
+	for i := range tr.Nodes {
+		if tr.Nodes[i].Kind() == tree.Record {
+			n++
+			if records.IsLazy(tr, int32(i)) {
+				lazy++
+			}
+		}
+	}
+	return n, lazy
 }
 
 // side is one decoder of a comparison.
@@ -304,8 +328,10 @@ func BenchmarkFetch1MiB(b *testing.B) {
 	}
 	v := fetchVersion(s)
 	frame := fetchFrame(v, 1<<20)
-	c, m := codec.New(s), s.Message("FetchResponse")
-	var reused tree.Tree
+	whole, m := codec.New(s), s.Message("FetchResponse")
+	c := codec.New(s)
+	c.Records.Lazy = true
+	var reused, reusedWhole tree.Tree
 	dec := newDecompressor()
 	kmsgOnly := func(b *testing.B) {
 		for b.Loop() {
@@ -327,6 +353,20 @@ func BenchmarkFetch1MiB(b *testing.B) {
 		side{"kwire-reused", func(b *testing.B) {
 			for b.Loop() {
 				if err := c.DecodeResponseInto(&reused, frame, m, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}},
+		side{"kwire-whole", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := whole.DecodeResponse(frame, m, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}},
+		side{"kwire-whole-reused", func(b *testing.B) {
+			for b.Loop() {
+				if err := whole.DecodeResponseInto(&reusedWhole, frame, m, v); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -354,6 +394,13 @@ func benchCompressed(b *testing.B, codecID int16, compress func([]byte) []byte) 
 	dec := newDecompressor()
 	compare(b, len(data),
 		side{"kwire", func(b *testing.B) {
+			for b.Loop() {
+				if t := records.Decode(data, records.Options{Lazy: true}); len(t.Problems) > 0 {
+					b.Fatal(t.Problems[0])
+				}
+			}
+		}},
+		side{"kwire-whole", func(b *testing.B) {
 			for b.Loop() {
 				if t := records.Decode(data, records.Options{}); len(t.Problems) > 0 {
 					b.Fatal(t.Problems[0])

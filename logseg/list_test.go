@@ -2,8 +2,10 @@ package logseg_test
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
@@ -101,5 +103,49 @@ batch 2  records 2  attributes 0x0000  epoch 0  magic 2  CRC valid
 	// A type no record has: nothing at all, not even the header.
 	if got := listerOutput(t, path, logseg.DefaultWindow, &logseg.Lister{Type: "PartitionRecord"}); got != "" {
 		t.Errorf("type PartitionRecord: %q, want nothing", got)
+	}
+}
+
+// A listing of lazy windows (Options.Lazy, what kwire log lists without
+// --tree) is the listing of whole ones, line for line: text, JSON lines
+// and each way of showing values, over segments of plain, compressed,
+// legacy and damaged batches, in windows of every size down to one batch.
+func TestLazyListingIsWhole(t *testing.T) {
+	damaged := testseg.ZstdSegment(300, 70)
+	damaged[len(damaged)/2] ^= 0x40
+	segs := map[string][]byte{
+		"zstd":    testseg.ZstdSegment(500, 100),
+		"mixed":   testseg.Mixed(),
+		"gzip":    testseg.FatGzipBatch(40),
+		"damaged": damaged,
+		"cut":     testseg.ZstdSegment(200, 30)[:9000],
+	}
+	dir := t.TempDir()
+	for name, data := range segs {
+		path := writeFile(t, dir, name+"/00000000000000000000.log", data)
+		for _, window := range []int{logseg.DefaultWindow, 4 << 10, 1} {
+			for _, l := range []logseg.Lister{{}, {JSON: true}, {Values: render.ValuesHex}, {JSON: true, Values: render.ValuesBase64}, {Values: render.ValuesUTF8}} {
+				out := func(lazy bool) (string, logseg.Summary) {
+					var b bytes.Buffer
+					l := l
+					header := "== f\n"
+					sum, err := logseg.Read(path, logseg.Options{Window: window, Lazy: lazy}, func(w *logseg.Window) error {
+						return l.Window(w, &header, &b)
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return b.String(), sum
+				}
+				whole, ws := out(false)
+				lazy, ls := out(true)
+				if lazy != whole || !reflect.DeepEqual(ls, ws) {
+					t.Fatalf("%s, window %d, %+v: lazy listing differs\n%s\nwhole\n%s", name, window, l, lazy, whole)
+				}
+				if len(whole) < 100 {
+					t.Fatalf("%s: listing %q", name, whole)
+				}
+			}
+		}
 	}
 }

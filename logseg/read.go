@@ -54,6 +54,11 @@ type Options struct {
 	// UserScramCredentialRecord, a sensitive ConfigRecord's value) are
 	// "<redacted, N bytes>" in Record.Data.
 	ShowSecrets bool
+	// Lazy makes Read's windows hold each plain record as one node
+	// (records.Options.Lazy): for a listing of the windows' Batches, which
+	// reads their fields, not for a view of Window.Tree (records.Expand
+	// makes it whole). ReadWhole ignores it.
+	Lazy bool
 }
 
 // recordsOptions are the decoding options of one file.
@@ -79,6 +84,7 @@ func (o Options) recordsOptions(path string) records.Options {
 	// segment may have been grown ahead with zero bytes (file.preallocate).
 	ro.Complete = IsSnapshot(path)
 	ro.Preallocated = !ro.Complete
+	ro.Lazy = o.Lazy
 	return ro
 }
 
@@ -547,6 +553,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 		return nil, Summary{}, err
 	}
 	ro := o.recordsOptions(path)
+	ro.Lazy = false // the tree is for a view
 	t := records.Decode(data, ro)
 	if !ro.Metadata && ro.KeyValue == nil && holdsMetadata(t, o.Codec) {
 		// A metadata log by its content (a copy, standard input): decoded

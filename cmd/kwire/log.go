@@ -81,7 +81,8 @@ func (a *app) log(c *logCmd) error {
 		return usagef("- (standard input) may be named once")
 	}
 	cd := codec.New(set)
-	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets}
+	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
+		Lazy: !c.Tree} // the listing reads records' fields; only --tree shows the tree
 	var state *coordstate.State
 	if c.State {
 		state = new(coordstate.State)

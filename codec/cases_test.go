@@ -1333,3 +1333,20 @@ func TestTrailingBytesAreReported(t *testing.T) {
 		t.Errorf("a byte after the frame: %v", err)
 	}
 }
+
+// An array whose count the decoder refuses (more elements than the bytes
+// left) holds no element: its count is 0 in the partial tree, whatever
+// its length prefix claims, as the views showed it before values were
+// read from the bytes.
+func TestRefusedArrayCountsNoElements(t *testing.T) {
+	_, c := specs(t)
+	tr, err := c.DecodeRequest(hexBytes(t, "0000000e0003000100000000000000000005"))
+	var we *wire.Error
+	if !errors.As(err, &we) || !strings.Contains(we.Msg, "array of 5 elements cannot fit") {
+		t.Fatalf("err = %v", err)
+	}
+	i := nodeAt(tr, tr.Part(tree.Body), "Topics")
+	if i < 0 || tr.Count(i) != 0 || tr.Num(i+1) != 5 {
+		t.Errorf("Topics node %d: count %d, length %d; want 0 and 5", i, tr.Count(i), tr.Num(i+1))
+	}
+}

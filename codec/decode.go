@@ -308,6 +308,7 @@ func (d *decoder) array(fp *fplan) {
 	}
 	if count*minSize > int64(d.r.Remaining()) {
 		d.fail(off, fmt.Sprintf("array of %d elements cannot fit in the %s that remain", count, wire.Bytes(d.r.Remaining())))
+		d.b.T.Nodes[ai].Reshape(tree.NewShape(tree.Array, tree.WireNone, fp.ref, tree.AuxRefused))
 		d.close()
 		return
 	}

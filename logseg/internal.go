@@ -192,7 +192,11 @@ func consumerMembers(v tree.Value, fn func(i int, field string, b tree.Value)) {
 	ms := v.Field("members")
 	for i := range ms.Len() {
 		for _, f := range []string{"subscription", "assignment"} {
-			fn(i, f, ms.Elem(i).Field(f))
+			// A member whose value did not decode that far (a partial
+			// tree) has no such field: skipped.
+			if b := ms.Elem(i).Field(f); b.Err() == nil {
+				fn(i, f, b)
+			}
 		}
 	}
 }

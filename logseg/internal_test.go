@@ -414,3 +414,25 @@ func TestTreeTombstone(t *testing.T) {
 		t.Errorf("a plain topic's null values' abouts = %v, want none", got)
 	}
 }
+
+// A classic group member whose subscription is null (length -1, which
+// the non-nullable bytes field cannot hold) leaves a partial value: the
+// listing shows it with the problem, in text and JSON, and does not stop
+// (it panicked looking for the decoded subscription of that member).
+func TestNullSubscriptionIsAProblem(t *testing.T) {
+	path := "testdata/null-subscription/__consumer_offsets-3/00000000000000000000.log"
+	for _, l := range []logseg.Lister{{}, {JSON: true}} {
+		var out strings.Builder
+		header := ""
+		sum, err := logseg.Read(path, logseg.Options{Codec: testCodec(t)}, func(w *logseg.Window) error {
+			return l.Window(w, &header, &out)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "GroupMetadataValue.members[0].subscription at 0x00f2: null value for a non-nullable bytes"
+		if !strings.Contains(out.String(), want) || len(sum.Problems) != 1 || !strings.Contains(sum.Problems[0].Msg, "null value for a non-nullable bytes") {
+			t.Errorf("json %v: %s\nproblems %v", l.JSON, out.String(), sum.Problems)
+		}
+	}
+}

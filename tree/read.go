@@ -215,11 +215,11 @@ func (t *Tree) DataOff(i int32) int32 {
 func (t *Tree) DataLen(i int32) int { return len(t.Data(i)) }
 
 // Count returns the number of elements of Array node i: as its length
-// prefix says in a span tree (0 when null), as many as it holds in a
-// value tree.
+// prefix says in a span tree (0 when null, and when the decoder refused
+// the count: AuxRefused), as many as it holds in a value tree.
 func (t *Tree) Count(i int32) int {
 	n := t.Nodes[i]
-	if n.Null() {
+	if n.Null() || n.Aux() == AuxRefused {
 		return 0
 	}
 	if n.End > i+1 && t.Nodes[i+1].Kind() == Length {

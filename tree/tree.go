@@ -364,6 +364,11 @@ func (s Shape) Without(f Flags) Shape { return s &^ Shape(f&(1<<flagBits-1)) }
 // Same reports whether s and o are the same shape, flags aside.
 func (s Shape) Same(o Shape) bool { return (s^o)>>flagBits == 0 }
 
+// AuxRefused is the Aux of an Array node whose count the decoder refused
+// (more elements than the bytes left could hold): it holds no element, and
+// Tree.Count is 0 whatever its length prefix says.
+const AuxRefused = 1
+
 // Node is one node of a span tree (or of a value tree): 16 bytes and no
 // pointers. What it is — kind, wire encoding, spec field or name — is its
 // Shape; where it lies is [Off, Off+Size) of Tree.Bytes (of Tree.Virtual
@@ -398,7 +403,8 @@ func (n Node) Ref() int32 { return n.S.Ref() }
 // Aux returns the number the node's kind gives its shape: the version of
 // a Message, Header, Body or Embedded node (-1 when its version is read
 // from elsewhere: Tree.NodeVersion), the compression id of a Decompressed
-// node; 0 otherwise.
+// node, AuxRefused for an Array whose count the decoder refused, 1 for a
+// lazy Record (package records); 0 otherwise.
 func (n Node) Aux() int32 { return n.S.Aux() }
 
 // Flags returns the node's flags.

@@ -42,6 +42,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/tree"
 )
 
 // Options configure a Proxy.
@@ -120,8 +121,8 @@ type Options struct {
 	// direction): in the tree of each frame, a quarter for the
 	// decompressed views of its records (records.Options.
 	// MaxDecompressedTotal, and MaxDecompressed at most that) and a
-	// quarter for the nodes of its records (MaxNodes, at 40 bytes a
-	// node); records past that are reported in the frame's problems, not
+	// quarter for the nodes of its records (MaxNodes, at tree.NodeSize
+	// bytes a node); records past that are reported in the frame's problems, not
 	// decoded. The other half is the read buffers the decoder may hold,
 	// a quarter per direction, unless QueueBuffers says otherwise. A payload past its limit (a decompression bomb) takes about
 	// 40 MiB at most while it is counted.
@@ -537,7 +538,7 @@ func boundedCodec(c *codec.Codec, n int64) *codec.Codec {
 	if r.MaxDecompressed == 0 || r.MaxDecompressed > n {
 		r.MaxDecompressed = n
 	}
-	if nodes := int(n / 40); r.MaxNodes <= 0 || r.MaxNodes > nodes {
+	if nodes := int(n / int64(tree.NodeSize)); r.MaxNodes <= 0 || r.MaxNodes > nodes {
 		r.MaxNodes = nodes
 	}
 	return b

@@ -689,7 +689,7 @@ func TestDecodeMemoryBound(t *testing.T) {
 	fb := newFakeBroker(t)
 	c := codec.New(testSet)
 	p, col := start(t, Options{Codec: c, MaxDecodeMemory: 2 << 20, MaxDecodeMemoryConn: 1 << 20}, fb.addr())
-	if r := p.o.Codec.Records; r.MaxDecompressedTotal != 256<<10 || r.MaxDecompressed != 256<<10 || r.MaxNodes != 256<<10/40 || c.Records.MaxNodes != 0 {
+	if r := p.o.Codec.Records; r.MaxDecompressedTotal != 256<<10 || r.MaxDecompressed != 256<<10 || r.MaxNodes != 256<<10/tree.NodeSize || c.Records.MaxNodes != 0 {
 		t.Errorf("records options %+v", r)
 	}
 	exchange := func(k int) *net.TCPConn {

@@ -19,14 +19,16 @@
 //
 // What the nodes look like (see package tree for the kinds):
 //
-//   - one RecordBatch node per log entry: a v2 batch (Num 2) with a
-//     BatchField leaf per header field, or a legacy message (Num = magic)
-//     with its offset, size, CRC, magic, attributes, timestamp (magic 1),
-//     key and value;
-//   - one Record node per record of an uncompressed v2 batch (Index = its
-//     position, Num = its offset: baseOffset + offsetDelta), with leaves
-//     for length, attributes, timestampDelta, offsetDelta, key, value,
-//     headersCount and each header key and value;
+//   - one RecordBatch node per log entry: a v2 batch (tree.Tree.Magic 2)
+//     with a BatchField leaf per header field, or a legacy message (magic
+//     0 or 1) with its offset, size, CRC, magic, attributes, timestamp
+//     (magic 1), key and value;
+//   - one Record node per record of an uncompressed v2 batch (its offset
+//     baseOffset + offsetDelta: RecordOffset), with leaves for length,
+//     attributes, timestampDelta, offsetDelta, key, value, headersCount
+//     and each header key and value; with Options.Lazy, a plain record is
+//     one Record leaf whose fields are read from its bytes when asked
+//     (LogBatches, Expand);
 //   - a compressed payload is one leaf on the wire, followed by a
 //     Decompressed group in the tree's virtual area (tree.Tree.Virtual,
 //     tree.FlagVirtual) holding the inner records or messages;
@@ -41,12 +43,13 @@
 //     batch" at the end when they could be the start of one, "zero bytes"
 //     up to the end, else "skipped" up to the next whole entry (its
 //     header one Kafka's reader takes, its CRC matching) or the end. A
-//     partial batch's Num is the length its entry declares, -1 when it is
-//     too short to say (see PartialBatch).
+//     partial batch's bytes say the length its entry declares
+//     (PartialBatch).
 //
 // The meaning of these nodes' values is this package's to tell: views and
 // commands read it with BatchFactsOf (an entry's header fields typed, its
-// CRC as stored and as computed), Attributes (the attributes bits:
+// CRC as stored and as computed: ComputedCRC), OffsetBase and
+// RecordOffset (the offsets of records), Attributes (the attributes bits:
 // compression codec, timestamp type, transactional, control, delete
 // horizon), PartialBatch and LogBatches (batches and records, with each
 // record's offset and timestamp), never by parsing the bytes again.

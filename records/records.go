@@ -38,9 +38,9 @@ type Options struct {
 	// MaxNodes bounds the nodes of the tree that records are decoded
 	// into (0: no bound): once it holds that many, the entries or
 	// records still to come in the records bytes or payload being decoded
-	// are one Raw leaf with a problem, not decoded. A node takes 40 bytes:
-	// with MaxDecompressedTotal it bounds the memory of a tree whatever
-	// its payloads hold.
+	// are one Raw leaf with a problem, not decoded. A node takes
+	// tree.NodeSize (16) bytes: with MaxDecompressedTotal it bounds the
+	// memory of a tree whatever its payloads hold.
 	MaxNodes int
 	// Set holds the specs of the KRaft control records (LeaderChangeMessage,
 	// SnapshotHeaderRecord, SnapshotFooterRecord, KRaftVersionRecord,
@@ -550,7 +550,7 @@ type area struct {
 // viewNodesPerByte times the bytes of the compressed payload. Records of
 // 60 bytes compressed 10 times make about 1.4 nodes a byte of payload;
 // only a payload crafted to expand (the smallest records, repeated) comes
-// near 16, and would otherwise make a tree of 40 bytes a node for each 7
+// near 16, and would otherwise make a tree of 16 bytes a node for each 7
 // bytes of what it decompresses to.
 const (
 	viewNodesBase    = 64 << 10
@@ -882,8 +882,8 @@ type batchInfo struct {
 	plain bool
 }
 
-// batchV2 appends a RecordBatch v2 node. Its crc leaf holds the stored CRC
-// in Num and the computed one in Index; both carry FlagBadCRC when they
+// batchV2 appends a RecordBatch v2 node. Its crc leaf holds the stored
+// CRC (ComputedCRC computes the other); both carry FlagBadCRC when they
 // differ.
 func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 	b := d.b

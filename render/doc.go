@@ -20,11 +20,13 @@
 //
 // Every view renders a tree.Tree built by package codec; nothing here reads
 // the wire format again. A node's bytes are only ever looked at through the
-// tree (its Off/Size range and its Num/Data value), so what the page shows
-// is exactly what the codec attributed. Nodes carry only a Ref id with a
-// static name and about text; texts that depend on values ("Record[2]",
-// "RecordBatch v2, 61 bytes, CRC valid", "gzip, LogAppendTime") are
-// composed here from the node's Num, Index, Flags, Size and contents. What
+// tree (its Off/Size range and the values the tree reads from it:
+// Tree.Num, Tree.Data), so what the page shows is exactly what the codec
+// attributed. Nodes carry only a shape whose Ref has a static name and
+// about text; texts that depend on values ("Record[2]", "RecordBatch v2,
+// 61 bytes, CRC valid", "gzip, LogAppendTime") are composed here from the
+// node's value, its index among its siblings (counted as the views walk),
+// its flags, size and contents. What
 // a record batch's values mean (the attributes bits, the CRC as stored and
 // as computed, the length a partial batch declares) is package records'
 // to say: render asks it (records.BatchFactsOf, records.Attributes,

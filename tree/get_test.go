@@ -199,3 +199,10 @@ func TestSet(t *testing.T) {
 		t.Errorf("SetString of an int32: %v", err)
 	}
 }
+
+// A node is 16 bytes, the size every memory bound counts with.
+func TestNodeIsSixteenBytes(t *testing.T) {
+	if tree.NodeSize != 16 {
+		t.Errorf("a node takes %d bytes", tree.NodeSize)
+	}
+}

@@ -79,6 +79,7 @@ package tree
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kwire/kwire/spec"
 )
@@ -150,22 +151,24 @@ const (
 	FrameField
 	// Decompressed is the decoded view of a compressed payload (a
 	// RecordBatch v2's records, a legacy wrapper message's value): a group
-	// flagged FlagVirtual whose Off/Size (and DOff/DLen) locate the
-	// decompressed bytes in Tree.Virtual. It follows the payload's leaf
-	// inside the same batch; its children are the inner Record nodes (v2)
-	// or inner message RecordBatch nodes (legacy), all virtual. Index is
-	// the compression id (1 gzip, 2 snappy, 3 lz4, 4 zstd); Num is the
-	// offset the inner records' offsets are relative to (a v2 batch's
-	// baseOffset; for a magic 1 wrapper, its offset minus the last inner
-	// relative offset; 0 for magic 0, whose inner offsets are absolute).
+	// flagged FlagVirtual whose Off and Size locate the decompressed
+	// bytes in Tree.Virtual. It follows the payload's leaf inside the same
+	// batch; its children are the inner Record nodes (v2) or inner message
+	// RecordBatch nodes (legacy), all virtual. Its Aux is the compression
+	// id (Tree.Compression: 1 gzip, 2 snappy, 3 lz4, 4 zstd);
+	// records.OffsetBase reads the offset the inner records' offsets are
+	// relative to (a v2 batch's baseOffset; for a magic 1 wrapper, its
+	// offset minus the last inner relative offset; 0 for magic 0, whose
+	// inner offsets are absolute).
 	Decompressed
 	// Embedded is a message decoded inside a record key or value (a KRaft
 	// control record such as SnapshotHeaderRecord, or a metadata record
-	// with its frame): Ref is the message root struct's (StructRef), Num
-	// its version; its children are the Frame (metadata records) then the
-	// message's fields and tag section, as under a Body. The key or value
-	// that holds it is then a group (a BatchField with its contents in
-	// DOff/DLen) of a varint length leaf and the Embedded node.
+	// with its frame): Ref is the message root struct's (StructRef), its
+	// version Tree.NodeVersion's; its children are the Frame (metadata
+	// records) then the message's fields and tag section, as under a
+	// Body. The key or value that holds it is then a group (a BatchField
+	// whose contents, Tree.Data, follow its first child) of a varint
+	// length leaf and the Embedded node.
 	Embedded
 )
 
@@ -363,6 +366,10 @@ func (s Shape) Without(f Flags) Shape { return s &^ Shape(f&(1<<flagBits-1)) }
 
 // Same reports whether s and o are the same shape, flags aside.
 func (s Shape) Same(o Shape) bool { return (s^o)>>flagBits == 0 }
+
+// NodeSize is the size of a Node in bytes (16): memory bounds count
+// nodes with it.
+const NodeSize = int(unsafe.Sizeof(Node{}))
 
 // AuxRefused is the Aux of an Array node whose count the decoder refused
 // (more elements than the bytes left could hold): it holds no element, and

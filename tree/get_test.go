@@ -3,6 +3,8 @@ package tree_test
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -205,4 +207,26 @@ func TestNodeIsSixteenBytes(t *testing.T) {
 	if tree.NodeSize != 16 {
 		t.Errorf("a node takes %d bytes", tree.NodeSize)
 	}
+}
+
+// Shapes interned from many goroutines at once are each what was asked
+// for, read without a lock while others grow the table (go test -race).
+func TestShapesConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 500 {
+				ref := tree.NameRef(fmt.Sprintf("shape-test-%d", k%50), "")
+				s := tree.NewShape(tree.BatchField, tree.Wire(1+k%18), ref, int32(g))
+				n := tree.Node{S: s.With(tree.FlagVirtual)}
+				if n.Kind() != tree.BatchField || n.Wire() != tree.Wire(1+k%18) || n.Ref() != ref || n.Aux() != int32(g) || n.Flags() != tree.FlagVirtual {
+					t.Errorf("shape %d of goroutine %d reads back as %v %v %d %d %v", k, g, n.Kind(), n.Wire(), n.Ref(), n.Aux(), n.Flags())
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -296,7 +296,7 @@ type shapeInfo struct {
 // after each growth, so that readers (every Wire, Ref and Aux call) need
 // no lock.
 var shapeRegistry = struct {
-	sync.Mutex
+	sync.RWMutex
 	table atomic.Pointer[[]shapeInfo]
 	ids   map[shapeInfo]uint32
 }{ids: map[shapeInfo]uint32{}}
@@ -318,9 +318,15 @@ func shapeTable() []shapeInfo {
 func NewShape(k Kind, w Wire, ref int32, aux int32) Shape {
 	si := shapeInfo{k, w, ref, aux}
 	r := &shapeRegistry
+	r.RLock()
+	id, ok := r.ids[si]
+	r.RUnlock()
+	if ok {
+		return Shape(id)<<idShift | Shape(k&(1<<kindBits-1))<<kindShift
+	}
 	r.Lock()
 	defer r.Unlock()
-	id, ok := r.ids[si]
+	id, ok = r.ids[si]
 	if !ok {
 		tab := shapeTable()
 		if len(tab) >= maxShapes {

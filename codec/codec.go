@@ -615,7 +615,9 @@ func (c *Codec) DecodeTopicValue(b []byte, tp spec.Topic, rt int16) (*tree.Tree,
 func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic, key bool, rt int16) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes()}
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
-	root := d.b.Open(tree.Node{S: partShape(tree.Message, nil, nil, -1)})
+	// Version 0 until the bytes say which (a decode that stops before
+	// then shows the message at v0).
+	root := d.b.Open(tree.Node{S: partShape(tree.Message, nil, nil, 0)})
 	if m != nil && m.Topic != "" {
 		tp = m.Topic
 	}
@@ -634,7 +636,7 @@ func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic
 			name, ref = "record_type", refRecordType
 		}
 		if m != nil {
-			d.b.T.Nodes[root].Reshape(partShape(tree.Message, m.Root, m, -1))
+			d.b.T.Nodes[root].Reshape(partShape(tree.Message, m.Root, nil, 0))
 		}
 		d.b.Open(tree.Node{S: shapeFrame})
 		p := d.r.Int16()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -110,4 +111,55 @@ func stripSpaces(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// A record key or value whose frame or prefix does not say its version (cut
+// short, an unknown frame version, an unknown api key or record type) is
+// shown at version 0: the tree names no version the bytes did not give.
+func TestRecordVersionUnknownIsZero(t *testing.T) {
+	s, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd := codec.New(s)
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) (*tree.Tree, error)
+		hex    string
+	}{
+		{"metadata record cut in its frame", func(b []byte) (*tree.Tree, error) { return cd.DecodeRecord(b, nil, 0) }, "0102"},
+		{"metadata frame version 0", func(b []byte) (*tree.Tree, error) { return cd.DecodeRecord(b, nil, 0) }, "000002"},
+		{"unknown metadata api key", func(b []byte) (*tree.Tree, error) { return cd.DecodeRecord(b, nil, 0) }, "016305"},
+		{"offsets key of an unknown record type", func(b []byte) (*tree.Tree, error) { return cd.DecodeTopicKey(b, spec.TopicOffsets) }, "0063000161"},
+		{"transactions key of record type 1", func(b []byte) (*tree.Tree, error) { return cd.DecodeTopicKey(b, spec.TopicTransactions) }, "0001000161"},
+	} {
+		b, _ := hex.DecodeString(c.hex)
+		tr, err := c.decode(b)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+		if tr == nil || len(tr.Nodes) == 0 || tr.NodeVersion(0) != 0 {
+			t.Errorf("%s: root at version %d, want 0", c.name, tr.NodeVersion(0))
+		}
+	}
+	// The same value held by a record of a metadata log: its Embedded
+	// node is at version 0 too (it read the api key as the version).
+	o := cd.RecordsOptions()
+	o.Metadata = true
+	for _, v := range []string{"0102", "000002", "016305"} {
+		b, _ := hex.DecodeString(v)
+		tr := records.Decode(records.Batch{Records: []records.KeyValue{{Value: b}}}.Bytes(), o)
+		found := false
+		for i := range tr.Nodes {
+			if tr.Nodes[i].Kind() == tree.Embedded {
+				found = true
+				if tr.NodeVersion(int32(i)) != 0 {
+					t.Errorf("value %s: embedded at version %d, want 0", v, tr.NodeVersion(int32(i)))
+				}
+			}
+		}
+		if !found {
+			t.Errorf("value %s: no embedded node", v)
+		}
+	}
 }

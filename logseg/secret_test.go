@@ -96,6 +96,11 @@ func TestMetadataRecordsRedactedWhateverThePath(t *testing.T) {
 			if !strings.Contains(tb.String(), "<redacted, 26 bytes>") {
 				t.Errorf("%s tree --values %s: no redaction:\n%s", src.name, v, tb.String())
 			}
+			// The batch's checksum is of its bytes as they were on disk,
+			// not as redacted.
+			if !strings.Contains(tb.String(), "CRC valid") || strings.Contains(tb.String(), "INVALID") {
+				t.Errorf("%s tree --values %s: the redacted batch's CRC:\n%s", src.name, v, tb.String())
+			}
 			check(src.name+" tree --values "+v.String(), tb.String())
 		}
 	}

@@ -13,11 +13,14 @@ import (
 
 // ComputedCRC returns the checksum of RecordBatch node bi's bytes that
 // its crc field covers: CRC-32C from a v2 batch's attributes to its end,
-// CRC-32 from a legacy message's magic to its end (the stored checksum is
-// the crc leaf's value; FlagBadCRC marks a mismatch). It is computed when
-// asked for, over the whole entry as its length field gives it (a part of
-// DecodeParts may hold only some of its records); 0 when the entry's
-// bytes are not all in the tree.
+// CRC-32 from a legacy message's magic to its end. Decoding compared it
+// with the stored one and flagged a mismatch (FlagBadCRC): for a batch
+// not flagged it is the stored checksum; for one flagged it is computed
+// again, when asked, over the whole entry as its length field gives it
+// (a part of DecodeParts may hold only some of its records), from the
+// tree's bytes as they are then (a credential package secret redacted in
+// it counts as redacted); 0 when the entry's bytes are not all in the
+// tree.
 func ComputedCRC(t *tree.Tree, bi int32) uint32 {
 	if t == nil || bi < 0 || int(bi) >= len(t.Nodes) || t.Nodes[bi].Kind() != tree.RecordBatch {
 		return 0
@@ -27,7 +30,14 @@ func ComputedCRC(t *tree.Tree, bi int32) uint32 {
 	if total == 0 || total > int64(len(e)) {
 		return 0
 	}
-	if e[16] == 2 {
+	v2 := e[16] == 2
+	if t.Nodes[bi].Flags()&tree.FlagBadCRC == 0 {
+		if v2 {
+			return binary.BigEndian.Uint32(e[17:])
+		}
+		return binary.BigEndian.Uint32(e[12:])
+	}
+	if v2 {
 		return CRC32C(e[21:total])
 	}
 	return crc32.ChecksumIEEE(e[16:total])

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
 )
@@ -134,5 +135,53 @@ func TestLazyRecordIsOneNode(t *testing.T) {
 	}
 	if recordsN != 100 || len(tr.Nodes) != 1+1+13+100 {
 		t.Errorf("%d records, %d nodes", recordsN, len(tr.Nodes))
+	}
+}
+
+// The records of a batch handed over in several parts (DecodeParts) are
+// numbered as in the whole decode: a continued part's first record is the
+// index it has in its batch (tree.Tree.FirstRecord), uncompressed,
+// decompressed whole and decompressed as a stream.
+func TestPartsNumberRecordsAsTheWholeDecode(t *testing.T) {
+	rs := make([]rec, 3000)
+	for i := range rs {
+		rs[i] = rec{key: []byte(fmt.Sprint(i)), value: bytes.Repeat([]byte{byte(i)}, 40)}
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+	}{
+		{"uncompressed", dataBatch(0, 0, rs, nil)},
+		{"zstd", dataBatch(0, 4, rs, zstdBytes)},
+		{"two batches", append(dataBatch(0, 3, rs[:1500], lz4Bytes), dataBatch(1500, 0, rs[1500:], nil)...)},
+		{"zstd streamed", testseg.ZstdSegment(200000, 200000)}, // past the 8 MiB held
+	} {
+		var got []int32
+		parts := 0
+		err := records.DecodeParts(c.b, records.Options{}, 1000, func(pt *tree.Tree, _ bool) error {
+			parts++
+			for i := range pt.Nodes {
+				if pt.Nodes[i].Kind() == tree.Record {
+					got = append(got, pt.Ordinal(int32(i)))
+				}
+			}
+			return nil
+		})
+		want := len(rs)
+		if c.name == "zstd streamed" {
+			want = 200000
+		}
+		if err != nil || parts < 3 || len(got) != want {
+			t.Fatalf("%s: %d parts, %d records, %v", c.name, parts, len(got), err)
+		}
+		for k, o := range got {
+			want := int32(k)
+			if c.name == "two batches" && k >= 1500 {
+				want -= 1500
+			}
+			if o != want {
+				t.Fatalf("%s: record %d numbered %d in its part", c.name, k, o)
+			}
+		}
 	}
 }

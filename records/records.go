@@ -458,7 +458,10 @@ func (d *decoder) stopped() bool { return d.parts != nil && d.parts.err != nil }
 // next: the same open groups, a RecordBatch with its leaves up to the
 // group open in it (its header fields, its compressed payload), and the
 // Virtual bytes from virtualFrom on of the one handed over.
-func (d *decoder) split(off int32, virtualFrom int) {
+//
+// The part after the split starts with record firstRecord of its batch
+// when it continues one (tree.Tree.FirstRecord).
+func (d *decoder) split(off int32, virtualFrom int, firstRecord int32) {
 	b := d.b
 	old := b.T
 	open := slices.Clone(b.OpenGroups())
@@ -513,6 +516,9 @@ func (d *decoder) split(off int32, virtualFrom int) {
 		} else {
 			b.Leaf(n)
 		}
+	}
+	if p.continued {
+		b.T.FirstRecord = firstRecord
 	}
 }
 
@@ -630,7 +636,7 @@ func (d *decoder) entries(data []byte, base int32, a area) {
 			return
 		}
 		if d.full() && !a.virtual && pos < len(data) {
-			d.split(base+int32(pos), len(d.b.T.Virtual))
+			d.split(base+int32(pos), len(d.b.T.Virtual), 0)
 		}
 	}
 }
@@ -1102,11 +1108,11 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 				// Virtual's array, which the part handed over is done
 				// with: body is them.
 				buf := d.b.T.Virtual
-				d.split(a.wireOff, int(base)+pos)
+				d.split(a.wireOff, int(base)+pos, n+1)
 				d.b.T.Virtual = append(buf[:0], d.b.T.Virtual...)
 				body, pos, base = d.b.T.Virtual[:len(body)-pos], 0, 0
 			} else {
-				d.split(base+int32(pos), len(d.b.T.Virtual))
+				d.split(base+int32(pos), len(d.b.T.Virtual), n+1)
 			}
 		}
 		if bad && n+1 < count && pos < len(body) {

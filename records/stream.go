@@ -44,9 +44,10 @@ func (d *decoder) streamRecords(st *payloadStream, a area, count int32, info bat
 	// split hands the part over at pos, and moves what is held after pos
 	// to the start of Virtual's array, which the part handed over no
 	// longer needs.
+	n := int32(0) // the records decoded so far
 	split := func() {
 		buf := d.b.T.Virtual
-		d.split(a.wireOff, pos)
+		d.split(a.wireOff, pos, n)
 		d.b.T.Virtual = append(buf[:0], d.b.T.Virtual...)
 		pos = 0
 	}
@@ -70,7 +71,6 @@ func (d *decoder) streamRecords(st *payloadStream, a area, count int32, info bat
 			split()
 		}
 	}
-	n := int32(0)
 	for n < count && at < st.size {
 		if !fill(5) {
 			return count

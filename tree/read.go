@@ -319,8 +319,12 @@ func (t *Tree) RecordBase(p int32) int32 {
 		return 0
 	}
 	b := p
-	if t.Nodes[p].Kind() == Decompressed {
+	switch t.Nodes[p].Kind() {
+	case RecordBatch:
+	case Decompressed:
 		b = t.Parent(p)
+	default:
+		return 0
 	}
 	for k := int32(0); k < b; k++ {
 		if t.Nodes[k].Kind() == RecordBatch {

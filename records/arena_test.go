@@ -316,3 +316,56 @@ func TestVirtualIsTheTreesOwn(t *testing.T) {
 		t.Errorf("problems %v %v %v", ta.Problems, tb.Problems, tc.Problems)
 	}
 }
+
+// zstdAll (one DecodeAll call) gives what the stream gives, or declines:
+// on frames that state their size and frames that do not, corrupted ones,
+// and ones past the room it may take.
+func TestZstdAllIsTheStream(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	stream := func(p []byte, limit int64) ([]byte, error) {
+		rd, err := getReader(4, p)
+		if err != nil {
+			return nil, err
+		}
+		defer rd.put()
+		return readLimited(nil, rd, limit)
+	}
+	took := 0
+	for i := range 400 {
+		raw := make([]byte, r.IntN(200000))
+		for k := range raw {
+			raw[k] = byte(r.IntN(1 + i%7))
+		}
+		var p []byte
+		if i%2 == 0 {
+			p = zstdOf(t, raw)
+		} else {
+			var buf bytes.Buffer
+			w, _ := zstd.NewWriter(&buf)
+			w.Write(raw)
+			w.Close()
+			p = buf.Bytes() // a stream's frame: no content size
+		}
+		if i%5 == 4 && len(p) > 0 {
+			p[r.IntN(len(p))] ^= byte(1 + r.IntN(255))
+		}
+		hold := int64(r.IntN(300000))
+		got, ok := zstdAll([]byte("prefix"), p, hold)
+		want, err := stream(p, hold)
+		switch {
+		case !ok:
+			if !bytes.Equal(got, []byte("prefix")) {
+				t.Fatalf("case %d: declined, dst changed", i)
+			}
+		case err != nil:
+			t.Fatalf("case %d: zstdAll took %d bytes, the stream fails: %v", i, len(got), err)
+		case !bytes.Equal(got[6:], want) || !bytes.Equal(got[:6], []byte("prefix")):
+			t.Fatalf("case %d: zstdAll %d bytes, the stream %d", i, len(got)-6, len(want))
+		default:
+			took++
+		}
+	}
+	if took < 100 {
+		t.Errorf("zstdAll decoded %d of 400", took)
+	}
+}

@@ -394,13 +394,14 @@ var zstdPool sync.Pool
 // goroutine, windows up to zstdMaxWindow.
 // zstdAll appends what zstd payload decompresses to to dst in one call
 // (DecodeAll: no stream, no copy of what it decodes) when that is at most
-// hold bytes, and its frame says how many (or, when it does not, fits in
-// 16 bytes a byte of payload); ok is false, with dst as it was, otherwise
-// or on any error: the stream of openPayload then decompresses it, and
-// says what is wrong or too large. It never lets DecodeAll write past the
-// room it makes, hold bytes at most.
+// hold bytes, and its frame says how many (franz-go's and librdkafka's
+// frames do) or, when it does not (a stream's frame), it fits in 32 bytes
+// a byte of payload; ok is false, with dst as it was, otherwise or on any
+// error: the stream of openPayload then decompresses it, and says what is
+// wrong or too large. It never lets DecodeAll write past the room it
+// makes, hold bytes at most and in proportion to the payload.
 func zstdAll(dst, payload []byte, hold int64) (out []byte, ok bool) {
-	want := int64(len(payload)) * 16
+	want := int64(len(payload)) * 32
 	var h zstd.Header
 	if h.Decode(payload) == nil && h.HasFCS {
 		if h.FrameContentSize > uint64(hold) {

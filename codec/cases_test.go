@@ -1214,6 +1214,17 @@ func TestCountOfEmptyElementsIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameBytes(t, "two empty elements", enc.Bytes, hexBytes(t, "00000002"))
+	// The tree of what was written shows them (the read back trusts the
+	// encoder's own count), with no problem.
+	elems := 0
+	for i := range enc.Nodes {
+		if enc.Nodes[i].Kind() == tree.Element {
+			elems++
+		}
+	}
+	if l := nodeAt(enc, enc.Part(tree.Body), "L"); elems != 2 || l < 0 || enc.Count(l) != 2 || len(enc.Problems) != 0 {
+		t.Errorf("encoded tree: %d elements, problems %v", elems, enc.Problems)
+	}
 	// ...but reading a count above the bytes left is refused, as in Kafka.
 	for _, in := range []string{"00000002", "7fffffff"} {
 		var err error

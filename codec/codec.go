@@ -128,9 +128,9 @@ func (c *Codec) EncodeRecord(m *spec.Message, version int16, body *tree.Tree) (*
 	}
 	var t *tree.Tree
 	if framed {
-		t, err = c.DecodeRecord(b, m, version)
+		t, err = c.decodeRecord(b, m, version, "", false, 0, DecodeOptions{readBack: true})
 	} else {
-		t, err = c.DecodeBody(b, m, version)
+		t, err = c.decodeBodyWith(b, m, version, DecodeOptions{readBack: true})
 	}
 	return readBack(t, body, err)
 }
@@ -144,15 +144,14 @@ func (c *Codec) EncodeBody(m *spec.Message, version int16, body *tree.Tree) (*tr
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.DecodeBody(b, m, version)
+	t, err := c.decodeBodyWith(b, m, version, DecodeOptions{readBack: true})
 	return readBack(t, body, err)
 }
 
 // readBack is the tree of what an encoder wrote, decoded (err the
-// decode's error), marked Sample when the value is. Kafka's writers can
-// write what its readers refuse (more elements of a struct with no
-// fields in the version than there are bytes left): the tree is then the
-// partial decode, with a notice saying why.
+// decode's error), marked Sample when the value is. The decoder reads it
+// back trusting its counts (see DecodeOptions.readBack); should it still
+// fail, the tree is the partial decode, with a notice saying why.
 func readBack(t *tree.Tree, body *tree.Tree, err error) (*tree.Tree, error) {
 	if err != nil {
 		off := int32(-1)
@@ -160,7 +159,11 @@ func readBack(t *tree.Tree, body *tree.Tree, err error) (*tree.Tree, error) {
 		if errors.As(err, &we) {
 			off = int32(we.Offset)
 		}
-		t.Problems = append(t.Problems, tree.Problem{Off: max(off, 0), VOff: -1, Msg: "Kafka's reader does not read back what its writer wrote here: " + err.Error(), Notice: true})
+		p := tree.Problem{Off: max(off, 0), VOff: -1, Path: "encoded", Msg: "kwire does not read back what it wrote here: " + err.Error(), Notice: true}
+		if we != nil && we.Path != "" {
+			p.Path = we.Path
+		}
+		t.Problems = append(t.Problems, p)
 	}
 	t.Sample = body != nil && body.Sample
 	return t, nil
@@ -292,7 +295,7 @@ func (c *Codec) frame(d *decoder, b []byte) (int, error) {
 	if limit == 0 {
 		limit = DefaultMaxFrame
 	}
-	if d.o.noFrameLimit {
+	if d.o.readBack {
 		limit = math.MaxInt32
 	}
 	if size >= 0 && size <= int64(limit) && size > int64(len(b)-4) {
@@ -553,8 +556,12 @@ func (c *Codec) decodeBody(d *decoder, m *spec.Message, ver int16, after int) er
 // prefix, header or record frame): the bytes of Kafka's XData.write. Errors
 // as for DecodeRequest; the whole input must be the body.
 func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
+	return c.decodeBodyWith(b, m, ver, DecodeOptions{})
+}
+
+func (c *Codec) decodeBodyWith(b []byte, m *spec.Message, ver int16, o DecodeOptions) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes()}
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	d.b.Open(tree.Node{S: partShape(tree.Message, m.Root, m, ver)})
 	if err := c.checkVersion(m, ver); err != nil {
 		d.closeTree(refUndecoded)
@@ -572,7 +579,7 @@ func (c *Codec) DecodeBody(b []byte, m *spec.Message, ver int16) (*tree.Tree, er
 // then the message at the version the prefix gives, ver being ignored; for
 // other types the bare message of spec m at version ver.
 func (c *Codec) DecodeRecord(b []byte, m *spec.Message, ver int16) (*tree.Tree, error) {
-	return c.decodeRecord(b, m, ver, "", false, 0)
+	return c.decodeRecord(b, m, ver, "", false, 0, DecodeOptions{})
 }
 
 // ErrUnknownRecordType is wrapped by the errors of DecodeTopicKey and
@@ -592,7 +599,7 @@ var ErrUnknownVersion = errors.New("unknown version")
 // "record_type", wrapping ErrUnknownRecordType; the tree then holds the
 // prefix and the rest undecoded, and its Message is nil.
 func (c *Codec) DecodeTopicKey(b []byte, tp spec.Topic) (*tree.Tree, error) {
-	return c.decodeRecord(b, nil, 0, tp, true, 0)
+	return c.decodeRecord(b, nil, 0, tp, true, 0, DecodeOptions{})
 }
 
 // DecodeTopicValue decodes the value of a record of internal topic tp:
@@ -605,16 +612,16 @@ func (c *Codec) DecodeTopicKey(b []byte, tp spec.Topic) (*tree.Tree, error) {
 // the spec lacks, and the rest is undecoded).
 // A null value (a tombstone) is the caller's to handle: b here holds bytes.
 func (c *Codec) DecodeTopicValue(b []byte, tp spec.Topic, rt int16) (*tree.Tree, error) {
-	return c.decodeRecord(b, nil, 0, tp, false, rt)
+	return c.decodeRecord(b, nil, 0, tp, false, rt, DecodeOptions{})
 }
 
 // decodeRecord is DecodeRecord, DecodeTopicKey and DecodeTopicValue: m
 // given, or m nil and found by the bytes among the KRaft metadata records
 // (tp "") or among tp's records (a key's by its prefix, a value's by rt
 // or, for remote-log-metadata, by its frame).
-func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic, key bool, rt int16) (*tree.Tree, error) {
+func (c *Codec) decodeRecord(b []byte, m *spec.Message, ver int16, tp spec.Topic, key bool, rt int16, o DecodeOptions) (*tree.Tree, error) {
 	t := &tree.Tree{Bytes: b, Message: m, Version: ver, HeaderVersion: -1, Nodes: newNodes()}
-	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c}
+	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	// Version 0 until the bytes say which (a decode that stops before
 	// then shows the message at v0).
 	root := d.b.Open(tree.Node{S: partShape(tree.Message, nil, nil, 0)})

@@ -305,6 +305,8 @@ func (d *decoder) array(fp *fplan) {
 	minSize := int64(1)
 	if fs := fp.elem.FixedSize(); fs > 0 {
 		minSize = int64(fs)
+	} else if d.o.readBack && fp.elem == spec.KindStruct {
+		minSize = 0 // the encoder's own count (DecodeOptions.readBack)
 	}
 	if count*minSize > int64(d.r.Remaining()) {
 		d.fail(off, fmt.Sprintf("array of %d elements cannot fit in the %s that remain", count, wire.Bytes(d.r.Remaining())))

@@ -712,7 +712,7 @@ func (c *Codec) EncodeInto(t *tree.Tree, buf []byte, m *spec.Message, version in
 	if err != nil {
 		return err
 	}
-	o := DecodeOptions{noFrameLimit: true}
+	o := DecodeOptions{readBack: true}
 	if m.Type == spec.Request {
 		err = c.DecodeRequestWith(t, b, o)
 	} else {

@@ -20,9 +20,13 @@ type DecodeOptions struct {
 	// (records.Options.KeyValue), topic ids being resolved with the names
 	// an earlier response on the connection gave.
 	TopicRecords func(name string, id [16]byte) (records.Options, bool)
-	// noFrameLimit lifts the codec's MaxFrame: the decoder reading back
-	// what the encoder wrote takes a frame of any size.
-	noFrameLimit bool
+	// readBack is set when the decoder reads back what the encoder wrote
+	// (Encode's tree): a frame of any size (no MaxFrame), and arrays of
+	// elements that take no bytes (a struct whose fields all belong to
+	// other versions), whose counts Kafka's writer writes and its reader
+	// refuses: counts the encoder wrote from a value's elements, not
+	// counts of hostile bytes.
+	readBack bool
 }
 
 // recordsOptions are the options of the records field being decoded: the

@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
 	"github.com/kwire/kwire/tree"
@@ -1359,5 +1362,45 @@ func TestRefusedArrayCountsNoElements(t *testing.T) {
 	i := nodeAt(tr, tr.Part(tree.Body), "Topics")
 	if i < 0 || tr.Count(i) != 0 || tr.Num(i+1) != 5 {
 		t.Errorf("Topics node %d: count %d, length %d; want 0 and 5", i, tr.Count(i), tr.Num(i+1))
+	}
+}
+
+// A codec whose records options are lazy (records.Options.Lazy) decodes
+// the messages that hold records to trees that expand to the whole ones:
+// random Produce requests and Fetch responses of every version, their
+// records random batches, with fewer nodes when they hold records.
+func TestLazyRecordsExpandToTheWholeTree(t *testing.T) {
+	s, whole := specs(t)
+	lazy := codec.New(s)
+	lazy.Records.Lazy = true
+	r := rand.New(rand.NewPCG(21, 4))
+	fewer := 0
+	for _, m := range []*spec.Message{s.Request(0), s.Response(1)} {
+		for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
+			for range 20 {
+				val := instance.Random(m, v, r, instance.RandomOptions{})
+				enc, err := whole.Encode(m, v, nil, val)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := decodeAs(whole, m, v, enc.Bytes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l, err := decodeAs(lazy, m, v, enc.Bytes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := records.Expand(l); !slices.Equal(e.Nodes, w.Nodes) || !slices.Equal(e.Problems, w.Problems) {
+					t.Fatalf("%s v%d: the lazy tree does not expand to the whole one", m.Name, v)
+				}
+				if len(l.Nodes) < len(w.Nodes) {
+					fewer++
+				}
+			}
+		}
+	}
+	if fewer < 50 {
+		t.Errorf("lazy trees smaller in %d cases only", fewer)
 	}
 }

@@ -104,6 +104,24 @@ func TestMetadataRecordsRedactedWhateverThePath(t *testing.T) {
 			check(src.name+" tree --values "+v.String(), tb.String())
 		}
 	}
+	// A batch that is corrupt as well: its tree shows the checksum
+	// computed over the bytes as read, the one its problem says, not the
+	// one of its redacted bytes.
+	bad := bytes.Clone(seg)
+	bad[30] ^= 1 // in the first record's header, not in a secret
+	badPath := writeFile(t, dir, "bad/__cluster_metadata-0/00000000000000000000.log", bad)
+	tr, sum, err := logseg.ReadWhole(badPath, logseg.Options{Codec: codec.New(set)})
+	if err != nil || len(sum.Problems) == 0 {
+		t.Fatalf("corrupt batch: %v %v", err, sum.Problems)
+	}
+	var tb bytes.Buffer
+	if err := render.WriteTree(&tb, tr, render.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	computed := sum.Problems[0].Msg[strings.Index(sum.Problems[0].Msg, "stored, ")+len("stored, ") : strings.Index(sum.Problems[0].Msg, " computed")]
+	if !strings.Contains(tb.String(), "CRC INVALID (computed "+computed+")") {
+		t.Errorf("corrupt redacted batch: problem %q, tree\n%s", sum.Problems[0].Msg, tb.String())
+	}
 	// --show-secrets shows them, read from anywhere.
 	o := logseg.Options{Codec: codec.New(set), ShowSecrets: true, Stdin: bytes.NewReader(seg)}
 	if text, _ := lines(t, "-", o, render.ValuesAuto); !strings.Contains(text, `"value":"`+secrets[4]+`"`) || !strings.Contains(text, `"salt":"`+b64(secrets[0])+`"`) {

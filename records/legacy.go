@@ -49,6 +49,7 @@ func (d *decoder) legacy(msg []byte, off int32, a area, path string, magic int8)
 		li := b.Leaf(n)
 		if k == legacyCRC && stored != computed {
 			d.problem(a, li, off+12, path+".crc", fmt.Sprintf("CRC-32 0x%08x stored, 0x%08x computed: the message is corrupt", stored, computed))
+			d.b.T.Problems[len(d.b.T.Problems)-1].CRC = computed
 		}
 		p += f.size
 	}

@@ -13,13 +13,13 @@ import (
 
 // ComputedCRC returns the checksum of RecordBatch node bi's bytes that
 // its crc field covers: CRC-32C from a v2 batch's attributes to its end,
-// CRC-32 from a legacy message's magic to its end. Decoding compared it
-// with the stored one and flagged a mismatch (FlagBadCRC): for a batch
-// not flagged it is the stored checksum; for one flagged it is computed
-// again, when asked, over the whole entry as its length field gives it
-// (a part of DecodeParts may hold only some of its records), from the
-// tree's bytes as they are then (a credential package secret redacted in
-// it counts as redacted); 0 when the entry's bytes are not all in the
+// CRC-32 from a legacy message's magic to its end, as decoding computed
+// it. Decoding compared it with the stored one: for a batch not flagged
+// (FlagBadCRC) it is the stored checksum; for one flagged, the one its
+// problem holds (tree.Problem.CRC), computed before anything (a redaction
+// by package secret) changed the bytes; else (the part of DecodeParts
+// that continues such a batch) computed again over the whole entry as its
+// length field gives it. 0 when the entry's bytes are not all in the
 // tree.
 func ComputedCRC(t *tree.Tree, bi int32) uint32 {
 	if t == nil || bi < 0 || int(bi) >= len(t.Nodes) || t.Nodes[bi].Kind() != tree.RecordBatch {
@@ -31,11 +31,19 @@ func ComputedCRC(t *tree.Tree, bi int32) uint32 {
 		return 0
 	}
 	v2 := e[16] == 2
-	if t.Nodes[bi].Flags()&tree.FlagBadCRC == 0 {
-		if v2 {
-			return binary.BigEndian.Uint32(e[17:])
+	n := t.Nodes[bi]
+	crcAt := n.Off + 12
+	if v2 {
+		crcAt = n.Off + 17
+	}
+	if n.Flags()&tree.FlagBadCRC == 0 {
+		return binary.BigEndian.Uint32(e[crcAt-n.Off:])
+	}
+	virtual := n.Flags()&tree.FlagVirtual != 0
+	for _, p := range t.Problems {
+		if p.CRC != 0 && (!virtual && p.VOff < 0 && p.Off == crcAt || virtual && p.VOff == crcAt) {
+			return p.CRC
 		}
-		return binary.BigEndian.Uint32(e[12:])
 	}
 	if v2 {
 		return CRC32C(e[21:total])

@@ -920,6 +920,7 @@ func (d *decoder) batchV2(batch []byte, off int32, a area, path string) {
 		li := b.Leaf(n)
 		if i == v2CRC && stored != computed {
 			d.problem(a, li, off+17, path+".crc", fmt.Sprintf("CRC-32C 0x%08x stored, 0x%08x computed: the batch is corrupt", stored, computed))
+			d.b.T.Problems[len(d.b.T.Problems)-1].CRC = computed
 		}
 		if i == v2Count {
 			countLeaf = li

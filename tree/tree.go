@@ -504,6 +504,10 @@ type Problem struct {
 	// records, which brokers send when a fetch reaches its size limit.
 	// Commands fail on the problems that are not notices.
 	Notice bool
+	// CRC is, for a checksum that does not match (its Off the crc field's),
+	// the one computed over the bytes as they were decoded, before
+	// anything (a redaction) changed them; 0 for other problems.
+	CRC uint32
 }
 
 // String renders "path at 0x0030: msg", with "(decompressed v0x0012)"

@@ -323,11 +323,7 @@ func rewriteTree(p *Proxy, c *conn, t *tree.Tree, plan []addressSteps) ([]byte, 
 	if !ed.changed {
 		return nil, errUnchanged
 	}
-	out, err := p.o.Codec.Encode(t.Message, t.Version, header, body)
-	if err != nil {
-		return nil, err
-	}
-	return out.Bytes, nil
+	return p.o.Codec.AppendEncode(nil, t.Message, t.Version, header, body)
 }
 
 // addrEditor sets the broker addresses of one response.

@@ -125,16 +125,24 @@ func LogBatches(t *tree.Tree) []LogBatch {
 	if t == nil || len(t.Nodes) == 0 {
 		return nil
 	}
+	var lz lazyReader
 	t.Children(0, func(c int32) bool {
 		if t.Nodes[c].Kind() == tree.RecordBatch {
-			out = append(out, logBatch(t, c))
+			out = append(out, logBatch(t, c, &lz))
 		}
 		return true
 	})
 	return out
 }
 
-func logBatch(t *tree.Tree, bi int32) LogBatch {
+// lazyReader holds the tree a lazy record's fields are read into, one
+// record at a time (logRecord), for a whole listing.
+type lazyReader struct {
+	one     tree.Tree
+	scratch [2 * nodesPerRecord]tree.Node
+}
+
+func logBatch(t *tree.Tree, bi int32, lz *lazyReader) LogBatch {
 	n := &t.Nodes[bi]
 	lb := LogBatch{Node: bi, Magic: t.Magic(bi), CRCValid: n.Flags()&tree.FlagBadCRC == 0, Count: 1, TimestampType: NoTimestampType}
 	if lb.Magic != 2 {
@@ -149,11 +157,11 @@ func logBatch(t *tree.Tree, bi int32) LogBatch {
 	for c := bi + 1; c < n.End; c = t.Nodes[c].End {
 		switch t.Nodes[c].Kind() {
 		case tree.Record:
-			lb.Records = append(lb.Records, logRecord(t, c, f))
+			lb.Records = append(lb.Records, logRecord(t, c, f, lz))
 		case tree.Decompressed:
 			t.Children(c, func(r int32) bool {
 				if t.Nodes[r].Kind() == tree.Record {
-					lb.Records = append(lb.Records, logRecord(t, r, f))
+					lb.Records = append(lb.Records, logRecord(t, r, f, lz))
 				}
 				return true
 			})
@@ -184,18 +192,22 @@ func recordNodes(t *tree.Tree, bi int32) int {
 
 // logRecord reads record ri of a v2 batch whose facts are f
 // (DefaultRecordBatch.uncompressedIterator); a lazy record's fields are
-// read from its bytes.
-func logRecord(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
+// read from its bytes, into lz.
+func logRecord(t *tree.Tree, ri int32, f BatchFacts, lz *lazyReader) LogRecord {
 	if IsLazy(t, ri) {
-		var scratch [2 * nodesPerRecord]tree.Node
-		one := tree.Tree{Bytes: t.Bytes, Virtual: t.Virtual, Nodes: lazyFields(scratch[:0], t, ri)}
-		if len(one.Nodes) == 0 {
+		lz.one = tree.Tree{Bytes: t.Bytes, Virtual: t.Virtual, Nodes: lazyFields(lz.scratch[:0], t, ri)}
+		if len(lz.one.Nodes) == 0 {
 			return LogRecord{Node: ri, Embedded: -1, KeyEmbedded: -1, TimestampType: f.Attributes.TimestampType(), Timestamp: f.MaxTimestamp}
 		}
-		lr := logRecord(&one, 0, f)
+		lr := recordOf(&lz.one, 0, f)
 		lr.Node = ri
 		return lr
 	}
+	return recordOf(t, ri, f)
+}
+
+// recordOf is logRecord of a record whose fields are nodes.
+func recordOf(t *tree.Tree, ri int32, f BatchFacts) LogRecord {
 	tt := f.Attributes.TimestampType()
 	lr := LogRecord{Node: ri, Embedded: -1, KeyEmbedded: -1, TimestampType: tt, Timestamp: f.MaxTimestamp}
 	t.Children(ri, func(c int32) bool {

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -284,6 +285,9 @@ func Decode(data []byte, o Options) *tree.Tree {
 	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 1+firstReserve(estimateNodes(data, o)))}
 	if v, _ := virtualPool.Get().(*[]byte); v != nil {
 		t.Virtual = (*v)[:0]
+	} else if hint := virtualHint.Load(); hint > 0 && compressed(data) {
+		// The last tree kept its array: one the size it needed.
+		t.Virtual = make([]byte, 0, hint)
 	}
 	b := tree.Builder{T: t}
 	b.Open(tree.Node{S: shRecordsRaw})
@@ -304,13 +308,31 @@ var virtualPool sync.Pool
 
 const virtualPoolMax = 16 << 20
 
+// virtualHint is the size of the last array a tree kept (ownVirtual).
+var virtualHint atomic.Int64
+
+// compressed reports whether data's first entry is a compressed v2 batch
+// or a legacy compressed wrapper (what makes a Virtual).
+func compressed(data []byte) bool {
+	if EntrySize(data) == 0 {
+		return false
+	}
+	if data[16] == 2 {
+		return len(data) >= 23 && data[22]&7 != 0
+	}
+	return len(data) >= 18 && data[17]&7 != 0
+}
+
 // ownVirtual returns the Virtual bytes that Decode decompressed into v,
 // an array of virtualPool (or grown from one) that nothing else refers
 // to: a copy of them, v's array going back to the pool; or, past
 // virtualPoolMax, v itself, which the tree keeps. It is nil when v is
 // empty.
 func ownVirtual(v []byte) []byte {
-	if cap(v) > virtualPoolMax {
+	if cap(v) > virtualPoolMax || len(v) > 0 && len(v) >= cap(v)-cap(v)/4 {
+		// Mostly full: the tree keeps the array rather than a copy, and
+		// the next Decode makes one of its size (virtualHint).
+		virtualHint.Store(int64(min(cap(v), virtualPoolMax)))
 		return v
 	}
 	var out []byte
@@ -371,6 +393,17 @@ type decoder struct {
 	// arena is set by Append (est not 0): the node arena's estimate,
 	// which the first record scales (see scaleArena).
 	arena arena
+	// scratch is where plainRecord writes the leaves of a lazy record.
+	scratch [nodesPerRecord + 1]tree.Node
+}
+
+// lazy is the scratch array of plainRecord when records are lazy
+// (Options.Lazy), else nil.
+func (d *decoder) lazy() *[nodesPerRecord + 1]tree.Node {
+	if d.o.Lazy {
+		return &d.scratch
+	}
+	return nil
 }
 
 // parts is the state of DecodeParts.
@@ -1069,7 +1102,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 		if info.plain && d.parts == nil && d.arena.est == 0 && len(d.b.T.Nodes) < limit {
 			// A plain record, the usual case, without the general path's
 			// checks: the arena is sized, and no part is handed over.
-			if nodes, next, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
+			if nodes, next, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.lazy()); ok {
 				d.b.T.Nodes = nodes
 				pos = next
 				continue
@@ -1150,7 +1183,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	b := d.b
 	fl := a.flags()
 	if info.plain {
-		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
+		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.lazy()); ok {
 			b.T.Nodes = nodes
 			return next, true, false
 		}

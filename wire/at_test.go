@@ -87,3 +87,20 @@ func TestVarint1AtIsVarintAt(t *testing.T) {
 		}
 	}
 }
+
+// Varint2At reads exactly the varints of one or two bytes VarintAt reads
+// with two bytes there to read, and no other.
+func TestVarint2AtIsVarintAt(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for d := 0; d < 256; d++ {
+			b := []byte{byte(c), byte(d), 0}
+			for off := -1; off <= len(b); off++ {
+				v, n := Varint2At(b, off)
+				w, m := VarintAt(b, off)
+				if n != 0 && (n != m || v != w) || n == 0 && m > 0 && m <= 2 && off+1 < len(b) {
+					t.Fatalf("% x at %d: Varint2At %d %d, VarintAt %d %d", b, off, v, n, w, m)
+				}
+			}
+		}
+	}
+}

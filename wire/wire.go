@@ -329,6 +329,23 @@ func Varint1At(b []byte, off int) (v int32, ok bool) {
 	return 0, false
 }
 
+// Varint2At reads the zig-zag varint at b[off] when it is one or two
+// bytes (a record's length): n is 0 when it is not there or longer, which
+// VarintAt reads. It is small enough to be inlined.
+func Varint2At(b []byte, off int) (v int32, n int) {
+	if uint(off) < uint(len(b)) && off+1 < len(b) {
+		c, d := int32(b[off]), int32(b[off+1])
+		if c < 0x80 {
+			return c>>1 ^ -(c & 1), 1
+		}
+		if d < 0x80 {
+			u := c&0x7f | d<<7
+			return u>>1 ^ -(u & 1), 2
+		}
+	}
+	return 0, 0
+}
+
 // varintAtSlow is VarintAt of a varint of more than one byte, apart so
 // that VarintAt's one-byte case is inlined.
 //

@@ -148,6 +148,13 @@ func (d *decoder) scaleArena(m int) {
 // With lazy set (Options.Lazy), the record is one leaf: its fields are
 // read and checked the same, but not kept as nodes (Expand makes them).
 func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy *[nodesPerRecord + 1]tree.Node) ([]tree.Node, int, bool) {
+	if lazy != nil {
+		end, ok := plainEnd(body, pos)
+		if !ok {
+			return nodes, 0, false
+		}
+		return append(nodes, tree.Node{Off: base + int32(pos), Size: int32(end - pos), End: int32(len(nodes) + 1), S: shRecordLazy.With(fl)}), end, true
+	}
 	length, n := wire.Varint2At(body, pos)
 	if n == 0 {
 		length, n = wire.VarintAt(body, pos)
@@ -185,7 +192,9 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	}
 	out[ri+3] = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(ri + 4), S: shTsDelta | sfl}
 	p += n
-	_, n = wire.VarintAt(rec, p)
+	if _, n = wire.Varint2At(rec, p); n == 0 {
+		_, n = wire.VarintAt(rec, p)
+	}
 	if n == 0 {
 		return nodes, 0, false
 	}
@@ -198,7 +207,10 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	if p, good = plainBytes(&out[ri+6], ri+6, rec, p, base, shValue|sfl, true); !good {
 		return nodes, 0, false
 	}
-	hc, n := wire.VarintAt(rec, p)
+	hc, n := wire.Varint2At(rec, p)
+	if n == 0 {
+		hc, n = wire.VarintAt(rec, p)
+	}
 	if n == 0 || hc < 0 || int(hc) > end-p-n {
 		return nodes, 0, false
 	}
@@ -232,6 +244,71 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	}
 	out[ri] = tree.Node{Off: at, Size: int32(end - pos), End: int32(len(out)), S: shRecord | sfl}
 	return out, end, true
+}
+
+// plainEnd is where the record at body[pos:] ends when it is a plain one,
+// as plainRecord reads it (its length within body, its fields all reading
+// and using exactly its length, its header keys not null), without
+// making its nodes: a lazy record's check (Options.Lazy). Its varints are
+// read inlined when they are one or two bytes (wire.Varint2At), the usual
+// lengths and deltas of records.
+func plainEnd(body []byte, pos int) (end int, ok bool) {
+	length, n := wire.Varint2At(body, pos)
+	if n == 0 {
+		length, n = wire.VarintAt(body, pos)
+	}
+	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
+		return 0, false
+	}
+	end = pos + n + int(length)
+	rec := body[:end]
+	p := pos + n + 1 // the attributes
+	if p > end {
+		return 0, false
+	}
+	if _, n = wire.VarlongAt(rec, p); n == 0 { // timestampDelta
+		return 0, false
+	}
+	p += n
+	_, n = wire.Varint2At(rec, p)
+	if n == 0 {
+		_, n = wire.VarintAt(rec, p)
+	}
+	if n == 0 { // offsetDelta
+		return 0, false
+	}
+	p += n
+	for k := 0; k < 2; k++ { // key, value: null allowed
+		l, n := wire.Varint2At(rec, p)
+		if n == 0 {
+			l, n = wire.VarintAt(rec, p)
+		}
+		if n == 0 || int(l) > len(rec)-p-n {
+			return 0, false
+		}
+		p += n + max(int(l), 0)
+	}
+	hc, n := wire.Varint2At(rec, p)
+	if n == 0 {
+		hc, n = wire.VarintAt(rec, p)
+	}
+	if n == 0 || hc < 0 || int(hc) > end-p-n {
+		return 0, false
+	}
+	p += n
+	for range hc {
+		for k := 0; k < 2; k++ { // a header's key (not null), value
+			l, n := wire.Varint2At(rec, p)
+			if n == 0 {
+				l, n = wire.VarintAt(rec, p)
+			}
+			if n == 0 || int(l) > len(rec)-p-n || k == 0 && l < 0 {
+				return 0, false
+			}
+			p += n + max(int(l), 0)
+		}
+	}
+	return end, p == end
 }
 
 // plainBytes writes to *nd, node k, the leaf of shape sh of the

@@ -1,8 +1,7 @@
 package tree
 
 import (
-	"sync"
-	"sync/atomic"
+	"math"
 
 	"github.com/kwire/kwire/spec"
 )
@@ -19,48 +18,19 @@ type Ref struct {
 	About  string
 }
 
-// registry interns Refs process-wide: the same (field, struct, name, about)
-// always gets the same id. Id 0 is the empty Ref. refs only grows, under
-// the lock, and is published whole (the slice header) after each growth,
-// so that RefOf, called for every node a view shows, reads it without a
-// lock.
-var registry = struct {
-	sync.RWMutex
-	refs atomic.Pointer[[]Ref]
-	ids  map[Ref]int32
-}{ids: map[Ref]int32{{}: 0}}
+// registry interns Refs process-wide: the same (field, struct, name,
+// about) always gets the same id; id 0 is the empty Ref.
+var registry interner[Ref]
 
-// refs is the registry's refs (nil, the empty Ref only, before the first
-// Intern).
-func refs() []Ref {
-	if p := registry.refs.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func init() { registry.id(Ref{}, math.MaxInt32) }
+
+// refs is the registry's refs, by id.
+func refs() []Ref { return registry.all() }
 
 // Intern returns the id of r, registering it on first use. Codecs intern
 // their refs when they compile a plan, never per node.
 func Intern(r Ref) int32 {
-	registry.RLock()
-	id, ok := registry.ids[r]
-	registry.RUnlock()
-	if ok {
-		return id
-	}
-	registry.Lock()
-	defer registry.Unlock()
-	if id, ok := registry.ids[r]; ok {
-		return id
-	}
-	rs := refs()
-	if rs == nil {
-		rs = []Ref{{}}
-	}
-	rs = append(rs, r)
-	id = int32(len(rs) - 1)
-	registry.refs.Store(&rs)
-	registry.ids[r] = id
+	id, _ := registry.id(r, math.MaxInt32)
 	return id
 }
 

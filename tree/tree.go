@@ -77,8 +77,6 @@
 package tree
 
 import (
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kwire/kwire/spec"
@@ -291,23 +289,11 @@ type shapeInfo struct {
 	aux  int32
 }
 
-// shapeRegistry interns shapeInfos process-wide, as the Ref registry
-// does: the table only grows, under the lock, and is published whole
-// after each growth, so that readers (every Wire, Ref and Aux call) need
-// no lock.
-var shapeRegistry = struct {
-	sync.RWMutex
-	table atomic.Pointer[[]shapeInfo]
-	ids   map[shapeInfo]uint32
-}{ids: map[shapeInfo]uint32{}}
+// shapes interns shapeInfos.
+var shapes interner[shapeInfo]
 
 // shapeTable returns the interned shapes (nil before the first NewShape).
-func shapeTable() []shapeInfo {
-	if p := shapeRegistry.table.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func shapeTable() []shapeInfo { return shapes.all() }
 
 // NewShape returns the shape of a node of kind k, wire encoding w, Ref
 // ref (see Intern; 0 for none) and aux (see Node.Aux), with no flags,
@@ -316,27 +302,10 @@ func shapeTable() []shapeInfo {
 // (a version the spec defines, a compression id), never from the bytes
 // being decoded, or hostile input could grow the table.
 func NewShape(k Kind, w Wire, ref int32, aux int32) Shape {
-	si := shapeInfo{k, w, ref, aux}
-	r := &shapeRegistry
-	r.RLock()
-	id, ok := r.ids[si]
-	r.RUnlock()
-	if ok {
-		return Shape(id)<<idShift | Shape(k&(1<<kindBits-1))<<kindShift
-	}
-	r.Lock()
-	defer r.Unlock()
-	id, ok = r.ids[si]
+	id, ok := shapes.id(shapeInfo{k, w, ref, aux}, maxShapes)
 	if !ok {
-		tab := shapeTable()
-		if len(tab) >= maxShapes {
-			// Past the bound (no spec set comes near it): the bare kind.
-			return Shape(k&(1<<kindBits-1)) << kindShift
-		}
-		tab = append(tab, si)
-		id = uint32(len(tab) - 1)
-		r.table.Store(&tab)
-		r.ids[si] = id
+		// Past the bound (no spec set comes near it): the bare kind.
+		return Shape(k&(1<<kindBits-1)) << kindShift
 	}
 	return Shape(id)<<idShift | Shape(k&(1<<kindBits-1))<<kindShift
 }

@@ -20,9 +20,11 @@ type Ref struct {
 
 // registry interns Refs process-wide: the same (field, struct, name,
 // about) always gets the same id; id 0 is the empty Ref.
-var registry interner[Ref]
-
-func init() { registry.id(Ref{}, math.MaxInt32) }
+var registry = func() *interner[Ref] {
+	r := &interner[Ref]{}
+	r.id(Ref{}, math.MaxInt32)
+	return r
+}()
 
 // refs is the registry's refs, by id.
 func refs() []Ref { return registry.all() }

@@ -75,8 +75,11 @@ func estimateNodes(data []byte, o Options) (n, lead int) {
 // firstReserve is how much of estimate n (lead of it before the first
 // record) the arena is made to hold before the first record is decoded:
 // the first record's nodes then tell scaleArena how many the others
-// make.
-func firstReserve(n, lead int) int {
+// make; all of it for lazy records (a node each: nothing to learn).
+func firstReserve(n, lead int, lazy bool) int {
+	if lazy {
+		return n
+	}
 	return min(n, lead+firstRecords*2*nodesPerRecord)
 }
 

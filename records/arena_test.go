@@ -296,7 +296,8 @@ func TestUndecodedFirstRecordDoesNotSizeTheArena(t *testing.T) {
 	if len(tr.Problems) == 0 || len(tr.Nodes) > 32 {
 		t.Fatalf("%d nodes, problems %v", len(tr.Nodes), tr.Problems)
 	}
-	if cap(tr.Nodes) > 1+firstReserve(estimateNodes(data, Options{})) {
+	est, lead := estimateNodes(data, Options{})
+	if cap(tr.Nodes) > 1+firstReserve(est, lead, false) {
 		t.Errorf("an arena of %d nodes for %d nodes decoded from %d bytes", cap(tr.Nodes), len(tr.Nodes), len(data))
 	}
 }

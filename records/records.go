@@ -272,7 +272,7 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 		path = PathOf(b)
 	}
 	est, lead := estimateNodes(data, o)
-	reserveNodes(b, firstReserve(est, lead))
+	reserveNodes(b, firstReserve(est, lead, o.Lazy))
 	d := newDecoder(b, o)
 	d.arena = arena{start: len(b.T.Nodes), est: est, max: len(b.T.Nodes) + min(len(data)+16, est*2)}
 	d.entries(data, base, area{path: path, wireOff: -1})
@@ -282,7 +282,8 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 // a snapshot file, a records field's bytes): a tree whose Bytes are data
 // and whose root is a Records node over all of it.
 func Decode(data []byte, o Options) *tree.Tree {
-	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 1+firstReserve(estimateNodes(data, o)))}
+	est, lead := estimateNodes(data, o)
+	t := &tree.Tree{Bytes: data, HeaderVersion: -1, Nodes: make([]tree.Node, 0, 1+firstReserve(est, lead, o.Lazy))}
 	if v, _ := virtualPool.Get().(*[]byte); v != nil {
 		t.Virtual = (*v)[:0]
 	} else if hint := virtualHint.Load(); hint > 0 && compressed(data) {
@@ -350,27 +351,10 @@ func ownVirtual(v []byte) []byte {
 // and the JSON view name it ("ProduceRequest.TopicData[0].PartitionData[0].
 // Records"), or "records" when b has none.
 func PathOf(b *tree.Builder) string {
-	t := b.T
-	var p tree.Path
-	for _, i := range b.OpenGroups() {
-		n := &t.Nodes[i]
-		switch n.Kind() {
-		case tree.Header, tree.Body, tree.Embedded:
-			if st := t.Struct(i); st != nil {
-				p.Push(st.Name)
-			}
-		case tree.Field, tree.Struct, tree.Array, tree.Records:
-			if f := t.Field(i); f != nil {
-				p.Push(f.Name)
-			}
-		case tree.Element:
-			p.PushIndex(int(t.Ordinal(i)))
-		}
+	if p := b.OpenPath(); len(p) > 0 {
+		return p.String()
 	}
-	if len(p) == 0 {
-		return "records"
-	}
-	return p.String()
+	return "records"
 }
 
 // pathName is path with name step name after it ("….Records[0].Record[1]"

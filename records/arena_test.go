@@ -370,3 +370,21 @@ func TestZstdAllIsTheStream(t *testing.T) {
 		t.Errorf("zstdAll decoded %d of 400", took)
 	}
 }
+
+// A frame whose stated size is far past its payload (1 MiB of zeros in a
+// few hundred bytes, or a lie) is left to the stream, with no room made
+// for what it states.
+func TestZstdAllMakesNoRoomForAStatedSize(t *testing.T) {
+	p := zstdOf(t, make([]byte, 1<<20))
+	if len(p)*32 >= 1<<20 {
+		t.Fatalf("payload of %d bytes: not past 32 bytes a byte", len(p))
+	}
+	got, ok := zstdAll(nil, p, 64<<20)
+	if ok || cap(got) > 64<<10 {
+		t.Fatalf("ok %v, room for %d bytes made for a %d-byte payload", ok, cap(got), len(p))
+	}
+	d, _, err := decompress(nil, 4, p, 2, 64<<20)
+	if err != nil || len(d) != 1<<20 {
+		t.Errorf("the stream gave %d bytes, %v; want %d", len(d), err, 1<<20)
+	}
+}

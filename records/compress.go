@@ -92,9 +92,12 @@ func openPayload(dst []byte, codec int, payload []byte, magic int8, limit int64)
 	}
 	hold := min(limit, decompressHold)
 	if codec == 4 {
-		if out, ok := zstdAll(dst, payload, hold); ok {
+		var ok bool
+		if out, ok = zstdAll(dst, payload, hold); ok {
 			return out, nil, "", nil
 		}
+		dst = out // any room it made, kept for the stream
+
 	}
 	rd, err := getReader(codec, payload)
 	if err != nil {
@@ -390,21 +393,20 @@ func xxh32(b []byte, seed uint32) uint32 {
 
 var zstdPool sync.Pool
 
-// zstdDecoder is a pooled zstd decoder (one is costly to make): one
-// goroutine, windows up to zstdMaxWindow.
 // zstdAll appends what zstd payload decompresses to to dst in one call
 // (DecodeAll: no stream, no copy of what it decodes) when that is at most
 // hold bytes, and its frame says how many (franz-go's and librdkafka's
-// frames do) or, when it does not (a stream's frame), it fits in 32 bytes
-// a byte of payload; ok is false, with dst as it was, otherwise or on any
-// error: the stream of openPayload then decompresses it, and says what is
+// frames do) and it is at most 32 bytes a byte of payload, or, when it
+// does not say (a stream's frame), it fits in that; ok is false, with
+// dst's bytes as they were (its capacity perhaps grown), otherwise or on
+// any error: the stream of openPayload then decompresses it, and says what is
 // wrong or too large. It never lets DecodeAll write past the room it
 // makes, hold bytes at most and in proportion to the payload.
 func zstdAll(dst, payload []byte, hold int64) (out []byte, ok bool) {
 	want := int64(len(payload)) * 32
 	var h zstd.Header
 	if h.Decode(payload) == nil && h.HasFCS {
-		if h.FrameContentSize > uint64(hold) {
+		if h.FrameContentSize > uint64(hold) || h.FrameContentSize > uint64(want) {
 			return dst, false
 		}
 		want = int64(h.FrameContentSize)
@@ -436,6 +438,8 @@ func zstdAll(dst, payload []byte, hold int64) (out []byte, ok bool) {
 // its destination's capacity).
 var zstdAllPool sync.Pool
 
+// zstdDecoder is a pooled zstd decoder (one is costly to make): one
+// goroutine, windows up to zstdMaxWindow.
 func zstdDecoder() (*zstd.Decoder, error) {
 	if zd, _ := zstdPool.Get().(*zstd.Decoder); zd != nil {
 		return zd, nil

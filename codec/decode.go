@@ -3,7 +3,6 @@ package codec
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
@@ -156,9 +155,7 @@ func (d *decoder) fixedArray(fp *fplan) bool {
 // stored back unless it grows: storing the slice's pointer too would cost
 // a write barrier while the garbage collector runs.
 func extend(t *tree.Tree, k int) []tree.Node {
-	if cap(t.Nodes)-len(t.Nodes) < k {
-		t.Nodes = slices.Grow(t.Nodes, k)
-	}
+	t.Nodes = tree.GrowNodes(t.Nodes, k)
 	base := len(t.Nodes)
 	t.Nodes = t.Nodes[:base+k]
 	return t.Nodes[base:]
@@ -403,11 +400,7 @@ func (d *decoder) records(fp *fplan) {
 	default:
 		start := d.r.Off
 		data := d.r.Bytes(int(ln))
-		o := d.recordsOptions()
-		if o.Path == "" {
-			o.Path = d.pathOf()
-		}
-		records.Append(&d.b, data, int32(start), o)
+		records.Append(&d.b, data, int32(start), d.recordsOptions()) // which names the path, from the builder, when it has bytes
 	}
 	d.close()
 }

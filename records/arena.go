@@ -2,7 +2,6 @@ package records
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -150,8 +149,8 @@ func (d *decoder) scaleArena(m int) {
 //
 // With lazy set (Options.Lazy), the record is one leaf: its fields are
 // read and checked the same, but not kept as nodes (Expand makes them).
-func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy *[nodesPerRecord + 1]tree.Node) ([]tree.Node, int, bool) {
-	if lazy != nil {
+func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy bool) ([]tree.Node, int, bool) {
+	if lazy {
 		end, ok := plainEnd(body, pos)
 		if !ok {
 			return nodes, 0, false
@@ -167,19 +166,9 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	}
 	end := pos + n + int(length)
 	rec := body[:end]
-	// The leaves go to the arena, or, for a lazy record, to the scratch
-	// array lazy, which nothing reads back (ri 0 there; a header's leaves
-	// all in its last slot).
-	var out []tree.Node
 	ri := len(nodes)
-	if lazy != nil {
-		out, ri = lazy[:nodesPerRecord-1], 0
-	} else {
-		if cap(nodes)-ri < nodesPerRecord {
-			nodes = slices.Grow(nodes, nodesPerRecord)
-		}
-		out = nodes[:ri+nodesPerRecord-1] // the record, length, attributes, deltas, key, value
-	}
+	nodes = tree.GrowNodes(nodes, nodesPerRecord)
+	out := nodes[:ri+nodesPerRecord-1] // the record, length, attributes, deltas, key, value
 	sfl := tree.Shape(0).With(fl)
 	at := base + int32(pos)
 	out[ri+1] = tree.Node{Off: at, Size: int32(n), End: int32(ri + 2), S: shRecordLength | sfl}
@@ -216,20 +205,6 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	}
 	if n == 0 || hc < 0 || int(hc) > end-p-n {
 		return nodes, 0, false
-	}
-	if lazy != nil {
-		p += n
-		for h := int32(0); h < hc; h++ {
-			for _, sh := range [2]tree.Shape{shHeaderKey, shHeaderValue} {
-				if p, good = plainBytes(&lazy[nodesPerRecord], 0, rec, p, base, sh, sh == shHeaderValue); !good {
-					return nodes, 0, false
-				}
-			}
-		}
-		if p != end {
-			return nodes, 0, false
-		}
-		return append(nodes, tree.Node{Off: at, Size: int32(end - pos), End: int32(len(nodes) + 1), S: shRecordLazy | sfl}), end, true
 	}
 	out = append(out, tree.Node{Off: base + int32(p), Size: int32(n), End: int32(len(out) + 1), S: shHeadersCount | sfl})
 	p += n

@@ -267,6 +267,9 @@ func readFixed(b []byte, w tree.Wire) int64 {
 // node): see the package doc for their shape. Problems go to b.T.Problems;
 // decompressed views to b.T.Virtual.
 func Append(b *tree.Builder, data []byte, base int32, o Options) {
+	if len(data) == 0 {
+		return // no entries: nothing to reserve, name or decode
+	}
 	path := o.Path
 	if path == "" {
 		path = PathOf(b)
@@ -377,17 +380,6 @@ type decoder struct {
 	// arena is set by Append (est not 0): the node arena's estimate,
 	// which the first record scales (see scaleArena).
 	arena arena
-	// scratch is where plainRecord writes the leaves of a lazy record.
-	scratch [nodesPerRecord + 1]tree.Node
-}
-
-// lazy is the scratch array of plainRecord when records are lazy
-// (Options.Lazy), else nil.
-func (d *decoder) lazy() *[nodesPerRecord + 1]tree.Node {
-	if d.o.Lazy {
-		return &d.scratch
-	}
-	return nil
 }
 
 // parts is the state of DecodeParts.
@@ -1086,7 +1078,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 		if info.plain && d.parts == nil && d.arena.est == 0 && len(d.b.T.Nodes) < limit {
 			// A plain record, the usual case, without the general path's
 			// checks: the arena is sized, and no part is handed over.
-			if nodes, next, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.lazy()); ok {
+			if nodes, next, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 				d.b.T.Nodes = nodes
 				pos = next
 				continue
@@ -1167,7 +1159,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	b := d.b
 	fl := a.flags()
 	if info.plain {
-		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.lazy()); ok {
+		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 			b.T.Nodes = nodes
 			return next, true, false
 		}

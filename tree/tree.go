@@ -689,6 +689,9 @@ type Builder struct {
 // Open appends group node n and makes it the parent of what follows.
 func (b *Builder) Open(n Node) int32 {
 	i := int32(len(b.T.Nodes))
+	if len(b.T.Nodes) == cap(b.T.Nodes) {
+		b.T.Nodes = GrowNodes(b.T.Nodes, 1)
+	}
 	b.T.Nodes = append(b.T.Nodes, n)
 	b.stack = append(b.stack, i)
 	return i
@@ -707,8 +710,26 @@ func (b *Builder) Close(end int32) {
 func (b *Builder) Leaf(n Node) int32 {
 	i := int32(len(b.T.Nodes))
 	n.End = i + 1
+	if len(b.T.Nodes) == cap(b.T.Nodes) {
+		b.T.Nodes = GrowNodes(b.T.Nodes, 1)
+	}
 	b.T.Nodes = append(b.T.Nodes, n)
 	return i
+}
+
+// GrowNodes is nodes with room for k more: nodes itself when it has it,
+// else a copy in an array of twice its length, or of exactly len+k nodes
+// when that is more. Arenas grow by doubling, not by append's quarter
+// for large slices, so that an arena grown node by node (a message of
+// many small records fields) allocates about twice its final size in
+// all, not five times.
+func GrowNodes(nodes []Node, k int) []Node {
+	if cap(nodes)-len(nodes) >= k {
+		return nodes
+	}
+	out := make([]Node, len(nodes), max(len(nodes)+k, 2*len(nodes)))
+	copy(out, nodes)
+	return out
 }
 
 // Top returns the innermost open group, or -1.

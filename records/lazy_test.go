@@ -39,7 +39,22 @@ func sameAsWhole(t *testing.T, b []byte, o records.Options) int {
 	if got, want := recordList(records.LogBatches(lazy)), recordList(records.LogBatches(whole)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("% x: lazy listing\n%v\nwhole\n%v", b, got, want)
 	}
+	if got, want := offsets(lazy), offsets(whole); !slices.Equal(got, want) {
+		t.Fatalf("% x: lazy records' offsets\n%v\nwhole\n%v", b, got, want)
+	}
 	return n
+}
+
+// offsets is RecordOffset and OffsetDelta of t's records, in order.
+func offsets(t *tree.Tree) []string {
+	var out []string
+	for i := range t.Nodes {
+		if t.Nodes[i].Kind() == tree.Record {
+			d, ok := records.OffsetDelta(t, int32(i))
+			out = append(out, fmt.Sprintf("%d/%d/%v", records.RecordOffset(t, int32(i)), d, ok))
+		}
+	}
+	return out
 }
 
 // recordList is LogBatches' records without their node indexes (which

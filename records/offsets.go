@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 // What the nodes of records do not store and views ask for, read from the
@@ -130,9 +131,14 @@ func RecordOffsetIn(t *tree.Tree, p, ri int32) int64 {
 	return base + d
 }
 
-// OffsetDelta returns the offsetDelta of Record node ri; ok is false when
-// the record's fields do not read that far.
+// OffsetDelta returns the offsetDelta of Record node ri, whole or lazy
+// (Options.Lazy: read from the record's bytes, past its length,
+// attributes and timestampDelta); ok is false when the record's fields
+// do not read that far.
 func OffsetDelta(t *tree.Tree, ri int32) (delta int64, ok bool) {
+	if IsLazy(t, ri) {
+		return lazyOffsetDelta(t, ri)
+	}
 	end := t.Nodes[ri].End
 	for c := ri + 1; c < end; c = t.Nodes[c].End {
 		if t.Nodes[c].Ref() == refOffDelta {
@@ -140,4 +146,27 @@ func OffsetDelta(t *tree.Tree, ri int32) (delta int64, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// lazyOffsetDelta reads the offsetDelta of lazy record ri from its bytes.
+func lazyOffsetDelta(t *tree.Tree, ri int32) (int64, bool) {
+	n := t.Nodes[ri]
+	area := t.Bytes
+	if n.Flags()&tree.FlagVirtual != 0 {
+		area = t.Virtual
+	}
+	if n.Off < 0 || n.Size < 0 || int(n.Off)+int(n.Size) > len(area) {
+		return 0, false
+	}
+	rec := area[n.Off : n.Off+n.Size]
+	_, k := wire.VarintAt(rec, 0) // length
+	if k == 0 || k >= len(rec) {
+		return 0, false
+	}
+	p := k + 1 // attributes
+	if _, k = wire.VarlongAt(rec, p); k == 0 {
+		return 0, false
+	}
+	d, k := wire.VarintAt(rec, p+k)
+	return int64(d), k > 0
 }

@@ -230,3 +230,16 @@ func TestShapesConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The zero node's shape is the empty one whatever was interned first: no
+// wire, Ref or aux (the shape NewShape gives past its bound, too).
+func TestZeroShapeIsEmpty(t *testing.T) {
+	tree.NewShape(tree.BatchField, tree.WireInt32, tree.NameRef("zero-shape-test", ""), 7)
+	var n tree.Node
+	if n.Kind() != tree.KindInvalid || n.Wire() != tree.WireNone || n.Ref() != 0 || n.Aux() != 0 {
+		t.Errorf("zero node: %v %v %d %d", n.Kind(), n.Wire(), n.Ref(), n.Aux())
+	}
+	if s := tree.NewShape(tree.KindInvalid, tree.WireNone, 0, 0); s != 0 {
+		t.Errorf("the empty shape is %#x, not 0", uint32(s))
+	}
+}

@@ -289,8 +289,14 @@ type shapeInfo struct {
 	aux  int32
 }
 
-// shapes interns shapeInfos.
-var shapes interner[shapeInfo]
+// shapes interns shapeInfos; id 0 is the empty one (no wire, ref or
+// aux), which the zero Node and the shapes NewShape gives past its bound
+// have.
+var shapes = func() *interner[shapeInfo] {
+	s := &interner[shapeInfo]{}
+	s.id(shapeInfo{}, maxShapes)
+	return s
+}()
 
 // shapeTable returns the interned shapes (nil before the first NewShape).
 func shapeTable() []shapeInfo { return shapes.all() }

@@ -58,6 +58,9 @@ type Codec struct {
 	// decompression limit, metadata record values); see RecordsOptions.
 	Records records.Options
 	plans   planCache
+	// general makes the encoder take its general path only (tests compare
+	// the direct path with it).
+	general bool
 }
 
 // New returns a Codec for the messages of s.

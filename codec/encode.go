@@ -86,6 +86,18 @@ func (e *encoder) structFields(p *plan, vi int32) {
 			}
 		}
 	}
+	if vi < 0 || e.c.general || !e.direct(p, vi) {
+		e.generalFields(p, vi)
+	}
+	e.depth--
+}
+
+// generalFields writes struct value vi (or all defaults when vi < 0) at
+// plan p, finding each field's value by its ref where the children do not
+// list it in turn, as structFields does past its checks and the direct
+// path.
+func (e *encoder) generalFields(p *plan, vi int32) {
+	v := e.v
 	// Value trees list fields in spec order, so a cursor over the children
 	// finds each one in turn; anything else falls back to a search.
 	cur, end := vi+1, vi+1
@@ -124,7 +136,6 @@ func (e *encoder) structFields(p *plan, vi int32) {
 		}
 		e.field(fp, n, false)
 		if e.err != nil {
-			e.depth--
 			return
 		}
 	}
@@ -145,7 +156,6 @@ func (e *encoder) structFields(p *plan, vi int32) {
 			return true
 		})
 	}
-	e.depth--
 }
 
 // spanRun writes run st of fixed-size fields from the value nodes from

@@ -83,6 +83,8 @@ type fplan struct {
 	// num and elemNum are how the encoder writes the field's (or its
 	// elements') value when it is a fixed-size number.
 	num, elemNum numRange
+	// op is how the encoder's direct path writes the field (opOf).
+	op uint8
 }
 
 type planKey struct {
@@ -173,6 +175,7 @@ func compile(p *plan, c *planCache) {
 			fp.shape = tree.NewShape(tree.Field, fp.wire, fp.ref, 0)
 		}
 		fp.valShape = tree.NewShape(fp.shape.Kind(), tree.WireNone, fp.ref, 0)
+		fp.op = opOf(fp)
 		if fp.tagged {
 			fp.tagShape = tree.NewShape(tree.Tag, tree.WireNone, fp.ref, 0)
 			p.tagged = append(p.tagged, fp)

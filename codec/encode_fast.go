@@ -1,0 +1,351 @@
+package codec
+
+import (
+	"encoding/binary"
+
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
+)
+
+// How the encoder's direct path writes a field (fplan.op): set when the
+// plan is compiled, so that the path's loop dispatches on one byte.
+const (
+	opOther       uint8 = iota // not taken directly: the general path writes it
+	opFixed                    // a fixed-size number (bool included)
+	opData                     // a string or bytes
+	opUUID                     // a uuid
+	opArrayNum                 // an array of fixed-size numbers
+	opArrayData                // an array of strings or bytes
+	opArrayStruct              // an array of structs
+	opStruct                   // a struct
+	opRecords                  // records
+)
+
+// opOf is how the direct path writes positional field fp.
+func opOf(fp *fplan) uint8 {
+	switch fp.kind {
+	case spec.KindArray:
+		switch {
+		case fp.elem == spec.KindStruct:
+			return opArrayStruct
+		case fp.elemNum.w > 0:
+			return opArrayNum
+		case fp.elem == spec.KindString || fp.elem == spec.KindBytes:
+			return opArrayData
+		}
+	case spec.KindStruct:
+		return opStruct
+	case spec.KindRecords:
+		return opRecords
+	case spec.KindString, spec.KindBytes:
+		return opData
+	case spec.KindUUID:
+		return opUUID
+	default:
+		if fp.num.w > 0 {
+			return opFixed
+		}
+	}
+	return opOther
+}
+
+// direct writes struct value vi at plan p when its children are exactly
+// what p writes, in order: p's positional fields (a Presence first
+// aside), each node of its field's shape as decoding or a value tree
+// gives it and holding a value the general path would write as it is,
+// then nothing but an empty tag section. That is a message decoded and
+// re-encoded at its version, or a value tree built for p's version, and
+// then each node is read once. On anything else it returns false having written nothing,
+// and structFields takes the general path, which finds fields by their
+// refs, writes defaults and says what is wrong. It returns true once the
+// struct is written, or once a struct it holds failed (e.err, with its
+// path up to vi's field).
+func (e *encoder) direct(p *plan, vi int32) bool {
+	v := e.v
+	vn, b := v.Nodes, v.Bytes
+	// buf is e.buf while the path writes: it is handed back to e.buf
+	// around the calls that write through e.
+	buf := e.buf
+	start := len(buf)
+	cur, end := vi+1, vn[vi].End
+	if cur < end && vn[cur].Kind() == tree.Presence {
+		cur = vn[cur].End
+	}
+	for _, fp := range p.fields {
+		if cur >= end {
+			goto general
+		}
+		n := vn[cur]
+		c := cur
+		cur = n.End
+		if !n.S.Same(fp.shape) && !n.S.Same(fp.valShape) {
+			goto general
+		}
+		var ok bool
+		switch fp.op {
+		case opFixed:
+			// An int32 or int16 span leaf, the usual field, is written here.
+			if n.S == fp.shape && n.Size == fp.width && n.Off >= 0 && int(n.Off)+int(fp.width) <= len(b) {
+				if o := n.Off; fp.width == 4 {
+					buf = append(buf, b[o], b[o+1], b[o+2], b[o+3])
+					break
+				} else if fp.width == 2 {
+					buf = append(buf, b[o], b[o+1])
+					break
+				}
+			}
+			if n.S&tree.Shape(tree.FlagNum) != 0 && fp.width == 4 && fp.num.lo < 0 && n.Size == n.Off>>31 {
+				// An int32 value leaf (Size is the sign of Off: in range).
+				buf = binary.BigEndian.AppendUint32(buf, uint32(n.Off))
+				break
+			}
+			if buf, ok = appendNum(buf, &fp.num, n, fp.shape, fp.width, b); !ok {
+				goto general
+			}
+		case opData:
+			if buf, ok = appendData(buf, v, n, c, fp.kind, fp.wire, fp.nullable); !ok {
+				goto general
+			}
+		case opUUID:
+			if n.S&tree.Shape(tree.FlagNull|tree.FlagNum) != 0 || n.Size != 16 || n.Off < 0 || int(n.Off)+16 > len(b) {
+				goto general
+			}
+			buf = append(buf, b[n.Off:n.Off+16]...)
+		case opRecords:
+			if n.S&tree.Shape(tree.FlagNum) != 0 || n.Null() && !fp.nullable {
+				goto general
+			}
+			if n.Null() {
+				buf = appendCount(buf, fp.compact, -1)
+				break
+			}
+			data := v.Data(c)
+			buf = appendCount(buf, fp.compact, len(data))
+			buf = append(buf, data...)
+		case opStruct:
+			if n.Null() {
+				if !fp.nullable {
+					goto general
+				}
+				buf = append(buf, 0xff) // int8 -1
+				break
+			}
+			if fp.nullable {
+				buf = append(buf, 1)
+			}
+			e.buf = buf
+			if e.structFields(fp.sub, c); e.err != nil {
+				e.up(tree.Name(fp.f.Name))
+				return true
+			}
+			buf = e.buf
+		case opArrayNum, opArrayData, opArrayStruct:
+			if n.Null() {
+				if !fp.nullable {
+					goto general
+				}
+				buf = appendCount(buf, fp.compact, -1)
+				break
+			}
+			e.buf = buf
+			switch e.directArray(fp, c, n.End) {
+			case arrayFailed:
+				e.up(tree.Name(fp.f.Name))
+				return true
+			case arrayOther:
+				goto general
+			}
+			buf = e.buf
+		default:
+			goto general
+		}
+	}
+	// What follows the positional fields: nothing but an empty tag section
+	// (an empty TagSection leaf, or no node) says there is nothing to write
+	// but the empty section when flexible, nothing when not.
+	if cur < end && (vn[cur].Kind() != tree.TagSection || vn[cur].End != cur+1 || vn[cur].End != end || !p.flexible) {
+		goto general
+	}
+	if p.flexible {
+		buf = append(buf, 0)
+	}
+	e.buf = buf
+	return true
+general:
+	e.buf = buf[:start]
+	return false
+}
+
+// Outcomes of directArray.
+const (
+	arrayDone   = iota // written
+	arrayOther         // not written: the general path writes it
+	arrayFailed        // a struct element failed (e.err, its path up to its index)
+)
+
+// directArray writes the elements of non-null array value ni (children
+// to end) of field fp, prefixed by their count, when each is what the
+// direct path takes: a struct element (written by structFields), or a
+// number or string leaf as appendNum and appendData take them. Other
+// children than elements (a decoded array's Length) are skipped, as the
+// count is the elements'.
+func (e *encoder) directArray(fp *fplan, ni, end int32) int {
+	v := e.v
+	vn, b := v.Nodes, v.Bytes
+	buf := e.buf
+	start := len(buf)
+	if fp.compact {
+		buf = append(buf, 0)
+	} else {
+		buf = append(buf, 0, 0, 0, 0)
+	}
+	count := 0
+	switch fp.op {
+	case opArrayStruct:
+		e.buf = buf
+		// Elements are written as structFields writes them, its checks
+		// made once for all (a struct of no absent fields, not too deep).
+		sub := fp.sub
+		each := len(sub.absent) > 0 || e.depth >= maxDepth || e.c.general
+		for c := ni + 1; c < end; c = vn[c].End {
+			if vn[c].Kind() != tree.Element {
+				continue
+			}
+			if each {
+				e.structFields(sub, c)
+			} else {
+				e.depth++
+				if !e.direct(sub, c) {
+					e.generalFields(sub, c)
+				}
+				e.depth--
+			}
+			if e.err != nil {
+				e.up(tree.Index(count))
+				return arrayFailed
+			}
+			count++
+		}
+		buf = e.buf
+	case opArrayNum:
+		r, span, width := &fp.elemNum, fp.elemShape, fp.elemWidth
+		for c := ni + 1; c < end; {
+			n := vn[c]
+			c = n.End
+			if n.Kind() != tree.Element {
+				continue
+			}
+			// An int32 leaf, the usual element, is written here: a span
+			// leaf's bytes, or the number a value leaf holds.
+			if n.S == span && width == 4 && n.Size == 4 && n.Off >= 0 && int(n.Off)+4 <= len(b) {
+				buf = append(buf, b[n.Off], b[n.Off+1], b[n.Off+2], b[n.Off+3])
+			} else if n.S&tree.Shape(tree.FlagNum) != 0 && width == 4 && !r.bool && r.lo < 0 && n.Size == n.Off>>31 {
+				// Size is the sign of Off: an int32 in range.
+				buf = binary.BigEndian.AppendUint32(buf, uint32(n.Off))
+			} else {
+				var ok bool
+				if buf, ok = appendNum(buf, r, n, span, width, b); !ok {
+					e.buf = buf[:start]
+					return arrayOther
+				}
+			}
+			count++
+		}
+	default:
+		for c := ni + 1; c < end; {
+			n := vn[c]
+			if n.Kind() != tree.Element {
+				c = n.End
+				continue
+			}
+			var ok bool
+			if buf, ok = appendData(buf, v, n, c, fp.elem, fp.elemWire, false); !ok {
+				e.buf = buf[:start]
+				return arrayOther
+			}
+			count++
+			c = n.End
+		}
+	}
+	e.buf = buf
+	e.patchCount(start, fp.compact, count)
+	return arrayDone
+}
+
+// appendCount appends the count or size prefix of an array or records
+// field (n, or -1 for null; uvarint n+1 when compact, else int32), as
+// encoder.length writes it.
+func appendCount(buf []byte, compact bool, n int) []byte {
+	if compact {
+		if n+1 < 0x80 {
+			return append(buf, byte(n+1))
+		}
+		return wire.AppendUvarint(buf, uint32(n+1))
+	}
+	return wire.AppendInt32(buf, int32(n))
+}
+
+// appendData appends string or bytes leaf n (node c of v; kind k, wire
+// w) with its length prefix when it is null and nullable, or holds
+// contents that are no longer than Kafka's limit for a string; it
+// returns false, having appended nothing, otherwise.
+func appendData(buf []byte, v *tree.Tree, n tree.Node, c int32, k spec.Kind, w tree.Wire, nullable bool) ([]byte, bool) {
+	if n.S&tree.Shape(tree.FlagNum) != 0 {
+		return buf, false
+	}
+	if n.Null() {
+		if !nullable {
+			return buf, false
+		}
+		return appendLen(buf, w, -1), true
+	}
+	data := v.Data(c)
+	if k == spec.KindString && len(data) > maxString {
+		return buf, false
+	}
+	buf = appendLen(buf, w, len(data))
+	return append(buf, data...), true
+}
+
+// appendNum appends fixed-size number leaf n (a field or an element)
+// when it holds its value (FlagNum), in range r, or is a span leaf of
+// shape span and width bytes in b (a bool written 0 or 1); it returns
+// false, having appended nothing, otherwise.
+func appendNum(buf []byte, r *numRange, n tree.Node, span tree.Shape, width int32, b []byte) ([]byte, bool) {
+	if n.S&tree.Shape(tree.FlagNum) != 0 {
+		num := int64(uint32(n.Off)) | int64(n.Size)<<32
+		if num < r.lo || num > r.hi || r.w == 0 {
+			return buf, false
+		}
+		switch r.w {
+		case 1:
+			if r.bool && num != 0 {
+				num = 1
+			}
+			return append(buf, byte(num)), true
+		case 2:
+			return append(buf, byte(num>>8), byte(num)), true
+		case 4:
+			return binary.BigEndian.AppendUint32(buf, uint32(num)), true
+		}
+		return binary.BigEndian.AppendUint64(buf, uint64(num)), true
+	}
+	if n.S != span || n.Size != width || n.Off < 0 || int(n.Off)+int(width) > len(b) {
+		return buf, false
+	}
+	w := b[n.Off:]
+	switch width {
+	case 1:
+		c := w[0]
+		if r.bool && c != 0 {
+			c = 1
+		}
+		return append(buf, c), true
+	case 2:
+		return append(buf, w[0], w[1]), true
+	case 4:
+		return append(buf, w[0], w[1], w[2], w[3]), true
+	}
+	return binary.BigEndian.AppendUint64(buf, binary.BigEndian.Uint64(w)), true
+}

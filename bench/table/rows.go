@@ -58,7 +58,8 @@ func rows(f figures) (rs []row, missing []string) {
 	speed("decode a 1000×10 MetadataResponse v13 (fresh tree)", "BenchmarkDecodeMetadataResponse",
 		"kwire-spantree", []extra{{"reused", "kwire-spantree-reused"}}, "kmsg", "kmsg ReadFrom", 1.5)
 	speed("encode it (the decoded value, to bytes)", "BenchmarkEncodeMetadataResponse",
-		"kwire-bytes", []extra{{"from a value tree", "kwire-bytes-valuetree"}, {"with the bytes' tree", "kwire-spantree"}}, "kmsg", "kmsg AppendTo", 1.0)
+		"kwire-bytes", []extra{{"from a value tree", "kwire-bytes-valuetree"}, {"with the bytes' tree", "kwire-spantree"},
+			{"a bare walk of the tree's nodes, no encoder", "tree-walk"}}, "kmsg", "kmsg AppendTo", 1.0)
 	speed("1 MiB FetchResponse, uncompressed batches (lazy records)", "BenchmarkFetch1MiB",
 		"kwire", []extra{{"reused", "kwire-reused"}, {"whole tree", "kwire-whole"}, {"whole, reused", "kwire-whole-reused"}}, "kmsg+records", "kmsg + franz-go-style records", 0.8)
 	speed("zstd batches (~1 MiB uncompressed; lazy records)", "BenchmarkZstdBatches1MiB",

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
@@ -68,6 +70,8 @@ func TestDirectEncodeIsTheGeneralOne(t *testing.T) {
 				}
 				edit(r, body)
 				same("its decode edited", m, v, body)
+				edit(r, val)
+				same("the value tree edited", m, v, val)
 			}
 		}
 	}
@@ -77,10 +81,11 @@ func TestDirectEncodeIsTheGeneralOne(t *testing.T) {
 	}
 }
 
-// edit sets random values into about one leaf in four of value body (a
-// Sub tree of a decode): numbers (some out of any range, through the
-// node), strings, bools (some as bytes other than 0 and 1 in the
-// decoded bytes), and null on any node.
+// edit sets random values into about one node in four of value body (a
+// value tree, or a Sub tree of a decode): numbers (some out of any range,
+// through the node), strings, bools (some as bytes other than 0 and 1 in
+// its bytes), null on any node, and FlagValue, FlagVirtual or FlagNum
+// set or cleared.
 func edit(r *rand.Rand, body *tree.Tree) {
 	for i := range int32(len(body.Nodes)) {
 		if r.IntN(4) != 0 {
@@ -90,10 +95,21 @@ func edit(r *rand.Rand, body *tree.Tree) {
 		switch f := v.Spec(); {
 		case r.IntN(8) == 0:
 			body.Nodes[i].SetNull(true)
+		case r.IntN(8) == 0:
+			// A flag that changes where or how its value is read: the
+			// leaf's bytes are not a value's, a value's are not, or they
+			// are in Virtual.
+			flags := [...]tree.Flags{tree.FlagValue, tree.FlagVirtual, tree.FlagNum}
+			n := &body.Nodes[i]
+			if fl := flags[r.IntN(len(flags))]; n.Flags()&fl != 0 {
+				n.ClearFlags(fl)
+			} else {
+				n.AddFlags(fl)
+			}
 		case f == nil || body.Nodes[i].End != i+1:
 		case f.Type.Kind == spec.KindString:
 			_ = v.SetString(fmt.Sprint(r.Uint32()))
-		case f.Type.Kind == spec.KindBool && r.IntN(2) == 0:
+		case f.Type.Kind == spec.KindBool && r.IntN(2) == 0 && body.Nodes[i].Flags()&tree.FlagNum == 0 && body.Nodes[i].Off >= 0 && int(body.Nodes[i].Off) < len(body.Bytes):
 			// A true that is not 1, as some clients write it: written 1.
 			body.Bytes[body.Nodes[i].Off] = byte(2 + r.IntN(254))
 		case f.Type.Kind == spec.KindBool:
@@ -106,5 +122,42 @@ func edit(r *rand.Rand, body *tree.Tree) {
 		default:
 			_ = v.SetInt(int64(r.IntN(200)) - 100)
 		}
+	}
+}
+
+// TestDirectEncodeWritesEachNodeOnce re-encodes a decoded struct nested
+// 60 deep, an unknown tagged field in every level: the direct path
+// leaves each level at its tag section to the general path, which goes
+// on from there. (When the general path wrote a level again from its
+// first field, every level doubled the work of the levels inside it:
+// 2^60 struct writes, a re-encode that never ends.)
+func TestDirectEncodeWritesEachNodeOnce(t *testing.T) {
+	s := smallSet(t, recursiveSpec)
+	m := s.Message("Rec")
+	c := codec.New(s)
+	const depth = 60
+	// Root's Kids: one kid, 60 times; the innermost Kids empty; a tag
+	// section of one unknown tag (7: payload 01) in each of the 61 Nodes;
+	// the body's tag section empty.
+	in := hexBytes(t, strings.Repeat("02", depth)+"01"+strings.Repeat("01070101", depth+1)+"00")
+	dec, err := c.DecodeRecord(in, m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *tree.Tree, 1)
+	go func() {
+		enc, err := c.EncodeRecord(m, 0, dec.Sub(dec.Part(tree.Body)))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- enc
+	}()
+	select {
+	case enc := <-done:
+		if enc != nil && !bytes.Equal(enc.Bytes, in) {
+			t.Fatalf("re-encoded as %x, want %x", enc.Bytes, in)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("re-encoding 61 nested structs did not end within a minute")
 	}
 }

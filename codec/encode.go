@@ -86,21 +86,33 @@ func (e *encoder) structFields(p *plan, vi int32) {
 			}
 		}
 	}
-	if vi < 0 || e.c.general || !e.direct(p, vi) {
-		e.generalFields(p, vi)
-	}
+	e.fields(p, vi)
 	e.depth--
 }
 
+// fields writes struct value vi (or all defaults when vi < 0) at plan p:
+// the direct path as far as it goes, the general path from there on.
+func (e *encoder) fields(p *plan, vi int32) {
+	k, cur := 0, vi+1
+	if vi >= 0 && !e.c.general {
+		var done bool
+		if k, cur, done = e.direct(p, vi); done {
+			return
+		}
+	}
+	e.generalFields(p, vi, k, cur)
+}
+
 // generalFields writes struct value vi (or all defaults when vi < 0) at
-// plan p, finding each field's value by its ref where the children do not
-// list it in turn, as structFields does past its checks and the direct
-// path.
-func (e *encoder) generalFields(p *plan, vi int32) {
+// plan p from positional field k0 on, the cursor over vi's children at
+// cur (vi+1 for the first field): it finds each field's value by its ref
+// where the children do not list it in turn, writes defaults and says
+// what is wrong, then writes the tag section.
+func (e *encoder) generalFields(p *plan, vi int32, k0 int, cur int32) {
 	v := e.v
 	// Value trees list fields in spec order, so a cursor over the children
 	// finds each one in turn; anything else falls back to a search.
-	cur, end := vi+1, vi+1
+	end := vi + 1
 	var vn []tree.Node
 	if vi >= 0 {
 		vn = v.Nodes
@@ -111,7 +123,7 @@ func (e *encoder) generalFields(p *plan, vi int32) {
 			cur = vn[cur].End
 		}
 	}
-	for k := 0; k < len(p.fields); k++ {
+	for k := k0; k < len(p.fields); k++ {
 		fp := p.fields[k]
 		if st := p.stepAt[k]; st != nil && vi >= 0 && e.spanRun(st, vn, cur, end) {
 			// A run of fixed-size fields decoded in one piece: copied.

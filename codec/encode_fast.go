@@ -50,35 +50,36 @@ func opOf(fp *fplan) uint8 {
 	return opOther
 }
 
-// direct writes struct value vi at plan p when its children are exactly
+// direct writes struct value vi at plan p as long as its children are
 // what p writes, in order: p's positional fields (a Presence first
 // aside), each node of its field's shape as decoding or a value tree
 // gives it and holding a value the general path would write as it is,
 // then nothing but an empty tag section. That is a message decoded and
 // re-encoded at its version, or a value tree built for p's version, and
-// then each node is read once. On anything else it returns false having written nothing,
-// and structFields takes the general path, which finds fields by their
-// refs, writes defaults and says what is wrong. It returns true once the
-// struct is written, or once a struct it holds failed (e.err, with its
-// path up to vi's field).
-func (e *encoder) direct(p *plan, vi int32) bool {
+// then each node is read once. done is true once the struct is written,
+// or once a struct it holds failed (e.err, with its path up to vi's
+// field). Otherwise it has written positional fields 0 to k-1, whose
+// nodes end at child cur, and nothing of field k on: the general path
+// (generalFields) goes on from there, so that no node is written twice.
+func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 	v := e.v
 	vn, b := v.Nodes, v.Bytes
 	// buf is e.buf while the path writes: it is handed back to e.buf
 	// around the calls that write through e.
 	buf := e.buf
-	start := len(buf)
-	cur, end := vi+1, vn[vi].End
-	if cur < end && vn[cur].Kind() == tree.Presence {
-		cur = vn[cur].End
+	// at is where field k's bytes start, c its node.
+	at, c := len(buf), vi+1
+	end := vn[vi].End
+	if c < end && vn[c].Kind() == tree.Presence {
+		c = vn[c].End
 	}
-	for _, fp := range p.fields {
-		if cur >= end {
+	for k = 0; k < len(p.fields); k++ {
+		fp := p.fields[k]
+		at = len(buf)
+		if c >= end {
 			goto general
 		}
-		n := vn[cur]
-		c := cur
-		cur = n.End
+		n := vn[c]
 		if !n.S.Same(fp.shape) && !n.S.Same(fp.valShape) {
 			goto general
 		}
@@ -108,10 +109,13 @@ func (e *encoder) direct(p *plan, vi int32) bool {
 				goto general
 			}
 		case opUUID:
-			if n.S&tree.Shape(tree.FlagNull|tree.FlagNum) != 0 || n.Size != 16 || n.Off < 0 || int(n.Off)+16 > len(b) {
+			// Its 16 bytes as the general path reads them (Data: of a
+			// value leaf or a span leaf, nothing of any other).
+			data := v.Data(c)
+			if n.S&tree.Shape(tree.FlagNull|tree.FlagNum) != 0 || len(data) != 16 {
 				goto general
 			}
-			buf = append(buf, b[n.Off:n.Off+16]...)
+			buf = append(buf, data...)
 		case opRecords:
 			if n.S&tree.Shape(tree.FlagNum) != 0 || n.Null() && !fp.nullable {
 				goto general
@@ -137,7 +141,7 @@ func (e *encoder) direct(p *plan, vi int32) bool {
 			e.buf = buf
 			if e.structFields(fp.sub, c); e.err != nil {
 				e.up(tree.Name(fp.f.Name))
-				return true
+				return k, c, true
 			}
 			buf = e.buf
 		case opArrayNum, opArrayData, opArrayStruct:
@@ -152,7 +156,7 @@ func (e *encoder) direct(p *plan, vi int32) bool {
 			switch e.directArray(fp, c, n.End) {
 			case arrayFailed:
 				e.up(tree.Name(fp.f.Name))
-				return true
+				return k, c, true
 			case arrayOther:
 				goto general
 			}
@@ -160,21 +164,25 @@ func (e *encoder) direct(p *plan, vi int32) bool {
 		default:
 			goto general
 		}
+		c = n.End
 	}
 	// What follows the positional fields: nothing but an empty tag section
 	// (an empty TagSection leaf, or no node) says there is nothing to write
 	// but the empty section when flexible, nothing when not.
-	if cur < end && (vn[cur].Kind() != tree.TagSection || vn[cur].End != cur+1 || vn[cur].End != end || !p.flexible) {
+	at = len(buf)
+	if c < end && (vn[c].Kind() != tree.TagSection || vn[c].End != c+1 || vn[c].End != end || !p.flexible) {
 		goto general
 	}
 	if p.flexible {
 		buf = append(buf, 0)
 	}
 	e.buf = buf
-	return true
+	return k, c, true
 general:
-	e.buf = buf[:start]
-	return false
+	// Field k (or the tag section, k past the fields) is the general
+	// path's, from its node on.
+	e.buf = buf[:at]
+	return k, c, false
 }
 
 // Outcomes of directArray.
@@ -216,9 +224,7 @@ func (e *encoder) directArray(fp *fplan, ni, end int32) int {
 				e.structFields(sub, c)
 			} else {
 				e.depth++
-				if !e.direct(sub, c) {
-					e.generalFields(sub, c)
-				}
+				e.fields(sub, c)
 				e.depth--
 			}
 			if e.err != nil {

@@ -12,10 +12,14 @@ func NewGeneral(s *spec.Set) *Codec {
 	return c
 }
 
-// DirectTaken reports whether the encoder's direct path writes value
-// body of m at version v at its root (rather than leaving it to the
+// DirectTaken reports whether the encoder's direct path writes all of
+// value body of m at version v at its root (leaving no field of it to the
 // general path).
 func DirectTaken(c *Codec, m *spec.Message, v int16, body *tree.Tree) bool {
+	if len(body.Nodes) == 0 {
+		return false
+	}
 	e := &encoder{c: c, v: body}
-	return len(body.Nodes) > 0 && e.direct(c.plan(m, v), 0) && e.err == nil
+	_, _, done := e.direct(c.plan(m, v), 0)
+	return done && e.err == nil
 }

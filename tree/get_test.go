@@ -243,3 +243,19 @@ func TestZeroShapeIsEmpty(t *testing.T) {
 		t.Errorf("the empty shape is %#x, not 0", uint32(s))
 	}
 }
+
+// TestDataOfATagWithNegativeSizes: an unknown tag group whose number and
+// size leaves (a tree built or edited by hand) have negative sizes reads
+// as its whole span, not a panic.
+func TestDataOfATagWithNegativeSizes(t *testing.T) {
+	tr := &tree.Tree{Bytes: []byte{7, 1, 0xaa}}
+	b := tree.Builder{T: tr}
+	b.Open(tree.Node{S: tree.NewShape(tree.UnknownTag, tree.WireNone, 0, 0)})
+	b.Leaf(tree.Node{Off: 0, Size: -1, S: tree.NewShape(tree.TagNumber, tree.WireUvarint, 0, 0)})
+	b.Leaf(tree.Node{Off: 1, Size: -5, S: tree.NewShape(tree.TagSize, tree.WireUvarint, 0, 0)})
+	b.Leaf(tree.Node{Off: 2, Size: 1, S: tree.NewShape(tree.Raw, tree.WireRaw, 0, 0)})
+	b.Close(3)
+	if got := tr.Data(0); string(got) != string(tr.Bytes) {
+		t.Fatalf("Data = %x, want %x", got, tr.Bytes)
+	}
+}

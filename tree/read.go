@@ -156,7 +156,7 @@ func (t *Tree) Data(i int32) []byte {
 		case UnknownTag:
 			skip := 0
 			for c := i + 1; c < n.End && c <= i+2; c = t.Nodes[c].End {
-				if k := t.Nodes[c].Kind(); k == TagNumber || k == TagSize {
+				if k := t.Nodes[c].Kind(); (k == TagNumber || k == TagSize) && t.Nodes[c].Size > 0 {
 					skip += int(t.Nodes[c].Size)
 				}
 			}

@@ -84,8 +84,8 @@ func TestDirectEncodeIsTheGeneralOne(t *testing.T) {
 // edit sets random values into about one node in four of value body (a
 // value tree, or a Sub tree of a decode): numbers (some out of any range,
 // through the node), strings, bools (some as bytes other than 0 and 1 in
-// its bytes), null on any node, and FlagValue, FlagVirtual or FlagNum
-// set or cleared.
+// its bytes), null on any node, sizes changed, and FlagValue,
+// FlagVirtual or FlagNum set or cleared.
 func edit(r *rand.Rand, body *tree.Tree) {
 	for i := range int32(len(body.Nodes)) {
 		if r.IntN(4) != 0 {
@@ -95,6 +95,9 @@ func edit(r *rand.Rand, body *tree.Tree) {
 		switch f := v.Spec(); {
 		case r.IntN(8) == 0:
 			body.Nodes[i].SetNull(true)
+		case r.IntN(8) == 0:
+			// A size that is not its field's.
+			body.Nodes[i].Size += int32(r.IntN(5)) - 2
 		case r.IntN(8) == 0:
 			// A flag that changes where or how its value is read: the
 			// leaf's bytes are not a value's, a value's are not, or they

@@ -245,8 +245,9 @@ func TestZeroShapeIsEmpty(t *testing.T) {
 }
 
 // TestDataOfATagWithNegativeSizes: an unknown tag group whose number and
-// size leaves (a tree built or edited by hand) have negative sizes reads
-// as its whole span, not a panic.
+// size leaves, or a records group whose length leaf (a tree built or
+// edited by hand), have negative sizes read as their whole span, not a
+// panic.
 func TestDataOfATagWithNegativeSizes(t *testing.T) {
 	tr := &tree.Tree{Bytes: []byte{7, 1, 0xaa}}
 	b := tree.Builder{T: tr}
@@ -257,5 +258,14 @@ func TestDataOfATagWithNegativeSizes(t *testing.T) {
 	b.Close(3)
 	if got := tr.Data(0); string(got) != string(tr.Bytes) {
 		t.Fatalf("Data = %x, want %x", got, tr.Bytes)
+	}
+	rec := &tree.Tree{Bytes: []byte{0, 0, 0, 1, 0xaa}}
+	b = tree.Builder{T: rec}
+	b.Open(tree.Node{S: tree.NewShape(tree.Records, tree.WireBytes, 0, 0)})
+	b.Leaf(tree.Node{Off: 0, Size: -2, S: tree.NewShape(tree.Length, tree.WireInt32, 0, 0)})
+	b.Leaf(tree.Node{Off: 4, Size: 1, S: tree.NewShape(tree.Raw, tree.WireRaw, 0, 0)})
+	b.Close(5)
+	if got := rec.Data(0); string(got) != string(rec.Bytes) {
+		t.Fatalf("records Data = %x, want %x", got, rec.Bytes)
 	}
 }

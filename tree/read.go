@@ -168,7 +168,7 @@ func (t *Tree) Data(i int32) []byte {
 			// (records, bytes decoded further); a records root of
 			// records.Decode has no prefix.
 			if c := t.Nodes[i+1]; c.Kind() == Length || n.Kind() == BatchField && c.Kind() == BatchField {
-				return nonEmpty(b[min(int(c.Size), len(b)):])
+				return nonEmpty(b[min(max(int(c.Size), 0), len(b)):])
 			}
 			if n.Kind() == Records {
 				return nonEmpty(b)

@@ -440,17 +440,23 @@ func (e *encoder) array(fp *fplan, ni int32) {
 // for it: an int32, or a one-byte compact count that grows, moving the
 // elements after it, when count+1 does not fit seven bits.
 func (e *encoder) patchCount(start int, compact bool, count int) {
+	e.buf = setCount(e.buf, start, compact, count)
+}
+
+// setCount is patchCount on buf, which it returns.
+func setCount(buf []byte, start int, compact bool, count int) []byte {
 	if !compact {
-		binary.BigEndian.PutUint32(e.buf[start:], uint32(count))
-		return
+		binary.BigEndian.PutUint32(buf[start:], uint32(count))
+		return buf
 	}
 	if count+1 < 0x80 {
-		e.buf[start] = byte(count + 1)
-		return
+		buf[start] = byte(count + 1)
+		return buf
 	}
 	n := wire.UvarintLen(uint32(count + 1))
-	e.buf = slices.Insert(e.buf, start+1, make([]byte, n-1)...)
-	wire.AppendUvarint(e.buf[start:start], uint32(count+1))
+	buf = slices.Insert(buf, start+1, make([]byte, n-1)...)
+	wire.AppendUvarint(buf[start:start], uint32(count+1))
+	return buf
 }
 
 // spanArray writes array value ni when it is a decoded array of fp's own

@@ -144,7 +144,18 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 				return k, c, true
 			}
 			buf = e.buf
-		case opArrayNum, opArrayData, opArrayStruct:
+		case opArrayNum:
+			if n.Null() {
+				if !fp.nullable {
+					goto general
+				}
+				buf = appendCount(buf, fp.compact, -1)
+				break
+			}
+			if buf, ok = appendNumArray(buf, fp, vn, b, c, n.End); !ok {
+				goto general
+			}
+		case opArrayData, opArrayStruct:
 			if n.Null() {
 				if !fp.nullable {
 					goto general
@@ -195,12 +206,12 @@ const (
 // directArray writes the elements of non-null array value ni (children
 // to end) of field fp, prefixed by their count, when each is what the
 // direct path takes: a struct element (written by structFields), or a
-// number or string leaf as appendNum and appendData take them. Other
-// children than elements (a decoded array's Length) are skipped, as the
-// count is the elements'.
+// string or bytes leaf as appendData takes it. Other children than
+// elements (a decoded array's Length) are skipped, as the count is the
+// elements'.
 func (e *encoder) directArray(fp *fplan, ni, end int32) int {
 	v := e.v
-	vn, b := v.Nodes, v.Bytes
+	vn := v.Nodes
 	buf := e.buf
 	start := len(buf)
 	if fp.compact {
@@ -234,30 +245,6 @@ func (e *encoder) directArray(fp *fplan, ni, end int32) int {
 			count++
 		}
 		buf = e.buf
-	case opArrayNum:
-		r, span, width := &fp.elemNum, fp.elemShape, fp.elemWidth
-		for c := ni + 1; c < end; {
-			n := vn[c]
-			c = n.End
-			if n.Kind() != tree.Element {
-				continue
-			}
-			// An int32 leaf, the usual element, is written here: a span
-			// leaf's bytes, or the number a value leaf holds.
-			if n.S == span && width == 4 && n.Size == 4 && n.Off >= 0 && int(n.Off)+4 <= len(b) {
-				buf = append(buf, b[n.Off], b[n.Off+1], b[n.Off+2], b[n.Off+3])
-			} else if n.S&tree.Shape(tree.FlagNum) != 0 && width == 4 && !r.bool && r.lo < 0 && n.Size == n.Off>>31 {
-				// Size is the sign of Off: an int32 in range.
-				buf = binary.BigEndian.AppendUint32(buf, uint32(n.Off))
-			} else {
-				var ok bool
-				if buf, ok = appendNum(buf, r, n, span, width, b); !ok {
-					e.buf = buf[:start]
-					return arrayOther
-				}
-			}
-			count++
-		}
 	default:
 		for c := ni + 1; c < end; {
 			n := vn[c]
@@ -277,6 +264,45 @@ func (e *encoder) directArray(fp *fplan, ni, end int32) int {
 	e.buf = buf
 	e.patchCount(start, fp.compact, count)
 	return arrayDone
+}
+
+// appendNumArray appends the elements of non-null array value ni
+// (children to end, in vn over bytes b) of fixed-size numbers of field
+// fp, prefixed by their count, when each is a leaf as appendNum takes it
+// (a decoded array's Length skipped); it returns false, having appended
+// nothing, otherwise.
+func appendNumArray(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int32) ([]byte, bool) {
+	start := len(buf)
+	if fp.compact {
+		buf = append(buf, 0)
+	} else {
+		buf = append(buf, 0, 0, 0, 0)
+	}
+	r, span, width := &fp.elemNum, fp.elemShape, fp.elemWidth
+	int32s := width == 4 && !r.bool && r.lo < 0
+	count := 0
+	for c := ni + 1; c < end; {
+		n := vn[c]
+		c = n.End
+		if n.Kind() != tree.Element {
+			continue
+		}
+		// An int32 leaf, the usual element, is written here: a span
+		// leaf's bytes, or the number a value leaf holds.
+		if int32s && n.S == span && n.Size == 4 && n.Off >= 0 && int(n.Off)+4 <= len(b) {
+			buf = binary.BigEndian.AppendUint32(buf, binary.BigEndian.Uint32(b[n.Off:]))
+		} else if int32s && n.S&tree.Shape(tree.FlagNum) != 0 && n.Size == n.Off>>31 {
+			// Size is the sign of Off: an int32 in range.
+			buf = binary.BigEndian.AppendUint32(buf, uint32(n.Off))
+		} else {
+			var ok bool
+			if buf, ok = appendNum(buf, r, n, span, width, b); !ok {
+				return buf[:start], false
+			}
+		}
+		count++
+	}
+	return setCount(buf, start, fp.compact, count), true
 }
 
 // appendCount appends the count or size prefix of an array or records

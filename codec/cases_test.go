@@ -1403,4 +1403,38 @@ func TestLazyRecordsExpandToTheWholeTree(t *testing.T) {
 	if fewer < 50 {
 		t.Errorf("lazy trees smaller in %d cases only", fewer)
 	}
+	// With a node bound, which counts a lazy record as its whole nodes
+	// across the records fields of a message: the lazy tree stops where
+	// the whole one does.
+	stopped := 0
+	for _, max := range []int{40, 90, 200} {
+		bw, bl := codec.New(s), codec.New(s)
+		bw.Records.MaxNodes, bl.Records.MaxNodes, bl.Records.Lazy = max, max, true
+		m := s.Request(0)
+		for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
+			for range 10 {
+				enc, err := whole.Encode(m, v, nil, instance.Random(m, v, r, instance.RandomOptions{MaxElems: 4}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, errW := decodeAs(bw, m, v, enc.Bytes)
+				l, errL := decodeAs(bl, m, v, enc.Bytes)
+				if fmt.Sprint(errW) != fmt.Sprint(errL) {
+					t.Fatalf("%s v%d, %d nodes at most: lazy %v, whole %v", m.Name, v, max, errL, errW)
+				}
+				if errW != nil {
+					continue
+				}
+				if e := records.Expand(l); !slices.Equal(e.Nodes, w.Nodes) || !slices.Equal(e.Problems, w.Problems) {
+					t.Fatalf("%s v%d, %d nodes at most: the lazy tree does not expand to the whole one", m.Name, v, max)
+				}
+				if len(w.Problems) > 0 {
+					stopped++
+				}
+			}
+		}
+	}
+	if stopped < 20 {
+		t.Errorf("the node bound stopped %d decodes only", stopped)
+	}
 }

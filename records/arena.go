@@ -149,20 +149,23 @@ func (d *decoder) scaleArena(m int) {
 //
 // With lazy set (Options.Lazy), the record is one leaf: its fields are
 // read and checked the same, but not kept as nodes (Expand makes them).
-func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy bool) ([]tree.Node, int, bool) {
+// next is where the record ends in body; extra is the nodes a lazy record
+// makes whole past its one (0 when not lazy).
+func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy bool) (_ []tree.Node, next, extra int, ok bool) {
 	if lazy {
-		end, ok := plainEnd(body, pos)
+		end, headers, ok := plainEnd(body, pos)
 		if !ok {
-			return nodes, 0, false
+			return nodes, 0, 0, false
 		}
-		return append(nodes, tree.Node{Off: base + int32(pos), Size: int32(end - pos), End: int32(len(nodes) + 1), S: shRecordLazy.With(fl)}), end, true
+		// Whole, it is nodesPerRecord nodes and two a header.
+		return append(nodes, tree.Node{Off: base + int32(pos), Size: int32(end - pos), End: int32(len(nodes) + 1), S: shRecordLazy.With(fl)}), end, nodesPerRecord - 1 + 2*headers, true
 	}
 	length, n := wire.Varint2At(body, pos)
 	if n == 0 {
 		length, n = wire.VarintAt(body, pos)
 	}
 	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	end := pos + n + int(length)
 	rec := body[:end]
@@ -174,13 +177,13 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	out[ri+1] = tree.Node{Off: at, Size: int32(n), End: int32(ri + 2), S: shRecordLength | sfl}
 	p := pos + n
 	if p >= end {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	out[ri+2] = tree.Node{Off: base + int32(p), Size: 1, End: int32(ri + 3), S: shRecAttrs | sfl}
 	p++
 	_, n = wire.VarlongAt(rec, p)
 	if n == 0 {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	out[ri+3] = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(ri + 4), S: shTsDelta | sfl}
 	p += n
@@ -188,23 +191,23 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 		_, n = wire.VarintAt(rec, p)
 	}
 	if n == 0 {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	out[ri+4] = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(ri + 5), S: shOffDelta | sfl}
 	p += n
 	var good bool
 	if p, good = plainBytes(&out[ri+5], ri+5, rec, p, base, shKey|sfl, true); !good {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	if p, good = plainBytes(&out[ri+6], ri+6, rec, p, base, shValue|sfl, true); !good {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	hc, n := wire.Varint2At(rec, p)
 	if n == 0 {
 		hc, n = wire.VarintAt(rec, p)
 	}
 	if n == 0 || hc < 0 || int(hc) > end-p-n {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	out = append(out, tree.Node{Off: base + int32(p), Size: int32(n), End: int32(len(out) + 1), S: shHeadersCount | sfl})
 	p += n
@@ -213,39 +216,39 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 			out = append(out, tree.Node{})
 			k := len(out) - 1
 			if p, good = plainBytes(&out[k], k, rec, p, base, sh|sfl, sh == shHeaderValue); !good {
-				return nodes, 0, false
+				return nodes, 0, 0, false
 			}
 		}
 	}
 	if p != end {
-		return nodes, 0, false
+		return nodes, 0, 0, false
 	}
 	out[ri] = tree.Node{Off: at, Size: int32(end - pos), End: int32(len(out)), S: shRecord | sfl}
-	return out, end, true
+	return out, end, 0, true
 }
 
-// plainEnd is where the record at body[pos:] ends when it is a plain one,
-// as plainRecord reads it (its length within body, its fields all reading
-// and using exactly its length, its header keys not null), without
-// making its nodes: a lazy record's check (Options.Lazy). Its varints are
+// plainEnd is where the record at body[pos:] ends, and how many headers
+// it has, when it is a plain one as plainRecord reads it (its length
+// within body, its fields all reading and using exactly its length, its
+// header keys not null), without making its nodes: a lazy record's check (Options.Lazy). Its varints are
 // read inlined when they are one or two bytes (wire.Varint2At), the usual
 // lengths and deltas of records.
-func plainEnd(body []byte, pos int) (end int, ok bool) {
+func plainEnd(body []byte, pos int) (end, headers int, ok bool) {
 	length, n := wire.Varint2At(body, pos)
 	if n == 0 {
 		length, n = wire.VarintAt(body, pos)
 	}
 	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
-		return 0, false
+		return 0, 0, false
 	}
 	end = pos + n + int(length)
 	rec := body[:end]
 	p := pos + n + 1 // the attributes
 	if p > end {
-		return 0, false
+		return 0, 0, false
 	}
 	if _, n = wire.VarlongAt(rec, p); n == 0 { // timestampDelta
-		return 0, false
+		return 0, 0, false
 	}
 	p += n
 	_, n = wire.Varint2At(rec, p)
@@ -253,7 +256,7 @@ func plainEnd(body []byte, pos int) (end int, ok bool) {
 		_, n = wire.VarintAt(rec, p)
 	}
 	if n == 0 { // offsetDelta
-		return 0, false
+		return 0, 0, false
 	}
 	p += n
 	for k := 0; k < 2; k++ { // key, value: null allowed
@@ -262,7 +265,7 @@ func plainEnd(body []byte, pos int) (end int, ok bool) {
 			l, n = wire.VarintAt(rec, p)
 		}
 		if n == 0 || int(l) > len(rec)-p-n {
-			return 0, false
+			return 0, 0, false
 		}
 		p += n + max(int(l), 0)
 	}
@@ -271,7 +274,7 @@ func plainEnd(body []byte, pos int) (end int, ok bool) {
 		hc, n = wire.VarintAt(rec, p)
 	}
 	if n == 0 || hc < 0 || int(hc) > end-p-n {
-		return 0, false
+		return 0, 0, false
 	}
 	p += n
 	for range hc {
@@ -281,12 +284,12 @@ func plainEnd(body []byte, pos int) (end int, ok bool) {
 				l, n = wire.VarintAt(rec, p)
 			}
 			if n == 0 || int(l) > len(rec)-p-n || k == 0 && l < 0 {
-				return 0, false
+				return 0, 0, false
 			}
 			p += n + max(int(l), 0)
 		}
 	}
-	return end, p == end
+	return end, int(hc), p == end
 }
 
 // plainBytes writes to *nd, node k, the leaf of shape sh of the

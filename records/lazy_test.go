@@ -200,3 +200,26 @@ func TestPartsNumberRecordsAsTheWholeDecode(t *testing.T) {
 		}
 	}
 }
+
+// The node bounds count a lazy record as the nodes it makes whole, so a
+// lazy decode stops where the whole one does: at a compressed payload's
+// bound (200,000 of the smallest records, zstd, a few hundred bytes: the
+// whole tree stops at about 70,000 nodes) and at Options.MaxNodes, with
+// headers (two nodes each) among them; and Expand makes no more nodes than
+// those bounds allow.
+func TestLazyStopsWhereWholeStops(t *testing.T) {
+	smallest := []byte{0x0c, 0, 0, 0, 0x01, 0x01, 0} // length 6, no key, value or header
+	payload := zstdBytes(bytes.Repeat(smallest, 200000))
+	bomb := batch{attrs: 4, lastDelta: 199999, producerID: -1, epoch: -1, seq: -1, count: 200000}.bytes(payload)
+	if n := sameAsWhole(t, bomb, records.Options{}); n == 0 {
+		t.Fatal("no lazy record")
+	}
+	if whole := records.Decode(bomb, records.Options{}); len(whole.Nodes) > 100000 || len(whole.Problems) == 0 {
+		t.Fatalf("the bomb's whole tree has %d nodes, problems %v", len(whole.Nodes), whole.Problems)
+	}
+	rs := sampleRecords(40) // a header each
+	b := slices.Concat(dataBatch(0, 0, rs, nil), dataBatch(40, 4, rs, zstdBytes))
+	for _, max := range []int{1, 20, 57, 130, 300, 1000} {
+		sameAsWhole(t, b, records.Options{MaxNodes: max})
+	}
+}

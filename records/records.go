@@ -37,11 +37,13 @@ type Options struct {
 	// more than that.
 	MaxDecompressedTotal int64
 	// MaxNodes bounds the nodes of the tree that records are decoded
-	// into (0: no bound): once it holds that many, the entries or
-	// records still to come in the records bytes or payload being decoded
-	// are one Raw leaf with a problem, not decoded. A node takes
-	// tree.NodeSize (16) bytes: with MaxDecompressedTotal it bounds the
-	// memory of a tree whatever its payloads hold.
+	// into (0: no bound; a lazy record counts as the nodes it makes
+	// whole, so that Expand's tree keeps to it): once it holds that
+	// many, the entries or records still to come in the records bytes or
+	// payload being decoded are one Raw leaf with a problem, not
+	// decoded. A node takes tree.NodeSize (16) bytes: with
+	// MaxDecompressedTotal it bounds the memory of a tree whatever its
+	// payloads hold.
 	MaxNodes int
 	// Set holds the specs of the KRaft control records (LeaderChangeMessage,
 	// SnapshotHeaderRecord, SnapshotFooterRecord, KRaftVersionRecord,
@@ -382,6 +384,13 @@ type decoder struct {
 	arena arena
 }
 
+// size is the nodes of the tree being built, its lazy records counted as
+// the nodes they make whole (tree.Builder.Unbuilt, kept across the records
+// fields of one message): what the node bounds bound, so that a lazy
+// decode stops where a whole one does and Expand makes no more nodes than
+// they allow.
+func (d *decoder) size() int { return len(d.b.T.Nodes) + d.b.Unbuilt }
+
 // parts is the state of DecodeParts.
 type parts struct {
 	fn       func(t *tree.Tree, continued bool) error
@@ -451,9 +460,9 @@ func (d *decoder) full() bool {
 // of what ("entries", "records") then not decoded.
 func (d *decoder) overNodes(a area, n int, what string) (string, bool) {
 	switch {
-	case d.o.MaxNodes > 0 && len(d.b.T.Nodes) >= d.o.MaxNodes:
+	case d.o.MaxNodes > 0 && d.size() >= d.o.MaxNodes:
 		return fmt.Sprintf("%s of %s not decoded: the tree holds %d nodes, its limit", wire.Bytes(n), what, d.o.MaxNodes), true
-	case a.maxNodes > 0 && len(d.b.T.Nodes) >= a.maxNodes:
+	case a.maxNodes > 0 && d.size() >= a.maxNodes:
 		return fmt.Sprintf("%s of %s not decoded: a compressed payload of %s makes at most %d nodes (64 Ki and %d a byte; a bomb?)", wire.Bytes(n), what, wire.Bytes(a.payload), viewNodesBase+viewNodesPerByte*a.payload, viewNodesPerByte), true
 	}
 	return "", false
@@ -511,6 +520,7 @@ func (d *decoder) split(off int32, virtualFrom int, firstRecord int32) {
 	p := d.parts
 	p.err = p.fn(old, p.continued)
 	p.continued = false
+	d.b.Unbuilt = 0 // the lazy records handed over
 	// The part handed over is done with: its nodes' and problems' arrays
 	// are the next one's.
 	if len(rest) == 0 {
@@ -576,7 +586,7 @@ const (
 // bytes (none in DecodeParts).
 func (d *decoder) viewArea(a area, n int) area {
 	if d.parts == nil {
-		a.maxNodes, a.payload = len(d.b.T.Nodes)+viewNodesBase+viewNodesPerByte*n, n
+		a.maxNodes, a.payload = d.size()+viewNodesBase+viewNodesPerByte*n, n
 	}
 	return a
 }
@@ -1066,7 +1076,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	pos := 0
 	n := int32(0)
 	// The node count past which overNodes refuses more records.
-	limit := len(d.b.T.Nodes) + len(body) + 1<<30
+	limit := d.size() + len(body) + 1<<30
 	if d.o.MaxNodes > 0 {
 		limit = min(limit, d.o.MaxNodes)
 	}
@@ -1075,11 +1085,12 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	}
 	fl := a.flags()
 	for ; n < count && pos < len(body); n++ {
-		if info.plain && d.parts == nil && d.arena.est == 0 && len(d.b.T.Nodes) < limit {
+		if info.plain && d.parts == nil && d.arena.est == 0 && d.size() < limit {
 			// A plain record, the usual case, without the general path's
 			// checks: the arena is sized, and no part is handed over.
-			if nodes, next, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
+			if nodes, next, extra, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 				d.b.T.Nodes = nodes
+				d.b.Unbuilt += extra
 				pos = next
 				continue
 			}
@@ -1159,8 +1170,9 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	b := d.b
 	fl := a.flags()
 	if info.plain {
-		if nodes, next, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
+		if nodes, next, extra, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 			b.T.Nodes = nodes
+			d.b.Unbuilt += extra
 			return next, true, false
 		}
 	}

@@ -688,8 +688,13 @@ func (t *Tree) Leaves(fn func(i int32) bool) {
 // Builder appends nodes in pre-order: Open a group, add its children, Close
 // it (which sets End and, for span trees, Size from the current offset).
 type Builder struct {
-	T     *Tree
-	stack []int32
+	T *Tree
+	// Unbuilt is the nodes of what has been built that T.Nodes does not
+	// hold, for the bounds that count nodes: package records adds, for
+	// each lazy record (records.Options.Lazy), the nodes it makes whole
+	// past its one, so that a lazy decode stops where a whole one does.
+	Unbuilt int
+	stack   []int32
 }
 
 // Open appends group node n and makes it the parent of what follows.

@@ -412,6 +412,10 @@ func zstdAll(dst, payload []byte, hold int64) (out []byte, ok bool) {
 		want = int64(h.FrameContentSize)
 	}
 	want = min(max(want, 4<<10), hold)
+	if want <= 0 {
+		// No room may be made (the limit spent): the stream says so.
+		return dst, false
+	}
 	zd, _ := zstdAllPool.Get().(*zstd.Decoder)
 	if zd == nil {
 		var err error
@@ -424,7 +428,7 @@ func zstdAll(dst, payload []byte, hold int64) (out []byte, ok bool) {
 	start := len(dst)
 	dst = slices.Grow(dst, int(want))
 	out, err := zd.DecodeAll(payload, dst[:start:start+int(want)])
-	if err != nil || len(out) < start {
+	if err != nil || len(out) < start || cap(out) == 0 {
 		return dst[:start], false
 	}
 	if &out[:1][0] != &dst[:1][0] {

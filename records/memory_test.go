@@ -243,3 +243,42 @@ func TestViewNodes(t *testing.T) {
 		t.Errorf("parts: %d records, want %d", got, n)
 	}
 }
+
+// A small compressed batch decoded after a large one allocates what it
+// needs, not the array the large one's decompressed bytes took (the size
+// hint of the last array a tree kept is bounded by the input).
+func TestSmallDecodeAfterALargeOne(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	large := dataBatch(7, 4, []rec{{key: []byte("a"), value: big}, {key: []byte("b"), value: big}, {key: []byte("c"), value: big}}, zstdBytes)
+	small := dataBatch(0, 4, sampleRecords(2), zstdBytes)
+	kept := records.Decode(large, records.Options{})
+	if len(kept.Virtual) < 12<<20 {
+		t.Fatalf("the large batch decompressed to %d bytes", len(kept.Virtual))
+	}
+	for range 3 {
+		var tr *tree.Tree
+		if got := allocated(func() { tr = records.Decode(small, records.Options{}) }); got > 256<<10 {
+			t.Fatalf("decoding %d bytes allocated %d", len(small), got)
+		}
+		if len(tr.Problems) > 0 {
+			t.Fatal(tr.Problems)
+		}
+	}
+	runtime.KeepAlive(kept)
+}
+
+// An empty zstd frame after the decompression limit is spent exactly
+// (no room may be made for it) is read as the stream reads it: no panic,
+// in Decode and in DecodeParts, whose parts start with an empty Virtual.
+func TestZstdWithNoRoomLeft(t *testing.T) {
+	empty := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1}.bytes(zstdBytes(nil))
+	for k := 1; k < 40; k++ {
+		rs := sampleRecords(k)
+		data := slices.Concat(dataBatch(0, 4, rs, zstdBytes), empty)
+		o := records.Options{MaxDecompressedTotal: int64(len(recordsBytes(rs)))}
+		records.Decode(data, o)
+		if err := records.DecodeParts(data, o, 1, func(*tree.Tree, bool) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -292,8 +292,9 @@ func Decode(data []byte, o Options) *tree.Tree {
 	if v, _ := virtualPool.Get().(*[]byte); v != nil {
 		t.Virtual = (*v)[:0]
 	} else if hint := virtualHint.Load(); hint > 0 && compressed(data) {
-		// The last tree kept its array: one the size it needed.
-		t.Virtual = make([]byte, 0, hint)
+		// The last tree kept its array: one the size it needed, if data
+		// may need as much (32 bytes a byte of it, at most).
+		t.Virtual = make([]byte, 0, min(hint, 32*int64(len(data))))
 	}
 	b := tree.Builder{T: t}
 	b.Open(tree.Node{S: shRecordsRaw})

@@ -271,23 +271,28 @@ func (e *encoder) fixed(fp *fplan, n int32) bool {
 // that is not a number (scalar then writes it or says what is wrong). A
 // bool is written 0 or 1.
 func (e *encoder) putNum(r numRange, num int64) bool {
+	var ok bool
+	e.buf, ok = appendNumber(e.buf, &r, num)
+	return ok
+}
+
+// appendNumber is putNum on buf, which it returns.
+func appendNumber(buf []byte, r *numRange, num int64) ([]byte, bool) {
 	if num < r.lo || num > r.hi || r.w == 0 {
-		return false
+		return buf, false
 	}
 	switch r.w {
 	case 1:
 		if r.bool && num != 0 {
 			num = 1
 		}
-		e.buf = append(e.buf, byte(num))
+		return append(buf, byte(num)), true
 	case 2:
-		e.buf = binary.BigEndian.AppendUint16(e.buf, uint16(num))
+		return binary.BigEndian.AppendUint16(buf, uint16(num)), true
 	case 4:
-		e.buf = binary.BigEndian.AppendUint32(e.buf, uint32(num))
-	default:
-		e.buf = binary.BigEndian.AppendUint64(e.buf, uint64(num))
+		return binary.BigEndian.AppendUint32(buf, uint32(num)), true
 	}
-	return true
+	return binary.BigEndian.AppendUint64(buf, uint64(num)), true
 }
 
 // scalar writes a fixed-size value, string or bytes from value node ni (or
@@ -378,17 +383,7 @@ func appendLen(b []byte, w tree.Wire, n int) []byte {
 
 // length writes the count or size prefix of an array or records field (n,
 // or -1 for null; uvarint n+1 when compact, else int32).
-func (e *encoder) length(compact bool, n int) {
-	if compact {
-		if n+1 < 0x80 {
-			e.buf = append(e.buf, byte(n+1))
-			return
-		}
-		e.buf = wire.AppendUvarint(e.buf, uint32(n+1))
-		return
-	}
-	e.buf = wire.AppendInt32(e.buf, int32(n))
-}
+func (e *encoder) length(compact bool, n int) { e.buf = appendCount(e.buf, compact, n) }
 
 func (e *encoder) array(fp *fplan, ni int32) {
 	v := e.v

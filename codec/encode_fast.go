@@ -305,9 +305,7 @@ func appendNumArray(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int
 	return setCount(buf, start, fp.compact, count), true
 }
 
-// appendCount appends the count or size prefix of an array or records
-// field (n, or -1 for null; uvarint n+1 when compact, else int32), as
-// encoder.length writes it.
+// appendCount is encoder.length on buf, which it returns.
 func appendCount(buf []byte, compact bool, n int) []byte {
 	if compact {
 		if n+1 < 0x80 {
@@ -345,23 +343,8 @@ func appendData(buf []byte, v *tree.Tree, n tree.Node, c int32, k spec.Kind, w t
 // shape span and width bytes in b (a bool written 0 or 1); it returns
 // false, having appended nothing, otherwise.
 func appendNum(buf []byte, r *numRange, n tree.Node, span tree.Shape, width int32, b []byte) ([]byte, bool) {
-	if n.S&tree.Shape(tree.FlagNum) != 0 {
-		num := int64(uint32(n.Off)) | int64(n.Size)<<32
-		if num < r.lo || num > r.hi || r.w == 0 {
-			return buf, false
-		}
-		switch r.w {
-		case 1:
-			if r.bool && num != 0 {
-				num = 1
-			}
-			return append(buf, byte(num)), true
-		case 2:
-			return append(buf, byte(num>>8), byte(num)), true
-		case 4:
-			return binary.BigEndian.AppendUint32(buf, uint32(num)), true
-		}
-		return binary.BigEndian.AppendUint64(buf, uint64(num)), true
+	if num, ok := n.HeldNum(); ok {
+		return appendNumber(buf, r, num)
 	}
 	if n.S != span || n.Size != width || n.Off < 0 || int(n.Off)+int(width) > len(b) {
 		return buf, false

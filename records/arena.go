@@ -230,9 +230,9 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 // plainEnd is where the record at body[pos:] ends, and how many headers
 // it has, when it is a plain one as plainRecord reads it (its length
 // within body, its fields all reading and using exactly its length, its
-// header keys not null), without making its nodes: a lazy record's check (Options.Lazy). Its varints are
-// read inlined when they are one or two bytes (wire.Varint2At), the usual
-// lengths and deltas of records.
+// header keys not null), without making its nodes: a lazy record's check
+// (Options.Lazy). Its varints are read inlined when they are one or two
+// bytes (wire.Varint2At), the usual lengths and deltas of records.
 func plainEnd(body []byte, pos int) (end, headers int, ok bool) {
 	length, n := wire.Varint2At(body, pos)
 	if n == 0 {

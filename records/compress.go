@@ -97,7 +97,6 @@ func openPayload(dst []byte, codec int, payload []byte, magic int8, limit int64)
 			return out, nil, "", nil
 		}
 		dst = out // any room it made, kept for the stream
-
 	}
 	rd, err := getReader(codec, payload)
 	if err != nil {

@@ -171,8 +171,9 @@ func (e *encoder) generalFields(p *plan, vi int32, k0 int, cur int32) {
 }
 
 // spanRun writes run st of fixed-size fields from the value nodes from
-// cur on when they are its span leaves, of its shapes and sizes and one
-// after the other in their bytes as decoding made them (what fixed
+// cur on when they are its span leaves, of its shapes and sizes, leaves
+// (holding no other node) and one after the other in their bytes as
+// decoding made them (what fixed
 // copies field by field, so that a run started part way, where the
 // direct path stopped, is written alike): their bytes, copied at once
 // (a bool among them written 0 or 1). It returns false, having written
@@ -185,7 +186,7 @@ func (e *encoder) spanRun(st *step, vn []tree.Node, cur, end int32) bool {
 	first := vn[cur].Off
 	for j := range st.tmpl {
 		n := &vn[cur+int32(j)]
-		if n.S != st.tmpl[j].S || n.Off != first+st.tmpl[j].Off || n.Size != st.tmpl[j].Size {
+		if n.S != st.tmpl[j].S || n.Off != first+st.tmpl[j].Off || n.Size != st.tmpl[j].Size || n.End != cur+int32(j)+1 {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -83,6 +84,10 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 		if !n.S.Same(fp.shape) && !n.S.Same(fp.valShape) {
 			goto general
 		}
+		if fp.op <= opUUID && n.End != c+1 {
+			// A leaf field's node that holds others: the general path's.
+			goto general
+		}
 		var ok bool
 		switch fp.op {
 		case opFixed:
@@ -162,6 +167,12 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 				}
 				buf = appendCount(buf, fp.compact, -1)
 				break
+			}
+			if fp.op == opArrayStruct && fp.sub.span != nil && e.depth < maxDepth {
+				// A decoded array of structs of fixed-size fields, unedited.
+				if buf, ok = spanElems(buf, fp, vn, b, c, n.End); ok {
+					break
+				}
 			}
 			e.buf = buf
 			switch e.directArray(fp, c, n.End) {
@@ -253,6 +264,10 @@ func (e *encoder) directArray(fp *fplan, ni, end int32) int {
 				continue
 			}
 			var ok bool
+			if n.End != c+1 {
+				e.buf = buf[:start]
+				return arrayOther
+			}
 			if buf, ok = appendData(buf, v, n, c, fp.elem, fp.elemWire, false); !ok {
 				e.buf = buf[:start]
 				return arrayOther
@@ -283,10 +298,15 @@ func appendNumArray(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int
 	count := 0
 	for c := ni + 1; c < end; {
 		n := vn[c]
-		c = n.End
 		if n.Kind() != tree.Element {
+			c = n.End
 			continue
 		}
+		if n.End != c+1 {
+			// An element that holds other nodes: the general path's.
+			return buf[:start], false
+		}
+		c++
 		// An int32 leaf, the usual element, is written here: a span
 		// leaf's bytes, or the number a value leaf holds.
 		if int32s && n.S == span && n.Size == 4 && n.Off >= 0 && int(n.Off)+4 <= len(b) {
@@ -363,4 +383,116 @@ func appendNum(buf []byte, r *numRange, n tree.Node, span tree.Shape, width int3
 		return append(buf, w[0], w[1], w[2], w[3]), true
 	}
 	return binary.BigEndian.AppendUint64(buf, binary.BigEndian.Uint64(w)), true
+}
+
+// spanElems appends array value ni (children to end, in vn over bytes
+// b) of struct field fp, whose element plan has a span, when it is what
+// decoding that plan's version gives, unedited: the array's node of
+// fp's shape, its Length leaf, then elements of the plan's element shape
+// whose children are, in order, the leaves and arrays of each spanOp
+// and, when flexible, an empty tag section, every leaf a span leaf
+// (no value, null, problem or virtual flag) starting where the one
+// before it ended, each length the count that follows it in its
+// shortest form, each bool 0 or 1 and each tag section 0. What the
+// direct path writes for it is then those leaves' bytes one after the
+// other, so they are copied at once. It returns false, having appended
+// nothing, for any other array.
+func spanElems(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int32) ([]byte, bool) {
+	sub := fp.sub
+	if vn[ni].S != fp.shape || ni+1 >= end || end > int32(len(vn)) || len(b) > math.MaxInt32 {
+		return buf, false
+	}
+	ln := vn[ni+1]
+	if ln.S != fp.lenShape || ln.End != ni+2 || ln.Off < 0 || ln.Size <= 0 || int(ln.Off)+int(ln.Size) > len(b) {
+		return buf, false
+	}
+	// next is where the next leaf starts, never past len(b): each node is
+	// compared whole with the one decoding would have made there.
+	start := ln.Off
+	next := ln.Off + ln.Size
+	ops, es, flexible := sub.span, sub.elemShape, sub.flexible
+	count := 0
+	for c := ni + 2; c < end; count++ {
+		el := vn[c]
+		if el.S != es || el.End <= c || el.End > end {
+			return buf, false
+		}
+		c++
+		for i := range ops {
+			op := &ops[i]
+			if c >= el.End {
+				return buf, false
+			}
+			if !op.array {
+				if int(next)+int(op.width) > len(b) || vn[c] != (tree.Node{Off: next, Size: op.width, End: c + 1, S: op.shape}) {
+					return buf, false
+				}
+				if op.bool && b[next] > 1 {
+					return buf, false
+				}
+				next += op.width
+				c++
+				continue
+			}
+			// An array of numbers: its Length, then its elements.
+			n := vn[c]
+			aend := n.End
+			if n.S != op.shape || n.Off != next || aend <= c+1 || aend > el.End {
+				return buf, false
+			}
+			l := vn[c+1]
+			k := int(aend - c - 2)
+			if l.S != op.lenShape || l.End != c+2 || l.Off != next || !canonicalCount(b, int(next), int(l.Size), op.compact, k) {
+				return buf, false
+			}
+			next += l.Size
+			if int(next)+k*int(op.width) > len(b) {
+				return buf, false
+			}
+			want := tree.Node{Off: next, Size: op.width, End: c + 3, S: op.elemShape}
+			for _, m := range vn[c+2 : aend] {
+				if m != want {
+					return buf, false
+				}
+				want.Off += op.width
+				want.End++
+			}
+			next = want.Off
+			c = aend
+		}
+		if flexible {
+			if c >= el.End || int(next) >= len(b) || vn[c] != (tree.Node{Off: next, Size: 1, End: c + 1, S: shapeTagsEmpty}) || b[next] != 0 {
+				return buf, false
+			}
+			next++
+			c++
+		}
+		if c != el.End {
+			return buf, false
+		}
+	}
+	if !canonicalCount(b, int(start), int(ln.Size), fp.compact, count) {
+		return buf, false
+	}
+	return append(buf, b[start:next]...), true
+}
+
+// canonicalCount reports whether the size bytes at b[off:] are count as
+// an array's length prefix is written (appendCount): the uvarint
+// count+1 in its shortest form when compact, else an int32.
+func canonicalCount(b []byte, off, size int, compact bool, count int) bool {
+	if off < 0 || size <= 0 || off+size > len(b) {
+		return false
+	}
+	if !compact {
+		return size == 4 && int64(int32(binary.BigEndian.Uint32(b[off:]))) == int64(count)
+	}
+	if count+1 < 0x80 {
+		return size == 1 && int(b[off]) == count+1
+	}
+	if count+1 > math.MaxUint32 || size != wire.UvarintLen(uint32(count+1)) {
+		return false
+	}
+	v, n := wire.UvarintAt(b, off)
+	return n == size && int(v) == count+1
 }

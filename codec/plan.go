@@ -38,6 +38,21 @@ type plan struct {
 	// nil for others (the encoder copies such a run of a decoded value).
 	steps  []step
 	stepAt []*step
+	// span is set when every positional field is a fixed-size number or
+	// an array of them (spanOps): a decoded struct of p is then checked
+	// node by node and written as its bytes (spanElems).
+	span []spanOp
+}
+
+// spanOp is what a decoded struct's node of one positional field must
+// be for spanElems to take it: a leaf of shape and width bytes (a bool's
+// byte 0 or 1), or, when array is set, a group of shape holding a Length
+// leaf of lenShape (one byte when compact, else four) then leaves of
+// elemShape, width bytes each.
+type spanOp struct {
+	shape, lenShape, elemShape tree.Shape
+	width                      int32
+	array, compact, bool       bool
 }
 
 // step is one step of decoding a struct's positional fields: a run of
@@ -202,12 +217,35 @@ func compile(p *plan, c *planCache) {
 		p.steps = append(p.steps, st)
 		lo = st.hi
 	}
+	p.span = spanOps(p)
 	p.stepAt = make([]*step, len(p.fields))
 	for k := range p.steps {
 		if st := &p.steps[k]; st.width > 0 && st.hi-st.lo > 1 {
 			p.stepAt[st.lo] = st
 		}
 	}
+}
+
+// spanOps is p.span: nil unless every positional field of p is a
+// fixed-size number (bool included) or an array of fixed-size numbers
+// other than bools, as the direct path writes them (opFixed,
+// opArrayNum). An empty list for a struct of no positional fields.
+func spanOps(p *plan) []spanOp {
+	ops := make([]spanOp, 0, len(p.fields))
+	for _, fp := range p.fields {
+		switch fp.op {
+		case opFixed:
+			ops = append(ops, spanOp{shape: fp.shape, width: fp.width, bool: fp.num.bool})
+		case opArrayNum:
+			if fp.elemNum.bool {
+				return nil
+			}
+			ops = append(ops, spanOp{shape: fp.shape, lenShape: fp.lenShape, elemShape: fp.elemShape, width: fp.elemWidth, array: true, compact: fp.compact})
+		default:
+			return nil
+		}
+	}
+	return ops
 }
 
 // numRange is how a fixed-size number is written: w bytes big-endian,

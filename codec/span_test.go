@@ -1,0 +1,99 @@
+package codec_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
+)
+
+// TestSpanCopyIsTheGeneralOne checks the direct path's copy of a decoded
+// array of structs of fixed-size fields (spanElems) against the general
+// path, byte for byte and error for error: on decodes of random values
+// of every message and version, each node of those that hold such an
+// array changed in one way at a time — its offset, size or end moved by
+// one, a flag set or cleared, its first byte made another (a bool of 2, a
+// length that is not the count, a tag section that is not empty) — so
+// that every check the copy makes is met by a tree that fails it alone.
+// It also checks that the copy is taken for some decodes.
+func TestSpanCopyIsTheGeneralOne(t *testing.T) {
+	s, direct := specs(t)
+	general := codec.NewGeneral(s)
+	r := rand.New(rand.NewPCG(21, 5))
+	copies, cases, refused := 0, 0, 0
+	flags := [...]tree.Flags{tree.FlagNull, tree.FlagNum, tree.FlagValue, tree.FlagVirtual, tree.FlagProblem}
+	for _, m := range s.Messages {
+		if m.Type != spec.Request && m.Type != spec.Response {
+			continue
+		}
+		for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
+			// Up to four elements an array: arrays of numbers of two or
+			// more, whose later elements are checked too.
+			val := instance.Random(m, v, r, instance.RandomOptions{MaxElems: 4})
+			enc, err := direct.AppendEncode(nil, m, v, nil, val)
+			if err != nil {
+				continue
+			}
+			dec, err := decodeAs(direct, m, v, enc)
+			if err != nil {
+				t.Fatalf("%s v%d: %v", m.Name, v, err)
+			}
+			body := dec.Sub(dec.Part(tree.Body))
+			k := codec.SpanCopies(direct, m, v, body)
+			if k == 0 {
+				continue
+			}
+			copies += k
+			if got, _ := direct.AppendEncode(nil, m, v, nil, body); !bytes.Equal(got, enc) {
+				t.Fatalf("%s v%d: the decode re-encodes to other bytes", m.Name, v)
+			}
+			check := func(i int, what string, change func(n *tree.Node, b []byte)) {
+				t.Helper()
+				cases++
+				mut := &tree.Tree{Bytes: slices.Clone(body.Bytes), Nodes: slices.Clone(body.Nodes), Virtual: body.Virtual, HeaderVersion: body.HeaderVersion}
+				change(&mut.Nodes[i], mut.Bytes)
+				a, errA := direct.AppendEncode(nil, m, v, nil, mut)
+				b, errB := general.AppendEncode(nil, m, v, nil, mut)
+				if fmt.Sprint(errA) != fmt.Sprint(errB) || !bytes.Equal(a, b) {
+					t.Fatalf("%s v%d, node %d %s: direct path wrote %x (%v), general %x (%v)", m.Name, v, i, what, a, errA, b, errB)
+				}
+				if errA != nil {
+					refused++
+				}
+			}
+			for i := 1; i < len(body.Nodes); i++ {
+				for _, d := range [...]int32{-1, 1} {
+					check(i, fmt.Sprintf("Off%+d", d), func(n *tree.Node, _ []byte) { n.Off += d })
+					check(i, fmt.Sprintf("Size%+d", d), func(n *tree.Node, _ []byte) { n.Size += d })
+					if e := body.Nodes[i].End + d; e > int32(i) && e <= int32(len(body.Nodes)) {
+						check(i, fmt.Sprintf("End%+d", d), func(n *tree.Node, _ []byte) { n.End = e })
+					}
+				}
+				for _, fl := range flags {
+					check(i, fmt.Sprintf("flag %v", fl), func(n *tree.Node, _ []byte) {
+						if n.Flags()&fl != 0 {
+							n.ClearFlags(fl)
+						} else {
+							n.AddFlags(fl)
+						}
+					})
+				}
+				if o := body.Nodes[i].Off; o >= 0 && int(o) < len(body.Bytes) {
+					for _, c := range [...]byte{2, 0x7f, 0x80, body.Bytes[o] + 1} {
+						check(i, fmt.Sprintf("first byte %#x", c), func(_ *tree.Node, b []byte) { b[o] = c })
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d arrays copied; %d single changes, %d refused", copies, cases, refused)
+	if copies < 50 || cases < 10000 {
+		t.Errorf("%d arrays copied, %d changes: the comparison covers too little", copies, cases)
+	}
+}

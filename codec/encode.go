@@ -467,23 +467,25 @@ func (e *encoder) spanArray(fp *fplan, ni int32) bool {
 		return false
 	}
 	end := nd.End
-	first, next := int32(-1), int32(0)
+	// first and next are ints: an Off near the int32 limit plus its
+	// Size must not wrap round to a place in the bytes.
+	first, next := -1, 0
 	count := 0
 	for c := ni + 1; c < end; c = v.Nodes[c].End {
 		n := v.Nodes[c]
 		if n.Kind() != tree.Element {
 			continue
 		}
-		if n.S != fp.elemShape || n.Size != fp.elemWidth || first >= 0 && n.Off != next {
+		if n.S != fp.elemShape || n.Size != fp.elemWidth || n.Off < 0 || count > 0 && int(n.Off) != next {
 			return false
 		}
-		if first < 0 {
-			first = n.Off
+		if count == 0 {
+			first = int(n.Off)
 		}
-		next = n.Off + n.Size
+		next = int(n.Off) + int(n.Size)
 		count++
 	}
-	if first < 0 || int(next) > len(v.Bytes) {
+	if count == 0 || next > len(v.Bytes) {
 		return false
 	}
 	e.length(fp.compact, count)

@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -18,9 +19,11 @@ import (
 // path, byte for byte and error for error: on decodes of random values
 // of every message and version, each node of those that hold such an
 // array changed in one way at a time — its offset, size or end moved by
-// one, a flag set or cleared, its first byte made another (a bool of 2, a
-// length that is not the count, a tag section that is not empty) — so
-// that every check the copy makes is met by a tree that fails it alone.
+// one, its offset put near the int32 limit, a flag set or cleared, its
+// first byte made another (a bool of 2, a length that is not the count,
+// a tag section that is not empty) — so that every check the copy makes
+// is met by a tree that fails it alone, and no check of the general
+// path's overflows.
 // It also checks that the copy is taken for some decodes.
 func TestSpanCopyIsTheGeneralOne(t *testing.T) {
 	s, direct := specs(t)
@@ -75,6 +78,7 @@ func TestSpanCopyIsTheGeneralOne(t *testing.T) {
 						check(i, fmt.Sprintf("End%+d", d), func(n *tree.Node, _ []byte) { n.End = e })
 					}
 				}
+				check(i, "Off near the int32 limit", func(n *tree.Node, _ []byte) { n.Off = math.MaxInt32 - 1 })
 				for _, fl := range flags {
 					check(i, fmt.Sprintf("flag %v", fl), func(n *tree.Node, _ []byte) {
 						if n.Flags()&fl != 0 {

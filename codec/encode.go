@@ -116,11 +116,11 @@ func (e *encoder) generalFields(p *plan, vi int32, k0 int, cur int32) {
 	var vn []tree.Node
 	if vi >= 0 {
 		vn = v.Nodes
-		end = vn[vi].End
+		end = endOf(vn, vi)
 	}
 	if vi >= 0 {
 		for cur < end && vn[cur].Kind() == tree.Presence {
-			cur = vn[cur].End
+			cur = after(vn, cur)
 		}
 	}
 	for k := k0; k < len(p.fields); k++ {
@@ -134,11 +134,11 @@ func (e *encoder) generalFields(p *plan, vi int32, k0 int, cur int32) {
 		n := int32(-1)
 		if vi >= 0 {
 			for cur < end && vn[cur].Kind() == tree.Presence {
-				cur = vn[cur].End
+				cur = after(vn, cur)
 			}
 			if cur < end && fieldOf(vn[cur], fp) {
 				n = cur
-				cur = vn[cur].End
+				cur = after(vn, cur)
 			} else {
 				n = v.LookupRef(vi, fp.ref)
 			}
@@ -180,7 +180,7 @@ func (e *encoder) generalFields(p *plan, vi int32, k0 int, cur int32) {
 // nothing, otherwise.
 func (e *encoder) spanRun(st *step, vn []tree.Node, cur, end int32) bool {
 	k := int32(len(st.tmpl))
-	if cur+k > end {
+	if int(cur)+int(k) > int(end) {
 		return false
 	}
 	first := vn[cur].Off
@@ -203,6 +203,15 @@ func (e *encoder) spanRun(st *step, vn []tree.Node, cur, end int32) bool {
 	return true
 }
 
+// endOf is value node i's End, but at most len(vn); after is the node
+// after c's subtree, its End but at least c+1 and at most len(vn)
+// (tree.Tree.EndOf and Next on vn): the encoder's walks stay in the arena and move on whatever a
+// node made or edited by hand says, and both paths read such a node
+// alike.
+func endOf(vn []tree.Node, i int32) int32 { return min(vn[i].End, int32(len(vn))) }
+
+func after(vn []tree.Node, c int32) int32 { return min(max(vn[c].End, c+1), int32(len(vn))) }
+
 // fieldOf reports whether value node n is field fp's: of its span or
 // value tree shape, else of its Ref.
 func fieldOf(n tree.Node, fp *fplan) bool {
@@ -216,7 +225,7 @@ func fieldOf(n tree.Node, fp *fplan) bool {
 // a struct after the last field the cursor found) hold no unknown tagged
 // field: none that is one, and no tag section that is not empty.
 func noTags(vn []tree.Node, cur, end int32) bool {
-	for c := cur; c < end; c = vn[c].End {
+	for c := cur; c < end; c = after(vn, c) {
 		switch vn[c].Kind() {
 		case tree.UnknownTag:
 			return false
@@ -410,9 +419,9 @@ func (e *encoder) array(fp *fplan, ni int32) {
 	} else {
 		e.buf = append(e.buf, 0, 0, 0, 0)
 	}
-	end := v.Nodes[ni].End
+	end := endOf(v.Nodes, ni)
 	count := 0
-	for c := ni + 1; c < end; c = v.Nodes[c].End {
+	for c := ni + 1; c < end; c = after(v.Nodes, c) {
 		if v.Nodes[c].Kind() != tree.Element {
 			continue
 		}
@@ -466,12 +475,12 @@ func (e *encoder) spanArray(fp *fplan, ni int32) bool {
 	if !nd.S.Same(fp.shape) {
 		return false
 	}
-	end := nd.End
+	end := endOf(v.Nodes, ni)
 	// first and next are ints: an Off near the int32 limit plus its
 	// Size must not wrap round to a place in the bytes.
 	first, next := -1, 0
 	count := 0
-	for c := ni + 1; c < end; c = v.Nodes[c].End {
+	for c := ni + 1; c < end; c = after(v.Nodes, c) {
 		n := v.Nodes[c]
 		if n.Kind() != tree.Element {
 			continue

@@ -70,9 +70,9 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 	buf := e.buf
 	// at is where field k's bytes start, c its node.
 	at, c := len(buf), vi+1
-	end := vn[vi].End
+	end := endOf(vn, vi)
 	if c < end && vn[c].Kind() == tree.Presence {
-		c = vn[c].End
+		c = after(vn, c)
 	}
 	for k = 0; k < len(p.fields); k++ {
 		fp := p.fields[k]
@@ -84,8 +84,9 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 		if !n.S.Same(fp.shape) && !n.S.Same(fp.valShape) {
 			goto general
 		}
-		if fp.op <= opUUID && n.End != c+1 {
-			// A leaf field's node that holds others: the general path's.
+		if n.End <= c || fp.op <= opUUID && n.End != c+1 {
+			// A node whose End is not past it, or a leaf field's node that
+			// holds others: the general path's.
 			goto general
 		}
 		var ok bool
@@ -157,7 +158,7 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 				buf = appendCount(buf, fp.compact, -1)
 				break
 			}
-			if buf, ok = appendNumArray(buf, fp, vn, b, c, n.End); !ok {
+			if buf, ok = appendNumArray(buf, fp, vn, b, c, endOf(vn, c)); !ok {
 				goto general
 			}
 		case opArrayData, opArrayStruct:
@@ -170,12 +171,12 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 			}
 			if fp.op == opArrayStruct && fp.sub.span != nil && e.depth < maxDepth {
 				// A decoded array of structs of fixed-size fields, unedited.
-				if buf, ok = spanElems(buf, fp, vn, b, c, n.End); ok {
+				if buf, ok = spanElems(buf, fp, vn, b, c, endOf(vn, c)); ok {
 					break
 				}
 			}
 			e.buf = buf
-			switch e.directArray(fp, c, n.End) {
+			switch e.directArray(fp, c, endOf(vn, c)) {
 			case arrayFailed:
 				e.up(tree.Name(fp.f.Name))
 				return k, c, true
@@ -238,7 +239,7 @@ func (e *encoder) directArray(fp *fplan, ni, end int32) int {
 		// made once for all (a struct of no absent fields, not too deep).
 		sub := fp.sub
 		each := len(sub.absent) > 0 || e.depth >= maxDepth || e.c.general
-		for c := ni + 1; c < end; c = vn[c].End {
+		for c := ni + 1; c < end; c = after(vn, c) {
 			if vn[c].Kind() != tree.Element {
 				continue
 			}
@@ -260,7 +261,7 @@ func (e *encoder) directArray(fp *fplan, ni, end int32) int {
 		for c := ni + 1; c < end; {
 			n := vn[c]
 			if n.Kind() != tree.Element {
-				c = n.End
+				c = after(vn, c)
 				continue
 			}
 			var ok bool
@@ -299,7 +300,7 @@ func appendNumArray(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int
 	for c := ni + 1; c < end; {
 		n := vn[c]
 		if n.Kind() != tree.Element {
-			c = n.End
+			c = after(vn, c)
 			continue
 		}
 		if n.End != c+1 {

@@ -19,11 +19,12 @@ import (
 // path, byte for byte and error for error: on decodes of random values
 // of every message and version, each node of those that hold such an
 // array changed in one way at a time — its offset, size or end moved by
-// one, its offset put near the int32 limit, a flag set or cleared, its
+// one, its end put where no tree has one (not past the node, past the
+// arena), its offset put near the int32 limit, a flag set or cleared, its
 // first byte made another (a bool of 2, a length that is not the count,
 // a tag section that is not empty) — so that every check the copy makes
-// is met by a tree that fails it alone, and no check of the general
-// path's overflows.
+// is met by a tree that fails it alone, and neither path reads outside
+// the arena or the bytes, overflows or walks on the spot.
 // It also checks that the copy is taken for some decodes.
 func TestSpanCopyIsTheGeneralOne(t *testing.T) {
 	s, direct := specs(t)
@@ -74,9 +75,11 @@ func TestSpanCopyIsTheGeneralOne(t *testing.T) {
 				for _, d := range [...]int32{-1, 1} {
 					check(i, fmt.Sprintf("Off%+d", d), func(n *tree.Node, _ []byte) { n.Off += d })
 					check(i, fmt.Sprintf("Size%+d", d), func(n *tree.Node, _ []byte) { n.Size += d })
-					if e := body.Nodes[i].End + d; e > int32(i) && e <= int32(len(body.Nodes)) {
-						check(i, fmt.Sprintf("End%+d", d), func(n *tree.Node, _ []byte) { n.End = e })
-					}
+					check(i, fmt.Sprintf("End%+d", d), func(n *tree.Node, _ []byte) { n.End += d })
+				}
+				// Ends no tree has: not past the node, past the arena.
+				for _, e := range [...]int32{int32(i), 0, -1, int32(len(body.Nodes)) + 5, math.MaxInt32} {
+					check(i, fmt.Sprintf("End %d", e), func(n *tree.Node, _ []byte) { n.End = e })
 				}
 				check(i, "Off near the int32 limit", func(n *tree.Node, _ []byte) { n.Off = math.MaxInt32 - 1 })
 				for _, fl := range flags {

@@ -150,12 +150,12 @@ func (t *Tree) Data(i int32) []byte {
 		}
 		return nonEmpty(b)
 	}
-	if n.End != i+1 {
+	if end := t.EndOf(i); end > i+1 {
 		// A group: contents after its prefix children.
 		switch n.Kind() {
 		case UnknownTag:
 			skip := 0
-			for c := i + 1; c < n.End && c <= i+2; c = t.Nodes[c].End {
+			for c := i + 1; c < end && c <= i+2; c = t.Next(c) {
 				if k := t.Nodes[c].Kind(); (k == TagNumber || k == TagSize) && t.Nodes[c].Size > 0 {
 					skip += int(t.Nodes[c].Size)
 				}
@@ -222,14 +222,15 @@ func (t *Tree) Count(i int32) int {
 	if n.Null() || n.Aux() == AuxRefused {
 		return 0
 	}
-	if n.End > i+1 && t.Nodes[i+1].Kind() == Length {
+	end := t.EndOf(i)
+	if end > i+1 && t.Nodes[i+1].Kind() == Length {
 		if c := t.Num(i + 1); c > 0 {
 			return int(c)
 		}
 		return 0
 	}
 	k := 0
-	for c := i + 1; c < n.End; c = t.Nodes[c].End {
+	for c := i + 1; c < end; c = t.Next(c) {
 		if t.Nodes[c].Kind() == Element {
 			k++
 		}
@@ -268,13 +269,13 @@ func (t *Tree) NodeVersion(i int32) int16 {
 	case Message, Body:
 		return t.Version
 	case Embedded:
-		if c := i + 1; c < n.End {
+		if c := i + 1; c < t.EndOf(i) {
 			switch t.Nodes[c].Kind() {
 			case FrameField:
 				return int16(t.Num(c))
 			case Frame:
 				last := int32(-1)
-				for f := c + 1; f < t.Nodes[c].End; f = t.Nodes[f].End {
+				for f := c + 1; f < t.EndOf(c); f = t.Next(f) {
 					last = f
 				}
 				if last >= 0 {

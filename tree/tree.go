@@ -550,13 +550,23 @@ func (t *Tree) Span(i int32) []byte {
 
 // Children calls fn with the index of each direct child of node i.
 func (t *Tree) Children(i int32, fn func(c int32) bool) {
-	end := t.Nodes[i].End
-	for c := i + 1; c < end; c = t.Nodes[c].End {
+	end := t.EndOf(i)
+	for c := i + 1; c < end; c = t.Next(c) {
 		if !fn(c) {
 			return
 		}
 	}
 }
+
+// EndOf is node i's End, but at most len(Nodes): where its subtree
+// ends as the tree's readers (and the encoder) take it, whatever a node
+// made or edited by hand says.
+func (t *Tree) EndOf(i int32) int32 { return min(t.Nodes[i].End, int32(len(t.Nodes))) }
+
+// Next is the index of the node after node i's subtree: its End, but at
+// least i+1 (an End that is not past its node is taken as a leaf's), so
+// that a walk over siblings always moves on, and at most len(Nodes).
+func (t *Tree) Next(i int32) int32 { return min(max(t.Nodes[i].End, i+1), int32(len(t.Nodes))) }
 
 // ChildList returns the indexes of node i's direct children.
 func (t *Tree) ChildList(i int32) []int32 {

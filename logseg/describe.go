@@ -256,9 +256,13 @@ func BatchText(b *records.LogBatch) string {
 // bytes ("not a record of __consumer_offsets: key at 0x0083: …  key 0x…
 // value 0x…", "OffsetCommitKey {…}  OffsetCommitValue: … value 0x…").
 func (d *Record) AppendText(dst []byte, v render.Values) []byte {
-	dst = fmt.Appendf(dst, "  offset %d  ", d.Offset)
+	// strconv, not fmt: these are every record's, a listing's most
+	// frequent writes.
+	dst = strconv.AppendInt(append(dst, "  offset "...), d.Offset, 10)
+	dst = append(dst, "  "...)
 	if d.TimestampType != records.NoTimestampType {
-		dst = fmt.Appendf(dst, "%s %d  ", d.TimestampType, d.Timestamp)
+		dst = append(append(dst, d.TimestampType.String()...), ' ')
+		dst = append(strconv.AppendInt(dst, d.Timestamp, 10), "  "...)
 	}
 	switch {
 	case d.Topic.Coordinator() && !d.Control:
@@ -482,10 +486,25 @@ func appendBytesText(dst, b []byte, null bool, v render.Values) []byte {
 // appendAutoText appends b quoted when it is printable UTF-8 text (no control
 // characters; empty too), else as hex, as the tree views show values.
 func appendAutoText(dst, b []byte) []byte {
+	if plainASCII(b) {
+		// What strconv.AppendQuote writes for it, without the string.
+		return append(append(append(dst, '"'), b...), '"')
+	}
 	if printable(b) {
 		return strconv.AppendQuote(dst, string(b))
 	}
 	return hex.AppendEncode(append(dst, "0x"...), b)
+}
+
+// plainASCII reports whether b is printable ASCII (0x20 to 0x7e) other
+// than '"' and '\\': text that strconv.Quote quotes as it is.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // printable reports whether b is UTF-8 text without control characters

@@ -173,11 +173,10 @@ func (e *encoder) generalFields(p *plan, vi int32, k0 int, cur int32) {
 // spanRun writes run st of fixed-size fields from the value nodes from
 // cur on when they are its span leaves, of its shapes and sizes, leaves
 // (holding no other node) and one after the other in their bytes as
-// decoding made them (what fixed
-// copies field by field, so that a run started part way, where the
-// direct path stopped, is written alike): their bytes, copied at once
-// (a bool among them written 0 or 1). It returns false, having written
-// nothing, otherwise.
+// decoding made them (what fixed copies field by field, so that a run
+// started part way, where the direct path stopped, is written alike):
+// their bytes, copied at once (a bool among them written 0 or 1). It
+// returns false, having written nothing, otherwise.
 func (e *encoder) spanRun(st *step, vn []tree.Node, cur, end int32) bool {
 	k := int32(len(st.tmpl))
 	if int(cur)+int(k) > int(end) {
@@ -205,9 +204,9 @@ func (e *encoder) spanRun(st *step, vn []tree.Node, cur, end int32) bool {
 
 // endOf is value node i's End, but at most len(vn); after is the node
 // after c's subtree, its End but at least c+1 and at most len(vn)
-// (tree.Tree.EndOf and Next on vn): the encoder's walks stay in the arena and move on whatever a
-// node made or edited by hand says, and both paths read such a node
-// alike.
+// (tree.Tree.EndOf and Next on vn): the encoder's walks stay in the
+// arena and move on whatever a node made or edited by hand says, and
+// both paths read such a node alike.
 func endOf(vn []tree.Node, i int32) int32 { return min(vn[i].End, int32(len(vn))) }
 
 func after(vn []tree.Node, c int32) int32 { return min(max(vn[c].End, c+1), int32(len(vn))) }

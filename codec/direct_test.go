@@ -30,12 +30,8 @@ func TestDirectEncodeIsTheGeneralOne(t *testing.T) {
 	same := func(what string, m *spec.Message, v int16, body *tree.Tree) []byte {
 		t.Helper()
 		cases++
-		a, errA := direct.AppendEncode(nil, m, v, nil, body)
-		b, errB := general.AppendEncode(nil, m, v, nil, body)
-		if fmt.Sprint(errA) != fmt.Sprint(errB) || !bytes.Equal(a, b) {
-			t.Fatalf("%s v%d, %s: direct path wrote %x (%v), general %x (%v)", m.Name, v, what, a, errA, b, errB)
-		}
-		if errA != nil {
+		a, err := bothPaths(t, direct, general, what, m, v, body)
+		if err != nil {
 			failed++
 			return nil
 		}
@@ -79,6 +75,19 @@ func TestDirectEncodeIsTheGeneralOne(t *testing.T) {
 	if cases < 5000 || failed == 0 || taken < cases/20 {
 		t.Errorf("%d encodings, %d refused, direct path taken at %d roots: the comparison covers too little", cases, failed, taken)
 	}
+}
+
+// bothPaths encodes value body of m at version v with codec direct and
+// with general (codec.NewGeneral) and fails t, naming what, unless they
+// write the same bytes and the same error, which it returns.
+func bothPaths(t *testing.T, direct, general *codec.Codec, what string, m *spec.Message, v int16, body *tree.Tree) ([]byte, error) {
+	t.Helper()
+	a, errA := direct.AppendEncode(nil, m, v, nil, body)
+	b, errB := general.AppendEncode(nil, m, v, nil, body)
+	if fmt.Sprint(errA) != fmt.Sprint(errB) || !bytes.Equal(a, b) {
+		t.Fatalf("%s v%d, %s: direct path wrote %x (%v), general %x (%v)", m.Name, v, what, a, errA, b, errB)
+	}
+	return a, errA
 }
 
 // edit sets random values into about one node in four of value body (a

@@ -1173,7 +1173,7 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	if info.plain {
 		if nodes, next, extra, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 			b.T.Nodes = nodes
-			d.b.Unbuilt += extra
+			b.Unbuilt += extra
 			return next, true, false
 		}
 	}

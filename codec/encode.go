@@ -36,6 +36,10 @@ type encoder struct {
 	depth int
 	// c is the codec encoding.
 	c *Codec
+	// models are the elements of v spanElems checked field by field
+	// last, one for each depth of arrays nested in elements: made when
+	// first needed, dropped when v changes.
+	models []spanModel
 }
 
 // fail records the first failure, at the place the steps that its
@@ -713,6 +717,7 @@ func (c *Codec) AppendEncode(buf []byte, m *spec.Message, version int16, header,
 	e.up(tree.Name(hs.Name))
 	if e.err == nil {
 		e.v = body
+		e.models = nil // of the header's nodes
 		e.structFields(c.plan(m, version), rootOf(body))
 		e.up(tree.Name(m.Name))
 	}

@@ -171,7 +171,10 @@ func (e *encoder) direct(p *plan, vi int32) (k int, cur int32, done bool) {
 			}
 			if fp.op == opArrayStruct && fp.sub.span != nil && e.depth < maxDepth {
 				// A decoded array of structs of fixed-size fields, unedited.
-				if buf, ok = spanElems(buf, fp, vn, b, c, endOf(vn, c)); ok {
+				if e.models == nil {
+					e.models = make([]spanModel, spanDepth)
+				}
+				if buf, ok = spanElems(buf, fp, vn, b, c, endOf(vn, c), e.models[:max(0, min(len(e.models), maxDepth-e.depth))]); ok {
 					break
 				}
 			}
@@ -390,92 +393,379 @@ func appendNum(buf []byte, r *numRange, n tree.Node, span tree.Shape, width int3
 // b) of struct field fp, whose element plan has a span, when it is what
 // decoding that plan's version gives, unedited: the array's node of
 // fp's shape, its Length leaf, then elements of the plan's element shape
-// whose children are, in order, the leaves and arrays of each spanOp
-// and, when flexible, an empty tag section, every leaf a span leaf
-// (no value, null, problem or virtual flag) starting where the one
-// before it ended, each length the count that follows it in its
-// shortest form, each bool 0 or 1 and each tag section 0. What the
-// direct path writes for it is then those leaves' bytes one after the
-// other, so they are copied at once. It returns false, having appended
-// nothing, for any other array.
-func spanElems(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int32) ([]byte, bool) {
-	sub := fp.sub
-	if vn[ni].S != fp.shape || ni+1 >= end || end > int32(len(vn)) || len(b) > math.MaxInt32 {
+// whose children are, in order, the nodes of each spanOp and, when
+// flexible, an empty tag section, every leaf a span leaf (no value,
+// null, problem or virtual flag; a null string or bytes its null flag
+// alone) starting where the one before it ended, each length the count
+// or size that follows it in its shortest form, each bool 0 or 1 and
+// each tag section 0. What the direct path writes for it is then those
+// leaves' bytes one after the other, so they are copied. It returns
+// false, having appended nothing (buf as it was), for any other array.
+// models are the elements taken before, one for each depth of arrays
+// nested in elements (spanner.array).
+func spanElems(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int32, models []spanModel) ([]byte, bool) {
+	if len(b) == 0 || len(b) > math.MaxInt32 || end > int32(len(vn)) || ni < 0 || ni >= end {
 		return buf, false
+	}
+	s := spanner{vn: vn, b: b, buf: buf, models: models}
+	if _, ok := s.array(fp, ni, end, -1, 0, true); !ok {
+		return buf, false
+	}
+	return s.buf, true
+}
+
+// spanner checks arrays for spanElems: vn over b, the bytes taken
+// appended to buf, and models[d] the element taken last at depth d.
+type spanner struct {
+	vn     []tree.Node
+	b      []byte
+	buf    []byte
+	models []spanModel
+}
+
+// spanModel is an element a spanner checked field by field, in an
+// encoding's value, which later elements of its plan are compared with
+// node by node (tree.Shifted): of plan sub, node at of the value's
+// arena, its first byte at off, eN nodes and eB bytes long. sub is nil
+// when there is none. A model is of the nodes and bytes it was taken
+// from: whoever holds models clears them for others. same and bools are where in it,
+// relative to off, the bytes lie that the direct path does not copy as
+// they are (marks: the bytes of its lengths, size prefixes and tag
+// sections, its bools), noted once marked is set.
+type spanModel struct {
+	sub     *plan
+	at, off int32
+	eN, eB  int32
+	marked  bool
+	same    []int32
+	bools   []int32
+}
+
+// array checks array ni (children to end) of field fp at depth d as
+// spanElems says, its bytes starting at at (anywhere when at is -1),
+// and returns where they end; when copying, they are appended to s.buf
+// (and, when it is not taken, s.buf is as it was).
+//
+// An element is checked field by field (element), or, when its nodes
+// are those of an element taken before (the model, kept from array to
+// array, or the element just before it) shifted by the node count and
+// bytes between the two (tree.Shifted, for a run of elements at once),
+// node by node against those: its leaves then tile its bytes as the
+// other's do, its lengths and sizes count what they did, and what is
+// left to read is the bytes of its lengths, size prefixes and tag
+// sections (which must be the other's, the same counts and sizes
+// written the same shortest way) and its bools.
+func (s *spanner) array(fp *fplan, ni, end, at int32, d int, copying bool) (int32, bool) {
+	vn, b := s.vn, s.b
+	if d >= len(s.models) || vn[ni].S != fp.shape || ni+1 >= end {
+		return 0, false
 	}
 	ln := vn[ni+1]
-	if ln.S != fp.lenShape || ln.End != ni+2 || ln.Off < 0 || ln.Size <= 0 || int(ln.Off)+int(ln.Size) > len(b) {
-		return buf, false
+	if ln.S != fp.lenShape || ln.End != ni+2 || ln.Off < 0 || ln.Size <= 0 || int(ln.Off)+int(ln.Size) > len(b) || at >= 0 && ln.Off != at {
+		return 0, false
+	}
+	mod := &s.models[d]
+	if mod.sub != fp.sub || mod.at+mod.eN > int32(len(vn)) || int(mod.off)+int(mod.eB) > len(b) {
+		mod.sub = nil
 	}
 	// next is where the next leaf starts, never past len(b): each node is
-	// compared whole with the one decoding would have made there.
+	// compared whole with the one decoding would have made there. The
+	// bytes of each element are appended as it is taken (before its bytes
+	// are read, which then read them cached), and all are dropped again
+	// when one is not.
+	orig := len(s.buf)
 	start := ln.Off
 	next := ln.Off + ln.Size
-	ops, es, flexible := sub.span, sub.elemShape, sub.flexible
+	if copying {
+		s.buf = append(s.buf, b[start:next]...)
+	}
 	count := 0
-	for c := ni + 2; c < end; count++ {
-		el := vn[c]
-		if el.S != es || el.End <= c || el.End > end {
-			return buf, false
+	prev := int32(-1) // the element before, laid out as the model; -1 when not
+	for c := ni + 2; c < end; {
+		eN, eB := mod.eN, mod.eB
+		// An element of another node count than the model's is not it
+		// shifted: the check of its first node is saved.
+		same := mod.sub != nil && c+eN <= end && vn[c].End-c == eN
+		if prev < 0 && same && c > mod.at && next > mod.off && int(next)+int(eB) <= len(b) &&
+			tree.Shifted(vn[mod.at:mod.at+eN], vn[c:c+eN], next-mod.off, c-mod.at) == int(eN) && s.marks(mod).sameBytes(b, mod.off, next) {
+			if copying {
+				s.buf = append(s.buf, b[next:next+eB]...)
+			}
+			prev = c
+			c += eN
+			next += eB
+			count++
+			same = c+eN <= end && vn[c].End-c == eN
 		}
-		c++
-		for i := range ops {
-			op := &ops[i]
-			if c >= el.End {
-				return buf, false
-			}
-			if !op.array {
-				if int(next)+int(op.width) > len(b) || vn[c] != (tree.Node{Off: next, Size: op.width, End: c + 1, S: op.shape}) {
-					return buf, false
+		if prev >= 0 && same {
+			// As many elements as follow laid out as prev is.
+			k := min(int(end-c)/int(eN), (len(b)-int(next))/int(eB))
+			if k = min(k, tree.Shifted(vn[prev:], vn[c:c+int32(k)*eN], eB, eN)/int(eN)); k > 0 {
+				to := len(s.buf)
+				if copying {
+					s.buf = append(s.buf, b[next:int(next)+k*int(eB)]...)
 				}
-				if op.bool && b[next] > 1 {
-					return buf, false
+				k = s.marks(mod).sameRun(b, next-eB, k)
+				if copying {
+					s.buf = s.buf[:to+k*int(eB)]
 				}
-				next += op.width
-				c++
-				continue
+				c += int32(k) * eN
+				next += int32(k) * eB
+				count += k
+				if k > 0 {
+					prev = c - eN
+					continue
+				}
 			}
+		}
+		if c >= end {
+			break
+		}
+		prev = -1
+		first := next
+		var ok bool
+		if next, ok = s.element(fp.sub, c, end, next, d); !ok {
+			s.buf = s.buf[:orig]
+			return 0, false
+		}
+		if copying {
+			s.buf = append(s.buf, b[first:next]...)
+		}
+		if vn[c].End > c+1 && vn[c+1].Off == first && next > first {
+			mod.sub, mod.marked = fp.sub, false
+			mod.at, mod.off, mod.eN, mod.eB = c, first, vn[c].End-c, next-first
+			prev = c
+		}
+		c = vn[c].End
+		count++
+	}
+	if !canonicalCount(b, int(start), int(ln.Size), fp.compact, count) {
+		s.buf = s.buf[:orig]
+		return 0, false
+	}
+	return next, true
+}
+
+// marks notes model mod's marks from its nodes, once, and returns mod.
+func (s *spanner) marks(mod *spanModel) *spanModel {
+	if mod.marked {
+		return mod
+	}
+	mod.marked = true
+	mod.same, mod.bools = mod.same[:0], mod.bools[:0]
+	vn, b := s.vn, s.b
+	for i := mod.at + 1; i < mod.at+mod.eN; i++ {
+		n := vn[i]
+		if n.End != i+1 {
+			continue // a group: its bytes are its children's
+		}
+		o := n.Off - mod.off
+		switch n.Kind() {
+		case tree.Length, tree.TagSection:
+			for k := o; k < o+n.Size; k++ {
+				mod.same = append(mod.same, k)
+			}
+		case tree.Field:
+			switch n.Wire() {
+			case tree.WireBool:
+				mod.bools = append(mod.bools, o)
+			case tree.WireString, tree.WireBytes, tree.WireCompactString, tree.WireCompactBytes:
+				pre := n.Size // a null's prefix is the whole leaf
+				if !n.Null() {
+					switch n.Wire() {
+					case tree.WireString:
+						pre = 2
+					case tree.WireBytes:
+						pre = 4
+					default:
+						_, k := wire.UvarintAt(b, int(n.Off))
+						pre = int32(k)
+					}
+				}
+				for k := o; k < o+pre; k++ {
+					mod.same = append(mod.same, k)
+				}
+			}
+		}
+	}
+	return mod
+}
+
+// sameBytes reports whether the element at b[at:] repeats the marks of
+// the one at b[was:] and has its bools 0 or 1; both lie whole in b.
+func (mod *spanModel) sameBytes(b []byte, was, at int32) bool {
+	old, cur := b[was:was+mod.eB], b[at:at+mod.eB]
+	var diff, high byte
+	for _, o := range mod.same {
+		diff |= cur[o] ^ old[o]
+	}
+	for _, o := range mod.bools {
+		high |= cur[o] &^ 1
+	}
+	return diff|high == 0
+}
+
+// sameRun returns how many of the k elements from b[was+eB:] on repeat,
+// each, the marks of the element before it and have their bools 0 or 1,
+// counting from the first; the k+1 elements from b[was:] lie whole in b.
+// It reads the run mark by mark, and element by element only when one
+// differs.
+func (mod *spanModel) sameRun(b []byte, was int32, k int) int {
+	size := int(mod.eB)
+	run := b[was : int(was)+(k+1)*size]
+	var diff, high byte
+	for _, o := range mod.same {
+		want := run[o]
+		for j := int(o) + size; j < len(run); j += size {
+			diff |= run[j] ^ want
+		}
+	}
+	for _, o := range mod.bools {
+		for j := int(o) + size; j < len(run); j += size {
+			high |= run[j] &^ 1
+		}
+	}
+	if diff|high == 0 {
+		return k
+	}
+	for j := range k {
+		if !mod.sameBytes(b, was, was+mod.eB) {
+			return j
+		}
+		was += mod.eB
+	}
+	return k
+}
+
+// element checks element c (before end; its first byte at next) of a
+// plan with a span, at depth d, field by field as spanElems says; it
+// returns where the element's bytes end.
+func (s *spanner) element(sub *plan, c, end, next int32, d int) (int32, bool) {
+	vn, b := s.vn, s.b
+	ops, es, flexible := sub.span, sub.elemShape, sub.flexible
+	el := vn[c]
+	if el.S != es || el.End <= c || el.End > end {
+		return next, false
+	}
+	c++
+	for i := range ops {
+		op := &ops[i]
+		if c >= el.End {
+			return next, false
+		}
+		switch op.kind {
+		case spanLeaf:
+			if int(next)+int(op.width) > len(b) || vn[c] != (tree.Node{Off: next, Size: op.width, End: c + 1, S: op.shape}) {
+				return next, false
+			}
+			if op.bool && b[next] > 1 {
+				return next, false
+			}
+			next += op.width
+			c++
+		case spanData:
+			n := vn[c]
+			if n.Off != next || n.End != c+1 || n.Size <= 0 || int(next)+int(n.Size) > len(b) {
+				return next, false
+			}
+			if !dataPrefix(b[next:next+n.Size], op, n.S) {
+				return next, false
+			}
+			next += n.Size
+			c++
+		case spanNums:
 			// An array of numbers: its Length, then its elements.
 			n := vn[c]
 			aend := n.End
 			if n.S != op.shape || n.Off != next || aend <= c+1 || aend > el.End {
-				return buf, false
+				return next, false
 			}
 			l := vn[c+1]
 			k := int(aend - c - 2)
 			if l.S != op.lenShape || l.End != c+2 || l.Off != next || !canonicalCount(b, int(next), int(l.Size), op.compact, k) {
-				return buf, false
+				return next, false
 			}
 			next += l.Size
 			if int(next)+k*int(op.width) > len(b) {
-				return buf, false
+				return next, false
 			}
 			want := tree.Node{Off: next, Size: op.width, End: c + 3, S: op.elemShape}
-			for _, m := range vn[c+2 : aend] {
-				if m != want {
-					return buf, false
+			for _, e := range vn[c+2 : aend] {
+				if e != want {
+					return next, false
 				}
 				want.Off += op.width
 				want.End++
 			}
 			next = want.Off
 			c = aend
-		}
-		if flexible {
-			if c >= el.End || int(next) >= len(b) || vn[c] != (tree.Node{Off: next, Size: 1, End: c + 1, S: shapeTagsEmpty}) || b[next] != 0 {
-				return buf, false
+		case spanStructs:
+			// An array of structs with a span, one depth further.
+			aend := vn[c].End
+			if aend <= c+1 || aend > el.End || vn[c].Off != next {
+				return next, false
 			}
-			next++
-			c++
-		}
-		if c != el.End {
-			return buf, false
+			var ok bool
+			if next, ok = s.array(op.fp, c, aend, next, d+1, false); !ok {
+				return next, false
+			}
+			c = aend
+		default:
+			return next, false
 		}
 	}
-	if !canonicalCount(b, int(start), int(ln.Size), fp.compact, count) {
-		return buf, false
+	if flexible {
+		if c >= el.End || int(next) >= len(b) || vn[c] != (tree.Node{Off: next, Size: 1, End: c + 1, S: shapeTagsEmpty}) || b[next] != 0 {
+			return next, false
+		}
+		next++
+		c++
 	}
-	return append(buf, b[start:next]...), true
+	return next, c == el.End
+}
+
+// dataPrefix reports whether the direct path writes string or bytes
+// span leaf bytes w of shape sh (op's shape, or it with the null flag
+// alone when op's field is nullable) as they are: their prefix the
+// shortest form of the contents' length (a string's no longer than
+// Kafka's limit), or of -1 and nothing after it when null.
+func dataPrefix(w []byte, op *spanOp, sh tree.Shape) bool {
+	null := false
+	switch sh {
+	case op.shape:
+	case op.shape | tree.Shape(tree.FlagNull):
+		if !op.nullable {
+			return false
+		}
+		null = true
+	default:
+		return false
+	}
+	var n, pre int
+	switch op.wire {
+	case tree.WireCompactString, tree.WireCompactBytes:
+		u, k := wire.UvarintAt(w, 0)
+		if k <= 0 || k != wire.UvarintLen(u) {
+			return false
+		}
+		n, pre = int(u)-1, k
+	case tree.WireString:
+		if len(w) < 2 {
+			return false
+		}
+		n, pre = int(int16(binary.BigEndian.Uint16(w))), 2
+	case tree.WireBytes:
+		if len(w) < 4 {
+			return false
+		}
+		n, pre = int(int32(binary.BigEndian.Uint32(w))), 4
+	default:
+		return false
+	}
+	if null {
+		return n == -1 && len(w) == pre
+	}
+	return n >= 0 && n == len(w)-pre && (!op.str || n <= maxString)
 }
 
 // canonicalCount reports whether the size bytes at b[off:] are count as

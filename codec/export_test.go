@@ -43,7 +43,7 @@ func SpanCopies(c *Codec, m *spec.Message, v int16, body *tree.Tree) int {
 					continue
 				}
 				if fp.op == opArrayStruct && fp.sub.span != nil {
-					if _, ok := spanElems(nil, fp, vn, body.Bytes, ci, n.End); ok {
+					if _, ok := spanElems(nil, fp, vn, body.Bytes, ci, n.End, make([]spanModel, spanDepth)); ok {
 						copies++
 						continue
 					}

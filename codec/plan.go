@@ -45,15 +45,34 @@ type plan struct {
 }
 
 // spanOp is what a decoded struct's node of one positional field must
-// be for spanElems to take it: a leaf of shape and width bytes (a bool's
-// byte 0 or 1), or, when array is set, a group of shape holding a Length
-// leaf of lenShape (one byte when compact, else four) then leaves of
-// elemShape, width bytes each.
+// be for spanElems to take it, by kind: spanLeaf, a leaf of shape and
+// width bytes (a bool's byte 0 or 1; a uuid's 16); spanData, a string or
+// bytes leaf of shape (or its null flag alone, when nullable) whose
+// prefix is its contents' size in the shortest form of wire; spanNums, a
+// group of shape holding a Length leaf of lenShape (one byte when
+// compact, else four) then leaves of elemShape, width bytes each;
+// spanStructs, an array of fp, whose element plan has a span.
 type spanOp struct {
 	shape, lenShape, elemShape tree.Shape
 	width                      int32
-	array, compact, bool       bool
+	kind                       uint8
+	wire                       tree.Wire
+	compact, bool, nullable    bool
+	str                        bool // a string, no longer than maxString
+	fp                         *fplan
 }
+
+// Kinds of spanOp.
+const (
+	spanLeaf = iota + 1
+	spanData
+	spanNums
+	spanStructs
+)
+
+// spanDepth is how deep arrays of structs with a span nest in the
+// elements spanElems copies.
+const spanDepth = 4
 
 // step is one step of decoding a struct's positional fields: a run of
 // fixed-size scalar fields p.fields[lo:hi] (width > 0), read as one block
@@ -226,26 +245,66 @@ func compile(p *plan, c *planCache) {
 	}
 }
 
-// spanOps is p.span: nil unless every positional field of p is a
-// fixed-size number (bool included) or an array of fixed-size numbers
-// other than bools, as the direct path writes them (opFixed,
-// opArrayNum). An empty list for a struct of no positional fields.
+// spanOps is p.span: nil unless every positional field of p is, as
+// the direct path writes it, a fixed-size number (bool included) or a
+// uuid (opFixed, opUUID), a string or bytes (opData), an array of
+// fixed-size numbers other than bools (opArrayNum), or an array of
+// structs whose plan has a span nested less than spanDepth deep
+// (opArrayStruct). An empty list for a struct of no positional fields.
 func spanOps(p *plan) []spanOp {
+	if spanNest(p, 0) < 0 {
+		return nil
+	}
 	ops := make([]spanOp, 0, len(p.fields))
 	for _, fp := range p.fields {
 		switch fp.op {
 		case opFixed:
-			ops = append(ops, spanOp{shape: fp.shape, width: fp.width, bool: fp.num.bool})
+			ops = append(ops, spanOp{kind: spanLeaf, shape: fp.shape, width: fp.width, bool: fp.num.bool})
+		case opUUID:
+			ops = append(ops, spanOp{kind: spanLeaf, shape: fp.shape, width: 16})
+		case opData:
+			ops = append(ops, spanOp{kind: spanData, shape: fp.shape, wire: fp.wire, nullable: fp.nullable, str: fp.kind == spec.KindString})
 		case opArrayNum:
 			if fp.elemNum.bool {
 				return nil
 			}
-			ops = append(ops, spanOp{shape: fp.shape, lenShape: fp.lenShape, elemShape: fp.elemShape, width: fp.elemWidth, array: true, compact: fp.compact})
+			ops = append(ops, spanOp{kind: spanNums, shape: fp.shape, lenShape: fp.lenShape, elemShape: fp.elemShape, width: fp.elemWidth, compact: fp.compact})
+		case opArrayStruct:
+			ops = append(ops, spanOp{kind: spanStructs, fp: fp})
 		default:
 			return nil
 		}
 	}
 	return ops
+}
+
+// spanNest returns how deep arrays of structs with a span nest in p's
+// elements (0 for none), or -1 when p's span is refused: a field spanOps
+// does not take, or arrays nested spanDepth deep or more. A plan being
+// compiled (one that holds itself) has no span yet, so its holders get
+// none.
+func spanNest(p *plan, d int) int {
+	if d >= spanDepth {
+		return -1
+	}
+	deepest := 0
+	for _, fp := range p.fields {
+		switch fp.op {
+		case opFixed, opUUID, opData, opArrayNum:
+		case opArrayStruct:
+			if fp.sub.span == nil {
+				return -1
+			}
+			k := spanNest(fp.sub, d+1)
+			if k < 0 {
+				return -1
+			}
+			deepest = max(deepest, k+1)
+		default:
+			return -1
+		}
+	}
+	return deepest
 }
 
 // numRange is how a fixed-size number is written: w bytes big-endian,

@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -31,7 +32,6 @@ func TestSpanCopyIsTheGeneralOne(t *testing.T) {
 	general := codec.NewGeneral(s)
 	r := rand.New(rand.NewPCG(21, 5))
 	copies, cases, refused := 0, 0, 0
-	flags := [...]tree.Flags{tree.FlagNull, tree.FlagNum, tree.FlagValue, tree.FlagVirtual, tree.FlagProblem}
 	for _, m := range s.Messages {
 		if m.Type != spec.Request && m.Type != spec.Response {
 			continue
@@ -57,45 +57,160 @@ func TestSpanCopyIsTheGeneralOne(t *testing.T) {
 			if got, _ := direct.AppendEncode(nil, m, v, nil, body); !bytes.Equal(got, enc) {
 				t.Fatalf("%s v%d: the decode re-encodes to other bytes", m.Name, v)
 			}
-			check := func(i int, what string, change func(n *tree.Node, b []byte)) {
-				t.Helper()
-				cases++
-				mut := &tree.Tree{Bytes: slices.Clone(body.Bytes), Nodes: slices.Clone(body.Nodes), Virtual: body.Virtual, HeaderVersion: body.HeaderVersion}
-				change(&mut.Nodes[i], mut.Bytes)
-				if _, err := bothPaths(t, direct, general, fmt.Sprintf("node %d %s", i, what), m, v, mut); err != nil {
-					refused++
-				}
-			}
-			for i := 1; i < len(body.Nodes); i++ {
-				for _, d := range [...]int32{-1, 1} {
-					check(i, fmt.Sprintf("Off%+d", d), func(n *tree.Node, _ []byte) { n.Off += d })
-					check(i, fmt.Sprintf("Size%+d", d), func(n *tree.Node, _ []byte) { n.Size += d })
-					check(i, fmt.Sprintf("End%+d", d), func(n *tree.Node, _ []byte) { n.End += d })
-				}
-				// Ends no tree has: not past the node, past the arena.
-				for _, e := range [...]int32{int32(i), 0, -1, int32(len(body.Nodes)) + 5, math.MaxInt32} {
-					check(i, fmt.Sprintf("End %d", e), func(n *tree.Node, _ []byte) { n.End = e })
-				}
-				check(i, "Off near the int32 limit", func(n *tree.Node, _ []byte) { n.Off = math.MaxInt32 - 1 })
-				for _, fl := range flags {
-					check(i, fmt.Sprintf("flag %v", fl), func(n *tree.Node, _ []byte) {
-						if n.Flags()&fl != 0 {
-							n.ClearFlags(fl)
-						} else {
-							n.AddFlags(fl)
-						}
-					})
-				}
-				if o := body.Nodes[i].Off; o >= 0 && int(o) < len(body.Bytes) {
-					for _, c := range [...]byte{2, 0x7f, 0x80, body.Bytes[o] + 1} {
-						check(i, fmt.Sprintf("first byte %#x", c), func(_ *tree.Node, b []byte) { b[o] = c })
-					}
-				}
-			}
+			c, r := changeEach(t, direct, general, m, v, body)
+			cases += c
+			refused += r
 		}
 	}
 	t.Logf("%d arrays copied; %d single changes, %d refused", copies, cases, refused)
 	if copies < 50 || cases < 10000 {
 		t.Errorf("%d arrays copied, %d changes: the comparison covers too little", copies, cases)
 	}
+}
+
+// changeEach changes each node of decoded body (of m at version v) in
+// one way at a time, as TestSpanCopyIsTheGeneralOne says, and checks
+// that the direct and the general path write the same for each; it
+// returns how many changes it made and how many both refused.
+func changeEach(t *testing.T, direct, general *codec.Codec, m *spec.Message, v int16, body *tree.Tree) (cases, refused int) {
+	t.Helper()
+	flags := [...]tree.Flags{tree.FlagNull, tree.FlagNum, tree.FlagValue, tree.FlagVirtual, tree.FlagProblem}
+	check := func(i int, what string, change func(n *tree.Node, b []byte)) {
+		t.Helper()
+		cases++
+		mut := &tree.Tree{Bytes: slices.Clone(body.Bytes), Nodes: slices.Clone(body.Nodes), Virtual: body.Virtual, HeaderVersion: body.HeaderVersion}
+		change(&mut.Nodes[i], mut.Bytes)
+		if _, err := bothPaths(t, direct, general, fmt.Sprintf("node %d %s", i, what), m, v, mut); err != nil {
+			refused++
+		}
+	}
+	for i := 1; i < len(body.Nodes); i++ {
+		for _, d := range [...]int32{-1, 1} {
+			check(i, fmt.Sprintf("Off%+d", d), func(n *tree.Node, _ []byte) { n.Off += d })
+			check(i, fmt.Sprintf("Size%+d", d), func(n *tree.Node, _ []byte) { n.Size += d })
+			check(i, fmt.Sprintf("End%+d", d), func(n *tree.Node, _ []byte) { n.End += d })
+		}
+		// Ends no tree has: not past the node, past the arena.
+		for _, e := range [...]int32{int32(i), 0, -1, int32(len(body.Nodes)) + 5, math.MaxInt32} {
+			check(i, fmt.Sprintf("End %d", e), func(n *tree.Node, _ []byte) { n.End = e })
+		}
+		check(i, "Off near the int32 limit", func(n *tree.Node, _ []byte) { n.Off = math.MaxInt32 - 1 })
+		for _, fl := range flags {
+			check(i, fmt.Sprintf("flag %v", fl), func(n *tree.Node, _ []byte) {
+				if n.Flags()&fl != 0 {
+					n.ClearFlags(fl)
+				} else {
+					n.AddFlags(fl)
+				}
+			})
+		}
+		if o := body.Nodes[i].Off; o >= 0 && int(o) < len(body.Bytes) {
+			for _, c := range [...]byte{2, 0x7f, 0x80, body.Bytes[o] + 1} {
+				check(i, fmt.Sprintf("first byte %#x", c), func(_ *tree.Node, b []byte) { b[o] = c })
+			}
+			if l := o + body.Nodes[i].Size - 1; l > o && int(l) < len(body.Bytes) {
+				check(i, "last byte +1", func(_ *tree.Node, b []byte) { b[l]++ })
+			}
+		}
+	}
+	return cases, refused
+}
+
+// TestSpanCopyOfRepeatedElements checks the span copy where it compares
+// an element with one taken before (its model, or the element before
+// it) rather than field by field: in decodes of values whose every
+// array holds three copies of one random element, so that elements
+// repeat each other's layout within an array and from array to array,
+// each node changed in one way at a time as TestSpanCopyIsTheGeneralOne
+// changes them, direct path against general path.
+func TestSpanCopyOfRepeatedElements(t *testing.T) {
+	s, direct := specs(t)
+	general := codec.NewGeneral(s)
+	r := rand.New(rand.NewPCG(7, 14))
+	copies, cases, refused, bodies := 0, 0, 0, 0
+	for _, m := range s.Messages {
+		if m.Type != spec.Request && m.Type != spec.Response {
+			continue
+		}
+		for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
+			val := instance.Random(m, v, r, instance.RandomOptions{MaxElems: 1, MaxBytes: 6})
+			enc, err := direct.AppendEncode(nil, m, v, nil, val)
+			if err != nil {
+				continue
+			}
+			dec, err := decodeAs(direct, m, v, enc)
+			if err != nil {
+				t.Fatalf("%s v%d: %v", m.Name, v, err)
+			}
+			js, err := codec.ToJSON(nil, dec, dec.Part(tree.Body), m, v, codec.JSONOptions{})
+			if err != nil {
+				t.Fatalf("%s v%d: %v", m.Name, v, err)
+			}
+			js = repeatElems(t, js, 3)
+			rep, err := codec.FromJSON(js, m, v)
+			if err != nil {
+				t.Fatalf("%s v%d: %v\n%s", m.Name, v, err, js)
+			}
+			enc, err = direct.AppendEncode(nil, m, v, nil, rep)
+			if err != nil {
+				continue
+			}
+			if dec, err = decodeAs(direct, m, v, enc); err != nil {
+				t.Fatalf("%s v%d: %v", m.Name, v, err)
+			}
+			body := dec.Sub(dec.Part(tree.Body))
+			k := codec.SpanCopies(direct, m, v, body)
+			if k == 0 || len(body.Nodes) > 4000 {
+				continue
+			}
+			copies += k
+			bodies++
+			if got, _ := direct.AppendEncode(nil, m, v, nil, body); !bytes.Equal(got, enc) {
+				t.Fatalf("%s v%d: the decode re-encodes to other bytes", m.Name, v)
+			}
+			c, r := changeEach(t, direct, general, m, v, body)
+			cases += c
+			refused += r
+		}
+	}
+	t.Logf("%d bodies, %d arrays copied; %d single changes, %d refused", bodies, copies, cases, refused)
+	if bodies < 50 || cases < 10000 {
+		t.Errorf("%d bodies, %d changes: the comparison covers too little", bodies, cases)
+	}
+}
+
+// repeatElems returns JSON document js with every array's elements
+// replaced by n copies of its first.
+func repeatElems(t *testing.T, js []byte, n int) []byte {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(js))
+	d.UseNumber()
+	var doc any
+	if err := d.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	var rep func(x any) any
+	rep = func(x any) any {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = rep(e)
+			}
+		case []any:
+			if len(x) > 0 {
+				first := rep(x[0])
+				out := make([]any, n)
+				for i := range out {
+					out[i] = first
+				}
+				return out
+			}
+		}
+		return x
+	}
+	out, err := json.Marshal(rep(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -956,3 +956,72 @@ func (b *Builder) OpenPath() Path {
 	}
 	return p
 }
+
+// Shifted returns how many of cur's first nodes are, each, the node of
+// prev at its place with its Off dOff and its End dEnd further on, its
+// Size and S the same: a multiple of 8 no larger than the first node
+// that is not, or len(cur) when all are (prev at least as long as cur).
+// It is how the encoder finds array elements laid out as the one before
+// each, and reads a node's 16 bytes as two words where the arena allows.
+//
+// A node of prev whose Off plus dOff, or End plus dEnd, does not fit in
+// 32 bits unsigned may be taken for one whose Size or S is one more:
+// callers compare nodes whose Off and End they have checked.
+func Shifted(prev, cur []Node, dOff, dEnd int32) int {
+	if len(prev) < len(cur) {
+		cur = cur[:len(prev)]
+	}
+	if len(cur) == 0 {
+		return 0
+	}
+	const chunk = 8
+	if uintptr(unsafe.Pointer(&prev[0]))%8 != 0 || uintptr(unsafe.Pointer(&cur[0]))%8 != 0 {
+		for lo := 0; lo < len(cur); lo += chunk {
+			var acc uint32
+			for k := lo; k < min(lo+chunk, len(cur)); k++ {
+				p, q := &prev[k], &cur[k]
+				acc |= uint32(q.Off-p.Off-dOff) | uint32(q.Size^p.Size) | uint32(q.End-p.End-dEnd) | uint32(q.S^p.S)
+			}
+			if acc != 0 {
+				return lo
+			}
+		}
+		return len(cur)
+	}
+	// Off, Size, End, S: each word is two of them, and adding dOff (dEnd)
+	// to the word holding Off (End) adds it to that field alone when it
+	// does not carry.
+	var d0, d1 uint64
+	if nativeLittle {
+		d0, d1 = uint64(uint32(dOff)), uint64(uint32(dEnd))
+	} else {
+		d0, d1 = uint64(uint32(dOff))<<32, uint64(uint32(dEnd))<<32
+	}
+	pw := unsafe.Slice((*uint64)(unsafe.Pointer(&prev[0])), 2*len(cur))
+	cw := unsafe.Slice((*uint64)(unsafe.Pointer(&cur[0])), 2*len(cur))
+	lo := 0
+	for ; lo+chunk <= len(cur); lo += chunk {
+		p, c := pw[2*lo:2*lo+2*chunk], cw[2*lo:2*lo+2*chunk]
+		var acc uint64
+		for k := 0; k < 2*chunk; k += 2 {
+			acc |= (c[k] - p[k] - d0) | (c[k+1] - p[k+1] - d1)
+		}
+		if acc != 0 {
+			return lo
+		}
+	}
+	var acc uint64
+	for k := 2 * lo; k < len(cw); k += 2 {
+		acc |= (cw[k] - pw[k] - d0) | (cw[k+1] - pw[k+1] - d1)
+	}
+	if acc != 0 {
+		return lo
+	}
+	return len(cur)
+}
+
+// nativeLittle is whether the machine stores the low byte first.
+var nativeLittle = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()

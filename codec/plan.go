@@ -38,9 +38,10 @@ type plan struct {
 	// nil for others (the encoder copies such a run of a decoded value).
 	steps  []step
 	stepAt []*step
-	// span is set when every positional field is a fixed-size number or
-	// an array of them (spanOps): a decoded struct of p is then checked
-	// node by node and written as its bytes (spanElems).
+	// span is set when every positional field is a number, uuid, string,
+	// bytes, an array of numbers or an array of structs with a span
+	// (spanOps): a decoded struct of p is then checked node by node and
+	// written as its bytes (spanElems).
 	span []spanOp
 }
 

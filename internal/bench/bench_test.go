@@ -47,18 +47,47 @@ func metadataResponse(topics, partitions int) []byte {
 	return r.AppendTo(nil)
 }
 
+// metadataIrregular builds a MetadataResponse v13 body like
+// metadataResponse's but of 1000 topics that differ from one another:
+// names of 3 to 8 bytes, 1 to 19 partitions, 1 to 3 replicas and ISR
+// nodes, so that few elements are laid out as the one before them.
+func metadataIrregular() []byte {
+	r := kmsg.NewMetadataResponse()
+	r.Version = 13
+	for t := 0; t < 1000; t++ {
+		tp := kmsg.NewMetadataResponseTopic()
+		name := fmt.Sprintf("t-%d", t*t)
+		tp.Topic = &name
+		tp.TopicID[15] = byte(t)
+		for p := 0; p < 1+(t*7)%19; p++ {
+			pp := kmsg.NewMetadataResponseTopicPartition()
+			pp.Partition = int32(p)
+			pp.Leader = int32(p % 3)
+			pp.LeaderEpoch = 7
+			pp.Replicas = []int32{0, 1, 2}[:1+p%3]
+			pp.ISR = []int32{0, 1, 2}[:1+(p/2)%3]
+			tp.Partitions = append(tp.Partitions, pp)
+		}
+		r.Topics = append(r.Topics, tp)
+	}
+	return r.AppendTo(nil)
+}
+
+// framed is body after a response's size and header v1 (correlation 0,
+// no tags).
+func framed(body []byte) []byte {
+	frame := make([]byte, 0, len(body)+9)
+	n := len(body) + 5
+	frame = append(frame, byte(n>>24), byte(n>>16), byte(n>>8), byte(n), 0, 0, 0, 0, 0)
+	return append(frame, body...)
+}
+
 func setup(b *testing.B) (*codec.Codec, *spec.Message, []byte) {
 	s, err := spec.Embedded("4.4.0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := metadataResponse(1000, 10)
-	// Frame it: size, response header v1 (correlation 0, no tags), body.
-	frame := make([]byte, 0, len(body)+9)
-	n := len(body) + 5
-	frame = append(frame, byte(n>>24), byte(n>>16), byte(n>>8), byte(n), 0, 0, 0, 0, 0)
-	frame = append(frame, body...)
-	return codec.New(s), s.Message("MetadataResponse"), frame
+	return codec.New(s), s.Message("MetadataResponse"), framed(metadataResponse(1000, 10))
 }
 
 // TestSameBytes checks that kwire decodes kmsg's bytes and re-encodes
@@ -66,6 +95,19 @@ func setup(b *testing.B) (*codec.Codec, *spec.Message, []byte) {
 func TestSameBytes(t *testing.T) {
 	b := &testing.B{}
 	c, m, frame := setup(b)
+	for _, irr := range []bool{false, true} {
+		f := frame
+		if irr {
+			f = framed(metadataIrregular())
+		}
+		tr, err := c.DecodeResponse(f, m, 13)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.AppendEncode(nil, m, 13, nil, tr.Sub(tr.Part(tree.Body))); err != nil || !bytes.Equal(got, f) {
+			t.Fatalf("irregular %v: re-encoding differs (err %v)", irr, err)
+		}
+	}
 	tr, err := c.DecodeResponse(frame, m, 13)
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +265,39 @@ func BenchmarkEncodeMetadataResponse(b *testing.B) {
 		}
 		buf := make([]byte, 0, len(frame))
 		b.SetBytes(int64(len(frame)))
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = r.AppendTo(buf[:0])
+		}
+	})
+	// The same encodes of a message whose topics differ from one another
+	// (metadataIrregular): few elements are laid out as the one before
+	// them, so most are checked field by field.
+	irr := framed(metadataIrregular())
+	itr, err := c.DecodeResponse(irr, m, 13)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ival := itr.Sub(itr.Part(tree.Body))
+	b.Run("kwire-bytes-irregular", func(b *testing.B) {
+		buf := make([]byte, 0, len(irr))
+		b.SetBytes(int64(len(irr)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if buf, err = c.AppendEncode(buf[:0], m, 13, nil, ival); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("kmsg-irregular", func(b *testing.B) {
+		r := kmsg.NewMetadataResponse()
+		r.Version = 13
+		if err := r.ReadFrom(irr[9:]); err != nil {
+			b.Fatal(err)
+		}
+		buf := make([]byte, 0, len(irr))
+		b.SetBytes(int64(len(irr)))
 		b.ReportAllocs()
 		for b.Loop() {
 			buf = r.AppendTo(buf[:0])

@@ -436,6 +436,7 @@ type spanModel struct {
 	sub     *plan
 	at, off int32
 	eN, eB  int32
+	depths  int // len(spanner.models) when it was checked
 	marked  bool
 	same    []int32
 	bools   []int32
@@ -466,6 +467,12 @@ func (s *spanner) array(fp *fplan, ni, end, at int32, d int, copying bool) (int3
 	}
 	mod := &s.models[d]
 	if mod.sub != fp.sub || mod.at+mod.eN > int32(len(vn)) || int(mod.off)+int(mod.eB) > len(b) {
+		mod.sub = nil
+	}
+	// A model taken where arrays could nest deeper than they can here
+	// (nearer the encoder's depth limit) may hold arrays element refuses
+	// here: it is none.
+	if mod.sub != nil && mod.depths > len(s.models) {
 		mod.sub = nil
 	}
 	// next is where the next leaf starts, never past len(b): each node is
@@ -532,7 +539,7 @@ func (s *spanner) array(fp *fplan, ni, end, at int32, d int, copying bool) (int3
 			s.buf = append(s.buf, b[first:next]...)
 		}
 		if vn[c].End > c+1 && vn[c+1].Off == first && next > first {
-			mod.sub, mod.marked = fp.sub, false
+			mod.sub, mod.marked, mod.depths = fp.sub, false, len(s.models)
 			mod.at, mod.off, mod.eN, mod.eB = c, first, vn[c].End-c, next-first
 			prev = c
 		}

@@ -214,3 +214,95 @@ func repeatElems(t *testing.T, js []byte, n int) []byte {
 	}
 	return out
 }
+
+// TestSpanModelKeepsTheDepthLimit checks that an element taken as a
+// model where arrays may nest deeper is not matched nearer the
+// encoder's depth limit, where the general path refuses what it holds:
+// a spec whose Node holds Nodes, a chain of 58 to 64 of them each
+// holding one P of one Q, direct path against general path. The span
+// trees are made here (decoding refuses such depths), node for node as
+// decoding makes the chain of two.
+func TestSpanModelKeepsTheDepthLimit(t *testing.T) {
+	const header = `{ "type": "header", "name": "ResponseHeader", "validVersions": "0-1", "flexibleVersions": "1+",
+	  "fields": [ { "name": "CorrelationId", "type": "int32", "versions": "0+" } ] }`
+	const deep = `{ "apiKey": 210, "type": "response", "name": "DeepResponse", "validVersions": "0", "flexibleVersions": "0+",
+	  "fields": [ { "name": "Kids", "type": "[]Node", "versions": "0+" } ],
+	  "commonStructs": [
+	    { "name": "Node", "versions": "0+", "fields": [
+	      { "name": "Items", "type": "[]P", "versions": "0+" },
+	      { "name": "Kids", "type": "[]Node", "versions": "0+" } ] },
+	    { "name": "P", "versions": "0+", "fields": [ { "name": "Qs", "type": "[]Q", "versions": "0+" } ] },
+	    { "name": "Q", "versions": "0+", "fields": [ { "name": "X", "type": "int32", "versions": "0+" } ] } ] }`
+	s := smallSet(t, header, deep)
+	m := s.Message("DeepResponse")
+	direct, general := codec.New(s), codec.NewGeneral(s)
+	val, err := codec.FromJSON([]byte(`{"kids":[{"items":[{"qs":[{"x":7}]}],"kids":[{"items":[{"qs":[{"x":7}]}],"kids":[]}]}]}`), m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := direct.AppendEncode(nil, m, 0, nil, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := direct.DecodeResponse(enc, m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := dec.Sub(dec.Part(tree.Body)).Nodes
+	body, kids, length, node, items, p, qs, q, x, tags, nodeKids :=
+		two[0].S, two[1].S, two[2].S, two[3].S, two[4].S, two[6].S, two[7].S, two[9].S, two[10].S, two[11].S, two[13].S
+	chain := func(levels int) *tree.Tree {
+		b, ns := slices.Clone(enc[:9]), []tree.Node(nil)
+		open := func(s tree.Shape) int {
+			ns = append(ns, tree.Node{Off: int32(len(b)), S: s})
+			return len(ns) - 1
+		}
+		shut := func(i int) {
+			ns[i].End, ns[i].Size = int32(len(ns)), int32(len(b))-ns[i].Off
+		}
+		leaf := func(s tree.Shape, bs ...byte) {
+			i := open(s)
+			b = append(b, bs...)
+			shut(i)
+		}
+		var add func(l int)
+		add = func(l int) {
+			e, it := open(node), open(items)
+			leaf(length, 2)
+			pi, qi := open(p), open(qs)
+			leaf(length, 2)
+			qq := open(q)
+			leaf(x, 0, 0, 0, 7)
+			leaf(tags, 0)
+			shut(qq)
+			shut(qi)
+			leaf(tags, 0)
+			shut(pi)
+			shut(it)
+			k := open(nodeKids)
+			if l < levels {
+				leaf(length, 2)
+				add(l + 1)
+			} else {
+				leaf(length, 1)
+			}
+			shut(k)
+			leaf(tags, 0)
+			shut(e)
+		}
+		root := open(body)
+		k := open(kids)
+		leaf(length, 2)
+		add(1)
+		shut(k)
+		leaf(tags, 0)
+		shut(root)
+		return &tree.Tree{Bytes: b, Nodes: ns, HeaderVersion: 1}
+	}
+	if got := chain(2).Nodes; !slices.Equal(got, two) {
+		t.Fatalf("the chain of two is not its decode:\n%v\n%v", got, two)
+	}
+	for levels := 58; levels <= 64; levels++ {
+		bothPaths(t, direct, general, fmt.Sprintf("a chain of %d", levels), m, 0, chain(levels))
+	}
+}

@@ -401,8 +401,11 @@ func appendNum(buf []byte, r *numRange, n tree.Node, span tree.Shape, width int3
 // each tag section 0. What the direct path writes for it is then those
 // leaves' bytes one after the other, so they are copied. It returns
 // false, having appended nothing (buf as it was), for any other array.
-// models are the elements taken before, one for each depth of arrays
-// nested in elements (spanner.array).
+// models are the elements of vn taken before, one for each depth of
+// arrays nested in elements (spanner.array); whoever holds them clears
+// them before another tree, and their length is how deep arrays may
+// nest from here (a model taken where they could nest deeper is not
+// matched).
 func spanElems(buf []byte, fp *fplan, vn []tree.Node, b []byte, ni, end int32, models []spanModel) ([]byte, bool) {
 	if len(b) == 0 || len(b) > math.MaxInt32 || end > int32(len(vn)) || ni < 0 || ni >= end {
 		return buf, false

@@ -458,7 +458,10 @@ type spanModel struct {
 // other's do, its lengths and sizes count what they did, and what is
 // left to read is the bytes of its lengths, size prefixes and tag
 // sections (which must be the other's, the same counts and sizes
-// written the same shortest way) and its bools.
+// written the same shortest way) and its bools. An element's own Off
+// and Size and an array's own Size, which neither path reads, are
+// compared as they are and checked nowhere (tree.Shifted's carry is
+// harmless there).
 func (s *spanner) array(fp *fplan, ni, end, at int32, d int, copying bool) (int32, bool) {
 	vn, b := s.vn, s.b
 	if d >= len(s.models) || vn[ni].S != fp.shape || ni+1 >= end {

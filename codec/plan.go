@@ -41,8 +41,10 @@ type plan struct {
 	// span is set when every positional field is a number, uuid, string,
 	// bytes, an array of numbers or an array of structs with a span
 	// (spanOps): a decoded struct of p is then checked node by node and
-	// written as its bytes (spanElems).
-	span []spanOp
+	// written as its bytes (spanElems). spanNest is how deep arrays of
+	// structs with a span nest in its elements (0 for none).
+	span     []spanOp
+	spanNest int
 }
 
 // spanOp is what a decoded struct's node of one positional field must
@@ -237,7 +239,7 @@ func compile(p *plan, c *planCache) {
 		p.steps = append(p.steps, st)
 		lo = st.hi
 	}
-	p.span = spanOps(p)
+	p.span, p.spanNest = spanOps(p)
 	p.stepAt = make([]*step, len(p.fields))
 	for k := range p.steps {
 		if st := &p.steps[k]; st.width > 0 && st.hi-st.lo > 1 {
@@ -251,12 +253,10 @@ func compile(p *plan, c *planCache) {
 // uuid (opFixed, opUUID), a string or bytes (opData), an array of
 // fixed-size numbers other than bools (opArrayNum), or an array of
 // structs whose plan has a span nested less than spanDepth deep
-// (opArrayStruct). An empty list for a struct of no positional fields.
-func spanOps(p *plan) []spanOp {
-	if spanNest(p, 0) < 0 {
-		return nil
-	}
-	ops := make([]spanOp, 0, len(p.fields))
+// (opArrayStruct). An empty list for a struct of no positional fields;
+// nest is how deep arrays of structs nest in its elements.
+func spanOps(p *plan) (ops []spanOp, nest int) {
+	ops = make([]spanOp, 0, len(p.fields))
 	for _, fp := range p.fields {
 		switch fp.op {
 		case opFixed:
@@ -267,45 +267,22 @@ func spanOps(p *plan) []spanOp {
 			ops = append(ops, spanOp{kind: spanData, shape: fp.shape, wire: fp.wire, nullable: fp.nullable, str: fp.kind == spec.KindString})
 		case opArrayNum:
 			if fp.elemNum.bool {
-				return nil
+				return nil, 0
 			}
 			ops = append(ops, spanOp{kind: spanNums, shape: fp.shape, lenShape: fp.lenShape, elemShape: fp.elemShape, width: fp.elemWidth, compact: fp.compact})
 		case opArrayStruct:
+			// A plan being compiled (one that holds itself) has no span
+			// yet, so its holders get none.
+			if fp.sub.span == nil || fp.sub.spanNest+1 >= spanDepth {
+				return nil, 0
+			}
+			nest = max(nest, fp.sub.spanNest+1)
 			ops = append(ops, spanOp{kind: spanStructs, fp: fp})
 		default:
-			return nil
+			return nil, 0
 		}
 	}
-	return ops
-}
-
-// spanNest returns how deep arrays of structs with a span nest in p's
-// elements (0 for none), or -1 when p's span is refused: a field spanOps
-// does not take, or arrays nested spanDepth deep or more. A plan being
-// compiled (one that holds itself) has no span yet, so its holders get
-// none.
-func spanNest(p *plan, d int) int {
-	if d >= spanDepth {
-		return -1
-	}
-	deepest := 0
-	for _, fp := range p.fields {
-		switch fp.op {
-		case opFixed, opUUID, opData, opArrayNum:
-		case opArrayStruct:
-			if fp.sub.span == nil {
-				return -1
-			}
-			k := spanNest(fp.sub, d+1)
-			if k < 0 {
-				return -1
-			}
-			deepest = max(deepest, k+1)
-		default:
-			return -1
-		}
-	}
-	return deepest
+	return ops, nest
 }
 
 // numRange is how a fixed-size number is written: w bytes big-endian,

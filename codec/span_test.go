@@ -39,33 +39,53 @@ func TestSpanCopyIsTheGeneralOne(t *testing.T) {
 		for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
 			// Up to four elements an array: arrays of numbers of two or
 			// more, whose later elements are checked too.
-			val := instance.Random(m, v, r, instance.RandomOptions{MaxElems: 4})
-			enc, err := direct.AppendEncode(nil, m, v, nil, val)
-			if err != nil {
+			enc, dec, ok := encodeDecode(t, direct, m, v, instance.Random(m, v, r, instance.RandomOptions{MaxElems: 4}))
+			if !ok {
 				continue
 			}
-			dec, err := decodeAs(direct, m, v, enc)
-			if err != nil {
-				t.Fatalf("%s v%d: %v", m.Name, v, err)
-			}
-			body := dec.Sub(dec.Part(tree.Body))
-			k := codec.SpanCopies(direct, m, v, body)
-			if k == 0 {
-				continue
-			}
-			copies += k
-			if got, _ := direct.AppendEncode(nil, m, v, nil, body); !bytes.Equal(got, enc) {
-				t.Fatalf("%s v%d: the decode re-encodes to other bytes", m.Name, v)
-			}
-			c, r := changeEach(t, direct, general, m, v, body)
-			cases += c
-			refused += r
+			k, c, rf := spanCase(t, direct, general, m, v, enc, dec, math.MaxInt)
+			copies, cases, refused = copies+k, cases+c, refused+rf
 		}
 	}
 	t.Logf("%d arrays copied; %d single changes, %d refused", copies, cases, refused)
 	if copies < 50 || cases < 10000 {
 		t.Errorf("%d arrays copied, %d changes: the comparison covers too little", copies, cases)
 	}
+}
+
+// encodeDecode encodes value val of m at version v with c and decodes
+// the bytes again; ok is false when c refuses val (a random value may
+// not encode at every version), and a decode that fails fails t.
+func encodeDecode(t *testing.T, c *codec.Codec, m *spec.Message, v int16, val *tree.Tree) (enc []byte, dec *tree.Tree, ok bool) {
+	t.Helper()
+	enc, err := c.AppendEncode(nil, m, v, nil, val)
+	if err != nil {
+		return nil, nil, false
+	}
+	if dec, err = decodeAs(c, m, v, enc); err != nil {
+		t.Fatalf("%s v%d: %v", m.Name, v, err)
+	}
+	return enc, dec, true
+}
+
+// spanCase checks decode dec of bytes enc (m at version v) when its body
+// holds arrays the span copy takes and has at most maxNodes nodes: the
+// body re-encodes to enc, and each change of changeEach is written the
+// same by the direct and the general path. It returns how many arrays
+// the copy takes (0 when the body is not checked), how many changes it
+// made and how many both refused.
+func spanCase(t *testing.T, direct, general *codec.Codec, m *spec.Message, v int16, enc []byte, dec *tree.Tree, maxNodes int) (copies, cases, refused int) {
+	t.Helper()
+	body := dec.Sub(dec.Part(tree.Body))
+	copies = codec.SpanCopies(direct, m, v, body)
+	if copies == 0 || len(body.Nodes) > maxNodes {
+		return 0, 0, 0
+	}
+	if got, _ := direct.AppendEncode(nil, m, v, nil, body); !bytes.Equal(got, enc) {
+		t.Fatalf("%s v%d: the decode re-encodes to other bytes", m.Name, v)
+	}
+	cases, refused = changeEach(t, direct, general, m, v, body)
+	return copies, cases, refused
 }
 
 // changeEach changes each node of decoded body (of m at version v) in
@@ -133,14 +153,9 @@ func TestSpanCopyOfRepeatedElements(t *testing.T) {
 			continue
 		}
 		for v := m.ValidVersions.Lo; v <= m.ValidVersions.Hi; v++ {
-			val := instance.Random(m, v, r, instance.RandomOptions{MaxElems: 1, MaxBytes: 6})
-			enc, err := direct.AppendEncode(nil, m, v, nil, val)
-			if err != nil {
+			_, dec, ok := encodeDecode(t, direct, m, v, instance.Random(m, v, r, instance.RandomOptions{MaxElems: 1, MaxBytes: 6}))
+			if !ok {
 				continue
-			}
-			dec, err := decodeAs(direct, m, v, enc)
-			if err != nil {
-				t.Fatalf("%s v%d: %v", m.Name, v, err)
 			}
 			js, err := codec.ToJSON(nil, dec, dec.Part(tree.Body), m, v, codec.JSONOptions{})
 			if err != nil {
@@ -151,26 +166,15 @@ func TestSpanCopyOfRepeatedElements(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s v%d: %v\n%s", m.Name, v, err, js)
 			}
-			enc, err = direct.AppendEncode(nil, m, v, nil, rep)
-			if err != nil {
+			enc, dec, ok := encodeDecode(t, direct, m, v, rep)
+			if !ok {
 				continue
 			}
-			if dec, err = decodeAs(direct, m, v, enc); err != nil {
-				t.Fatalf("%s v%d: %v", m.Name, v, err)
+			k, c, rf := spanCase(t, direct, general, m, v, enc, dec, 4000)
+			if k > 0 {
+				bodies++
 			}
-			body := dec.Sub(dec.Part(tree.Body))
-			k := codec.SpanCopies(direct, m, v, body)
-			if k == 0 || len(body.Nodes) > 4000 {
-				continue
-			}
-			copies += k
-			bodies++
-			if got, _ := direct.AppendEncode(nil, m, v, nil, body); !bytes.Equal(got, enc) {
-				t.Fatalf("%s v%d: the decode re-encodes to other bytes", m.Name, v)
-			}
-			c, r := changeEach(t, direct, general, m, v, body)
-			cases += c
-			refused += r
+			copies, cases, refused = copies+k, cases+c, refused+rf
 		}
 	}
 	t.Logf("%d bodies, %d arrays copied; %d single changes, %d refused", bodies, copies, cases, refused)

@@ -217,8 +217,14 @@ func TestOutputFitsTheTerminal(t *testing.T) {
 			t.Errorf("80 columns: a line of %d: %q", utf8.RuneCountInString(l), l)
 		}
 	}
-	if !strings.Contains(at80.stdout, "\n    |       |       +-- LeaderId        int32       = 0            [0x0014, 4B]\n") {
+	if !strings.Contains(at80.stdout, "\n    |       |       +-- LeaderId        = 0                      [0x0014, 4B]\n") {
 		t.Errorf("80 columns:\n%s", at80.stdout)
+	}
+	// The request's uuids stay whole at 80 columns: the name column's
+	// padding gives way, its deepest rows put their cells on a line below.
+	req := kwireEnv(t, &env{terminal: true, width: 80}, "--color", "never", "show", "Vote", "--version", "2")
+	if !strings.Contains(req.stdout, "\n    |       |       +-- ReplicaDirectoryId\n    |       |       |      = 00000000-0000-0000-0000-000000000000  [0x0023, 16B]\n") {
+		t.Errorf("80 columns, the request:\n%s", req.stdout)
 	}
 	wide := kwireEnv(t, &env{terminal: true, width: 200}, args...)
 	if wide.stdout != plain {

@@ -66,7 +66,8 @@ type Options struct {
 	//     "= "), the values before them staying whole;
 	//  3. type cells wider than MinTypeWidth columns are cut the same way;
 	//  4. the type column is dropped (a node's type is in its spec), the
-	//     value cells getting its room back;
+	//     value cells getting its room back, and the notes are cut further,
+	//     as far as the values before them;
 	//  5. the name column's padding is shortened, down to MinNameWidth
 	//     columns: a row whose name (with the tree drawing) is wider than
 	//     the column puts its other cells on a line of their own below it,
@@ -388,8 +389,8 @@ func isUUID(b []byte) bool {
 // narrow fits the columns name, type, value and range of a tree without
 // its about column into width, in the order Options.Width documents:
 // value cells down to their values (notes cut, at most to MidValueWidth),
-// type cells down to MinTypeWidth, then no type column, the name column
-// down to MinNameWidth, value cells down to their numbers (at most to MinValueWidth), then no
+// type cells down to MinTypeWidth, then no type column and no more of the
+// notes than fits, the name column down to MinNameWidth, value cells down to their numbers (at most to MinValueWidth), then no
 // value column. tw.widths[0] becomes the name column's width (wider names
 // put the row's other cells on a line below), tw.widths[1] and [2] the
 // widest a cell may be.
@@ -410,15 +411,16 @@ func (tw *treeWriter) narrow(width int) {
 	}
 	names := tw.widths[0]
 	value := tw.widths[2]
-	notes := max(MidValueWidth, tw.notes)
+	notes := max(MinValueWidth, tw.notes)
 	numbers := max(MinValueWidth, tw.numbers)
-	shrink(2, notes)
+	shrink(2, max(MidValueWidth, notes))
 	shrink(1, MinTypeWidth)
 	if over() > 0 {
 		// Without the type column the values get its room back.
 		tw.widths[1], tw.widths[2] = 0, value
-		shrink(2, notes)
+		shrink(2, max(MidValueWidth, notes))
 	}
+	shrink(2, notes)
 	shrink(0, MinNameWidth)
 	shrink(2, numbers)
 	if over() > 0 {

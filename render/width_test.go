@@ -80,7 +80,8 @@ func TestWidthDropsTheAboutColumn(t *testing.T) {
 
 // Narrower than the rows without the about column (97), the notes after
 // the values are cut to MidValueWidth and the type cells to MinTypeWidth;
-// then the type column goes and the values get its room back; then the
+// then the type column goes and the values get its room back, their notes
+// cut as far as needed (at 56 columns "1 element" is whole); then the
 // name column's padding is shortened, rows with longer names putting their
 // other cells on the line below; then the values are cut (never a number);
 // then the value column goes. Name and range are never cut.
@@ -108,11 +109,11 @@ func TestWidthNarrowsTypeAndValue(t *testing.T) {
 		{80, "TopicName", "    |       +-- TopicName               = \"\" (compact, len+1=1)  [0x000c, 1B]"},
 		{80, "Partitions", "    |       +-- Partitions              = 1 element              [0x000d, 17B]"},
 		{74, "TopicName", "    |       +-- TopicName               = \"\" (compact, len…  [0x000c, 1B]"},
-		{62, "TopicName", "    |       +-- TopicName      = \"\" (compact, …  [0x000c, 1B]"},
-		{62, "PartitionData[0]", "    |       |   +-- PartitionData[0]\n    |       |       |          = struct          [0x000e, 16B]"},
-		{62, "VoteGranted", "    |       |       +-- VoteGranted\n    |       |       |          = false           [0x001c, 1B]"},
-		{56, "ErrorCode", "    +-- ErrorCode         = 0              [0x0009, 2B]"},
-		{56, "Partitions", "    |       +-- Partitions\n    |       |   |         = 1 element      [0x000d, 17B]"},
+		{62, "TopicName", "    |       +-- TopicName           = \"\" (comp…  [0x000c, 1B]"},
+		{62, "PartitionData[0]", "    |       |   +-- PartitionData[0]\n    |       |       |               = struct     [0x000e, 16B]"},
+		{62, "VoteGranted", "    |       |       +-- VoteGranted\n    |       |       |               = false      [0x001c, 1B]"},
+		{56, "ErrorCode", "    +-- ErrorCode             = 0          [0x0009, 2B]"},
+		{56, "Partitions", "    |       +-- Partitions    = 1 element  [0x000d, 17B]"},
 		{40, "TopicName", "    |       +-- TopicName  [0x000c, 1B]"},
 		{40, "VoteGranted", "    |       |       +-- VoteGranted\n    |       |       |      [0x001c, 1B]"},
 	} {

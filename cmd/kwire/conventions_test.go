@@ -178,6 +178,22 @@ func TestCompletion(t *testing.T) {
 		"kwire --kafka ":         {"3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "3.9.1", "4.0", "4.1", "4.2", "4.3", "4.4"},
 		"kwire show --kafka 3.9": {"3.9", "3.9.1"},
 		"kwire show --kafka 4":   {"4.0", "4.1", "4.2", "4.3", "4.4"},
+		// Names come from the specs: of the newest release, or of the
+		// one --kafka names, before the command or after it.
+		"kwire show Vo":                          {"Vote", "VoteRequest", "VoteResponse", "VotersRecord"},
+		"kwire show vo":                          {"vote", "voterequest", "voteresponse", "votersrecord"},
+		"kwire encode VoteR":                     {"VoteRequest", "VoteResponse"},
+		"kwire history EndQuorumEpochR":          {"EndQuorumEpochRequest", "EndQuorumEpochResponse"},
+		"kwire decode --api FetchS":              {"FetchSnapshot", "FetchSnapshotRequest", "FetchSnapshotResponse"},
+		"kwire decode --api=FetchSnapshotR":      {"FetchSnapshotRequest", "FetchSnapshotResponse"},
+		"kwire call DescribeQ":                   {"DescribeQuorum"},
+		"kwire call Vote":                        {"Vote"},
+		"kwire log --decoder ":                   {"metadata", "offsets", "remote-log-metadata", "share-state", "transactions"},
+		"kwire log --type PartitionC":            {"PartitionChangeRecord"},
+		"kwire show ConsumerGroupHeartbeat":      {"ConsumerGroupHeartbeat", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse"},
+		"kwire --kafka 3.0 show ConsumerGroupH":  nil,
+		"kwire show --kafka=3.0 ConsumerGroupH":  nil,
+		"kwire --kafka 3.7 show ConsumerGroupHe": {"ConsumerGroupHeartbeat", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse"},
 	} {
 		t.Setenv("COMP_LINE", line)
 		r := kwire(t)

@@ -254,9 +254,10 @@ type treeWriter struct {
 	// about column's width in runes matter (it is the last column), else
 	// its width in bytes stands in for it.
 	fit bool
-	// numbers and notes are the narrowest the value column may be when it keeps
-	// every number, uuid and boolean whole, and every value whole (its
-	// note cut), respectively, "= " and a closing "…" included (Options.Width).
+	// numbers and notes are the narrowest the value column may be when it
+	// keeps every number, uuid and boolean whole, and every value whole
+	// (its note cut), respectively, "= " and a closing "…" included
+	// (Options.Width).
 	numbers, notes int
 }
 
@@ -390,10 +391,11 @@ func isUUID(b []byte) bool {
 // its about column into width, in the order Options.Width documents:
 // value cells down to their values (notes cut, at most to MidValueWidth),
 // type cells down to MinTypeWidth, then no type column and no more of the
-// notes than fits, the name column down to MinNameWidth, value cells down to their numbers (at most to MinValueWidth), then no
-// value column. tw.widths[0] becomes the name column's width (wider names
-// put the row's other cells on a line below), tw.widths[1] and [2] the
-// widest a cell may be.
+// notes than fits, the name column down to MinNameWidth, value cells down
+// to their numbers (at most to MinValueWidth), then no value column.
+// tw.widths[0] becomes the name column's width (wider names put the row's
+// other cells on a line below), tw.widths[1] and [2] the widest a cell may
+// be.
 func (tw *treeWriter) narrow(width int) {
 	over := func() int {
 		n := -2 // no padding after the last column

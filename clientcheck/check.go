@@ -177,6 +177,7 @@ func (c *Conn) Request(r Request) []Finding {
 	}
 	out = append(out, varints(t)...)
 	out = append(out, tagOrder(t)...)
+	out = append(out, recordProblems(t)...)
 	if key == produceKey {
 		out = append(out, c.batches(t)...)
 	}
@@ -396,9 +397,9 @@ func tagOrder(t *tree.Tree) []Finding {
 	return out
 }
 
-// batches judges the record batches of a Produce request t: what records
-// found wrong in them, their offset deltas and their sequences.
-func (c *Conn) batches(t *tree.Tree) []Finding {
+// recordProblems are the problems package records found in the record
+// batches of t that are not notices.
+func recordProblems(t *tree.Tree) []Finding {
 	var out []Finding
 	for _, p := range t.Problems {
 		if p.Notice {
@@ -410,6 +411,13 @@ func (c *Conn) batches(t *tree.Tree) []Finding {
 		}
 		out = append(out, Finding{Rule: RecordBatch, Offset: int(p.Off), Path: p.Path, Msg: msg})
 	}
+	return out
+}
+
+// batches judges the record batches of a Produce request t that records
+// found nothing wrong in: their offset deltas and their sequences.
+func (c *Conn) batches(t *tree.Tree) []Finding {
+	var out []Finding
 	for i := range t.Nodes {
 		bi := int32(i)
 		if t.Nodes[i].Kind() != tree.RecordBatch || t.IsVirtual(bi) {

@@ -58,6 +58,12 @@
 // its name, or by a topic id that an earlier response (Metadata) paired
 // with its name, on this connection or, with Options.Names, on another.
 //
+// Checking the client. With Options.Check each request is judged, as it
+// is decoded, by a clientcheck.Conn of the connection (fed every request
+// and response, and the SASL tokens' rounds; the Conn says which request's
+// correlation id is still in flight), and its findings travel on its
+// Exchange (Exchange.Findings).
+//
 // A Conn is not safe for concurrent use: one goroutine feeds it, and its
 // callback runs on that goroutine.
 package flow

@@ -5,7 +5,8 @@
 //
 // A text line starts with the time (Time), then the connection's name as
 // the caller chooses it ("#1 10.0.0.1:53422→10.0.0.2:9092"), then what
-// happened: for an exchange, ExchangeLine; for a problem, its kind and
+// happened: for an exchange, ExchangeLine (then a FindingLine per finding
+// of its request, with kwire's --check); for a problem, its kind and
 // flow.Problem.String; for a proxy connection's start and end,
 // ConnectionLine. A JSON line is an Exchange, a Problem or a Connection
 // marshalled with encoding/json; their keys are documented on the fields and

@@ -118,6 +118,10 @@ type Conn struct {
 	scratch tree.Tree
 }
 
+// maxSeqs bounds the producers' partitions a Conn follows, so that what
+// it holds does not grow with what a client sends.
+const maxSeqs = 4096
+
 // seqKey is a producer's partition.
 type seqKey struct {
 	producerID int64
@@ -507,6 +511,8 @@ func (c *Conn) sequence(t *tree.Tree, bi int32, f records.BatchFacts) []Finding 
 	next := nextSequence(f.BaseSequence, f.Count)
 	s, seen := c.seqs[k]
 	switch {
+	case !seen && len(c.seqs) >= maxSeqs:
+		// Past the bound, new partitions are not followed.
 	case !seen:
 		if c.seqs == nil {
 			c.seqs = map[seqKey]seqState{}

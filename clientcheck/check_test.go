@@ -2,6 +2,7 @@ package clientcheck_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/clientcheck"
@@ -110,5 +111,78 @@ func TestRuleNames(t *testing.T) {
 	}
 	if len(seen) != 8 {
 		t.Errorf("%d rules", len(seen))
+	}
+}
+
+// frameOf encodes a request (req) or response of api at ver.
+func frameOf(t *testing.T, c *codec.Codec, api string, req bool, ver int16, corr int32, body string) []byte {
+	t.Helper()
+	rq, rs, err := c.Set.Lookup(api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, h := rs, codec.ResponseHeaderValue(c.Set.ResponseHeader(), corr)
+	if req {
+		m, h = rq, codec.RequestHeaderValue(c.Set.RequestHeader(), rq.APIKey, ver, corr, "cli")
+	}
+	v, err := codec.FromJSON([]byte(body), m, ver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := c.Encode(m, ver, h, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Bytes
+}
+
+// SCRAM takes two rounds: a request after the first is a finding, after
+// the second not; a handshake the broker refuses starts nothing; an
+// ApiVersions answer with an error (KIP-511's v0 fallback) announces
+// nothing.
+func TestSASLRoundsAndErrorAnswers(t *testing.T) {
+	set, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(set)
+	md := func(corr int32) clientchecktest.Step {
+		return clientchecktest.Step{Client: true, Frame: frameOf(t, c, "Metadata", true, 12, corr, `{"topics":null,"allowAutoTopicCreation":false,"includeTopicAuthorizedOperations":false}`)}
+	}
+	mdResp := func(corr int32) clientchecktest.Step {
+		return clientchecktest.Step{Frame: frameOf(t, c, "Metadata", false, 12, corr, `{"throttleTimeMs":0,"brokers":[],"clusterId":null,"controllerId":1,"topics":[]}`)}
+	}
+	auth := func(corr int32) []clientchecktest.Step {
+		return []clientchecktest.Step{
+			{Client: true, Frame: frameOf(t, c, "SaslAuthenticate", true, 2, corr, `{"authBytes":""}`)},
+			{Frame: frameOf(t, c, "SaslAuthenticate", false, 2, corr, `{"errorCode":0,"errorMessage":null,"authBytes":"","sessionLifetimeMs":0}`)},
+		}
+	}
+	steps := []clientchecktest.Step{
+		{Client: true, Frame: frameOf(t, c, "ApiVersions", true, 4, 1, `{"clientSoftwareName":"x","clientSoftwareVersion":"1"}`)},
+		{Frame: frameOf(t, c, "ApiVersions", false, 4, 1, `{"errorCode":35,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":3}],"throttleTimeMs":0}`)},
+		{Client: true, Frame: frameOf(t, c, "SaslHandshake", true, 1, 2, `{"mechanism":"SCRAM-SHA-512"}`)},
+		{Frame: frameOf(t, c, "SaslHandshake", false, 1, 2, `{"errorCode":0,"mechanisms":["SCRAM-SHA-512"]}`)},
+	}
+	steps = append(steps, auth(3)...)
+	steps = append(steps, md(4), mdResp(4))
+	steps = append(steps, auth(5)...)
+	steps = append(steps, md(6), mdResp(6),
+		clientchecktest.Step{Client: true, Frame: frameOf(t, c, "SaslHandshake", true, 1, 7, `{"mechanism":"NOPE"}`)},
+		clientchecktest.Step{Frame: frameOf(t, c, "SaslHandshake", false, 1, 7, `{"errorCode":33,"mechanisms":["PLAIN"]}`)},
+		md(8), mdResp(8))
+	got := run(t, c, steps)
+	if len(got) != 1 || got[0].corr != 4 || got[0].f.Rule != clientcheck.BeforeSASL || !strings.Contains(got[0].f.Msg, "1 of 2 rounds") {
+		t.Errorf("findings %v; want before-sasl on correlation id 4 only", got)
+	}
+}
+
+// A producer's sequences wrap past the int32 maximum to 0.
+func TestSequenceWraps(t *testing.T) {
+	if n := clientcheck.NextSequence(1<<31-2, 3); n != 1 {
+		t.Errorf("after 2147483646 + 3 records: %d, want 1", n)
+	}
+	if n := clientcheck.NextSequence(5, 3); n != 8 {
+		t.Errorf("after 5 + 3 records: %d, want 8", n)
 	}
 }

@@ -242,6 +242,18 @@ func (c *Conn) Token() {
 	}
 }
 
+// Lost notes that bytes of the connection were not seen (a capture that
+// lost packets, a proxy whose decoder fell behind): a SASL round may have
+// gone unseen, so authentication is taken as completed, and the
+// producers' sequences are forgotten, so that what was missed is not
+// judged as the client's fault. What the broker announced is kept.
+func (c *Conn) Lost() {
+	if c.sasl.started {
+		c.sasl.done = true
+	}
+	clear(c.seqs)
+}
+
 // rounds is the number of SASL rounds mechanism mech takes until the
 // client may send other requests.
 func rounds(mech string) int {

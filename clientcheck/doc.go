@@ -47,5 +47,6 @@
 // responses: package flow feeds it each request it decoded and each
 // response (a Conn per connection), and carries the findings on the
 // exchanges it reports; kwire proxy --check and kwire pcap --check print
-// them.
+// them. Bytes of the connection that were not seen (Conn.Lost) end the
+// judging of what they may have held: the SASL rounds and the sequences.
 package clientcheck

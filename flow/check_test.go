@@ -110,3 +110,32 @@ func TestCheckSASLTokens(t *testing.T) {
 		t.Errorf("before-sasl findings on %v, want on correlation id 2", found)
 	}
 }
+
+// Bytes lost after a SaslHandshake may have held the round that completed
+// authentication: the request after the gap is not a finding.
+func TestCheckGapEndsSASLJudging(t *testing.T) {
+	c := codec.New(testSet)
+	var xs []*Exchange
+	conn := New(Options{Codec: c, Check: true}, func(e Event) {
+		if x, ok := e.(*Exchange); ok {
+			xs = append(xs, x)
+		}
+	})
+	at := time.Unix(1_700_000_000, 0)
+	hs := reqFrame(t, c, "SaslHandshake", 1, 1, "cli", `{"mechanism":"PLAIN"}`)
+	conn.Data(ClientToServer, hs, at)
+	conn.Data(ServerToClient, respFrame(t, c, "SaslHandshake", 1, 1, `{"errorCode":0,"mechanisms":["PLAIN"]}`), at)
+	conn.GapToFrame(ClientToServer, 40, at) // a SaslAuthenticate request, not seen
+	conn.GapToFrame(ServerToClient, 30, at) // and its response
+	conn.Data(ClientToServer, reqFrame(t, c, "Metadata", 12, 3, "cli", ""), at)
+	conn.Data(ServerToClient, respFrame(t, c, "Metadata", 12, 3, ""), at)
+	conn.Close(at)
+	for _, x := range xs {
+		if len(x.Findings) > 0 {
+			t.Errorf("corr %d: %v", x.CorrelationID, x.Findings)
+		}
+	}
+	if len(xs) != 2 {
+		t.Errorf("%d exchanges", len(xs))
+	}
+}

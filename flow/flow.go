@@ -1028,6 +1028,9 @@ func (c *Conn) Gap(d Dir, n int64, at time.Time) {
 	}
 	s := &c.s[d&1]
 	c.stats.Missing[s.dir] += n
+	if c.check != nil {
+		c.check.Lost()
+	}
 	if st := s.sp.State(); st == frame.Stopped || st == frame.Ended {
 		s.sp.Gap(n)
 		return
@@ -1055,6 +1058,9 @@ func (c *Conn) GapToFrame(d Dir, n int64, at time.Time) {
 	}
 	s := &c.s[d&1]
 	c.stats.Missing[s.dir] += n
+	if c.check != nil && n > 0 {
+		c.check.Lost()
+	}
 	if st := s.sp.State(); st == frame.Stopped || st == frame.Ended {
 		s.sp.GapToFrame(n)
 		return

@@ -174,6 +174,12 @@ func Cases(set *spec.Set) ([]Case, error) {
 	cs = append(cs, Case{Name: "header-version", Corr: 1, Rule: clientcheck.HeaderVersion, Offset: bodyAt - 1, Path: "RequestHeader",
 		Steps: []Step{req(splice(md(1), bodyAt-1, 1)), req(md(2)), resp(mdResp(2))}})
 
+	// ApiVersions v3 with request header v1, as if its request took the
+	// special case of its response (header v0 whatever the version): the
+	// request follows the flexible rule like every other.
+	cs = append(cs, Case{Name: "header-version-apiversions", Corr: 1, Rule: clientcheck.HeaderVersion, Offset: bodyAt - 1, Path: "RequestHeader",
+		Steps: []Step{req(splice(b.request("ApiVersions", 3, 1, `{"clientSoftwareName":"kwire-test","clientSoftwareVersion":"1"}`), bodyAt-1, 1))}})
+
 	// The topics array's compact length (2: one topic) in two bytes.
 	cs = append(cs, Case{Name: "overlong-varint", Corr: 1, Rule: clientcheck.OverlongVarint, Offset: bodyAt, Path: "MetadataRequest.Topics.length",
 		Steps: []Step{req(splice(md(1), bodyAt, 1, 0x82, 0x00)), resp(mdResp(1))}})

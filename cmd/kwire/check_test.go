@@ -256,7 +256,7 @@ func TestPcapCheckPlantedFaults(t *testing.T) {
 	if strings.Contains(r.stdout, `"findings"`) {
 		t.Errorf("findings without --check")
 	}
-	if n := strings.Count(r.stdout, `"type":"problem"`); n != 4 {
-		t.Errorf("%d problems without --check, want 4 (header version, crc, records count, trailing bytes):\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, `"type":"problem"`); n != 5 {
+		t.Errorf("%d problems without --check, want 5 (two header versions, crc, records count, trailing bytes):\n%s", n, r.stdout)
 	}
 }

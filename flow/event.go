@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kwire/kwire/clientcheck"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -101,6 +102,9 @@ type Exchange struct {
 	// known. A new SaslHandshake (re-authentication, KIP-368)
 	// starts them again.
 	Mechanism, User string
+	// Findings are what package clientcheck found wrong in the request
+	// (Options.Check), by offset in the request's frame; nil without.
+	Findings []clientcheck.Finding
 	// DecodedWith is the release of the Options.Fallback set the request
 	// and response were decoded with ("3.9.2") because the Codec's set does
 	// not accept the request's api key and version; "" when the Codec's set

@@ -70,6 +70,10 @@ type Options struct {
 	// Fallback picks the spec set that decodes what Codec's set does not
 	// accept (flow.Options.Fallback); nil for none.
 	Fallback flow.Fallback
+	// Check judges the clients' requests (flow.Options.Check): the
+	// exchanges reported carry their findings. The bytes forwarded are
+	// never changed.
+	Check bool
 	// RewriteAdvertised routes every broker through the proxy. The proxy
 	// learns the brokers (node id and address) from the responses it
 	// forwards, opens a listener for each node id as it appears (ports
@@ -701,7 +705,7 @@ func (c *conn) fail(err error) {
 // decode runs the flow decoder over the queue until it is closed.
 func (c *conn) decode(done chan<- flow.Stats) {
 	p := c.p
-	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names}, func(e flow.Event) {
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names, Check: p.o.Check}, func(e flow.Event) {
 		at := time.Now()
 		switch e := e.(type) {
 		case *flow.Exchange:

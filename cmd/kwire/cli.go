@@ -284,6 +284,14 @@ func problemsWhere(format string) string {
 	return "(above)"
 }
 
+// findingsWhere says where the findings of --check were printed.
+func findingsWhere(format string) string {
+	if format == "json" {
+		return `(the "findings" of the "exchange" lines of the output)`
+	}
+	return "(the finding lines above)"
+}
+
 // above is " (N spec errors above)", or "" for none.
 func above(n int) string {
 	if n == 0 {

@@ -46,6 +46,8 @@ type pcapRun struct {
 	wt  *traffic.Watcher
 	// failed: a problem other than a resynchronisation (a notice) was seen.
 	failed bool
+	// findings counts the findings of the clients' requests (--check).
+	findings int
 }
 
 // pcap reads a capture, reassembles its TCP connections on the Kafka
@@ -112,7 +114,7 @@ func (a *app) pcap(c *pcapCmd) error {
 	cd.MaxFrame = c.MaxFrame
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
-		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}},
+		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}, Check: c.Check},
 		OnOpen:    r.open, OnEvent: r.flowEvent, KeyLog: kl, OnTLS: r.tls,
 		OnClose: func(c *capture.Conn, _ time.Time, _ string) { wt.Closed(traffic.Conn{ID: uint64(c.ID)}) },
 	})
@@ -131,6 +133,9 @@ func (a *app) pcap(c *pcapCmd) error {
 	}
 	if r.failed {
 		return fmt.Errorf("%s: the conversations have problems %s", name, problemsWhere(r.c.Format))
+	}
+	if r.findings > 0 {
+		return fmt.Errorf("%s: the clients' requests have %d %s %s", name, r.findings, plural(r.findings, "finding", "findings"), findingsWhere(r.c.Format))
 	}
 	return nil
 }
@@ -187,6 +192,9 @@ func (r *pcapRun) tls(c *capture.Conn, t time.Time, msg string, problem bool) {
 func (r *pcapRun) flowEvent(c *capture.Conn, ev flow.Event) {
 	if p, ok := ev.(*flow.Problem); ok {
 		r.failed = r.failed || p.Kind != flow.Resync
+	}
+	if x, ok := ev.(*flow.Exchange); ok {
+		r.findings += len(x.Findings)
 	}
 	if !r.wt.Keep(traffic.Conn{ID: uint64(c.ID), Client: c.Client.String()}, ev) {
 		return

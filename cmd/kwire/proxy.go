@@ -137,6 +137,9 @@ type proxyRun struct {
 	buf bytes.Buffer
 	err error
 	wt  *traffic.Watcher
+	// findings counts the findings of the clients' requests (--check),
+	// printed or not.
+	findings int
 }
 
 // proxy forwards connections to the upstream broker and prints what goes
@@ -171,7 +174,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	if o.Grace <= 0 {
 		o.Grace = -1 // close at once
 	}
-	o.TLS, o.UpstreamTLS, o.ShowSecrets, o.Fallback = listenTLS, upstreamTLS, a.cli.ShowSecrets, flow.EmbeddedFallbacks(set)
+	o.TLS, o.UpstreamTLS, o.ShowSecrets, o.Fallback, o.Check = listenTLS, upstreamTLS, a.cli.ShowSecrets, flow.EmbeddedFallbacks(set), c.Check
 	p, err := proxy.New(o)
 	if err != nil {
 		return err
@@ -195,6 +198,9 @@ func (a *app) proxy(c *proxyCmd) error {
 	if err == nil {
 		err = r.err
 	}
+	if err == nil && r.findings > 0 {
+		err = fmt.Errorf("the clients' requests have %d %s %s", r.findings, plural(r.findings, "finding", "findings"), findingsWhere(c.Format))
+	}
 	return err
 }
 
@@ -205,6 +211,9 @@ func (r *proxyRun) event(e proxy.Event) {
 		bc.Hint = " try --upstream-tls"
 	}
 	r.write(func() error {
+		if x, ok := e.Flow.(*flow.Exchange); ok {
+			r.findings += len(x.Findings)
+		}
 		if !r.wt.KeepProxy(e) {
 			return nil
 		}

@@ -23,6 +23,18 @@ type Names struct {
 	// Group is a consumer group id, TransactionalID a transactional id,
 	// both conform's own.
 	Group, TransactionalID string
+	// Producer is the producer id and epoch InitProducerId gave
+	// TransactionalID, which the transaction APIs' bodies then carry; nil
+	// while there is none (the bodies say producer id and epoch -1, which
+	// Kafka answers with INVALID_PRODUCER_ID_MAPPING).
+	Producer *Producer
+}
+
+// Producer is a producer id and its epoch (InitProducerIdResponse's
+// ProducerId and ProducerEpoch).
+type Producer struct {
+	ID    int64
+	Epoch int16
 }
 
 // Access is what a request can do to the target it is sent to.

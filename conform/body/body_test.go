@@ -457,6 +457,18 @@ func TestJSON(t *testing.T) {
 	if !strings.Contains(string(js), `"topicId":"oaIDBAUGBwgJCgsMDQ4PEA"`) {
 		t.Errorf("Fetch v13: %s", js)
 	}
+	// A producer's id and epoch reach the transaction APIs' bodies.
+	withProducer := testNames
+	withProducer.Producer = &Producer{ID: 4000, Epoch: 7}
+	end := s.Request(26)
+	for n, want := range map[*Names]string{
+		&testNames:    `{"committed":false,"producerEpoch":-1,"producerId":-1,"transactionalId":"kwire-conform-t1-txn"}`,
+		&withProducer: `{"committed":false,"producerEpoch":7,"producerId":4000,"transactionalId":"kwire-conform-t1-txn"}`,
+	} {
+		if js, err := JSON(end, 5, *n); err != nil || string(js) != want {
+			t.Errorf("EndTxn v5: %s, %v; want %s", js, err, want)
+		}
+	}
 	if _, err := JSON(fetch, 99, testNames); err == nil {
 		t.Error("Fetch v99: no error")
 	}

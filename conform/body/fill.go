@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -102,15 +103,17 @@ func (f *filler) value(fd *spec.Field, tv any, path string) (any, error) {
 
 // The placeholders a template may hold, each a whole JSON string.
 const (
-	phTopic        = "$topic"        // Names.Topic
-	phTopicID      = "$topicId"      // Names.TopicID, base64url
-	phGroup        = "$group"        // Names.Group
-	phTxn          = "$txn"          // Names.TransactionalID
-	phPrefix       = "$prefix"       // Names.Prefix
-	phPrincipal    = "$principal"    // "User:" + Names.Prefix
-	phMember       = "$member"       // a member id of Names.Group's own (KIP-848 protocols)
-	phRecords      = "$records"      // one record for Names.Topic (Records)
-	phSubscription = "$subscription" // a consumer's subscription to Names.Topic (Subscription)
+	phTopic        = "$topic"         // Names.Topic
+	phTopicID      = "$topicId"       // Names.TopicID, base64url
+	phGroup        = "$group"         // Names.Group
+	phTxn          = "$txn"           // Names.TransactionalID
+	phPrefix       = "$prefix"        // Names.Prefix
+	phPrincipal    = "$principal"     // "User:" + Names.Prefix
+	phMember       = "$member"        // a member id of Names.Group's own (KIP-848 protocols)
+	phRecords      = "$records"       // one record for Names.Topic (Records)
+	phSubscription = "$subscription"  // a consumer's subscription to Names.Topic (Subscription)
+	phProducerID   = "$producerId"    // Names.Producer.ID, -1 without (a number)
+	phProducerEp   = "$producerEpoch" // Names.Producer.Epoch, -1 without (a number)
 )
 
 // placeholder returns the value of placeholder p. An unknown placeholder
@@ -136,6 +139,16 @@ func (f *filler) placeholder(p, path string) (any, error) {
 		return base64.StdEncoding.EncodeToString(Records(f.key, f.v)), nil
 	case phSubscription:
 		return base64.StdEncoding.EncodeToString(Subscription(n.Topic)), nil
+	case phProducerID:
+		if n.Producer == nil {
+			return json.Number("-1"), nil
+		}
+		return json.Number(strconv.FormatInt(n.Producer.ID, 10)), nil
+	case phProducerEp:
+		if n.Producer == nil {
+			return json.Number("-1"), nil
+		}
+		return json.Number(strconv.Itoa(int(n.Producer.Epoch))), nil
 	}
 	return nil, fmt.Errorf("%s: unknown placeholder %q", path, p)
 }
@@ -183,6 +196,14 @@ func (f *filler) defaultValue(fd *spec.Field) any {
 	case spec.KindBool:
 		return fd.DefaultInt != 0
 	case spec.KindFloat64:
+		switch {
+		case math.IsNaN(fd.DefaultFloat):
+			return "NaN"
+		case math.IsInf(fd.DefaultFloat, 1):
+			return "Infinity"
+		case math.IsInf(fd.DefaultFloat, -1):
+			return "-Infinity"
+		}
 		s := strconv.FormatFloat(fd.DefaultFloat, 'g', -1, 64)
 		if !strings.ContainsAny(s, ".eEN") {
 			s += ".0"

@@ -220,6 +220,10 @@ var apis = map[int16]api{
 	69: {"ConsumerGroupDescribe", ReadOnly, "reads KIP-848 consumer groups",
 		[]tmpl{every(`{"groupIds":["$group"],"includeAuthorizedOperations":false}`)}},
 	70: {"ControllerRegistration", Cluster, "a controller registers with the KRaft quorum",
+		// Kafka 4.4.0 checks nothing of the request and registers
+		// controller id -1 (which no voter has); UnregisterController's
+		// body removes it again. A body it would refuse makes the
+		// controller fail unexpectedly and resign its leadership: worse.
 		[]tmpl{every(`{"controllerId":-1,"zkMigrationReady":false,"listeners":[],"features":[]}`)}},
 	71: {"GetTelemetrySubscriptions", ReadOnly, "reads which client metrics the broker wants (KIP-714)",
 		[]tmpl{every(`{}`)}},
@@ -271,5 +275,6 @@ var apis = map[int16]api{
 	93: {"StreamsGroupTopologyDescriptionUpdate", Mutating, "stores a streams group's topology description",
 		[]tmpl{every(`{"groupId":"$group","memberId":"$member","topologyEpoch":0,"topologyDescription":{"subtopologies":[],"globalStores":[]}}`)}},
 	94: {"UnregisterController", Cluster, "removes a controller's registration from the quorum",
+		// id -1: what ControllerRegistration's body registers.
 		[]tmpl{every(`{"controllerId":-1}`)}},
 }

@@ -32,6 +32,39 @@ type liveAnswer struct {
 // the topic made for the test (partition 0 led by the node) and a group
 // and transactional id of its own (so that no answer depends on an
 // earlier probe), DeleteTopics a topic made for each version.
+// clusterAnswers are Kafka 4.4.0's answers to the cluster bodies, on the
+// listener ("broker", "controller") that announces each API, after the
+// probes of liveAnswers.
+var clusterAnswers = []liveAnswer{
+	{"broker WriteTxnMarkers", "1-2", "UNKNOWN_SERVER_ERROR"},
+	{"broker UnregisterBroker", "0", "BROKER_ID_NOT_REGISTERED"},
+	{"broker AddRaftVoter", "0-1", "INVALID_REQUEST"},
+	{"broker RemoveRaftVoter", "0", "INVALID_REQUEST"},
+	{"broker InitializeShareGroupState", "0", "NONE"},
+	{"broker ReadShareGroupState", "0", "INVALID_REQUEST"},
+	{"broker WriteShareGroupState", "0-1", "INVALID_REQUEST"},
+	{"broker DeleteShareGroupState", "0", "NONE"},
+	{"broker ReadShareGroupStateSummary", "0-1", "NONE"},
+	{"broker UnregisterController", "0", "CONTROLLER_ID_NOT_REGISTERED"},
+	{"controller Vote", "0-1", "INVALID_REQUEST"},
+	{"controller Vote", "2", "FENCED_LEADER_EPOCH"},
+	{"controller BeginQuorumEpoch", "0-1", "FENCED_LEADER_EPOCH"},
+	{"controller EndQuorumEpoch", "0-1", "FENCED_LEADER_EPOCH"},
+	{"controller AlterPartition", "2-3", "STALE_BROKER_EPOCH"},
+	{"controller Envelope", "0", "PRINCIPAL_DESERIALIZATION_FAILURE"},
+	{"controller FetchSnapshot", "0-1", "UNKNOWN_SERVER_ERROR"},
+	{"controller BrokerRegistration", "0-4", "INCONSISTENT_CLUSTER_ID"},
+	{"controller BrokerHeartbeat", "0-2", "STALE_BROKER_EPOCH"},
+	{"controller UnregisterBroker", "0", "BROKER_ID_NOT_REGISTERED"},
+	{"controller AllocateProducerIds", "0", "STALE_BROKER_EPOCH"},
+	{"controller ControllerRegistration", "0", "NONE"},
+	{"controller AssignReplicasToDirs", "0", "STALE_BROKER_EPOCH"},
+	{"controller AddRaftVoter", "0-1", "INVALID_REQUEST"},
+	{"controller RemoveRaftVoter", "0", "INVALID_REQUEST"},
+	{"controller UpdateRaftVoter", "0", "FENCED_LEADER_EPOCH"},
+	{"controller UnregisterController", "0", "NONE"},
+}
+
 var liveAnswers = []liveAnswer{
 	{"Produce", "0-2", "closed"},
 	{"Produce", "3-13", "NONE"},
@@ -190,17 +223,88 @@ func TestLiveKafka(t *testing.T) {
 		}
 	}
 	t.Logf("%d probes of %d APIs", probes, len(got))
+	checkAnswers(t, "liveAnswers", liveAnswers, got)
+	checkValidation(t, got)
 
+	// The cluster bodies, on the listener that announces each API:
+	// refused, and the node as it was after them.
+	ctl := &liveTarget{t: t, addr: c.Brokers()[0].ControllerAddr, cd: lt.cd}
+	defer ctl.close()
+	var cluster []liveAnswer
+	for _, target := range []struct {
+		lt       *liveTarget
+		listener string
+	}{{lt, "broker"}, {ctl, "controller"}} {
+		vs := target.lt.conn(ctx).Versions()
+		for _, key := range keys2(vs) {
+			req := set.Request(key)
+			if req == nil || AccessOf(req) != Cluster {
+				continue
+			}
+			for v := vs[key].Min; v <= vs[key].Max; v++ {
+				n := names
+				n.Group = fmt.Sprintf("%s-c%d-%d", prefix, key, v)
+				n.TransactionalID = n.Group
+				cluster = appendAnswer(cluster, target.listener+" "+req.BaseName(), v, target.lt.probe(ctx, req, v, n))
+				probes++
+			}
+		}
+	}
+	checkAnswers(t, "clusterAnswers", clusterAnswers, cluster)
+	for _, a := range cluster {
+		if a.answer == "NONE" && !slices.Contains(clusterNone, strings.Fields(a.api)[1]) {
+			t.Errorf("%s v%s: NONE, a cluster body that was not refused", a.api, a.versions)
+		}
+	}
+	// The node still serves: the topic's metadata, a record produced.
+	for _, key := range []int16{3, 0} {
+		req := set.Request(key)
+		v, _ := lt.conn(ctx).Negotiate(req)
+		if a := lt.probe(ctx, req, v, names); a != "NONE" {
+			t.Errorf("after the cluster bodies, %s v%d: %s", req.Name, v, a)
+		}
+	}
+	t.Logf("%d probes in all", probes)
+}
+
+// clusterNone are the cluster APIs whose bodies Kafka 4.4.0 answers with
+// no error: the share coordinator's state APIs about the test's own
+// group; ControllerRegistration, which Kafka 4.4.0 accepts whatever it
+// holds (it registers controller id -1), and UnregisterController, whose
+// body then removes that registration.
+var clusterNone = []string{"InitializeShareGroupState", "DeleteShareGroupState", "ReadShareGroupStateSummary", "ControllerRegistration", "UnregisterController"}
+
+// keys2 returns the api keys of vs in order.
+func keys2(vs map[int16]client.Range) []int16 {
+	keys := make([]int16, 0, len(vs))
+	for k := range vs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// checkAnswers compares the answers got with the table want (named name)
+// and prints got as Go source when they differ.
+func checkAnswers(t *testing.T, name string, want, got []liveAnswer) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	for _, d := range answerDiff(want, got) {
+		t.Error(name + ": " + d)
+	}
 	var table strings.Builder
 	for _, a := range got {
 		fmt.Fprintf(&table, "\t{%q, %q, %q},\n", a.api, a.versions, a.answer)
 	}
-	if !slices.Equal(got, liveAnswers) {
-		for _, d := range answerDiff(liveAnswers, got) {
-			t.Error(d)
-		}
-		t.Logf("Kafka 4.4.0's answers (liveAnswers):\n%s", table.String())
-	}
+	t.Logf("Kafka 4.4.0's answers (%s):\n%s", name, table.String())
+}
+
+// checkValidation fails the test for every answer that is a validation
+// error and no reference behaviour.
+func checkValidation(t *testing.T, got []liveAnswer) {
+	t.Helper()
 	for _, a := range got {
 		for _, part := range strings.Split(a.answer, "+") {
 			if !slices.Contains(validationErrors, strings.Fields(part)[0]) {
@@ -430,6 +534,7 @@ var laterErrors = map[int16]string{
 	130: "STREAMS_INVALID_TOPOLOGY",
 	131: "STREAMS_INVALID_TOPOLOGY_EPOCH",
 	132: "STREAMS_TOPOLOGY_FENCED",
+	136: "CONTROLLER_ID_NOT_REGISTERED",
 }
 
 // createTopic creates n.Topic with For's CreateTopics body at the newest

@@ -28,6 +28,19 @@ type Names struct {
 	// while there is none (the bodies say producer id and epoch -1, which
 	// Kafka answers with INVALID_PRODUCER_ID_MAPPING).
 	Producer *Producer
+	// Member is Group's classic member (JoinGroup's member id and
+	// generation), which the bodies of JoinGroup, SyncGroup, Heartbeat,
+	// LeaveGroup, OffsetCommit and TxnOffsetCommit then speak for; nil
+	// while there is none (member id "", generation -1: a new member
+	// joining, a simple commit).
+	Member *Member
+}
+
+// Member is a classic consumer group member: JoinGroupResponse's MemberId
+// and GenerationId.
+type Member struct {
+	ID         string
+	Generation int32
 }
 
 // Producer is a producer id and its epoch (InitProducerIdResponse's

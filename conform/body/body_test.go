@@ -469,6 +469,18 @@ func TestJSON(t *testing.T) {
 			t.Errorf("EndTxn v5: %s, %v; want %s", js, err, want)
 		}
 	}
+	// A classic member's id and generation reach the group bodies.
+	joined := testNames
+	joined.Member = &Member{ID: "m-1", Generation: 3}
+	hb := s.Request(12)
+	for n, want := range map[*Names]string{
+		&testNames: `{"generationId":-1,"groupId":"kwire-conform-t1-group","groupInstanceId":null,"memberId":""}`,
+		&joined:    `{"generationId":3,"groupId":"kwire-conform-t1-group","groupInstanceId":null,"memberId":"m-1"}`,
+	} {
+		if js, err := JSON(hb, 4, *n); err != nil || string(js) != want {
+			t.Errorf("Heartbeat v4: %s, %v; want %s", js, err, want)
+		}
+	}
 	if _, err := JSON(fetch, 99, testNames); err == nil {
 		t.Error("Fetch v99: no error")
 	}

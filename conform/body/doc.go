@@ -24,6 +24,7 @@
 //	"$prefix", "$principal"    Names.Prefix, and "User:" + Names.Prefix
 //	"$member"                  MemberID: the member id of the KIP-848 protocols
 //	"$producerId", "$producerEpoch"  Names.Producer, -1 without one (numbers)
+//	"$classicMemberId", "$generation"  Names.Member, "" and -1 without one
 //	"$records"                 Records: one record (a RecordBatch v2; Produce v0-2 a magic 1 message)
 //	"$subscription"            Subscription: a classic consumer's subscription to Names.Topic
 //

@@ -103,17 +103,19 @@ func (f *filler) value(fd *spec.Field, tv any, path string) (any, error) {
 
 // The placeholders a template may hold, each a whole JSON string.
 const (
-	phTopic        = "$topic"         // Names.Topic
-	phTopicID      = "$topicId"       // Names.TopicID, base64url
-	phGroup        = "$group"         // Names.Group
-	phTxn          = "$txn"           // Names.TransactionalID
-	phPrefix       = "$prefix"        // Names.Prefix
-	phPrincipal    = "$principal"     // "User:" + Names.Prefix
-	phMember       = "$member"        // a member id of Names.Group's own (KIP-848 protocols)
-	phRecords      = "$records"       // one record for Names.Topic (Records)
-	phSubscription = "$subscription"  // a consumer's subscription to Names.Topic (Subscription)
-	phProducerID   = "$producerId"    // Names.Producer.ID, -1 without (a number)
-	phProducerEp   = "$producerEpoch" // Names.Producer.Epoch, -1 without (a number)
+	phTopic        = "$topic"           // Names.Topic
+	phTopicID      = "$topicId"         // Names.TopicID, base64url
+	phGroup        = "$group"           // Names.Group
+	phTxn          = "$txn"             // Names.TransactionalID
+	phPrefix       = "$prefix"          // Names.Prefix
+	phPrincipal    = "$principal"       // "User:" + Names.Prefix
+	phMember       = "$member"          // a member id of Names.Group's own (KIP-848 protocols)
+	phRecords      = "$records"         // one record for Names.Topic (Records)
+	phSubscription = "$subscription"    // a consumer's subscription to Names.Topic (Subscription)
+	phProducerID   = "$producerId"      // Names.Producer.ID, -1 without (a number)
+	phProducerEp   = "$producerEpoch"   // Names.Producer.Epoch, -1 without (a number)
+	phClassicID    = "$classicMemberId" // Names.Member.ID, "" without
+	phGeneration   = "$generation"      // Names.Member.Generation, -1 without (a number)
 )
 
 // placeholder returns the value of placeholder p. An unknown placeholder
@@ -144,6 +146,16 @@ func (f *filler) placeholder(p, path string) (any, error) {
 			return json.Number("-1"), nil
 		}
 		return json.Number(strconv.FormatInt(n.Producer.ID, 10)), nil
+	case phClassicID:
+		if n.Member == nil {
+			return "", nil
+		}
+		return n.Member.ID, nil
+	case phGeneration:
+		if n.Member == nil {
+			return json.Number("-1"), nil
+		}
+		return json.Number(strconv.Itoa(int(n.Member.Generation))), nil
 	case phProducerEp:
 		if n.Producer == nil {
 			return json.Number("-1"), nil

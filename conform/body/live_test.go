@@ -76,9 +76,9 @@ var liveAnswers = []liveAnswer{
 	{"FindCoordinator", "0-6", "NONE"},
 	{"JoinGroup", "0-3", "NONE"},
 	{"JoinGroup", "4-9", "MEMBER_ID_REQUIRED"},
-	{"Heartbeat", "0-4", "UNKNOWN_MEMBER_ID"},
-	{"LeaveGroup", "0-5", "UNKNOWN_MEMBER_ID"},
-	{"SyncGroup", "0-5", "UNKNOWN_MEMBER_ID"},
+	{"Heartbeat", "0-4", "NONE"},
+	{"LeaveGroup", "0-5", "NONE"},
+	{"SyncGroup", "0-5", "NONE"},
 	{"DescribeGroups", "0-6", "NONE"},
 	{"ListGroups", "0-5", "NONE"},
 	{"SaslHandshake", "0-1", "ILLEGAL_SASL_STATE"},
@@ -325,12 +325,16 @@ type step struct{ key, v int16 }
 
 // prepare are the steps before the probes of an api key, each with For's
 // body: a group with a committed offset (a simple OffsetCommit) for the
-// classic group APIs, a member for the KIP-848 groups' Describe APIs, a
+// classic group APIs, a joined member (and its group synced) before
+// SyncGroup, Heartbeat and LeaveGroup, a member for the KIP-848 groups' Describe APIs, a
 // producer id for the transaction APIs (with a partition, or a group's
 // offsets, in the transaction where the API ends or commits into one), a
 // share group's start offsets before they are deleted.
 var prepare = map[int16][]step{
 	9:  {{8, -1}},            // OffsetFetch
+	12: {{11, -1}, {14, -1}}, // Heartbeat: a member, joined and synced
+	13: {{11, -1}, {14, -1}}, // LeaveGroup
+	14: {{11, -1}},           // SyncGroup: a member, joined (the leader)
 	15: {{8, -1}},            // DescribeGroups
 	42: {{8, -1}},            // DeleteGroups
 	47: {{8, -1}},            // OffsetDelete
@@ -346,7 +350,10 @@ var prepare = map[int16][]step{
 }
 
 // prepareStep sends step st with For's body of n; it must answer NONE.
-// InitProducerId's producer id and epoch go into n.Producer.
+// InitProducerId's producer id and epoch go into n.Producer, JoinGroup's
+// member id and generation into n.Member (a JoinGroup answered
+// MEMBER_ID_REQUIRED is sent again with the member id it gave, as
+// clients do since KIP-394).
 func (lt *liveTarget) prepareStep(ctx context.Context, st step, n *Names) {
 	req := lt.cd.Set.Request(st.key)
 	v := st.v
@@ -356,25 +363,32 @@ func (lt *liveTarget) prepareStep(ctx context.Context, st step, n *Names) {
 			lt.t.Fatal(err)
 		}
 	}
-	body, err := For(req, v, *n)
-	if err != nil {
-		lt.t.Fatal(err)
-	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
+		body, err := For(req, v, *n)
+		if err != nil {
+			lt.t.Fatal(err)
+		}
 		x, err := lt.conn(ctx).Call(ctx, req, v, body)
 		if err != nil {
 			lt.t.Fatalf("preparing with %s v%d: %v", req.Name, v, err)
 		}
+		r := x.Response.At(x.Response.Find(0, tree.Body))
 		errs := flow.ErrorCodes(x.Response)
 		if len(errs) == 0 {
-			if st.key == 22 {
-				r := x.Response.At(x.Response.Find(0, tree.Body))
+			switch st.key {
+			case 22:
 				n.Producer = &Producer{ID: r.Field("ProducerId").Int(), Epoch: int16(r.Field("ProducerEpoch").Int())}
+			case 11:
+				n.Member = &Member{ID: r.Field("MemberId").String(), Generation: int32(r.Field("GenerationId").Int())}
 			}
 			return
 		}
-		if !slices.Contains(transient, errs[0].Name) || time.Now().After(deadline) {
+		switch {
+		case st.key == 11 && errs[0].Name == "MEMBER_ID_REQUIRED" && n.Member == nil:
+			n.Member = &Member{ID: r.Field("MemberId").String(), Generation: -1}
+			continue
+		case !slices.Contains(transient, errs[0].Name) || time.Now().After(deadline):
 			lt.t.Fatalf("preparing with %s v%d: %v", req.Name, v, errs)
 		}
 		time.Sleep(200 * time.Millisecond)

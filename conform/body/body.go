@@ -1,6 +1,7 @@
 package body
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -114,11 +115,12 @@ func Why(m *spec.Message) string {
 const fetchKey = 1
 
 // AccessOfBody returns the access class of request m at version v with
-// body t (a value tree of m at v, or the span tree of an encoded frame): AccessOf(m), except for a Fetch whose
-// ReplicaId (v0–14) or ReplicaState.ReplicaId (v15+, a tagged field whose
-// absence means -1) is 0 or more: a follower replica's fetch, which moves
-// the follower's position and the high watermark — Cluster. A consumer's
-// Fetch has -1 there.
+// body t (a value tree of m at v, or the span tree of an encoded frame):
+// AccessOf(m), except for a Fetch whose ReplicaId (v0–14) or
+// ReplicaState.ReplicaId (v15+, a tagged field whose absence means -1) is
+// 0 or more: a follower replica's fetch, which moves the follower's
+// position and the high watermark — Cluster. A consumer's Fetch has -1
+// there.
 func AccessOfBody(m *spec.Message, v int16, t *tree.Tree) Access {
 	a := AccessOf(m)
 	if m.APIKey != fetchKey || t == nil || len(t.Nodes) == 0 {
@@ -172,9 +174,13 @@ func For(m *spec.Message, v int16, n Names) (*tree.Tree, error) {
 }
 
 // JSON returns the body For builds, in Kafka's converter format (the input
-// of codec.FromJSON and of `kwire encode`): every field of v, keys in
-// alphabetical order. Errors as For's, bar FromJSON's.
+// of codec.FromJSON, `kwire encode` and `kwire call`): every field of v,
+// keys in alphabetical order, on one line. Errors as For's, bar
+// FromJSON's, and an error for a message that is no request.
 func JSON(m *spec.Message, v int16, n Names) ([]byte, error) {
+	if m.Type != spec.Request {
+		return nil, fmt.Errorf("%s is a %s, not a request: kwire holds bodies of requests only", m.Name, m.Type)
+	}
 	if !m.ValidVersions.Contains(v) {
 		return nil, &codec.VersionError{Message: m.Name, Version: v, Valid: m.ValidVersions}
 	}
@@ -191,7 +197,13 @@ func JSON(m *spec.Message, v int16, n Names) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s v%d: %w", m.Name, v, err)
 	}
-	return json.Marshal(body)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // "&" stays "&" in a replay command
+	if err := enc.Encode(body); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
 // Template returns the template of request m at version v: Kafka's

@@ -251,6 +251,9 @@ func TestAccessOf(t *testing.T) {
 	if _, err := For(unknown, 0, testNames); err == nil {
 		t.Error("For(api key 999): no error")
 	}
+	if _, err := For(s.Response(3), 12, testNames); err == nil {
+		t.Error("For(MetadataResponse): no error")
+	}
 }
 
 // Fetch's body decides its class: replica id 0 or more (v0–14) or a

@@ -223,8 +223,9 @@ var apis = map[int16]api{
 	70: {"ControllerRegistration", Cluster, "a controller registers with the KRaft quorum",
 		// Kafka 4.4.0 checks nothing of the request and registers
 		// controller id -1 (which no voter has); UnregisterController's
-		// body removes it again. A body it would refuse makes the
-		// controller fail unexpectedly and resign its leadership: worse.
+		// body removes it again. A body it refuses (two listeners of one
+		// name) was answered UNKNOWN_SERVER_ERROR, and the controller
+		// then answered NOT_CONTROLLER for 20 s: worse.
 		[]tmpl{every(`{"controllerId":-1,"zkMigrationReady":false,"listeners":[],"features":[]}`)}},
 	71: {"GetTelemetrySubscriptions", ReadOnly, "reads which client metrics the broker wants (KIP-714)",
 		[]tmpl{every(`{}`)}},

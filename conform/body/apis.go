@@ -144,10 +144,10 @@ var apis = map[int16]api{
 	38: {"CreateDelegationToken", Mutating, "creates a delegation token",
 		[]tmpl{every(`{"ownerPrincipalType":null,"ownerPrincipalName":null,"renewers":[],"maxLifetimeMs":60000}`)}},
 	39: {"RenewDelegationToken", Mutating, "extends a delegation token",
-		// an HMAC no token has ("kwire").
-		[]tmpl{every(`{"hmac":"a3dpcmU=","renewPeriodMs":60000}`)}},
+		// Names.TokenHMAC, else an HMAC no token has ("kwire").
+		[]tmpl{every(`{"hmac":"$hmac","renewPeriodMs":60000}`)}},
 	40: {"ExpireDelegationToken", Mutating, "expires a delegation token",
-		[]tmpl{every(`{"hmac":"a3dpcmU=","expiryTimePeriodMs":60000}`)}},
+		[]tmpl{every(`{"hmac":"$hmac","expiryTimePeriodMs":60000}`)}},
 	41: {"DescribeDelegationToken", ReadOnly, "reads delegation tokens",
 		[]tmpl{every(`{"owners":null}`)}},
 	42: {"DeleteGroups", Mutating, "deletes groups",

@@ -35,6 +35,11 @@ type Names struct {
 	// while there is none (member id "", generation -1: a new member
 	// joining, a simple commit).
 	Member *Member
+	// TokenHMAC is the HMAC of a delegation token conform created
+	// (CreateDelegationTokenResponse's Hmac), which the bodies of
+	// RenewDelegationToken and ExpireDelegationToken then name; nil while
+	// there is none (they name an HMAC no token has, "kwire").
+	TokenHMAC []byte
 }
 
 // Member is a classic consumer group member: JoinGroupResponse's MemberId

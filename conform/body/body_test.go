@@ -484,6 +484,18 @@ func TestJSON(t *testing.T) {
 			t.Errorf("Heartbeat v4: %s, %v; want %s", js, err, want)
 		}
 	}
+	// A token's HMAC reaches RenewDelegationToken; without one, "kwire".
+	renew := s.Request(39)
+	withToken := testNames
+	withToken.TokenHMAC = []byte{1, 2, 3}
+	for n, want := range map[*Names]string{
+		&testNames: `{"hmac":"a3dpcmU=","renewPeriodMs":60000}`,
+		&withToken: `{"hmac":"AQID","renewPeriodMs":60000}`,
+	} {
+		if js, err := JSON(renew, 2, *n); err != nil || string(js) != want {
+			t.Errorf("RenewDelegationToken v2: %s, %v; want %s", js, err, want)
+		}
+	}
 	if _, err := JSON(fetch, 99, testNames); err == nil {
 		t.Error("Fetch v99: no error")
 	}

@@ -25,6 +25,7 @@
 //	"$member"                  MemberID: the member id of the KIP-848 protocols
 //	"$producerId", "$producerEpoch"  Names.Producer, -1 without one (numbers)
 //	"$classicMemberId", "$generation"  Names.Member, "" and -1 without one
+//	"$hmac"                    Names.TokenHMAC, without one "kwire" (no token's)
 //	"$records"                 Records: one record (a RecordBatch v2; Produce v0-2 a magic 1 message)
 //	"$subscription"            Subscription: a classic consumer's subscription to Names.Topic
 //

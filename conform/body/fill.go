@@ -116,6 +116,7 @@ const (
 	phProducerEp   = "$producerEpoch"   // Names.Producer.Epoch, -1 without (a number)
 	phClassicID    = "$classicMemberId" // Names.Member.ID, "" without
 	phGeneration   = "$generation"      // Names.Member.Generation, -1 without (a number)
+	phHMAC         = "$hmac"            // Names.TokenHMAC, "kwire" without (base64)
 )
 
 // placeholder returns the value of placeholder p. An unknown placeholder
@@ -156,6 +157,11 @@ func (f *filler) placeholder(p, path string) (any, error) {
 			return json.Number("-1"), nil
 		}
 		return json.Number(strconv.Itoa(int(n.Member.Generation))), nil
+	case phHMAC:
+		if n.TokenHMAC == nil {
+			return base64.StdEncoding.EncodeToString([]byte("kwire")), nil
+		}
+		return base64.StdEncoding.EncodeToString(n.TokenHMAC), nil
 	case phProducerEp:
 		if n.Producer == nil {
 			return json.Number("-1"), nil

@@ -1,6 +1,7 @@
 package body
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/kafkatest"
+	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
@@ -102,10 +104,10 @@ var liveAnswers = []liveAnswer{
 	{"DescribeLogDirs", "1-5", "NONE"},
 	{"SaslAuthenticate", "0-2", "ILLEGAL_SASL_STATE"},
 	{"CreatePartitions", "0-3", "NONE"},
-	{"CreateDelegationToken", "1-3", "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"},
-	{"RenewDelegationToken", "1-2", "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"},
-	{"ExpireDelegationToken", "1-2", "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"},
-	{"DescribeDelegationToken", "1-3", "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"},
+	{"CreateDelegationToken", "1-3", "NONE"},
+	{"RenewDelegationToken", "1-2", "NONE"},
+	{"ExpireDelegationToken", "1-2", "NONE"},
+	{"DescribeDelegationToken", "1-3", "NONE"},
 	{"DeleteGroups", "0-3", "NONE"},
 	{"ElectLeaders", "0-2", "ELECTION_NOT_NEEDED"},
 	{"IncrementalAlterConfigs", "0-1", "NONE"},
@@ -172,13 +174,28 @@ func TestLiveKafka(t *testing.T) {
 	// An authorizer, so that the ACL APIs answer (without one they are
 	// SECURITY_DISABLED); the PLAINTEXT listener's principal,
 	// User:ANONYMOUS, is a super user and may do everything.
-	c := kafkatest.Start(t, kafkatest.Config{Heap: "384m", Props: map[string]string{
-		"authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-		"super.users":           "User:ANONYMOUS",
-	}})
+	// A SASL_SSL listener with a SCRAM user and a token secret, so that
+	// the delegation token APIs answer (they need a SASL connection).
+	const scramUser, scramPassword = "kwire", "kwire-conform-password"
+	c := kafkatest.Start(t, kafkatest.Config{Heap: "384m",
+		Listeners:  []string{kafkatest.SASLSSL},
+		ScramUsers: map[string]string{scramUser: scramPassword},
+		Props: map[string]string{
+			"authorizer.class.name":       "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+			"super.users":                 "User:ANONYMOUS;User:" + scramUser,
+			"delegation.token.secret.key": "kwire-conform-token-secret",
+		}})
 	addr := c.Brokers()[0].Addr()
 	lt := &liveTarget{t: t, addr: addr, cd: codec.New(set)}
 	defer lt.close()
+	tc, err := tlsconf.Client(c.CA.CertFile, "", "", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sasl := &liveTarget{t: t, addr: c.Brokers()[0].Listeners[kafkatest.SASLSSL], cd: lt.cd, opts: client.Options{
+		TLS: tc, SASL: &client.SASL{Mechanism: "SCRAM-SHA-512", User: scramUser, Password: scramPassword},
+	}}
+	defer sasl.close()
 	ctx := context.Background()
 
 	prefix := "kwire-conform-live"
@@ -208,6 +225,10 @@ func TestLiveKafka(t *testing.T) {
 		}
 		r := versions[key]
 		for v := r.Min; v <= r.Max; v++ {
+			target := lt
+			if key >= 38 && key <= 41 { // the delegation token APIs
+				target = sasl
+			}
 			n := names
 			n.Group = fmt.Sprintf("%s-g%d-%d", prefix, key, v)
 			n.TransactionalID = fmt.Sprintf("%s-t%d-%d", prefix, key, v)
@@ -216,9 +237,9 @@ func TestLiveKafka(t *testing.T) {
 				n.TopicID = lt.createTopic(ctx, n)
 			}
 			for _, st := range prepare[key] {
-				lt.prepareStep(ctx, st, &n)
+				target.prepareStep(ctx, st, &n)
 			}
-			got = appendAnswer(got, req.BaseName(), v, lt.probe(ctx, req, v, n))
+			got = appendAnswer(got, req.BaseName(), v, target.probe(ctx, req, v, n))
 			probes++
 		}
 	}
@@ -329,7 +350,8 @@ type step struct{ key, v int16 }
 // SyncGroup, Heartbeat and LeaveGroup, a member for the KIP-848 groups' Describe APIs, a
 // producer id for the transaction APIs (with a partition, or a group's
 // offsets, in the transaction where the API ends or commits into one), a
-// share group's start offsets before they are deleted.
+// share group's start offsets before they are deleted, a delegation token
+// before it is renewed or expired.
 var prepare = map[int16][]step{
 	9:  {{8, -1}},            // OffsetFetch
 	12: {{11, -1}, {14, -1}}, // Heartbeat: a member, joined and synced
@@ -347,6 +369,8 @@ var prepare = map[int16][]step{
 	77: {{76, -1}},           // ShareGroupDescribe
 	89: {{88, -1}},           // StreamsGroupDescribe
 	92: {{91, -1}},           // DeleteShareGroupOffsets
+	39: {{38, -1}},           // RenewDelegationToken: a token (on the SASL connection)
+	40: {{38, -1}},           // ExpireDelegationToken
 }
 
 // prepareStep sends step st with For's body of n; it must answer NONE.
@@ -357,6 +381,7 @@ var prepare = map[int16][]step{
 func (lt *liveTarget) prepareStep(ctx context.Context, st step, n *Names) {
 	req := lt.cd.Set.Request(st.key)
 	v := st.v
+	lt.t.Helper()
 	if v < 0 {
 		var err error
 		if v, err = lt.conn(ctx).Negotiate(req); err != nil {
@@ -381,6 +406,9 @@ func (lt *liveTarget) prepareStep(ctx context.Context, st step, n *Names) {
 				n.Producer = &Producer{ID: r.Field("ProducerId").Int(), Epoch: int16(r.Field("ProducerEpoch").Int())}
 			case 11:
 				n.Member = &Member{ID: r.Field("MemberId").String(), Generation: int32(r.Field("GenerationId").Int())}
+			case 38:
+				n.TokenHMAC = r.Field("Hmac").Bytes()
+				lt.awaitToken(ctx, n.TokenHMAC)
 			}
 			return
 		}
@@ -392,6 +420,38 @@ func (lt *liveTarget) prepareStep(ctx context.Context, st step, n *Names) {
 			lt.t.Fatalf("preparing with %s v%d: %v", req.Name, v, errs)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// awaitToken waits until DescribeDelegationToken (every owner) shows the
+// token of hmac: the broker learns of a token the controller made from
+// the metadata log, a moment after CreateDelegationToken's answer.
+func (lt *liveTarget) awaitToken(ctx context.Context, hmac []byte) {
+	req := lt.cd.Set.Request(41)
+	v, err := lt.conn(ctx).Negotiate(req)
+	if err != nil {
+		lt.t.Fatal(err)
+	}
+	body, err := For(req, v, Names{})
+	if err != nil {
+		lt.t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		x, err := lt.conn(ctx).Call(ctx, req, v, body)
+		if err != nil {
+			lt.t.Fatal(err)
+		}
+		tokens := x.Response.At(x.Response.Find(0, tree.Body)).Field("Tokens")
+		for i := range tokens.Len() {
+			if bytes.Equal(tokens.Elem(i).Field("Hmac").Bytes(), hmac) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			lt.t.Fatalf("the delegation token made is not described after 20 s (%d tokens)", tokens.Len())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -429,6 +489,9 @@ type liveTarget struct {
 	t    *testing.T
 	addr string
 	cd   *codec.Codec
+	// opts are the connections' options (TLS, SASL) bar the client id
+	// and timeout.
+	opts client.Options
 	// cns are the connections by the codec of their release: cd's, and
 	// those of the older releases whose specs have versions Kafka 4.4.0
 	// announces and its own specs dropped (Produce v0-2).
@@ -443,7 +506,9 @@ func (lt *liveTarget) connOf(ctx context.Context, s *spec.Set) *client.Conn {
 		lt.cns = map[*spec.Set]*client.Conn{}
 	}
 	if lt.cns[s] == nil {
-		cn, err := client.Dial(ctx, lt.addr, codec.New(s), client.Options{ClientID: "kwire-conform-body", Timeout: 15 * time.Second})
+		o := lt.opts
+		o.ClientID, o.Timeout = "kwire-conform-body", 15*time.Second
+		cn, err := client.Dial(ctx, lt.addr, codec.New(s), o)
 		if err != nil {
 			lt.t.Fatal(err)
 		}

@@ -81,7 +81,8 @@ const (
 	// BrokerHeartbeat, Vote, FetchSnapshot, the share coordinator's state
 	// APIs…) and the admin APIs that change the quorum or the broker set
 	// (AddRaftVoter, UnregisterBroker…). A Fetch sent as a follower
-	// replica is one too (AccessOfBody).
+	// replica is one too (AccessOfBody: the body decides for Fetch and
+	// Metadata).
 	Cluster
 )
 
@@ -116,19 +117,32 @@ func Why(m *spec.Message) string {
 	return fmt.Sprintf("api key %d is unknown to kwire: what it changes is not known", m.APIKey)
 }
 
-// fetchKey is Fetch's api key: its body decides its class (AccessOfBody).
-const fetchKey = 1
+// Api keys whose body decides their class (AccessOfBody).
+const (
+	fetchKey    = 1
+	metadataKey = 3
+)
 
 // AccessOfBody returns the access class of request m at version v with
 // body t (a value tree of m at v, or the span tree of an encoded frame):
-// AccessOf(m), except for a Fetch whose ReplicaId (v0–14) or
-// ReplicaState.ReplicaId (v15+, a tagged field whose absence means -1) is
-// 0 or more: a follower replica's fetch, which moves the follower's
-// position and the high watermark — Cluster. A consumer's Fetch has -1
-// there.
+// AccessOf(m), except where the body of a read-only API asks for more than
+// a read, as a random valid instance may:
+//
+//   - a Fetch whose ReplicaId (v0–14) or ReplicaState.ReplicaId (v15+, a
+//     tagged field whose absence means -1) is 0 or more is a follower
+//     replica's fetch, which moves the follower's position and the high
+//     watermark: Cluster;
+//   - a Fetch that names a fetch session (SessionId not 0) acts on a
+//     session another client may hold (the final epoch -1 closes it):
+//     Mutating;
+//   - a Metadata that names a topic where Kafka may create it (v0–3 by
+//     the broker's auto.create.topics.enable, v4+ when
+//     AllowAutoTopicCreation is true): Mutating.
+//
+// A body that does not decode as m's fields is judged by AccessOf alone.
 func AccessOfBody(m *spec.Message, v int16, t *tree.Tree) Access {
 	a := AccessOf(m)
-	if m.APIKey != fetchKey || t == nil || len(t.Nodes) == 0 {
+	if m.APIKey != fetchKey && m.APIKey != metadataKey || t == nil || len(t.Nodes) == 0 {
 		return a
 	}
 	bi := int32(0)
@@ -138,12 +152,28 @@ func AccessOfBody(m *spec.Message, v int16, t *tree.Tree) Access {
 		}
 	}
 	root := t.At(bi)
-	id := root.Field("ReplicaId")
-	if id.Err() != nil {
-		id = root.Field("ReplicaState").Field("ReplicaId")
-	}
-	if n, err := id.AsInt(); err == nil && n >= 0 {
-		return Cluster
+	switch m.APIKey {
+	case fetchKey:
+		id := root.Field("ReplicaId")
+		if id.Err() != nil {
+			id = root.Field("ReplicaState").Field("ReplicaId")
+		}
+		if n, err := id.AsInt(); err == nil && n >= 0 {
+			return Cluster
+		}
+		if n, err := root.Field("SessionId").AsInt(); err == nil && n != 0 {
+			return max(a, Mutating)
+		}
+	case metadataKey:
+		if auto, err := root.Field("AllowAutoTopicCreation").AsBool(); err == nil && !auto {
+			return a
+		}
+		topics := root.Field("Topics")
+		for i := range topics.Len() {
+			if name := topics.Elem(i).Field("Name"); name.Err() == nil && !name.IsNull() {
+				return max(a, Mutating)
+			}
+		}
 	}
 	return a
 }

@@ -256,8 +256,9 @@ func TestAccessOf(t *testing.T) {
 	}
 }
 
-// Fetch's body decides its class: replica id 0 or more (v0–14) or a
-// ReplicaState with one (v15+) is a follower's fetch.
+// Fetch's and Metadata's bodies decide their class: replica id 0 or more
+// (v0–14) or a ReplicaState with one (v15+) is a follower's fetch, a
+// session id names a session; a topic named where it may be auto-created.
 func TestAccessOfBodyFetch(t *testing.T) {
 	s, err := spec.Embedded("4.4")
 	if err != nil {
@@ -294,10 +295,53 @@ func TestAccessOfBodyFetch(t *testing.T) {
 			t.Errorf("For's Fetch v%d is %s, want read-only", v, got)
 		}
 	}
+	// A session named: another client's, perhaps.
+	body, err := codec.FromJSON([]byte(`{"replicaId":-1,"maxWaitMs":1,"minBytes":1,"maxBytes":1,"isolationLevel":0,"sessionId":77,"sessionEpoch":-1,"topics":[],"forgottenTopicsData":[],"rackId":""}`), fetch, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AccessOfBody(fetch, 12, body); got != Mutating {
+		t.Errorf("Fetch v12 of session 77: %s, want mutating", got)
+	}
+	// Metadata: a topic that may be auto-created makes it mutating.
 	metadata := s.Request(3)
-	body, _ := For(metadata, 12, testNames)
-	if got := AccessOfBody(metadata, 12, body); got != ReadOnly {
-		t.Errorf("Metadata: %s", got)
+	for v := metadata.ValidVersions.Lo; v <= metadata.ValidVersions.Hi; v++ {
+		body, _ := For(metadata, v, testNames)
+		if got := AccessOfBody(metadata, v, body); got != ReadOnly {
+			t.Errorf("For's Metadata v%d: %s, want read-only", v, got)
+		}
+	}
+	for _, c := range []struct {
+		v    int16
+		json string
+		want Access
+	}{
+		{0, `{"topics":[{"name":"t"}]}`, Mutating},
+		{3, `{"topics":[{"name":"t"}]}`, Mutating},
+		{3, `{"topics":[]}`, ReadOnly},
+		{4, `{"topics":[{"name":"t"}],"allowAutoTopicCreation":true}`, Mutating},
+		{4, `{"topics":[{"name":"t"}],"allowAutoTopicCreation":false}`, ReadOnly},
+		{4, `{"topics":null,"allowAutoTopicCreation":true}`, ReadOnly},
+		{12, `{"topics":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","name":null}],"allowAutoTopicCreation":true,"includeTopicAuthorizedOperations":false}`, ReadOnly},
+		{12, `{"topics":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAA","name":"t"}],"allowAutoTopicCreation":true,"includeTopicAuthorizedOperations":false}`, Mutating},
+	} {
+		body, err := codec.FromJSON([]byte(c.json), metadata, c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AccessOfBody(metadata, c.v, body); got != c.want {
+			t.Errorf("Metadata v%d %s: %s, want %s", c.v, c.json, got, c.want)
+		}
+	}
+	// A frame's span tree is judged by its body.
+	hdr := codec.RequestHeaderValue(s.RequestHeader(), 3, 4, 1, "c")
+	body, _ = codec.FromJSON([]byte(`{"topics":[{"name":"t"}],"allowAutoTopicCreation":true}`), metadata, 4)
+	frame, err := codec.New(s).Encode(metadata, 4, hdr, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AccessOfBody(metadata, 4, frame); got != Mutating {
+		t.Errorf("Metadata v4 frame: %s, want mutating", got)
 	}
 }
 

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/kwire/kwire/exchange"
+	"github.com/kwire/kwire/metrics"
+	"github.com/kwire/kwire/proxy"
+)
+
+// serviceFlags are kwire proxy's service outputs: metrics, audit log,
+// Parquet files (packages metrics and exchange).
+type serviceFlags struct {
+	Metrics         string        `help:"Serve Prometheus metrics on http://HOST:PORT/metrics, with /healthz (listening and the upstream reachable) and /readyz." placeholder:"HOST:PORT"`
+	MetricsTopics   bool          `name:"metrics-topics" help:"Add kwire_topic_requests_total{topic} to the metrics (the first --metrics-max-topics topics, the rest as \"other\")."`
+	MetricsMaxTopic int           `name:"metrics-max-topics" help:"How many topics get a label of their own with --metrics-topics." default:"100" placeholder:"N"`
+	Audit           string        `help:"Write one JSON line per exchange (who, what, topics, errors, latency, bytes; never a secret) to FILE, rotated by size; - writes to standard output." placeholder:"FILE"`
+	AuditMaxSize    int           `name:"audit-max-size" help:"Rotate the --audit file at this size (MiB)." default:"100" placeholder:"MIB"`
+	AuditBackups    int           `name:"audit-backups" help:"Rotated --audit files kept (0: all)." default:"0" placeholder:"N"`
+	Parquet         string        `help:"Write every exchange to Parquet files in DIR (the schema of docs/exchanges.md), a new file every --parquet-roll." placeholder:"DIR"`
+	ParquetRoll     time.Duration `name:"parquet-roll" help:"How long a --parquet file stays open before the next one starts." default:"1h" placeholder:"DURATION"`
+	ParquetMaxRows  int64         `name:"parquet-max-rows" help:"The most exchanges in one --parquet file." default:"1000000" placeholder:"N"`
+}
+
+// on reports whether any service output is asked for.
+func (f *serviceFlags) on() bool { return f.Metrics != "" || f.Audit != "" || f.Parquet != "" }
+
+// service is the running outputs of serviceFlags.
+type service struct {
+	tr      exchange.Tracker
+	metrics *metrics.Metrics
+	audit   *exchange.Audit
+	parquet *exchange.ParquetDir
+	ln      net.Listener
+	serving atomic.Bool
+	stopped atomic.Bool
+	done    chan error
+	// stopMetrics ends the metrics server (at close: it still answers
+	// during the grace period, /readyz with 503).
+	stopMetrics context.CancelFunc
+}
+
+// startService opens the outputs of f (nil when none is asked for):
+// the metrics listener, the audit log, the Parquet directory. stdout is
+// where --audit - writes; p is the proxy (for its decode memory).
+func startService(ctx context.Context, f *serviceFlags, stdout io.Writer, p *proxy.Proxy, upstream string) (*service, error) {
+	if !f.on() {
+		return nil, nil
+	}
+	s := &service{}
+	var err error
+	if f.Audit != "" {
+		if s.audit, err = exchange.OpenAudit(f.Audit, stdout, exchange.AuditOptions{MaxSizeMB: f.AuditMaxSize, MaxBackups: f.AuditBackups}); err != nil {
+			return nil, fmt.Errorf("--audit: %w", err)
+		}
+	}
+	if f.Parquet != "" {
+		if s.parquet, err = exchange.OpenParquetDir(f.Parquet, exchange.ParquetOptions{MaxAge: f.ParquetRoll, MaxRows: f.ParquetMaxRows}); err != nil {
+			s.close()
+			return nil, fmt.Errorf("--parquet: %w", err)
+		}
+	}
+	if f.Metrics != "" {
+		s.metrics = metrics.New(metrics.Options{Topics: f.MetricsTopics, MaxTopics: f.MetricsMaxTopic, Process: true,
+			DecodeMemory: func() int64 { n, _ := p.DecodeMemory(); return n }})
+		if s.ln, err = net.Listen("tcp", f.Metrics); err != nil {
+			s.close()
+			return nil, fmt.Errorf("--metrics %q: %w", f.Metrics, err)
+		}
+		h := s.metrics.Handler(metrics.Health{Listening: s.serving.Load, Upstream: metrics.DialCheck(upstream),
+			Ready: func() bool { return s.serving.Load() && !s.stopped.Load() }})
+		s.done = make(chan error, 1)
+		mctx, cancel := context.WithCancel(context.Background())
+		s.stopMetrics = cancel
+		go func() { s.done <- metrics.Serve(mctx, s.ln, h) }()
+	}
+	go func() { <-ctx.Done(); s.stopped.Store(true) }()
+	return s, nil
+}
+
+// event hands proxy event e to the outputs; safe for concurrent use.
+func (s *service) event(e proxy.Event) {
+	if s == nil {
+		return
+	}
+	r := s.tr.Proxy(e)
+	if s.metrics != nil {
+		s.metrics.Proxy(e, r)
+	}
+	if r == nil {
+		return
+	}
+	if s.audit != nil {
+		s.audit.Write(r) // its first error is Close's
+	}
+	if s.parquet != nil {
+		s.parquet.Write(r)
+	}
+}
+
+// close writes out and closes the audit log and the Parquet file, and
+// stops the metrics server; the first error.
+func (s *service) close() error {
+	if s == nil {
+		return nil
+	}
+	s.stopped.Store(true)
+	var errs []error
+	if s.audit != nil {
+		if err := s.audit.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("--audit: %w", err))
+		}
+	}
+	if s.parquet != nil {
+		if err := s.parquet.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("--parquet: %w", err))
+		}
+	}
+	if s.done != nil {
+		s.stopMetrics()
+		if err := <-s.done; err != nil {
+			errs = append(errs, fmt.Errorf("--metrics: %w", err))
+		}
+	} else if s.ln != nil {
+		s.ln.Close()
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}

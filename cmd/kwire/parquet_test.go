@@ -157,7 +157,11 @@ func TestPcapParquetMatchesStats(t *testing.T) {
 	if got := duckCounts(t, py, dir); sortedKeys(got) != sortedKeys(stats) {
 		t.Errorf("DuckDB:\n%s\nkwire pcap --stats:\n%s", sortedKeys(got), sortedKeys(stats))
 	}
-	// The README's query.
+	// The README's query, as it is there.
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil || !strings.Contains(string(readme), "```sql\n"+readmeProduceV2Query+"\n```") {
+		t.Errorf("the README does not show the query (%v)", err)
+	}
 	rows := duckQuery(t, py, strings.ReplaceAll(readmeProduceV2Query, "exchanges/*.parquet", filepath.Join(dir, "*.parquet")))
 	if len(rows) != 1 || rows[0][1] != "old-client" || rows[0][5] != float64(1) || !strings.HasPrefix(rows[0][0].(string), "2026-11-29") {
 		t.Errorf("Produce v2 per day: %v", rows)

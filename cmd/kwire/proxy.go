@@ -175,13 +175,16 @@ func (a *app) proxy(c *proxyCmd) error {
 	}
 	o.TLS, o.UpstreamTLS, o.ShowSecrets, o.Fallback = listenTLS, upstreamTLS, a.cli.ShowSecrets, flow.EmbeddedFallbacks(set)
 	o.Touched = c.MetricsTopics || c.Audit != "" || c.Parquet != ""
+	// Catch SIGINT (and SIGHUP) before saying where the proxy listens.
+	ctx, stop := proxyContext()
+	defer stop()
+	if err := reloadOnHangup(ctx, c, listenTLS, upstreamTLS, a.stderr); err != nil {
+		return err
+	}
 	p, err := proxy.New(o)
 	if err != nil {
 		return err
 	}
-	// Catch SIGINT before saying where the proxy listens.
-	ctx, stop := proxyContext()
-	defer stop()
 	if r.svc, err = startService(ctx, &c.serviceFlags, writerFunc(r.writeOut), p, c.Upstream); err != nil {
 		p.Close()
 		return err

@@ -2,13 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/signal"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/kwire/kwire/exchange"
+	"github.com/kwire/kwire/internal/tlsconf"
 	"github.com/kwire/kwire/metrics"
 	"github.com/kwire/kwire/proxy"
 )
@@ -16,15 +23,16 @@ import (
 // serviceFlags are kwire proxy's service outputs: metrics, audit log,
 // Parquet files (packages metrics and exchange).
 type serviceFlags struct {
-	Metrics         string        `help:"Serve Prometheus metrics on http://HOST:PORT/metrics, with /healthz (listening and the upstream reachable) and /readyz." placeholder:"HOST:PORT"`
-	MetricsTopics   bool          `name:"metrics-topics" help:"Add kwire_topic_requests_total{topic} to the metrics (the first --metrics-max-topics topics, the rest as \"other\")."`
-	MetricsMaxTopic int           `name:"metrics-max-topics" help:"How many topics get a label of their own with --metrics-topics." default:"100" placeholder:"N"`
-	Audit           string        `help:"Write one JSON line per exchange (who, what, topics, errors, latency, bytes; never a secret) to FILE, rotated by size; - writes to standard output." placeholder:"FILE"`
-	AuditMaxSize    int           `name:"audit-max-size" help:"Rotate the --audit file at this size (MiB)." default:"100" placeholder:"MIB"`
-	AuditBackups    int           `name:"audit-backups" help:"Rotated --audit files kept (0: all)." default:"0" placeholder:"N"`
-	Parquet         string        `help:"Write every exchange to Parquet files in DIR (the schema of docs/exchanges.md), a new file every --parquet-roll." placeholder:"DIR"`
-	ParquetRoll     time.Duration `name:"parquet-roll" help:"How long a --parquet file stays open before the next one starts." default:"1h" placeholder:"DURATION"`
-	ParquetMaxRows  int64         `name:"parquet-max-rows" help:"The most exchanges in one --parquet file." default:"1000000" placeholder:"N"`
+	Config          kong.ConfigFlag `help:"Read flags from this YAML file: a mapping of flag names (upstream, tls-cert, metrics, audit…) to values, lists for flags that repeat; flags on the command line override it. See docs/proxy.md." placeholder:"FILE"`
+	Metrics         string          `help:"Serve Prometheus metrics on http://HOST:PORT/metrics, with /healthz (listening and the upstream reachable) and /readyz." placeholder:"HOST:PORT"`
+	MetricsTopics   bool            `name:"metrics-topics" help:"Add kwire_topic_requests_total{topic} to the metrics (the first --metrics-max-topics topics, the rest as \"other\")."`
+	MetricsMaxTopic int             `name:"metrics-max-topics" help:"How many topics get a label of their own with --metrics-topics." default:"100" placeholder:"N"`
+	Audit           string          `help:"Write one JSON line per exchange (who, what, topics, errors, latency, bytes; never a secret) to FILE, rotated by size; - writes to standard output." placeholder:"FILE"`
+	AuditMaxSize    int             `name:"audit-max-size" help:"Rotate the --audit file at this size (MiB)." default:"100" placeholder:"MIB"`
+	AuditBackups    int             `name:"audit-backups" help:"Rotated --audit files kept (0: all)." default:"0" placeholder:"N"`
+	Parquet         string          `help:"Write every exchange to Parquet files in DIR (the schema of docs/exchanges.md), a new file every --parquet-roll." placeholder:"DIR"`
+	ParquetRoll     time.Duration   `name:"parquet-roll" help:"How long a --parquet file stays open before the next one starts." default:"1h" placeholder:"DURATION"`
+	ParquetMaxRows  int64           `name:"parquet-max-rows" help:"The most exchanges in one --parquet file." default:"1000000" placeholder:"N"`
 }
 
 // on reports whether any service output is asked for.
@@ -132,5 +140,54 @@ func (s *service) close() error {
 	if len(errs) > 0 {
 		return errs[0]
 	}
+	return nil
+}
+
+// reloadOnHangup makes the listener's TLS certificate (--tls-cert,
+// --tls-key) and the client certificate presented upstream
+// (--upstream-cert, --upstream-key) be read again on SIGHUP, for the
+// handshakes after it; connections made keep theirs. It says on stderr
+// what it did, or why the files were not taken (the old pair stays). It
+// stops when ctx ends.
+func reloadOnHangup(ctx context.Context, c *proxyCmd, listen, upstream *tls.Config, stderr io.Writer) error {
+	var rs []*tlsconf.Reloader
+	if listen != nil {
+		r, err := tlsconf.NewReloader(c.TLSCert, c.TLSKey)
+		if err != nil {
+			return fmt.Errorf("listener TLS: %w", err)
+		}
+		tlsconf.Reloading(listen, r, false)
+		rs = append(rs, r)
+	}
+	if upstream != nil && c.UpstreamCert != "" {
+		r, err := tlsconf.NewReloader(c.UpstreamCert, c.UpstreamKey)
+		if err != nil {
+			return fmt.Errorf("upstream TLS: %w", err)
+		}
+		tlsconf.Reloading(upstream, r, true)
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				for _, r := range rs {
+					if err := r.Reload(); err != nil {
+						fmt.Fprintf(stderr, "kwire: SIGHUP: %v (the certificate loaded before stays in use)\n", err)
+					} else {
+						fmt.Fprintf(stderr, "kwire: SIGHUP: reloaded %s\n", r)
+					}
+				}
+			}
+		}
+	}()
 	return nil
 }

@@ -120,6 +120,9 @@ func BenchmarkProxy(b *testing.B) {
 		{"proxy-tls", Options{Codec: c, TLS: tlsServer, UpstreamTLS: tlsClient}, true, 0},
 		{"proxy-tls-nodecode", Options{TLS: tlsServer, UpstreamTLS: tlsClient}, true, 0},
 		{"proxy-300MBps", Options{Codec: c}, false, 300e6},
+		// proxy-service is proxy with the service outputs of kwire proxy
+		// --metrics --audit FILE on every event (serviceBench).
+		{"proxy-service", Options{Codec: c, Touched: true}, false, 0},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			o := k.o
@@ -127,9 +130,19 @@ func BenchmarkProxy(b *testing.B) {
 			if k.tls {
 				o.Upstream = peer.echoTLS
 			}
+			var service func(Event)
+			if k.name == "proxy-service" {
+				if serviceBench == nil {
+					b.Skip("no service outputs")
+				}
+				service = serviceBench(b)
+			}
 			var undecoded int64
 			closed := make(chan struct{})
 			o.OnEvent = func(e Event) {
+				if service != nil {
+					service(e)
+				}
 				if e.Kind == Closed {
 					undecoded = e.Stats.Undecoded[0] + e.Stats.Undecoded[1]
 					close(closed)

@@ -189,9 +189,6 @@ func (a *app) proxy(c *proxyCmd) error {
 		p.Close()
 		return err
 	}
-	if r.svc != nil && r.svc.ln != nil {
-		fmt.Fprintf(a.stderr, "kwire: metrics on http://%s/metrics\n", r.svc.ln.Addr())
-	}
 	start := fmt.Sprintf("kwire: proxying %s to %s (%s)", p.Addr(), c.Upstream, render.SetName(set))
 	if adv, anyIf := p.Advertised(); adv != "" {
 		start += ", advertising " + adv
@@ -200,6 +197,9 @@ func (a *app) proxy(c *proxyCmd) error {
 		}
 	}
 	fmt.Fprintln(a.stderr, start)
+	if r.svc != nil && r.svc.ln != nil {
+		fmt.Fprintf(a.stderr, "kwire: metrics on http://%s/metrics\n", r.svc.ln.Addr())
+	}
 	traffic.Every(ctx, c.StatsInterval, func() { r.write(func() error { return r.wt.WriteStats(&r.buf, r.o.JSON) }) })
 	if r.svc != nil {
 		r.svc.serving.Store(true)

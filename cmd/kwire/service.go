@@ -29,7 +29,7 @@ type serviceFlags struct {
 	MetricsMaxTopic int             `name:"metrics-max-topics" help:"How many topics get a label of their own with --metrics-topics." default:"100" placeholder:"N"`
 	Audit           string          `help:"Write one JSON line per exchange (who, what, topics, errors, latency, bytes; never a secret) to FILE, rotated by size; - writes to standard output." placeholder:"FILE"`
 	AuditMaxSize    int             `name:"audit-max-size" help:"Rotate the --audit file at this size (MiB)." default:"100" placeholder:"MIB"`
-	AuditBackups    int             `name:"audit-backups" help:"Rotated --audit files kept (0: all)." default:"0" placeholder:"N"`
+	AuditBackups    int             `name:"audit-backups" help:"How many rotated --audit files are kept (all when not given)." placeholder:"N"`
 	Parquet         string          `help:"Write every exchange to Parquet files in DIR (the schema of docs/exchanges.md), a new file every --parquet-roll." placeholder:"DIR"`
 	ParquetRoll     time.Duration   `name:"parquet-roll" help:"How long a --parquet file stays open before the next one starts." default:"1h" placeholder:"DURATION"`
 	ParquetMaxRows  int64           `name:"parquet-max-rows" help:"The most exchanges in one --parquet file." default:"1000000" placeholder:"N"`

@@ -76,13 +76,23 @@ func TestProxyServiceOutputsLoseNothingOnSIGTERM(t *testing.T) {
 	for corr := int32(10); corr < 15; corr++ {
 		ask(open, corr)
 	}
-	// The series count the 8 requests and responses, and the topic.
-	body := get(t, murl+"/metrics")
-	for _, want := range []string{`kwire_requests_total{api="Metadata",client_software="",principal="",version="12"} 8`,
+	// The series count the 8 requests and responses, and the topic, once
+	// the decoder has seen the last response (it is forwarded first).
+	wants := []string{`kwire_requests_total{api="Metadata",client_software="",principal="",version="12"} 8`,
 		`kwire_responses_total{api="Metadata",client_software="",principal="",version="12"} 8`,
-		`kwire_response_latency_seconds_count{api="Metadata"} 8`, `kwire_topic_requests_total{topic="orders"} 8`, "kwire_connections_open 1"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("no %q in\n%s", want, body)
+		`kwire_response_latency_seconds_count{api="Metadata"} 8`, `kwire_topic_requests_total{topic="orders"} 8`, "kwire_connections_open 1"}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		body, missing := get(t, murl+"/metrics"), ""
+		for _, want := range wants {
+			if !strings.Contains(body, want) {
+				missing = want
+			}
+		}
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in\n%s", missing, body)
 		}
 	}
 	if h := get(t, murl+"/healthz"); h != "ok\n" {

@@ -30,4 +30,5 @@
 //	problems_total{kind}              flow problems: frame-too-large, gap, …
 //	bytes_not_decoded_total{direction} forwarded but not decoded
 //	decode_memory_bytes               decode memory reserved now (Options.DecodeMemory)
+//	upgrade_check_requests_total{api,version,client_software}  requests the --upgrade-check release does not accept (Options.Upgrades)
 package metrics

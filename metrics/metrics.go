@@ -31,6 +31,10 @@ type Options struct {
 	// Process adds the Go runtime's and the process's own series
 	// (go_*, process_*).
 	Process bool
+	// Upgrades, when set, gives kwire_upgrade_check_requests_total{api,
+	// version,client_software}: the upgrade check so far (kwire proxy
+	// --upgrade-check), read at each scrape.
+	Upgrades func() []UpgradeCount
 }
 
 // Metrics are the series of one proxy run or capture. Safe for
@@ -113,6 +117,9 @@ func New(o Options) *Metrics {
 	if o.DecodeMemory != nil {
 		f(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kwire_decode_memory_bytes",
 			Help: "Decoding memory reserved by the connections being decoded."}, func() float64 { return float64(o.DecodeMemory()) }))
+	}
+	if o.Upgrades != nil {
+		f(upgradeCollector{m: m, check: o.Upgrades})
 	}
 	if o.Process {
 		f(collectors.NewGoCollector())

@@ -242,3 +242,36 @@ func TestLabelsAreBounded(t *testing.T) {
 		t.Errorf("topics %v", topics)
 	}
 }
+
+// The upgrade check's counts are read at each scrape, summed by API,
+// version and client software (the client hosts are no label).
+func TestUpgradeCheckSeries(t *testing.T) {
+	var mu sync.Mutex
+	check := []metrics.UpgradeCount{
+		{API: "Produce", Version: 2, SoftwareName: "sarama", SoftwareVersion: "1.20", Count: 3},
+		{API: "Produce", Version: 2, SoftwareName: "sarama", SoftwareVersion: "1.20", Count: 4}, // another host
+		{API: "", Version: 0, Count: 1},
+	}
+	m := metrics.New(metrics.Options{Upgrades: func() []metrics.UpgradeCount { mu.Lock(); defer mu.Unlock(); return check }})
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go metrics.Serve(ctx, ln, m.Handler(metrics.Health{}))
+	url := "http://" + ln.Addr().String()
+	read := func() map[string]float64 {
+		got := map[string]float64{}
+		for _, s := range scrape(t, url)["kwire_upgrade_check_requests_total"].GetMetric() {
+			got[label(s, "api")+" v"+label(s, "version")+" "+label(s, "client_software")] = s.GetCounter().GetValue()
+		}
+		return got
+	}
+	if got := read(); len(got) != 2 || got["Produce v2 sarama 1.20"] != 7 || got["unknown v0 "] != 1 {
+		t.Errorf("%v", got)
+	}
+	mu.Lock()
+	check = append(check, metrics.UpgradeCount{API: "Fetch", Version: 3, Count: 2})
+	mu.Unlock()
+	if got := read(); len(got) != 3 || got["Fetch v3 "] != 2 {
+		t.Errorf("after more: %v", got)
+	}
+}

@@ -55,8 +55,9 @@ type service struct {
 
 // startService opens the outputs of f (nil when none is asked for):
 // the metrics listener, the audit log, the Parquet directory. stdout is
-// where --audit - writes; p is the proxy (for its decode memory).
-func startService(ctx context.Context, f *serviceFlags, stdout io.Writer, p *proxy.Proxy, upstream string) (*service, error) {
+// where --audit - writes; p is the proxy (for its decode memory);
+// upgrades the upgrade check's counts (nil without --upgrade-check).
+func startService(ctx context.Context, f *serviceFlags, stdout io.Writer, p *proxy.Proxy, upstream string, upgrades func() []metrics.UpgradeCount) (*service, error) {
 	if !f.on() {
 		return nil, nil
 	}
@@ -74,7 +75,7 @@ func startService(ctx context.Context, f *serviceFlags, stdout io.Writer, p *pro
 		}
 	}
 	if f.Metrics != "" {
-		s.metrics = metrics.New(metrics.Options{Topics: f.MetricsTopics, MaxTopics: f.MetricsMaxTopic, Process: true,
+		s.metrics = metrics.New(metrics.Options{Topics: f.MetricsTopics, MaxTopics: f.MetricsMaxTopic, Process: true, Upgrades: upgrades,
 			DecodeMemory: func() int64 { n, _ := p.DecodeMemory(); return n }})
 		if s.ln, err = net.Listen("tcp", f.Metrics); err != nil {
 			s.close()
@@ -190,4 +191,25 @@ func reloadOnHangup(ctx context.Context, c *proxyCmd, listen, upstream *tls.Conf
 		}
 	}()
 	return nil
+}
+
+// upgradeCounts is the upgrade check so far, for the metrics (nil
+// without --upgrade-check).
+func (r *proxyRun) upgradeCounts(c *proxyCmd) func() []metrics.UpgradeCount {
+	if c.Upgrade == "" {
+		return nil
+	}
+	return func() []metrics.UpgradeCount {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var out []metrics.UpgradeCount
+		for _, u := range r.wt.Upgrades() {
+			uc := metrics.UpgradeCount{Version: u.Version, SoftwareName: u.SoftwareName, SoftwareVersion: u.SoftwareVersion, Count: u.Count}
+			if u.API != nil {
+				uc.API = *u.API
+			}
+			out = append(out, uc)
+		}
+		return out
+	}
 }

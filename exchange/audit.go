@@ -1,7 +1,6 @@
 package exchange
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -86,17 +85,18 @@ func (a *Audit) flusher(d time.Duration) {
 // Write writes r's line. The error is the first write error of the log
 // (which then writes no more).
 func (a *Audit) Write(r *Record) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.err == nil && len(a.buf)+len(b) >= bufSize {
-		a.err = a.flush()
+	if a.err != nil {
+		return a.err
 	}
-	if a.err == nil {
-		a.buf = append(append(a.buf, b...), '\n')
+	n := len(a.buf)
+	a.buf = append(r.AppendJSON(a.buf), '\n')
+	if len(a.buf) >= bufSize && n > 0 {
+		// Write out the lines before this one, whole.
+		if _, a.err = a.w.Write(a.buf[:n]); a.err == nil {
+			a.buf = a.buf[:copy(a.buf, a.buf[n:])]
+		}
 	}
 	return a.err
 }

@@ -290,16 +290,24 @@ func duckPython(t *testing.T) string {
 
 // checkParquet checks, after the proxy stopped, that DuckDB's per-API
 // exchange counts and error counts over out/parquet equal the proxy's
-// --stats lines in out/proxy.jsonl.
+// --stats lines in out/proxy.jsonl (checkParquetStats).
 func checkParquet(t *testing.T, out string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "proxy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkParquetStats(t, "the proxy's", b, filepath.Join(out, "parquet"))
+}
+
+// checkParquetStats checks that DuckDB's per-API exchange counts and
+// error counts over the Parquet files in dir equal the stats_api lines of
+// out (kwire proxy or kwire pcap --stats --format json); what names them.
+func checkParquetStats(t *testing.T, what string, b []byte, dir string) {
 	t.Helper()
 	py := duckPython(t)
 	if py == "" {
 		return
-	}
-	b, err := os.ReadFile(filepath.Join(out, "proxy.jsonl"))
-	if err != nil {
-		t.Fatal(err)
 	}
 	stats := map[string]int64{}
 	for _, l := range bytes.Split(b, []byte("\n")) {
@@ -323,7 +331,7 @@ func checkParquet(t *testing.T, out string) {
 			stats[fmt.Sprintf("%s error %d", k, e.Code)] += e.Count
 		}
 	}
-	glob := filepath.Join(out, "parquet", "*.parquet")
+	glob := filepath.Join(dir, "*.parquet")
 	script := `import duckdb, sys
 g = sys.argv[1]
 for k, v, n in duckdb.sql(f"SELECT api_key, version, count(*) FROM '{g}' WHERE api_key >= 0 AND NOT sasl_token GROUP BY ALL").fetchall():
@@ -343,7 +351,7 @@ for k, v, c, n in duckdb.sql(f"SELECT api_key, version, e.code, count(*) FROM (S
 		duck[k] += n
 	}
 	if len(stats) == 0 || fmt.Sprint(duck) != fmt.Sprint(stats) {
-		t.Errorf("DuckDB over the proxy's Parquet files: %v\nkwire proxy --stats: %v", duck, stats)
+		t.Errorf("DuckDB over %s Parquet files: %v\n--stats: %v", what, duck, stats)
 	}
-	t.Logf("DuckDB over the Parquet files: %d api versions and error codes, as --stats counts them", len(duck))
+	t.Logf("DuckDB over %s Parquet files: %d api versions and error codes, as --stats counts them: %v", what, len(duck), duck)
 }

@@ -169,7 +169,7 @@ func TestCompletion(t *testing.T) {
 		"kwire de":               {"decode"},
 		"kwire decode --ma":      {"--max-decompressed"},
 		"kwire proxy --li":       {"--listen"},
-		"kwire pcap --format ":   {"json", "text"},
+		"kwire pcap --format ":   {"json", "parquet", "text"},
 		"kwire --color a":        {"always", "auto"},
 		"kwire show Vote --vers": {"--version"},
 		"kwire serve --addr=1 -": {"--addr", "--color", "--dir", "--help", "--kafka", "--show-secrets", "--specs", "--values", "-h"},

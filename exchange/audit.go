@@ -37,6 +37,8 @@ type Audit struct {
 	err    error
 	stop   chan struct{}
 	done   chan struct{}
+	once   sync.Once
+	closed error
 }
 
 // OpenAudit opens the audit log at path ("-" writes to stdout, never
@@ -124,15 +126,18 @@ func (a *Audit) flush() error {
 	return err
 }
 
-// Close writes out the lines buffered and closes the file.
+// Close writes out the lines buffered and closes the file. Closing again
+// returns the same error.
 func (a *Audit) Close() error {
-	close(a.stop)
-	<-a.done
-	err := a.Flush()
-	if a.closer != nil {
-		if cerr := a.closer.Close(); err == nil {
-			err = cerr
+	a.once.Do(func() {
+		close(a.stop)
+		<-a.done
+		a.closed = a.Flush()
+		if a.closer != nil {
+			if err := a.closer.Close(); a.closed == nil {
+				a.closed = err
+			}
 		}
-	}
-	return err
+	})
+	return a.closed
 }

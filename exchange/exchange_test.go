@@ -248,3 +248,37 @@ func TestParquetRollsAndReadsBack(t *testing.T) {
 		}
 	}
 }
+
+// A file open for MaxAge is ended and named whole without a Write or a
+// Close, so that engines see the records of a long run.
+func TestParquetRollsByAge(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenParquetDir(dir, ParquetOptions{MaxAge: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r := conversation(t)[3]
+	if err := p.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(p.Files()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the file was not ended")
+		}
+	}
+	rows, err := parquet.ReadFile[Record](p.Files()[0])
+	if err != nil || len(rows) != 1 || rows[0].CorrelationID != r.CorrelationID {
+		t.Fatalf("%v %+v", err, rows)
+	}
+	// The next record starts the next file.
+	if err := p.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fs := p.Files(); len(fs) != 2 || fs[0] == fs[1] {
+		t.Fatalf("files %v", fs)
+	}
+}

@@ -44,6 +44,7 @@ type ParquetDir struct {
 	err    error
 	stop   chan struct{}
 	done   chan struct{}
+	once   sync.Once
 }
 
 // OpenParquetDir makes dir (and its parents) when missing and returns
@@ -158,8 +159,9 @@ func (p *ParquetDir) Files() []string {
 }
 
 // Close ends the open file. A run that wrote no record leaves no file.
+// Closing again returns the same error.
 func (p *ParquetDir) Close() error {
-	close(p.stop)
+	p.once.Do(func() { close(p.stop) })
 	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()

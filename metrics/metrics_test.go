@@ -275,3 +275,34 @@ func TestUpgradeCheckSeries(t *testing.T) {
 		t.Errorf("after more: %v", got)
 	}
 }
+
+// /healthz says 503 and why when the upstream cannot be reached, or the
+// proxy does not listen.
+func TestHealthz(t *testing.T) {
+	dead, _ := net.Listen("tcp", "127.0.0.1:0")
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	listening := true
+	m := metrics.New(metrics.Options{})
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go metrics.Serve(ctx, ln, m.Handler(metrics.Health{Listening: func() bool { return listening }, Upstream: metrics.DialCheck(deadAddr)}))
+	url := "http://" + ln.Addr().String() + "/healthz"
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || !strings.Contains(string(body), "upstream unreachable") || !strings.Contains(string(body), "refused") {
+		t.Errorf("%d %q", resp.StatusCode, body)
+	}
+	listening = false
+	resp, _ = http.Get(url)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || string(body) != "not listening\n" {
+		t.Errorf("%d %q", resp.StatusCode, body)
+	}
+}

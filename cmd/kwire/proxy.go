@@ -185,7 +185,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	if err != nil {
 		return err
 	}
-	if r.svc, err = startService(ctx, &c.serviceFlags, writerFunc(r.writeOut), p, c.Upstream, r.upgradeCounts(c)); err != nil {
+	if r.svc, err = startService(ctx, &c.serviceFlags, writerFunc(r.writeOut), a.stderr, p, c.Upstream, r.upgradeCounts(c)); err != nil {
 		p.Close()
 		return err
 	}

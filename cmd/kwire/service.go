@@ -51,17 +51,21 @@ type service struct {
 	// stopMetrics ends the metrics server (at close: it still answers
 	// during the grace period, /readyz with 503).
 	stopMetrics context.CancelFunc
+	// stderr hears of the first error of the audit log and of the
+	// Parquet files, once each, when it happens (the run goes on).
+	stderr                io.Writer
+	auditFailed, pqFailed atomic.Bool
 }
 
 // startService opens the outputs of f (nil when none is asked for):
 // the metrics listener, the audit log, the Parquet directory. stdout is
-// where --audit - writes; p is the proxy (for its decode memory);
+// where --audit - writes, stderr where their failures are told; p is the proxy (for its decode memory);
 // upgrades the upgrade check's counts (nil without --upgrade-check).
-func startService(ctx context.Context, f *serviceFlags, stdout io.Writer, p *proxy.Proxy, upstream string, upgrades func() []metrics.UpgradeCount) (*service, error) {
+func startService(ctx context.Context, f *serviceFlags, stdout, stderr io.Writer, p *proxy.Proxy, upstream string, upgrades func() []metrics.UpgradeCount) (*service, error) {
 	if !f.on() {
 		return nil, nil
 	}
-	s := &service{}
+	s := &service{stderr: stderr}
 	var err error
 	if f.Audit != "" {
 		if s.audit, err = exchange.OpenAudit(f.Audit, stdout, exchange.AuditOptions{MaxSizeMB: f.AuditMaxSize, MaxBackups: f.AuditBackups}); err != nil {
@@ -105,10 +109,14 @@ func (s *service) event(e proxy.Event) {
 		return
 	}
 	if s.audit != nil {
-		s.audit.Write(r) // its first error is Close's
+		if err := s.audit.Write(r); err != nil && !s.auditFailed.Swap(true) {
+			fmt.Fprintf(s.stderr, "kwire: --audit: %v (no more lines are written)\n", err)
+		}
 	}
 	if s.parquet != nil {
-		s.parquet.Write(r)
+		if err := s.parquet.Write(r); err != nil && !s.pqFailed.Swap(true) {
+			fmt.Fprintf(s.stderr, "kwire: --parquet: %v (no more records are written)\n", err)
+		}
 	}
 }
 

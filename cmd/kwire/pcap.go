@@ -101,7 +101,11 @@ func (a *app) pcap(c *pcapCmd) error {
 		return usagef("--format parquet and --out DIR go together")
 	}
 	if c.Out != "" {
-		if r.pq, err = exchange.OpenParquetDir(c.Out, exchange.ParquetOptions{}); err != nil {
+		po := exchange.ParquetOptions{}
+		if c.Interface != "" || c.File == "-" {
+			po.MaxAge = time.Hour // a live capture: a whole file every hour
+		}
+		if r.pq, err = exchange.OpenParquetDir(c.Out, po); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/exchange"
@@ -56,6 +57,12 @@ type Metrics struct {
 	notDecoded          *prometheus.CounterVec
 
 	software, principal, topic capped
+	// series, latencies and brokers cache the children of the vectors
+	// by their raw label values (seriesKey, api, broker address), so that
+	// an exchange costs map lookups, not label hashing; at most maxCached
+	// of each, past which the vectors are asked again every time.
+	series, latencies, brokers    sync.Map
+	nSeries, nLatencies, nBrokers atomic.Int64
 	// counted are the bytes each open connection's exchanges counted per
 	// direction: at its end bytes_total gets the rest of what it read.
 	mu      sync.Mutex
@@ -144,20 +151,53 @@ func APILabel(r *exchange.Record) string {
 	return r.API
 }
 
+// maxCached bounds each cache of Metrics.
+const maxCached = 10000
+
+// seriesKey is what the labels of requests_total and responses_total are
+// made of, as the record has them.
+type seriesKey struct {
+	api                    string
+	version                int16
+	software, swv, princip string
+}
+
+// reqResp are the children of requests_total and responses_total of one
+// seriesKey.
+type reqResp struct{ req, resp prometheus.Counter }
+
+// cached returns the value cache holds for key, or makes it with mk and
+// keeps it while n is under maxCached.
+func cached[K comparable, V any](cache *sync.Map, n *atomic.Int64, key K, mk func() V) V {
+	if v, ok := cache.Load(key); ok {
+		return v.(V)
+	}
+	v := mk()
+	if n.Load() < maxCached {
+		if _, loaded := cache.LoadOrStore(key, v); !loaded {
+			n.Add(1)
+		}
+	}
+	return v
+}
+
 // Exchange counts record r.
 func (m *Metrics) Exchange(r *exchange.Record) {
 	api := APILabel(r)
-	ver := strconv.Itoa(int(r.Version))
-	sw := m.software.value(strings.TrimSpace(r.ClientSoftwareName + " " + r.ClientSoftwareVersion))
-	pr := m.principal.value(r.Principal)
+	rr := cached(&m.series, &m.nSeries, seriesKey{api, r.Version, r.ClientSoftwareName, r.ClientSoftwareVersion, r.Principal}, func() reqResp {
+		ver := strconv.Itoa(int(r.Version))
+		sw := m.software.value(strings.TrimSpace(r.ClientSoftwareName + " " + r.ClientSoftwareVersion))
+		pr := m.principal.value(r.Principal)
+		return reqResp{m.requests.WithLabelValues(api, ver, sw, pr), m.responses.WithLabelValues(api, ver, sw, pr)}
+	})
 	if r.RequestBytes > 0 {
-		m.requests.WithLabelValues(api, ver, sw, pr).Inc()
+		rr.req.Inc()
 	}
 	if r.ResponseBytes > 0 {
-		m.responses.WithLabelValues(api, ver, sw, pr).Inc()
+		rr.resp.Inc()
 	}
 	if r.LatencyNs != nil {
-		m.latency.WithLabelValues(api).Observe(r.Latency().Seconds())
+		cached(&m.latencies, &m.nLatencies, api, func() prometheus.Observer { return m.latency.WithLabelValues(api) }).Observe(r.Latency().Seconds())
 	}
 	for _, e := range r.Errors {
 		name := e.Name
@@ -175,9 +215,9 @@ func (m *Metrics) Exchange(r *exchange.Record) {
 			m.topics.WithLabelValues(m.topic.value(name)).Inc()
 		}
 	}
-	broker := clean(r.Broker)
-	m.bytes.WithLabelValues(ClientToBroker, broker).Add(float64(r.RequestBytes))
-	m.bytes.WithLabelValues(BrokerToClient, broker).Add(float64(r.ResponseBytes))
+	bytes := m.brokerBytes(r.Broker)
+	bytes[0].Add(float64(r.RequestBytes))
+	bytes[1].Add(float64(r.ResponseBytes))
 	m.mu.Lock()
 	if c := m.counted[r.Conn]; c != nil {
 		c[0] += r.RequestBytes
@@ -228,10 +268,10 @@ func (m *Metrics) Proxy(e proxy.Event, r *exchange.Record) {
 		delete(m.counted, e.Conn)
 		m.mu.Unlock()
 		if st := e.Stats; st != nil && c != nil {
-			broker := clean(e.Upstream)
+			bytes := m.brokerBytes(e.Upstream)
 			for d, name := range directions {
 				if rest := st.Read[d] - c[d]; rest > 0 {
-					m.bytes.WithLabelValues(name, broker).Add(float64(rest))
+					bytes[d].Add(float64(rest))
 				}
 				if n := st.Undecoded[d] + st.Flow.Skipped[d]; n > 0 {
 					m.notDecoded.WithLabelValues(name).Add(float64(n))
@@ -248,6 +288,15 @@ func (m *Metrics) Proxy(e proxy.Event, r *exchange.Record) {
 			}
 		}
 	}
+}
+
+// brokerBytes are the children of bytes_total of broker's address, by
+// direction.
+func (m *Metrics) brokerBytes(broker string) [2]prometheus.Counter {
+	return cached(&m.brokers, &m.nBrokers, broker, func() [2]prometheus.Counter {
+		b := clean(broker)
+		return [2]prometheus.Counter{m.bytes.WithLabelValues(ClientToBroker, b), m.bytes.WithLabelValues(BrokerToClient, b)}
+	})
 }
 
 // capped keeps the first max distinct label values; the rest are

@@ -79,6 +79,10 @@ func startService(ctx context.Context, f *serviceFlags, stdout, stderr io.Writer
 		}
 	}
 	if f.Metrics != "" {
+		if _, _, err := net.SplitHostPort(f.Metrics); err != nil {
+			s.close()
+			return nil, usagef("--metrics %q: %v", f.Metrics, err)
+		}
 		s.metrics = metrics.New(metrics.Options{Topics: f.MetricsTopics, MaxTopics: f.MetricsMaxTopic, Process: true, Upgrades: upgrades,
 			DecodeMemory: func() int64 { n, _ := p.DecodeMemory(); return n }})
 		if s.ln, err = net.Listen("tcp", f.Metrics); err != nil {

@@ -179,3 +179,53 @@ func get(t *testing.T, url string) string {
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
 }
+
+// --audit - writes the audit lines to standard output among the proxy's,
+// whole; --metrics that is no HOST:PORT is a usage error, one in use a
+// finding.
+func TestProxyAuditToStdout(t *testing.T) {
+	up := fakeKafka(t)
+	set, _ := spec.Embedded("")
+	c := codec.New(set)
+	var frames [][]byte
+	for corr := int32(1); corr <= 20; corr++ {
+		frames = append(frames, frameOf(t, c, "Metadata", true, 12, corr, `{"topics":[],"allowAutoTopicCreation":false,"includeTopicAuthorizedOperations":false}`))
+	}
+	addr, stop := proxyCommand(t, "--upstream", up, "--format", "json", "--audit", "-")
+	talk(t, addr, frames...)
+	talk(t, addr, frames...)
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var exchanges, audits int
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var x struct {
+			Type  string `json:"type"`
+			Token *bool  `json:"sasl_token"`
+		}
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatalf("a line that is not JSON: %q", l)
+		}
+		switch {
+		case x.Type == "exchange":
+			exchanges++
+		case x.Type == "" && x.Token != nil:
+			audits++
+		}
+	}
+	if exchanges != 40 || audits != 40 {
+		t.Errorf("%d exchange lines, %d audit lines:\n%s", exchanges, audits, r.stdout)
+	}
+	if r := kwire(t, "proxy", "--listen", "127.0.0.1:0", "--upstream", up, "--metrics", "9464"); r.code != 2 || !strings.Contains(r.stderr, `--metrics "9464"`) {
+		t.Errorf("--metrics 9464: exit %d, %s", r.code, r.stderr)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if r := kwire(t, "proxy", "--listen", "127.0.0.1:0", "--upstream", up, "--metrics", busy.Addr().String()); r.code != 1 || !strings.Contains(r.stderr, "address already in use") {
+		t.Errorf("--metrics in use: exit %d, %s", r.code, r.stderr)
+	}
+}

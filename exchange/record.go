@@ -83,6 +83,7 @@ type Topic struct {
 
 // Error is a non-zero error code of the response.
 type Error struct {
+	// Code is the int16 error code on the wire ("6").
 	Code int16 `json:"code" parquet:"code"`
 	// Name is Kafka's name of the code ("NOT_LEADER_OR_FOLLOWER"), ""
 	// when unknown.
@@ -92,7 +93,7 @@ type Error struct {
 	Path string `json:"path" parquet:"path"`
 }
 
-// Start is when exchange x began: its request's first byte, or its
+// start is when exchange x began: its request's first byte, or its
 // response's when the request was not seen.
 func start(x *flow.Exchange) time.Time {
 	switch {

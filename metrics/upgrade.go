@@ -18,7 +18,8 @@ type UpgradeCount struct {
 	// SoftwareName and SoftwareVersion are the client's (ApiVersions,
 	// KIP-511), "" when not known.
 	SoftwareName, SoftwareVersion string
-	Count                         int64
+	// Count is the requests counted so far.
+	Count int64
 }
 
 // upgradeDesc is kwire_upgrade_check_requests_total.

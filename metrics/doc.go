@@ -1,5 +1,5 @@
-// Package metrics counts what kwire proxy (and kwire pcap) see as
-// Prometheus series, with the well-kept client library
+// Package metrics counts what kwire proxy sees (its connection events and
+// the exchange records of package exchange) as Prometheus series, with the well-kept client library
 // (prometheus/client_golang), and serves them with the proxy's health
 // endpoints (Handler: /metrics, /healthz, /readyz).
 //

@@ -110,6 +110,15 @@ type Exchange struct {
 	// not accept the request's api key and version; "" when the Codec's set
 	// decoded them (or the request was not seen).
 	DecodedWith string
+	// ClientSoftwareName and ClientSoftwareVersion are what the
+	// connection's last ApiVersions request (version 3 on, KIP-511) said
+	// of the client's software ("apache-kafka-java", "4.0.0"), on that
+	// exchange and every one after it; "" before one.
+	ClientSoftwareName, ClientSoftwareVersion string
+	// Topics are the topics and partitions the request names, with
+	// Options.Touched (see Touched); nil without it, when the request
+	// names none, or when it did not decode.
+	Topics []TopicPartitions
 }
 
 // Latency is the time from the end of the request to the end of the

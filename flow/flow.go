@@ -142,6 +142,10 @@ type Options struct {
 	// request (they are record-batch findings) and a decoding error that
 	// is a wrong header version or bytes after the body.
 	Check bool
+	// Touched lists in each Exchange the topics and partitions its
+	// request names (Exchange.Topics, see Touched): a walk of every
+	// request's tree, so off by default.
+	Touched bool
 }
 
 // Fallback returns the spec set to decode requests of apiKey at version
@@ -218,6 +222,8 @@ type pending struct {
 	key, ver int16
 	corr     int32
 	clientID string
+	topics   []TopicPartitions
+	software [2]string
 	frame    *Frame
 	// cd is the codec that decoded the request (a fallback's or the
 	// Conn's); the response is decoded with it.
@@ -246,6 +252,10 @@ type Conn struct {
 	sasl saslState
 	// saslFields are the spec fields the SASL state is read from.
 	mechField, authField, hsErrField *spec.Field
+	// software is the client software of the last ApiVersions request
+	// (name, version), read with swFields.
+	software [2]string
+	swFields [2]*spec.Field
 	// fallback is the codec Options.Fallback gave for each api key and
 	// version asked (nil: none); fallbackCodec the codec of each set.
 	fallback      map[[2]int16]*codec.Codec
@@ -361,6 +371,7 @@ func New(o Options, emit func(Event)) *Conn {
 	c.mechField = rootField(c.set.Request(saslHandshakeKey), "Mechanism")
 	c.authField = rootField(c.set.Request(saslAuthenticateKey), "AuthBytes")
 	c.hsErrField = rootField(c.set.Response(saslHandshakeKey), "ErrorCode")
+	c.swFields = [2]*spec.Field{rootField(c.set.Request(apiVersionsKey), "ClientSoftwareName"), rootField(c.set.Request(apiVersionsKey), "ClientSoftwareVersion")}
 	return c
 }
 
@@ -368,6 +379,7 @@ func New(o Options, emit func(Event)) *Conn {
 const (
 	saslHandshakeKey    = 17
 	saslAuthenticateKey = 36
+	apiVersionsKey      = 18
 )
 
 // rootField is the field of m's body of that name, or nil.
@@ -727,6 +739,21 @@ func (c *Conn) saslRequest(t *tree.Tree, key, ver int16, corr int32) {
 	}
 }
 
+// clientSoftware notes the client software that ApiVersions request t
+// names (version 3 on: an older one has no such fields and leaves what
+// is known).
+func (c *Conn) clientSoftware(t *tree.Tree) {
+	body := t.Part(tree.Body)
+	if body < 0 {
+		return
+	}
+	for k, f := range c.swFields {
+		if i := t.Lookup(body, f); i >= 0 && string(t.Data(i)) != c.software[k] {
+			c.software[k] = string(t.Data(i))
+		}
+	}
+}
+
 // redact redacts a kept tree unless secrets are shown.
 func (c *Conn) redact(t *tree.Tree) {
 	if c.o.KeepTrees && !c.o.ShowSecrets {
@@ -818,6 +845,13 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 		if key == saslHandshakeKey || key == saslAuthenticateKey {
 			c.saslRequest(t, key, ver, corr)
 		}
+		if key == apiVersionsKey {
+			c.clientSoftware(t)
+		}
+	}
+	var topics []TopicPartitions
+	if err == nil && c.o.Touched {
+		topics = Touched(t, c.topics.names())
 	}
 	c.redact(t)
 	if len(fr) < 12 {
@@ -826,7 +860,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if err == nil && key == 0 && c.acks != nil {
 		if i := t.Lookup(t.Part(tree.Body), c.acks); i >= 0 && t.Num(i) == 0 {
 			x := c.exchange(cd, key, ver, corr, clientID)
-			x.Request, x.NoResponse, x.Findings = f, true, findings
+			x.Request, x.NoResponse, x.Findings, x.Topics = f, true, findings, topics
 			c.report(x)
 			return
 		}
@@ -834,7 +868,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
-	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, frame: f, cd: cd, findings: findings})
+	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings})
 }
 
 // inFlight reports whether a request with correlation id corr awaits its
@@ -894,7 +928,8 @@ func (c *Conn) recordProblems(s *stream, f *Frame, t *tree.Tree, key, ver int16,
 // exchange starts the Exchange of a request decoded with cd (nil: the
 // Conn's codec).
 func (c *Conn) exchange(cd *codec.Codec, key, ver int16, corr int32, clientID string) *Exchange {
-	x := &Exchange{APIKey: key, Version: ver, CorrelationID: corr, ClientID: clientID}
+	x := &Exchange{APIKey: key, Version: ver, CorrelationID: corr, ClientID: clientID,
+		ClientSoftwareName: c.software[0], ClientSoftwareVersion: c.software[1]}
 	set := c.set
 	if cd != nil && cd != c.o.Codec {
 		set = cd.Set
@@ -918,7 +953,8 @@ func (c *Conn) unanswered(k int) {
 	for ; c.head < k; c.head++ {
 		q := &c.pend[c.head]
 		x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
-		x.Request, x.Findings = q.frame, q.findings
+		x.Request, x.Findings, x.Topics = q.frame, q.findings, q.topics
+		x.ClientSoftwareName, x.ClientSoftwareVersion = q.software[0], q.software[1]
 		*q = pending{}
 		c.report(x)
 	}
@@ -953,7 +989,8 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		c.pend, c.head = c.pend[:0], 0
 	}
 	x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
-	x.Request, x.Response, x.Findings = q.frame, f, q.findings
+	x.Request, x.Response, x.Findings, x.Topics = q.frame, f, q.findings, q.topics
+	x.ClientSoftwareName, x.ClientSoftwareVersion = q.software[0], q.software[1]
 	cd := q.cd
 	if cd == nil {
 		cd = c.o.Codec

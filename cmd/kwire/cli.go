@@ -9,6 +9,7 @@ import (
 	kongcompletion "github.com/jotaen/kong-completion"
 
 	"github.com/kwire/kwire/internal/cli"
+	"github.com/kwire/kwire/internal/yamlflags"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -127,7 +128,7 @@ func run(args []string, e *env) (code int) {
 			kong.Writers(e.stdout, e.stderr),
 			kong.Exit(func(code int) { panic(kongExit(code)) }),
 			kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-			kong.ValueFormatter(cli.HelpWithDefault), help)
+			kong.ValueFormatter(cli.HelpWithDefault), kong.Configuration(yamlflags.Loader), help)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v\n", err)

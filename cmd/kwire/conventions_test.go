@@ -93,8 +93,8 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 			shown++
 		}
 	}
-	if shown != 28 {
-		t.Errorf("%d defaults shown, want 28", shown)
+	if shown != 32 {
+		t.Errorf("%d defaults shown, want 32", shown)
 	}
 	// The default shows once, in the help text, not also as the value
 	// (--color="auto"); kwire's own --version is listed with the root's
@@ -169,7 +169,7 @@ func TestCompletion(t *testing.T) {
 		"kwire de":               {"decode"},
 		"kwire decode --ma":      {"--max-decompressed"},
 		"kwire proxy --li":       {"--listen"},
-		"kwire pcap --format ":   {"json", "text"},
+		"kwire pcap --format ":   {"json", "parquet", "text"},
 		"kwire --color a":        {"always", "auto"},
 		"kwire show Vote --vers": {"--version"},
 		"kwire serve --addr=1 -": {"--addr", "--color", "--dir", "--help", "--kafka", "--show-secrets", "--specs", "--values", "-h"},

@@ -316,11 +316,15 @@ func TestSecureCluster(t *testing.T) {
 	// Through kwire proxy.
 	proxyCert, proxyKey := ca.Leaf("proxy")
 	first := freePortRange(t, 10)
-	proxy, proxyAddr := runProxy(t, out, "--listen", "127.0.0.1:0", "--upstream", brokers[0].Advertised[kafkatest.SASLSSL],
+	// The service outputs too: metrics scraped by a real Prometheus, the
+	// audit log, the Parquet files (service_test.go).
+	svcArgs, metricsAddr := serviceArgs(t, out)
+	prom := startPrometheus(t, metricsAddr)
+	proxy, proxyAddr := runProxy(t, out, append([]string{"--listen", "127.0.0.1:0", "--upstream", brokers[0].Advertised[kafkatest.SASLSSL],
 		"--rewrite-advertised", "--broker-ports", fmt.Sprintf("%d-%d", first, first+9),
 		"--tls-cert", proxyCert, "--tls-key", proxyKey,
 		"--upstream-tls", "--upstream-ca", ca.CertFile, "--upstream-server-name", "localhost",
-		"--format", "json", "--tree", "--check", "--stats")
+		"--format", "json", "--tree", "--check", "--stats"}, svcArgs...)...)
 	for _, tp := range taps {
 		tp.origin.Store(int64(proxy.Process.Pid))
 	}
@@ -414,7 +418,10 @@ func TestSecureCluster(t *testing.T) {
 	}
 	close(stopSweep)
 	<-sweepDone
+	checkPrometheus(t, prom, out, []string{"alice", "bob"}, forms)
 	stopProxy(t, proxy)
+	checkAudit(t, out, []string{"PLAIN alice", "SCRAM-SHA-512 bob"})
+	checkParquet(t, out)
 
 	for _, tp := range taps {
 		tp.log.mu.Lock()

@@ -272,7 +272,7 @@ func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 			// A version that comes back after a release without it keeps
 			// its First; Removed is that of its last run.
 			sp.Last, sp.Removed = s.Release, ""
-			if unstableVersion(s, o) == ver {
+			if s.UnstableVersion(o) == ver {
 				if at, ok := unstableAt[ver]; ok && at == i+1 {
 					sp.Unstable[len(sp.Unstable)-1].Last = s.Release
 				} else {
@@ -397,4 +397,18 @@ func fileMayAccept(r, name string, key, v int16) bool {
 		return true
 	}
 	return m.Type != Request || m.APIKey != key || m.ValidVersions.Contains(v)
+}
+
+// UnstableVersion is the version that the API of m (a request or response
+// of s) marks unstable (the highest valid version when the request has
+// latestVersionUnstable), or -1.
+func (s *Set) UnstableVersion(m *Message) int16 {
+	req := m
+	if m.Type == Response && m.APIKey >= 0 {
+		req = s.Request(m.APIKey)
+	}
+	if req == nil || req.Type != Request || !req.LatestVersionUnstable || m.ValidVersions.Empty() {
+		return -1
+	}
+	return m.ValidVersions.Hi
 }

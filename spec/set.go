@@ -247,7 +247,7 @@ func (s *Set) add(m *Message) *Error {
 func (s *Set) sort() {
 	sort.SliceStable(s.Messages, func(i, j int) bool {
 		a, b := s.Messages[i], s.Messages[j]
-		ra, rb := typeRank(a.Type), typeRank(b.Type)
+		ra, rb := a.Type.Rank(), b.Type.Rank()
 		if a.Topic != "" {
 			ra = 4
 		}
@@ -289,7 +289,10 @@ func topicRank(t Topic) int {
 	return -1
 }
 
-func typeRank(t MessageType) int {
+// Rank is the place of messages of type t in Set.Messages: requests and
+// responses 0, headers 1, metadata records 2, data messages 3 (an
+// internal topic's records come after all of them).
+func (t MessageType) Rank() int {
 	switch t {
 	case Request, Response:
 		return 0

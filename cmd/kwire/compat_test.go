@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/internal/cli"
-	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/evolve"
 )
 
 // c20 is case C20's pair of specs (a field goes uint16 → int32 in place).
-var c20 = filepath.Join("..", "..", "spec", "testdata", "compat", "c20")
+var c20 = filepath.Join("..", "..", "spec", "evolve", "testdata", "c20")
 
 // needCommand skips a test of a command that cli.go does not register yet.
 func needCommand(t *testing.T, field string) {
@@ -63,13 +63,13 @@ func TestCompatReleases(t *testing.T) {
 	var out struct {
 		Old, New string
 		Counts   map[string]int
-		Findings []spec.FindingJSON
+		Findings []evolve.FindingJSON
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
 	}
 	if out.Counts["incompatible"] != 52 || out.Counts["compatible"] != 29 {
-		t.Errorf("counts = %v, want 52 incompatible and 29 compatible (see spec.TestCompatKafka39To44)", out.Counts)
+		t.Errorf("counts = %v, want 52 incompatible and 29 compatible (see evolve.TestCompatKafka39To44)", out.Counts)
 	}
 	if !strings.Contains(out.Old, "3.9.1") || !strings.Contains(out.New, "4.4.0") {
 		t.Errorf("old %q, new %q", out.Old, out.New)
@@ -140,12 +140,12 @@ func TestDiffCommand(t *testing.T) {
 	if strings.Contains(out, "AddOffsetsToTxn") {
 		t.Error("diff lists an API whose only change is its listeners")
 	}
-	var rows []spec.DiffRowJSON
+	var rows []evolve.DiffRowJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "diff", "3.9.1", "4.4", "--format", "json")), &rows); err != nil {
 		t.Fatal(err)
 	}
 	// 117 with versions, fields or records' forms (see
-	// spec.TestDiffKafka39To44), 28 listeners or flags only.
+	// evolve.TestDiffKafka39To44), 28 listeners or flags only.
 	if len(rows) != 145 {
 		t.Errorf("diff --format json has %d rows, want 145 (117 with versions, fields or record forms, 28 listeners or flags only)", len(rows))
 	}
@@ -173,10 +173,10 @@ func TestHistoryCommand(t *testing.T) {
 	if want := "  versions not in Kafka 3.6.2, in other embedded releases:\n    v10  Kafka 3.7–4.4\n    v11  Kafka 3.8–4.4\n    v12  Kafka 4.0–4.4\n    v13  Kafka 4.1–4.4\n\nProduceResponse (response, api key 0) in Kafka 3.6.2: valid versions 0-9, flexible 9+\n"; !strings.Contains(out, want) {
 		t.Errorf("--kafka 3.6 history Produce lacks %q:\n%s", want, out)
 	}
-	var js []spec.HistoryJSON
+	var js []evolve.HistoryJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "history", "Produce", "--format", "json")), &js); err != nil || len(js) != 2 || len(js[0].OtherVersions) != 3 ||
-		!reflect.DeepEqual(*js[0].OtherVersions[2], spec.SpanJSON{Version: 2, First: "3.0.2", FirstIsOldest: true, Last: "3.9.2", Removed: "4.0.2", Words: "Kafka ≤3.0–3.9 (removed in 4.0)"}) ||
-		!reflect.DeepEqual(*js[0].Versions[10].Releases, spec.SpanJSON{Version: 13, First: "4.1.2", Last: "4.4.0", Words: "Kafka 4.1–4.4"}) {
+		!reflect.DeepEqual(*js[0].OtherVersions[2], evolve.SpanJSON{Version: 2, First: "3.0.2", FirstIsOldest: true, Last: "3.9.2", Removed: "4.0.2", Words: "Kafka ≤3.0–3.9 (removed in 4.0)"}) ||
+		!reflect.DeepEqual(*js[0].Versions[10].Releases, evolve.SpanJSON{Version: 13, First: "4.1.2", Last: "4.4.0", Words: "Kafka 4.1–4.4"}) {
 		t.Errorf("history Produce --format json: %v %+v", err, js)
 	}
 	out = mustRun(t, "--kafka", "4.4", "history", "FetchRequest")
@@ -186,7 +186,7 @@ func TestHistoryCommand(t *testing.T) {
 	if !strings.Contains(out, "comments on versions that are not valid:\n      // Versions 0-3 were removed in Apache Kafka 4.0, Version 4 is the new baseline.  (line 21)") {
 		t.Errorf("history FetchRequest lacks the removed versions' comment:\n%s", out)
 	}
-	var hs []spec.HistoryJSON
+	var hs []evolve.HistoryJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "history", "52", "--format", "json")), &hs); err != nil {
 		t.Fatal(err)
 	}

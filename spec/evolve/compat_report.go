@@ -1,4 +1,4 @@
-package spec
+package evolve
 
 import (
 	"encoding/json"
@@ -8,19 +8,21 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kwire/kwire/spec"
 )
 
 // Comparison is two sets of specs, the labels that name them in output
 // ("Kafka 3.9.1", or a path) and Compat's findings between them: what
 // `kwire compat` and `kwire diff` print.
 type Comparison struct {
-	Old, New           *Set
+	Old, New           *spec.Set
 	OldLabel, NewLabel string
 	Findings           []Finding
 }
 
 // Compare runs CompatWith on old and new and keeps the labels.
-func Compare(old, new *Set, oldLabel, newLabel string, opt CompatOptions) *Comparison {
+func Compare(old, new *spec.Set, oldLabel, newLabel string, opt CompatOptions) *Comparison {
 	return &Comparison{old, new, oldLabel, newLabel, CompatWith(old, new, opt)}
 }
 
@@ -28,8 +30,8 @@ func Compare(old, new *Set, oldLabel, newLabel string, opt CompatOptions) *Compa
 // ResponseHeader where a set loaded from a path borrowed them from the
 // newest embedded release (see FromPath): they are not part of what is
 // compared. nil when no set borrowed them.
-func BorrowedHeaders(sets ...*Set) func(*Message) bool {
-	newest, err := Embedded("")
+func BorrowedHeaders(sets ...*spec.Set) func(*spec.Message) bool {
+	newest, err := spec.Embedded("")
 	if err != nil {
 		return nil
 	}
@@ -47,7 +49,7 @@ func BorrowedHeaders(sets ...*Set) func(*Message) bool {
 	if len(skip) == 0 {
 		return nil
 	}
-	return func(m *Message) bool { return skip[m.Name] }
+	return func(m *spec.Message) bool { return skip[m.Name] }
 }
 
 // Counts is the number of findings of each impact.
@@ -170,7 +172,7 @@ func writeIndented(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func rangesString(rs []Versions) string {
+func rangesString(rs []spec.Versions) string {
 	var parts []string
 	for _, r := range rs {
 		parts = append(parts, r.String())
@@ -258,7 +260,7 @@ type DiffRowJSON struct {
 // WriteDiffJSON writes every row (those that differ only in listeners or
 // flags too) as a DiffRowJSON array, indented.
 func WriteDiffJSON(w io.Writer, rows []DiffRow) error {
-	strs := func(rs []Versions) []string {
+	strs := func(rs []spec.Versions) []string {
 		out := []string{}
 		for _, r := range rs {
 			out = append(out, r.String())

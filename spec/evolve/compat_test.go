@@ -1,4 +1,4 @@
-package spec
+package evolve
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
 )
 
 // setOf parses spec texts (one message each) into a set, failing on any
 // spec error.
-func setOf(t *testing.T, side string, specs ...string) *Set {
+func setOf(t *testing.T, side string, specs ...string) *spec.Set {
 	t.Helper()
 	var files []bundle.File
 	for i, s := range specs {
@@ -24,7 +25,7 @@ func setOf(t *testing.T, side string, specs ...string) *Set {
 		}
 		files = append(files, bundle.File{Path: name, Data: []byte(s)})
 	}
-	s, errs := NewSet(files)
+	s, errs := spec.NewSet(files)
 	if errs.HasErrors() {
 		t.Fatalf("%s specs do not load: %v", side, errs)
 	}
@@ -211,12 +212,12 @@ func TestCompatRules(t *testing.T) {
 // TestCompatC20 is case C20 of docs/wire-cases.md: a field goes uint16 → int32
 // at the same versions, which is wire-incompatible.
 func TestCompatC20(t *testing.T) {
-	dir := filepath.Join("testdata", "compat", "c20")
-	old, errs, err := FromPath(filepath.Join(dir, "old"))
+	dir := filepath.Join("testdata", "c20")
+	old, errs, err := spec.FromPath(filepath.Join(dir, "old"))
 	if err != nil || errs.HasErrors() {
 		t.Fatal(err, errs)
 	}
-	nw, errs, err := FromPath(filepath.Join(dir, "new"))
+	nw, errs, err := spec.FromPath(filepath.Join(dir, "new"))
 	if err != nil || errs.HasErrors() {
 		t.Fatal(err, errs)
 	}
@@ -226,7 +227,7 @@ func TestCompatC20(t *testing.T) {
 	}
 	f := fs[0]
 	if f.Rule != "type-changed" || f.Severity != Incompatible || f.Message != "RegisterEndpointRequest" || f.Path != "Port" ||
-		f.Versions != (Versions{0, 1}) || f.Msg != "type uint16 → int32: 2 → 4 bytes on the wire" {
+		f.Versions != (spec.Versions{Lo: 0, Hi: 1}) || f.Msg != "type uint16 → int32: 2 → 4 bytes on the wire" {
 		t.Errorf("finding = %s", brief(f))
 	}
 	if f.OldPos.Line != 13 || f.NewPos.Line != 15 || !strings.HasSuffix(f.NewPos.File, "RegisterEndpointRequest.json") {
@@ -239,7 +240,7 @@ func TestCompatC20(t *testing.T) {
 
 func TestCompatSameSetsHaveNoFindings(t *testing.T) {
 	for _, r := range bundle.Releases() {
-		s, err := Embedded(r)
+		s, err := spec.Embedded(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,8 +253,8 @@ func TestCompatSameSetsHaveNoFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := NewSet(rel.Files)
-	b, _ := NewSet(rel.Files)
+	a, _ := spec.NewSet(rel.Files)
+	b, _ := spec.NewSet(rel.Files)
 	if fs := Compat(a, b); len(fs) != 0 {
 		t.Errorf("4.4 parsed twice: %q", briefs(fs))
 	}
@@ -267,7 +268,7 @@ func TestCompatOptions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Common: %q, want %q", got, want)
 	}
-	got = briefs(CompatWith(old, nw, CompatOptions{Skip: func(m *Message) bool { return m.Name == "Thing" }}))
+	got = briefs(CompatWith(old, nw, CompatOptions{Skip: func(m *spec.Message) bool { return m.Name == "Thing" }}))
 	want = []string{"incompatible message-removed Gone: data Gone (old1.json) is not in the new specs (valid versions were 0-3) []"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Skip: %q, want %q", got, want)
@@ -275,13 +276,13 @@ func TestCompatOptions(t *testing.T) {
 }
 
 // findingsOf39to44 compares the embedded 3.9.1 and 4.4.0 releases.
-func findingsOf39to44(t *testing.T) (*Set, *Set, []Finding) {
+func findingsOf39to44(t *testing.T) (*spec.Set, *spec.Set, []Finding) {
 	t.Helper()
-	old, err := Embedded("3.9.1")
+	old, err := spec.Embedded("3.9.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	nw, err := Embedded("4.4")
+	nw, err := spec.Embedded("4.4")
 	if err != nil {
 		t.Fatal(err)
 	}

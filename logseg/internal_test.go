@@ -313,20 +313,20 @@ func TestRemoteLogMetadataTopic(t *testing.T) {
 	}
 }
 
-// A release without the coordinators' record specs (Kafka embeds them in
-// 4.4.0 and 3.9.1 only) decodes an internal topic's records with the
+// A release without the group coordinator's record specs (3.4.1: its
+// kafka-group-coordinator jar holds none; 3.5.2 and later embed them) decodes an internal topic's records with the
 // newest embedded release that has them, and says so; a record type no
 // release has stays bytes.
 func TestOffsetsTopicWithAnOlderRelease(t *testing.T) {
 	cd := testCodec(t)
 	f := writeSegment(t, "__consumer_offsets-3", offsetsSegment(t, cd))
 	want, wantJS, wantProblems := internalListing(t, f, logseg.Options{Codec: cd})
-	old, err := spec.Embedded("4.0")
+	old, err := spec.Embedded("3.4")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if old.RecordKey(spec.TopicOffsets, 1) != nil {
-		t.Fatal("Kafka 4.0.2 has OffsetCommitKey: pick a release without it")
+		t.Fatal("Kafka 3.4.1 has OffsetCommitKey: pick a release without it")
 	}
 	text, js, problems := internalListing(t, f, logseg.Options{Codec: codec.New(old)})
 	const with = "  (decoded with Kafka 4.4.0's specs)"

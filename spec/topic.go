@@ -259,3 +259,17 @@ func (s *Set) RecordTypes(t Topic) []int16 {
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
+
+// Carries reports whether s holds record specs of internal topic t: an
+// embedded release whose pinned jars have them (spec/bundle/README.md says
+// which), or specs loaded from a path that has them. A release without
+// them says nothing about t's records (Kafka 3.0.2's jars hold no
+// __share_group_state specs: the share coordinator came in 4.0).
+func (s *Set) Carries(t Topic) bool {
+	for _, m := range s.Messages {
+		if m.Topic == t {
+			return true
+		}
+	}
+	return false
+}

@@ -225,6 +225,11 @@ func (a *app) diff(c *diffCmd) error {
 	}
 	rows := evolve.Diff(cmp.Old, cmp.New, cmp.Findings)
 	if c.Format == "json" {
+		// The rows are a JSON array: the internal topics not compared
+		// are said beside it.
+		for _, l := range cmp.NotComparedLines() {
+			fmt.Fprintf(a.stderr, "kwire: note: %s\n", l)
+		}
 		err = evolve.WriteDiffJSON(a.stdout, rows)
 	} else {
 		err = cmp.WriteDiffText(a.stdout, rows)

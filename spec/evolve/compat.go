@@ -239,13 +239,22 @@ type CompatOptions struct {
 // the wire level: for each message of both, the versions added and removed,
 // and at every version both have, the bytes of each struct (the positional
 // fields in order, the tagged fields by tag). See CompatRules.
+// An internal topic's records are compared only where both sets carry
+// that topic's specs (Uncarried).
 func Compat(old, new *spec.Set) []Finding {
 	return CompatWith(old, new, CompatOptions{})
 }
 
-// CompatWith is Compat with options.
+// CompatWith is Compat with options. The records of an internal topic
+// whose specs only one side carries are not compared (see Uncarried).
 func CompatWith(old, new *spec.Set, opt CompatOptions) []Finding {
-	skip := func(m *spec.Message) bool { return opt.Skip != nil && opt.Skip(m) }
+	uncarried := map[spec.Topic]bool{}
+	for _, g := range Uncarried(old, new) {
+		uncarried[g.Topic] = true
+	}
+	skip := func(m *spec.Message) bool {
+		return opt.Skip != nil && opt.Skip(m) || m.Topic != "" && uncarried[m.Topic]
+	}
 	type pair struct{ o, n *spec.Message }
 	var pairs []pair
 	matched := map[*spec.Message]bool{}

@@ -19,11 +19,14 @@ type Comparison struct {
 	Old, New           *spec.Set
 	OldLabel, NewLabel string
 	Findings           []Finding
+	// NotCompared are the internal topics whose records were left out
+	// because only one side carries their specs (Uncarried).
+	NotCompared []NotCompared
 }
 
 // Compare runs CompatWith on old and new and keeps the labels.
 func Compare(old, new *spec.Set, oldLabel, newLabel string, opt CompatOptions) *Comparison {
-	return &Comparison{old, new, oldLabel, newLabel, CompatWith(old, new, opt)}
+	return &Comparison{Old: old, New: new, OldLabel: oldLabel, NewLabel: newLabel, Findings: CompatWith(old, new, opt), NotCompared: Uncarried(old, new)}
 }
 
 // BorrowedHeaders is a CompatOptions.Skip that leaves out RequestHeader and
@@ -85,11 +88,15 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// WriteText prints "OLD → NEW", the findings at least as grave as least
+// WriteText prints "OLD → NEW", the internal topics not compared
+// (NotComparedLines), the findings at least as grave as least
 // (Finding.String), one a line, and a summary line of the counts and of how
 // many findings Kafka's own evolution checker would judge otherwise.
 func (c *Comparison) WriteText(w io.Writer, least Impact) error {
 	fmt.Fprintf(w, "%s → %s\n", c.OldLabel, c.NewLabel)
+	for _, l := range c.NotComparedLines() {
+		fmt.Fprintln(w, l)
+	}
 	disagree := 0
 	for _, f := range c.Findings {
 		if f.KafkaNote() != "" {
@@ -148,12 +155,15 @@ type CompatJSON struct {
 	New      string         `json:"new"`
 	Counts   map[string]int `json:"counts"`
 	Findings []FindingJSON  `json:"findings"`
+	// NotCompared are the internal topics whose records were not compared
+	// (Comparison.NotCompared); absent when there are none.
+	NotCompared []NotComparedJSON `json:"not_compared,omitempty"`
 }
 
 // WriteJSON writes CompatJSON, indented, with the findings at least as
 // grave as least.
 func (c *Comparison) WriteJSON(w io.Writer, least Impact) error {
-	out := CompatJSON{Old: c.Old.Source, New: c.New.Source, Counts: map[string]int{}, Findings: []FindingJSON{}}
+	out := CompatJSON{Old: c.Old.Source, New: c.New.Source, Counts: map[string]int{}, Findings: []FindingJSON{}, NotCompared: c.notComparedJSON()}
 	n := c.Counts()
 	for _, i := range []Impact{Incompatible, CompatibleChange, Info} {
 		out.Counts[i.String()] = n[i]
@@ -180,13 +190,17 @@ func rangesString(rs []spec.Versions) string {
 	return strings.Join(parts, ",")
 }
 
-// WriteDiffText prints "OLD → NEW", a table of one row per API or message
+// WriteDiffText prints "OLD → NEW", the internal topics not compared
+// (NotComparedLines), a table of one row per API or message
 // whose presence, versions or fields differ (rows of Diff), and a summary
 // line: how many were added, removed, renamed and changed, and how many
 // more differ only in listeners, deprecatedVersions or
 // latestVersionUnstable.
 func (c *Comparison) WriteDiffText(w io.Writer, rows []DiffRow) error {
 	fmt.Fprintf(w, "%s → %s\n", c.OldLabel, c.NewLabel)
+	for _, l := range c.NotComparedLines() {
+		fmt.Fprintln(w, l)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tKEY\tNAME\tSTATUS\tVERSIONS\tREMOVED\tADDED\tCHANGED IN\tFINDINGS")
 	status := map[string]int{}

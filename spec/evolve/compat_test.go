@@ -413,11 +413,17 @@ func TestDiffKafka39To44(t *testing.T) {
 	check("ClearElrRecord", "metadata 28 added old= none → 0 removed=[] added=[] changed=[] 0/0/1")
 	check("OffsetCommitKey", "coordinator-key 1 changed old= 0-1 → 0 removed=[] added=[] changed=[] 0/0/2")
 	check("OffsetCommitValue", "coordinator-value 1 changed old= 0-4 → 0-4 removed=[] added=[] changed=[4] 0/1/2")
-	// The records add 29 specs (24 of the group coordinator, 4 of the share
-	// coordinator, ProducerSnapshot), remove 2 (record type 9) and change
-	// 24: the 22 keys and values whose spec form changed (6 values of them
-	// with new fields too) and the 2 remote-log-metadata records.
-	if want := map[string]int{"added": 41, "removed": 6, "renamed": 1, "changed": 69}; fmt.Sprint(status) != fmt.Sprint(want) {
+	// The records add 25 specs (24 of the group coordinator and
+	// ProducerSnapshot), remove 2 (record type 9) and change 24: the 22
+	// keys and values whose spec form changed (6 values of them with new
+	// fields too) and the 2 remote-log-metadata records. The share
+	// coordinator's 4 are not compared: 3.9.1 carries none.
+	for _, name := range []string{"ShareSnapshotKey", "ShareSnapshotValue", "ShareUpdateKey", "ShareUpdateValue"} {
+		if r, ok := by[name]; ok {
+			t.Errorf("row %s %s: 3.9.1 carries no __share_group_state specs", name, r.Status)
+		}
+	}
+	if want := map[string]int{"added": 37, "removed": 6, "renamed": 1, "changed": 69}; fmt.Sprint(status) != fmt.Sprint(want) {
 		t.Errorf("rows by status = %v, want %v", status, want)
 	}
 }
@@ -449,4 +455,98 @@ func infoRules(fs []Finding) map[string]int {
 		}
 	}
 	return n
+}
+
+// compared lists the embedded release pairs whose comparison the tests of
+// internal topics look at: every adjacent pair, old first, and the pairs
+// of the README and of issue 25 (3.9 → 4.4, 3.0 → 4.4).
+func compared(t *testing.T) [][2]*spec.Set {
+	t.Helper()
+	all, err := spec.EmbeddedAll() // newest first
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2]*spec.Set
+	for i := len(all) - 1; i > 0; i-- {
+		pairs = append(pairs, [2]*spec.Set{all[i], all[i-1]})
+	}
+	for _, p := range [][2]string{{"3.9", "4.4"}, {"3.0", "4.4"}, {"4.4", "3.0"}} {
+		o, _ := spec.Embedded(p[0])
+		n, _ := spec.Embedded(p[1])
+		pairs = append(pairs, [2]*spec.Set{o, n})
+	}
+	return pairs
+}
+
+// An internal topic's records are compared only where both releases carry
+// its specs: no record is "added" or "removed" because one release's jars
+// lack them, and the topics left out are the ones only one side carries.
+// Before every release carried what its jars hold, 4.3 → 4.4 called 56
+// coordinator and remote-log records message-added.
+func TestInternalTopicsComparedWhereBothCarry(t *testing.T) {
+	for _, p := range compared(t) {
+		old, nw := p[0], p[1]
+		c := Compare(old, nw, old.Release, nw.Release, CompatOptions{})
+		var gaps []string
+		for _, tp := range spec.Topics() {
+			if old.Carries(tp) != nw.Carries(tp) {
+				gaps = append(gaps, string(tp))
+			}
+		}
+		var got []string
+		for _, g := range c.NotCompared {
+			got = append(got, string(g.Topic))
+			if g.Old == old.Carries(g.Topic) {
+				t.Errorf("%s → %s: %s lacking on the wrong side", old.Release, nw.Release, g.Topic)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(gaps) {
+			t.Errorf("%s → %s: not compared %v, want %v", old.Release, nw.Release, got, gaps)
+		}
+		for _, f := range c.Findings {
+			var m *spec.Message
+			other := old
+			switch f.Rule {
+			case "message-added":
+				m = nw.Message(f.Message)
+			case "message-removed":
+				m, other = old.Message(f.Message), nw
+			default:
+				continue
+			}
+			if m != nil && m.Topic != "" && !other.Carries(m.Topic) {
+				t.Errorf("%s → %s: %s %s, though Kafka %s carries no %s specs", old.Release, nw.Release, f.Rule, f.Message, other.Release, m.Topic.TopicName())
+			}
+		}
+	}
+	// 4.3.2 → 4.4.0: both carry every topic; what is new are APIs, a
+	// metadata record and a data spec of kafka-clients.
+	o, _ := spec.Embedded("4.3")
+	n, _ := spec.Embedded("4.4")
+	var added []string
+	for _, f := range Compat(o, n) {
+		if f.Rule == "message-added" {
+			added = append(added, f.Message)
+		}
+	}
+	if want := "[StreamsGroupTopologyDescriptionUpdateRequest StreamsGroupTopologyDescriptionUpdateResponse UnregisterControllerRequest UnregisterControllerResponse UnregisterControllerRecord AbortedTxn]"; fmt.Sprint(added) != want {
+		t.Errorf("4.3 → 4.4 message-added %v, want %s", added, want)
+	}
+	// 3.9.2 → 4.4.0: the records of __consumer_offsets and
+	// __transaction_state changed form ("data" → coordinator-key/-value),
+	// they were not added; __share_group_state is not compared.
+	o, _ = spec.Embedded("3.9")
+	c := Compare(o, n, "Kafka 3.9.2", "Kafka 4.4.0", CompatOptions{})
+	rows := map[string]string{}
+	for _, r := range Diff(o, n, c.Findings) {
+		rows[r.Name] = r.Status
+	}
+	for _, name := range []string{"OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue", "TransactionLogKey", "TransactionLogValue", "ConsumerGroupMetadataKey", "RemoteLogSegmentMetadataRecord"} {
+		if rows[name] != "changed" {
+			t.Errorf("3.9 → 4.4 diff: %s %q, want changed", name, rows[name])
+		}
+	}
+	if got := c.NotComparedLines(); fmt.Sprint(got) != "[Kafka 3.9.2 carries no __share_group_state specs: not compared]" {
+		t.Errorf("3.9 → 4.4 not compared: %q", got)
+	}
 }

@@ -5,7 +5,10 @@
 // findings into one row per API or message; History tells, version by
 // version, what each version of one message changed, with the spec's own
 // comments (Notes) and, for embedded releases, which releases have each
-// version. Comparison, WriteHistoryText and their JSON forms are the
+// version. An internal topic's records are compared only where both sets
+// carry that topic's specs (Uncarried): a release whose jars lack them is
+// named, never taken for evidence that records were added or removed.
+// Comparison, WriteHistoryText and their JSON forms are the
 // reports that kwire compat, diff and history print and the atlas shows.
 //
 // It decides what counts as a change and how grave it is. It leaves

@@ -70,13 +70,15 @@ func TestEmbeddedSpans(t *testing.T) {
 		"PartitionRecord":                   "v0 Kafka ≤3.0–4.4; v1-2 Kafka 3.7–4.4",
 		"StreamsGroupHeartbeatRequest":      "v0 Kafka 4.2–4.4 (unstable in 4.1); v1 Kafka 4.4",
 		// Internal topics' records: the releases whose jars carry the
-		// topic's specs (group coordinator from 3.5, transaction
-		// coordinator from 3.9, storage from 3.0); 3.x's "data" keys'
+		// topic's specs (the broker jar's group and transaction records
+		// up to 3.4 and 3.8, then the coordinators'; the share
+		// coordinator's from 4.0; storage from 3.0); 3.x's "data" keys'
 		// versions are record types, 4.1 brought coordinator-key specs.
-		"OffsetCommitValue":              "v0-4 Kafka ≤3.5–4.4 (3.5: the oldest embedded release with this topic's specs)",
-		"GroupMetadataValue":             "v0-4 Kafka ≤3.5–4.4 (3.5: the oldest embedded release with this topic's specs)",
-		"TransactionLogValue":            "v0-1 Kafka ≤3.9–4.4 (3.9: the oldest embedded release with this topic's specs)",
+		"OffsetCommitValue":              "v0-3 Kafka ≤3.0–4.4; v4 Kafka 3.4–4.4",
+		"GroupMetadataValue":             "v0-3 Kafka ≤3.0–4.4; v4 Kafka 3.4–4.4",
+		"TransactionLogValue":            "v0 Kafka ≤3.0–4.4; v1 Kafka 3.4–4.4",
 		"OffsetCommitKey":                "v0 Kafka 4.1–4.4",
+		"ShareSnapshotValue":             "v0 Kafka ≤4.0–4.4 (4.0: the oldest embedded release with this topic's specs)",
 		"RemoteLogSegmentMetadataRecord": "v0 Kafka ≤3.0–4.4",
 	} {
 		if got := spanWords(t, name); got != want {
@@ -100,8 +102,8 @@ func TestEmbeddedSpans(t *testing.T) {
 		t.Errorf("ListConfigResourcesRequest v0: %+v", sp[0])
 	}
 	sp, _ = EmbeddedSpans(s.Message("OffsetCommitValue"))
-	of := []string{"3.5.2", "3.6.2", "3.7.2", "3.8.1", "3.9.1", "3.9.2", "4.0.2", "4.1.2", "4.2.2", "4.3.2", "4.4.0"}
-	if len(sp) != 5 || !reflect.DeepEqual(sp[4], VersionSpan{Version: 4, First: "3.5.2", Last: "4.4.0", FirstStable: "3.5.2", Of: of}) {
+	of := []string{"3.0.2", "3.1.2", "3.2.3", "3.3.2", "3.4.1", "3.5.2", "3.6.2", "3.7.2", "3.8.1", "3.9.1", "3.9.2", "4.0.2", "4.1.2", "4.2.2", "4.3.2", "4.4.0"}
+	if len(sp) != 5 || !reflect.DeepEqual(sp[4], VersionSpan{Version: 4, First: "3.4.1", Last: "4.4.0", FirstStable: "3.4.1", Of: of}) {
 		t.Errorf("OffsetCommitValue: %+v", sp)
 	}
 }

@@ -39,8 +39,6 @@ func TestLookupNamesOtherRelease(t *testing.T) {
 // names those releases, not a near name.
 func TestLookupOfARecordOtherReleasesHold(t *testing.T) {
 	for _, c := range []struct{ release, name, want string }{
-		// kafka-group-coordinator 3.4.1 holds no spec file; 3.5.2 and later do.
-		{"3.4", "OffsetCommitValue", `unknown API or message "OffsetCommitValue" in Kafka 3.4.1: OffsetCommitValue is a coordinator-value record of __consumer_offsets whose spec is embedded in Kafka 3.5–4.4 only (try --kafka 4.4)`},
 		// kafka-share-coordinator was first published for 4.0.
 		{"3.9", "ShareSnapshotValue", `unknown API or message "ShareSnapshotValue" in Kafka 3.9.2: ShareSnapshotValue is a coordinator-value record of __share_group_state whose spec is embedded in Kafka 4.0–4.4 only (try --kafka 4.4)`},
 	} {

@@ -37,14 +37,16 @@ func TestReleasesMatchPins(t *testing.T) {
 // filesPerJar is the number of spec files each release's jars hold, in
 // the order of the artifacts (by coordinate): kafka-clients,
 // kafka-group-coordinator (from 3.5), kafka-metadata, kafka-raft,
-// kafka-share-coordinator (from 4.0), kafka-storage and
-// kafka-transaction-coordinator (from 3.9).
+// kafka-share-coordinator (from 4.0), kafka-storage,
+// kafka-transaction-coordinator (from 3.9) and the broker jar kafka_2.13
+// (up to 3.8: the group's and the transaction log's records up to 3.4, the
+// transaction log's from 3.5).
 var filesPerJar = map[string][]int{
 	"4.4.0": {203, 44, 27, 1, 4, 5, 2}, "4.3.2": {198, 44, 26, 1, 4, 5, 2}, "4.2.2": {197, 44, 26, 1, 4, 5, 2},
 	"4.1.2": {197, 44, 26, 1, 4, 5, 2}, "4.0.2": {186, 32, 26, 1, 4, 5, 2}, "3.9.2": {186, 22, 25, 1, 4, 2},
-	"3.9.1": {186, 22, 25, 1, 4, 2}, "3.8.1": {162, 16, 25, 1, 4}, "3.7.2": {158, 16, 25, 1, 4},
-	"3.6.2": {146, 16, 24, 1, 4}, "3.5.2": {146, 16, 20, 1, 4}, "3.4.1": {144, 20, 1, 4},
-	"3.3.2": {144, 19, 1, 4}, "3.2.3": {144, 19, 1, 4}, "3.1.2": {144, 17, 1, 4}, "3.0.2": {144, 17, 1, 3},
+	"3.9.1": {186, 22, 25, 1, 4, 2}, "3.8.1": {162, 16, 25, 1, 4, 2}, "3.7.2": {158, 16, 25, 1, 4, 2},
+	"3.6.2": {146, 16, 24, 1, 4, 2}, "3.5.2": {146, 16, 20, 1, 4, 2}, "3.4.1": {144, 20, 1, 4, 6},
+	"3.3.2": {144, 19, 1, 4, 6}, "3.2.3": {144, 19, 1, 4, 6}, "3.1.2": {144, 17, 1, 4, 6}, "3.0.2": {144, 17, 1, 3, 6},
 }
 
 func TestLoadAll(t *testing.T) {
@@ -97,7 +99,7 @@ func TestLoadAll(t *testing.T) {
 				if !slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(f.Path, d) }) || !strings.HasSuffix(f.Path, ".json") {
 					t.Errorf("unexpected path %s of %s", f.Path, f.Source)
 				}
-				if !strings.HasPrefix(f.Source, "kafka-") || !strings.HasSuffix(f.Source, "-"+v+".jar") {
+				if !strings.HasPrefix(f.Source, "kafka-") && !strings.HasPrefix(f.Source, "kafka_2.13-") || !strings.HasSuffix(f.Source, "-"+v+".jar") {
 					t.Errorf("%s: unexpected source %q", f.Path, f.Source)
 				}
 				// Kafka 4.1's AlterShareGroupOffsetsResponse.json was
@@ -121,11 +123,13 @@ func TestLoadAll(t *testing.T) {
 			}
 			// The internal topics' records (see pins.go), in the jars of
 			// the releases that have them.
-			if v >= "3.5" {
-				where["common/message/OffsetCommitValue.json"] = "kafka-group-coordinator-" + v + ".jar"
+			where["common/message/OffsetCommitValue.json"] = "kafka-group-coordinator-" + v + ".jar"
+			if v < "3.5" {
+				where["common/message/OffsetCommitValue.json"] = "kafka_2.13-" + v + ".jar"
 			}
-			if v >= "3.9" {
-				where["common/message/TransactionLogValue.json"] = "kafka-transaction-coordinator-" + v + ".jar"
+			where["common/message/TransactionLogValue.json"] = "kafka-transaction-coordinator-" + v + ".jar"
+			if v < "3.9" {
+				where["common/message/TransactionLogValue.json"] = "kafka_2.13-" + v + ".jar"
 			}
 			if v >= "4" {
 				where["common/message/ShareSnapshotValue.json"] = "kafka-share-coordinator-" + v + ".jar"

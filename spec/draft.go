@@ -39,50 +39,6 @@ type Fix struct {
 	Problem *Error
 }
 
-// insertion records that n bytes were inserted at offset at of a parse
-// buffer (before the source byte that follows them).
-type insertion struct{ at, n int }
-
-// piece is one spec object found in a file: its span in the source and the
-// parse buffer the loader reads (the source with everything outside the
-// span blanked, syntax repaired in place, missing braces and commas
-// inserted). ins maps buffer offsets back to the source.
-type piece struct {
-	start, end int
-	buf        []byte
-	ins        []insertion
-	// shift[k] is the number of bytes inserted before ins[k].
-	shift []int
-}
-
-// toSrc maps an offset of the parse buffer to the source (an offset in
-// inserted bytes to the source byte they precede).
-func (pc *piece) toSrc(off int) int {
-	k := sort.Search(len(pc.ins), func(k int) bool { return pc.ins[k].at+pc.ins[k].n > off })
-	if k < len(pc.ins) && pc.ins[k].at <= off {
-		return pc.ins[k].at - pc.shift[k]
-	}
-	return off - pc.before(k)
-}
-
-// toBuf maps a source offset to the parse buffer (after the bytes
-// inserted before it).
-func (pc *piece) toBuf(off int) int {
-	k := sort.Search(len(pc.ins), func(k int) bool { return pc.ins[k].at-pc.shift[k] > off })
-	return off + pc.before(k)
-}
-
-// before is the number of bytes inserted by ins[:k].
-func (pc *piece) before(k int) int {
-	if k == len(pc.ins) {
-		if k == 0 {
-			return 0
-		}
-		return pc.shift[k-1] + pc.ins[k-1].n
-	}
-	return pc.shift[k]
-}
-
 // draft is the result of scanning a file for its spec objects.
 type draft struct {
 	pieces []*piece

@@ -1,8 +1,9 @@
 package spec
 
-// The strict JSON syntax check of one spec object of a draft (see
-// draft.go): what Kafka's Jackson rejects and hujson accepts, with the
-// repairs and insertions that let the loader go on.
+// One spec object of a draft (see draft.go) as the loader reads it: its
+// parse buffer (piece) and the strict JSON syntax check that fills it, what
+// Kafka's Jackson rejects and hujson accepts, with the repairs and
+// insertions that let the loader go on.
 
 import (
 	"bytes"
@@ -11,6 +12,50 @@ import (
 	"strings"
 	"unicode/utf8"
 )
+
+// insertion records that n bytes were inserted at offset at of a parse
+// buffer (before the source byte that follows them).
+type insertion struct{ at, n int }
+
+// piece is one spec object found in a file: its span in the source and the
+// parse buffer the loader reads (the source with everything outside the
+// span blanked, syntax repaired in place, missing braces and commas
+// inserted). ins maps buffer offsets back to the source.
+type piece struct {
+	start, end int
+	buf        []byte
+	ins        []insertion
+	// shift[k] is the number of bytes inserted before ins[k].
+	shift []int
+}
+
+// toSrc maps an offset of the parse buffer to the source (an offset in
+// inserted bytes to the source byte they precede).
+func (pc *piece) toSrc(off int) int {
+	k := sort.Search(len(pc.ins), func(k int) bool { return pc.ins[k].at+pc.ins[k].n > off })
+	if k < len(pc.ins) && pc.ins[k].at <= off {
+		return pc.ins[k].at - pc.shift[k]
+	}
+	return off - pc.before(k)
+}
+
+// toBuf maps a source offset to the parse buffer (after the bytes
+// inserted before it).
+func (pc *piece) toBuf(off int) int {
+	k := sort.Search(len(pc.ins), func(k int) bool { return pc.ins[k].at-pc.shift[k] > off })
+	return off + pc.before(k)
+}
+
+// before is the number of bytes inserted by ins[:k].
+func (pc *piece) before(k int) int {
+	if k == len(pc.ins) {
+		if k == 0 {
+			return 0
+		}
+		return pc.shift[k-1] + pc.ins[k-1].n
+	}
+	return pc.shift[k]
+}
 
 // pieceParser checks one object's syntax strictly, collecting in-place
 // repairs and insertions for its parse buffer.

@@ -1,23 +1,25 @@
-package spec
+package evolve
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kwire/kwire/spec"
 )
 
 // APIHistory is the History of an API's request and response (either may
 // be nil), or of one other message as req. A response's highest version is
 // marked unstable when its request's is (latestVersionUnstable is a key of
 // the request spec only).
-func APIHistory(req, resp *Message) []*MessageHistory {
+func APIHistory(req, resp *spec.Message) []*MessageHistory {
 	var hs []*MessageHistory
-	for _, m := range []*Message{req, resp} {
+	for _, m := range []*spec.Message{req, resp} {
 		if m == nil {
 			continue
 		}
 		h := History(m)
-		if m.Type == Response && req != nil && req.LatestVersionUnstable {
+		if m.Type == spec.Response && req != nil && req.LatestVersionUnstable {
 			for i := range h.Versions {
 				h.Versions[i].Unstable = h.Versions[i].Version == m.ValidVersions.Hi
 			}
@@ -30,7 +32,7 @@ func APIHistory(req, resp *Message) []*MessageHistory {
 // FieldFacts describes a field for a history line: its type, then what
 // matters on the wire in parentheses ("int32 (ignorable, default -1)",
 // "[]NodeEndpoint (tagged 1+, tag 0)").
-func FieldFacts(f *Field) string {
+func FieldFacts(f *spec.Field) string {
 	var facts []string
 	if f.HasTag {
 		facts = append(facts, fmt.Sprintf("tagged %s, tag %d", f.TaggedVersions, f.Tag))
@@ -84,7 +86,7 @@ func (c Change) Line() string {
 // listed with theirs, and SpanLegend() ends the text. For a message without valid
 // versions it prints "no valid versions", then " " and noVersions(m) when
 // noVersions is not nil (a hint of where it has some).
-func WriteHistoryText(w io.Writer, in string, hs []*MessageHistory, noVersions func(*Message) string) error {
+func WriteHistoryText(w io.Writer, in string, hs []*MessageHistory, noVersions func(*spec.Message) string) error {
 	spans := false
 	for i, h := range hs {
 		m := h.Message
@@ -143,7 +145,7 @@ func WriteHistoryText(w io.Writer, in string, hs []*MessageHistory, noVersions f
 		}
 	}
 	if spans {
-		fmt.Fprintf(w, "\n%s\n", SpanLegend())
+		fmt.Fprintf(w, "\n%s\n", spec.SpanLegend())
 	}
 	return nil
 }
@@ -217,7 +219,7 @@ type NameRunJSON struct {
 	Last  string `json:"last"`
 }
 
-func spanJSON(s VersionSpan) *SpanJSON {
+func spanJSON(s spec.VersionSpan) *SpanJSON {
 	j := &SpanJSON{Version: s.Version, First: s.First, FirstIsOldest: s.FirstIsOldest, Last: s.Last, Removed: s.Removed, Of: s.Of, Words: s.Words()}
 	for _, r := range s.Unstable {
 		j.Unstable = append(j.Unstable, RunJSON{r.First, r.Last})

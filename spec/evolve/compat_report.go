@@ -1,4 +1,4 @@
-package spec
+package evolve
 
 import (
 	"encoding/json"
@@ -8,28 +8,33 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kwire/kwire/spec"
 )
 
 // Comparison is two sets of specs, the labels that name them in output
 // ("Kafka 3.9.1", or a path) and Compat's findings between them: what
 // `kwire compat` and `kwire diff` print.
 type Comparison struct {
-	Old, New           *Set
+	Old, New           *spec.Set
 	OldLabel, NewLabel string
 	Findings           []Finding
+	// NotCompared are the internal topics whose records were left out
+	// because only one side carries their specs (Uncarried).
+	NotCompared []NotCompared
 }
 
 // Compare runs CompatWith on old and new and keeps the labels.
-func Compare(old, new *Set, oldLabel, newLabel string, opt CompatOptions) *Comparison {
-	return &Comparison{old, new, oldLabel, newLabel, CompatWith(old, new, opt)}
+func Compare(old, new *spec.Set, oldLabel, newLabel string, opt CompatOptions) *Comparison {
+	return &Comparison{Old: old, New: new, OldLabel: oldLabel, NewLabel: newLabel, Findings: CompatWith(old, new, opt), NotCompared: Uncarried(old, new)}
 }
 
 // BorrowedHeaders is a CompatOptions.Skip that leaves out RequestHeader and
 // ResponseHeader where a set loaded from a path borrowed them from the
 // newest embedded release (see FromPath): they are not part of what is
 // compared. nil when no set borrowed them.
-func BorrowedHeaders(sets ...*Set) func(*Message) bool {
-	newest, err := Embedded("")
+func BorrowedHeaders(sets ...*spec.Set) func(*spec.Message) bool {
+	newest, err := spec.Embedded("")
 	if err != nil {
 		return nil
 	}
@@ -47,7 +52,7 @@ func BorrowedHeaders(sets ...*Set) func(*Message) bool {
 	if len(skip) == 0 {
 		return nil
 	}
-	return func(m *Message) bool { return skip[m.Name] }
+	return func(m *spec.Message) bool { return skip[m.Name] }
 }
 
 // Counts is the number of findings of each impact.
@@ -83,11 +88,15 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// WriteText prints "OLD → NEW", the findings at least as grave as least
+// WriteText prints "OLD → NEW", the internal topics not compared
+// (NotComparedLines), the findings at least as grave as least
 // (Finding.String), one a line, and a summary line of the counts and of how
 // many findings Kafka's own evolution checker would judge otherwise.
 func (c *Comparison) WriteText(w io.Writer, least Impact) error {
 	fmt.Fprintf(w, "%s → %s\n", c.OldLabel, c.NewLabel)
+	for _, l := range c.NotComparedLines() {
+		fmt.Fprintln(w, l)
+	}
 	disagree := 0
 	for _, f := range c.Findings {
 		if f.KafkaNote() != "" {
@@ -146,12 +155,15 @@ type CompatJSON struct {
 	New      string         `json:"new"`
 	Counts   map[string]int `json:"counts"`
 	Findings []FindingJSON  `json:"findings"`
+	// NotCompared are the internal topics whose records were not compared
+	// (Comparison.NotCompared); absent when there are none.
+	NotCompared []NotComparedJSON `json:"not_compared,omitempty"`
 }
 
 // WriteJSON writes CompatJSON, indented, with the findings at least as
 // grave as least.
 func (c *Comparison) WriteJSON(w io.Writer, least Impact) error {
-	out := CompatJSON{Old: c.Old.Source, New: c.New.Source, Counts: map[string]int{}, Findings: []FindingJSON{}}
+	out := CompatJSON{Old: c.Old.Source, New: c.New.Source, Counts: map[string]int{}, Findings: []FindingJSON{}, NotCompared: c.notComparedJSON()}
 	n := c.Counts()
 	for _, i := range []Impact{Incompatible, CompatibleChange, Info} {
 		out.Counts[i.String()] = n[i]
@@ -170,7 +182,7 @@ func writeIndented(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func rangesString(rs []Versions) string {
+func rangesString(rs []spec.Versions) string {
 	var parts []string
 	for _, r := range rs {
 		parts = append(parts, r.String())
@@ -178,13 +190,17 @@ func rangesString(rs []Versions) string {
 	return strings.Join(parts, ",")
 }
 
-// WriteDiffText prints "OLD → NEW", a table of one row per API or message
+// WriteDiffText prints "OLD → NEW", the internal topics not compared
+// (NotComparedLines), a table of one row per API or message
 // whose presence, versions or fields differ (rows of Diff), and a summary
 // line: how many were added, removed, renamed and changed, and how many
 // more differ only in listeners, deprecatedVersions or
 // latestVersionUnstable.
 func (c *Comparison) WriteDiffText(w io.Writer, rows []DiffRow) error {
 	fmt.Fprintf(w, "%s → %s\n", c.OldLabel, c.NewLabel)
+	for _, l := range c.NotComparedLines() {
+		fmt.Fprintln(w, l)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tKEY\tNAME\tSTATUS\tVERSIONS\tREMOVED\tADDED\tCHANGED IN\tFINDINGS")
 	status := map[string]int{}
@@ -258,7 +274,7 @@ type DiffRowJSON struct {
 // WriteDiffJSON writes every row (those that differ only in listeners or
 // flags too) as a DiffRowJSON array, indented.
 func WriteDiffJSON(w io.Writer, rows []DiffRow) error {
-	strs := func(rs []Versions) []string {
+	strs := func(rs []spec.Versions) []string {
 		out := []string{}
 		for _, r := range rs {
 			out = append(out, r.String())

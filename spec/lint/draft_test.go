@@ -1,4 +1,4 @@
-package spec_test
+package lint_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
+	"github.com/kwire/kwire/spec/evolve"
+	"github.com/kwire/kwire/spec/lint"
 )
 
 // TestSeveralObjectsSeverity: a file read on its own (whatever its name,
@@ -28,7 +30,7 @@ func TestSeveralObjectsSeverity(t *testing.T) {
 		{bundle.File{Source: "specs.jar", Path: "common/message/T.json"}, "specs.jar!/common/message/T.json:4:1: error: this file holds 2 spec objects; Kafka's generator reads one per file, so kwire reads each as a spec of its own [several-objects]"},
 	} {
 		c.file.Data = []byte(two)
-		r := spec.Lint([]bundle.File{c.file}, false)
+		r := lint.Check([]bundle.File{c.file}, false)
 		if got := r.Problems.Error(); got != c.want {
 			t.Errorf("%s in %q:\n got %s\nwant %s", c.file.Path, c.file.Source, got, c.want)
 		}
@@ -88,7 +90,7 @@ func flatten(data []byte) []byte {
 // trailing-comma or missing-brace ones), and its --fix copy lints without
 // error and loads to the same specs, on the wire, as the file itself.
 func TestFlattenedReleasesRestored(t *testing.T) {
-	testFlattened(t, flatten, map[string]int{"4.4.0": 191, "4.1.2": 167, "3.9.1": 153, "3.0.2": 113}, false)
+	testFlattened(t, flatten, map[string]int{"4.4.0": 191, "4.1.2": 173, "3.9.1": 153, "3.0.2": 113}, false)
 }
 
 // TestFlattenedWholeRestored: the same with the licence header flattened
@@ -97,7 +99,7 @@ func TestFlattenedReleasesRestored(t *testing.T) {
 // line before the object's '{'.
 func TestFlattenedWholeRestored(t *testing.T) {
 	whole := func(data []byte) []byte { return bytes.ReplaceAll(data, []byte("\n"), []byte(" ")) }
-	testFlattened(t, whole, map[string]int{"4.4.0": 477, "4.1.2": 390, "3.9.1": 393, "3.0.2": 275}, true)
+	testFlattened(t, whole, map[string]int{"4.4.0": 477, "4.1.2": 451, "3.9.1": 393, "3.0.2": 284}, true)
 }
 
 // testFlattened lints every file of the releases in swallows flattened,
@@ -116,7 +118,7 @@ func testFlattened(t *testing.T, flatten func([]byte) []byte, swallows map[strin
 		n := 0
 		for _, f := range r.Files {
 			flat := flatten(f.Data)
-			lr := spec.Lint([]bundle.File{{Path: f.Path, Data: flat}}, false)
+			lr := lint.Check([]bundle.File{{Path: f.Path, Data: flat}}, false)
 			objects := 0
 			for _, p := range lr.Problems.Errors() {
 				if p.Rule != "comment-swallows" {
@@ -131,8 +133,8 @@ func testFlattened(t *testing.T, flatten func([]byte) []byte, swallows map[strin
 			if want := map[bool]int{true: 1}[header && hasHeader]; objects != want {
 				t.Errorf("Kafka %s, %s flattened: %d errors of a comment swallowing the object, want %d", rel, f.Path, objects, want)
 			}
-			out, _ := spec.ApplyFixes(flat, lr.Files[0].Fixes)
-			if errs := spec.Lint([]bundle.File{{Path: f.Path, Data: out}}, false).Problems.Errors(); len(errs) > 0 {
+			out, _ := lint.ApplyFixes(flat, lr.Files[0].Fixes)
+			if errs := lint.Check([]bundle.File{{Path: f.Path, Data: out}}, false).Problems.Errors(); len(errs) > 0 {
 				t.Errorf("Kafka %s, %s flattened and fixed: %v\n%s", rel, f.Path, errs, out)
 			}
 			// The jar a file came from says which internal topic's
@@ -149,18 +151,18 @@ func testFlattened(t *testing.T, flatten func([]byte) []byte, swallows map[strin
 		if len(a.Messages) != len(r.Files) || len(b.Messages) != len(a.Messages) || errs.HasErrors() {
 			t.Errorf("Kafka %s: %d files, %d messages, %d once flattened and fixed (%v)", r.Version, len(r.Files), len(a.Messages), len(b.Messages), errs.Errors())
 		}
-		for _, f := range spec.Compat(a, b) {
+		for _, f := range evolve.Compat(a, b) {
 			t.Errorf("Kafka %s flattened and fixed: %s", r.Version, f.String())
 		}
 	}
 }
 
 // TestFlattenedVote: the two schema blocks of a page that lost their line
-// breaks (testdata/lint/flattened.txt, see its README): each block alone
+// breaks (testdata/flattened.txt, see its README): each block alone
 // lints without any problem once fixed, and the fixed copy holds the same
 // Vote specs, on the wire, as Kafka 4.4.0's.
 func TestFlattenedVote(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "lint", "flattened.txt"))
+	data, err := os.ReadFile(filepath.Join("testdata", "flattened.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,19 +180,19 @@ func TestFlattenedVote(t *testing.T) {
 		t.Fatalf("%d blocks in flattened.txt, want 2", len(blocks))
 	}
 	for i, b := range blocks {
-		r := spec.Lint([]bundle.File{{Path: "B.json", Data: []byte(b)}}, false)
+		r := lint.Check([]bundle.File{{Path: "B.json", Data: []byte(b)}}, false)
 		if got := r.Problems.Error(); got != want[i] {
 			t.Errorf("block %d:\n got %s\nwant %s", i+1, got, want[i])
 		}
-		out, done := spec.ApplyFixes([]byte(b), r.Files[0].Fixes)
+		out, done := lint.ApplyFixes([]byte(b), r.Files[0].Fixes)
 		if len(done) != 1 || done[0].Desc != "restored the line breaks after the 2 comments of the line" {
 			t.Errorf("block %d: fixes %v", i+1, done)
 		}
-		if after := spec.Lint([]bundle.File{{Path: "B.json", Data: out}}, false).Problems; len(after) != 0 {
+		if after := lint.Check([]bundle.File{{Path: "B.json", Data: out}}, false).Problems; len(after) != 0 {
 			t.Errorf("block %d fixed:\n%v\n%s", i+1, after, out)
 		}
 	}
-	fixed, err := os.ReadFile(filepath.Join("testdata", "lint", "flattened.fixed"))
+	fixed, err := os.ReadFile(filepath.Join("testdata", "flattened.fixed"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestFlattenedVote(t *testing.T) {
 		vote = append(vote, f)
 	}
 	kafka, _ := spec.NewSet(vote)
-	for _, f := range spec.Compat(kafka, got) {
+	for _, f := range evolve.Compat(kafka, got) {
 		t.Errorf("the fixed copy differs from Kafka 4.4.0: %s", f.String())
 	}
 }
@@ -243,16 +245,16 @@ func TestCommentSwallowsSplits(t *testing.T) {
 			"T.json:1:32: error: this // comment runs to the end of its line and swallows the spec text after it, from 1:60 to the end of the line (130 bytes): \"validVersions\": \"0-1\", \"flexibleVers…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]",
 			`{ "type": "data", "name": "T", // Version 1 adds "F": true` + "\n" + `"validVersions": "0-1", "flexibleVersions": "0+", "fields": [ { "name": "F", "type": "int32", "versions": "0+", "about": "f" } ] }` + "\n"},
 	} {
-		r := spec.Lint([]bundle.File{{Path: "T.json", Data: []byte(c.src)}}, false)
+		r := lint.Check([]bundle.File{{Path: "T.json", Data: []byte(c.src)}}, false)
 		if got := r.Problems.Error(); got != c.lint {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.lint)
 		}
-		out, _ := spec.ApplyFixes([]byte(c.src), r.Files[0].Fixes)
+		out, _ := lint.ApplyFixes([]byte(c.src), r.Files[0].Fixes)
 		if string(out) != c.fixed {
 			t.Errorf("%s: fixed\n%q\nwant\n%q", c.name, out, c.fixed)
 		}
 		s, errs := spec.NewSet([]bundle.File{{Path: "T.json", Data: out}})
-		if after := spec.Lint([]bundle.File{{Path: "T.json", Data: out}}, false).Problems; len(after) != 0 || len(errs) != 0 || s.Message("T") == nil || len(s.Message("T").Root.Fields) != 1 {
+		if after := lint.Check([]bundle.File{{Path: "T.json", Data: out}}, false).Problems; len(after) != 0 || len(errs) != 0 || s.Message("T") == nil || len(s.Message("T").Root.Fields) != 1 {
 			t.Errorf("%s: the fixed copy: %v %v", c.name, after, errs)
 		}
 	}

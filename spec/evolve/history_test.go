@@ -1,10 +1,12 @@
-package spec
+package evolve
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/spec"
 )
 
 func TestNotes(t *testing.T) {
@@ -42,7 +44,7 @@ func TestNotes(t *testing.T) {
 		t.Errorf("notes:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 	// Without a license header, the first comment block counts.
-	if n := Notes([]byte("// Version 2 adds X\n{}")); len(n) != 1 || n[0].Versions != (Versions{2, 2}) {
+	if n := Notes([]byte("// Version 2 adds X\n{}")); len(n) != 1 || n[0].Versions != (spec.Versions{Lo: 2, Hi: 2}) {
 		t.Errorf("notes without license = %+v", n)
 	}
 }
@@ -50,7 +52,7 @@ func TestNotes(t *testing.T) {
 // historyOf returns the history of an embedded release's message.
 func historyOf(t *testing.T, release, name string) *MessageHistory {
 	t.Helper()
-	s, err := Embedded(release)
+	s, err := spec.Embedded(release)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package spec_test
+package lint_test
 
 import (
 	"flag"
@@ -9,9 +9,10 @@ import (
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
+	"github.com/kwire/kwire/spec/lint"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/lint")
+var update = flag.Bool("update", false, "rewrite the golden files of testdata")
 
 // msg is a data spec of versions 0-3 (flexible from 0) whose fields, given
 // as text, start on line 2, column 1.
@@ -26,7 +27,7 @@ func withCommon(fields, common string) string {
 
 func lintLines(files ...bundle.File) []string {
 	var out []string
-	for _, p := range spec.Lint(files, len(files) > 1).Problems {
+	for _, p := range lint.Check(files, len(files) > 1).Problems {
 		out = append(out, p.Error())
 	}
 	return out
@@ -38,7 +39,7 @@ var lintCases = []struct {
 	input string
 	want  []string
 }{
-	// JSON syntax and drafts (spec/draft.go).
+	// JSON syntax and drafts (spec/draft.go, spec/draftjson.go).
 	{"json-syntax", msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a",}`), []string{
 		"T.json:2:62: error: trailing comma before '}': Kafka's JSON reader (Jackson) rejects it [json-syntax]",
 	}},
@@ -173,7 +174,7 @@ var lintCases = []struct {
 	{"bad-default", msg(`{"name": "A", "type": "string", "versions": "0+", "default": "null", "about": "a"}`), []string{
 		"T.json:2:1: error: field \"A\": a null default needs nullableVersions to cover all versions 0+ [bad-default]",
 	}},
-	// lint's own rules (spec/lint.go).
+	// lint's own rules (lint.go).
 	{"duplicate-key", msg(`{"name": "A", "type": "int32", "versions": "0+", "versions": "1+", "about": "a"}`), []string{
 		"T.json:2:50: warning: key \"versions\" appears twice in this object; Kafka's JSON reader keeps the last value [duplicate-key]",
 	}},
@@ -252,10 +253,10 @@ func TestLintRules(t *testing.T) {
 	}
 }
 
-// golden compares got with testdata/lint/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "lint", name)
+	p := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(p, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -270,7 +271,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// TestLintDrafts: drafts as copied from a page (testdata/lint/*.txt): the
+// TestLintDrafts: drafts as copied from a page (testdata/*.txt): the
 // exact problems, the fixes made, the fixed copy, and that it loads.
 func TestLintDrafts(t *testing.T) {
 	for _, c := range []struct {
@@ -291,16 +292,16 @@ func TestLintDrafts(t *testing.T) {
 		{"flattened", []string{"VoteRequest", "VoteResponse"}, []string{"VoteRequest", "VoteResponse"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", "lint", c.name+".txt"))
+			data, err := os.ReadFile(filepath.Join("testdata", c.name+".txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := spec.Lint([]bundle.File{{Path: c.name + ".txt", Data: data}}, false)
+			r := lint.Check([]bundle.File{{Path: c.name + ".txt", Data: data}}, false)
 			var b strings.Builder
 			for _, p := range r.Problems {
 				b.WriteString(p.Error() + "\n")
 			}
-			fixed, done := spec.ApplyFixes(data, r.Files[0].Fixes)
+			fixed, done := lint.ApplyFixes(data, r.Files[0].Fixes)
 			for _, f := range done {
 				b.WriteString(f.Pos.String() + ": fixed: " + f.Desc + " [" + f.Rule + "]\n")
 			}
@@ -377,7 +378,7 @@ func TestEmbeddedReleasesLint(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := map[string]int{}
-		for _, p := range spec.Lint(r.Files, true).Problems {
+		for _, p := range lint.Check(r.Files, true).Problems {
 			if p.Severity == spec.SeverityError {
 				t.Errorf("Kafka %s: %v", rel, p)
 			}
@@ -401,7 +402,7 @@ func TestApplyFixesSkipsOverlaps(t *testing.T) {
 		{Desc: "bcd→", Edits: []spec.Edit{{Off: 1, End: 4}}},
 		{Desc: "insert before f, delete e", Edits: []spec.Edit{{Off: 5, End: 5, New: "<"}, {Off: 4, End: 5}}},
 	}
-	out, done := spec.ApplyFixes(src, fixes)
+	out, done := lint.ApplyFixes(src, fixes)
 	// The fix that starts first wins an overlap.
 	if string(out) != "a<f" || len(done) != 2 || done[0].Desc != "bcd→" {
 		t.Errorf("ApplyFixes = %q, %d applied", out, len(done))
@@ -446,7 +447,7 @@ func TestLintFixesOnlyUnambiguous(t *testing.T) {
 		{`{"name": "A", "type": "int32", "versions": "0+", "ignoreable": true, "ignorable": true, "about": "a"}`, ""}, // the key is there
 		{`{"name": "A", "type": "[]Int32", "versions": "0+", "about": "a"}`, `type "[]Int32" → "[]int32"`},
 	} {
-		r := spec.Lint([]bundle.File{{Path: "T.json", Data: []byte(msg(c.field))}}, false)
+		r := lint.Check([]bundle.File{{Path: "T.json", Data: []byte(msg(c.field))}}, false)
 		var got []string
 		for _, f := range r.Files[0].Fixes {
 			got = append(got, f.Desc)
@@ -463,15 +464,15 @@ func FuzzLint(f *testing.F) {
 		f.Add([]byte(c.input))
 	}
 	for _, n := range []string{"fragment.txt", "several.txt", "flattened.txt"} {
-		if b, err := os.ReadFile(filepath.Join("testdata", "lint", n)); err == nil {
+		if b, err := os.ReadFile(filepath.Join("testdata", n)); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add([]byte("\"a\": [1, {\"b\": 'c'"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := spec.Lint([]bundle.File{{Path: "F.json", Data: data}}, false)
-		out, _ := spec.ApplyFixes(data, r.Files[0].Fixes)
-		spec.Lint([]bundle.File{{Path: "F.json", Data: out}}, false)
+		r := lint.Check([]bundle.File{{Path: "F.json", Data: data}}, false)
+		out, _ := lint.ApplyFixes(data, r.Files[0].Fixes)
+		lint.Check([]bundle.File{{Path: "F.json", Data: out}}, false)
 	})
 }
 
@@ -479,7 +480,7 @@ func FuzzLint(f *testing.F) {
 // file is refused (FixedCopy.Worse); one that is better is not.
 func TestFixedCopyRefusedWhenWorse(t *testing.T) {
 	src := msg(`{"name": "A", "type": "int32", "versions": "0+", "about": "a"}, {"name": "B", "type": "int32", "versions": "0+", "about": "b"},`)
-	f := &spec.LintFile{Name: "T.json", File: bundle.File{Path: "T.json", Data: []byte(src)}}
+	f := &lint.File{Name: "T.json", File: bundle.File{Path: "T.json", Data: []byte(src)}}
 	// Putting line 2 in a /* */ comment drops both fields.
 	l2, l3 := strings.Index(src, "\n")+1, strings.LastIndex(src, "\n]")
 	f.Fixes = []*spec.Fix{{Rule: "x", Desc: "x", Edits: []spec.Edit{{Off: l2, End: l2, New: "/* "}, {Off: l3, End: l3, New: " */"}}}}
@@ -493,7 +494,7 @@ func TestFixedCopyRefusedWhenWorse(t *testing.T) {
 		t.Errorf("more errors: %q\n%v", c.Worse, c.Problems)
 	}
 	// The real fix of the trailing comma.
-	r := spec.Lint([]bundle.File{{Path: "T.json", Data: []byte(src)}}, false)
+	r := lint.Check([]bundle.File{{Path: "T.json", Data: []byte(src)}}, false)
 	if c := r.Files[0].Fixed("T.json"); c.Worse != "" || len(c.Done) != 1 || len(c.Problems) != 0 {
 		t.Errorf("the trailing comma: %q, %d fixes, %v", c.Worse, len(c.Done), c.Problems)
 	}

@@ -1,10 +1,12 @@
-package spec
+package evolve
 
 import (
 	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/spec"
 )
 
 // Note is one of a spec file's own comments about a version ("// Version 2
@@ -12,7 +14,7 @@ import (
 type Note struct {
 	// Versions are the versions the comment names first ("Versions 0-3
 	// were removed…" is 0-3).
-	Versions Versions
+	Versions spec.Versions
 	// Line is the 1-based line of the comment's first line in the file.
 	Line int
 	Text string
@@ -26,7 +28,7 @@ type Change struct {
 	Kind string
 	// Path is the field's dotted path from the top level.
 	Path  string
-	Field *Field
+	Field *spec.Field
 }
 
 // VersionHistory is what one valid version of a message changed.
@@ -75,7 +77,7 @@ func (vh *VersionHistory) Marks(unstable string) []string {
 
 // MessageHistory is the history of one message, version by version.
 type MessageHistory struct {
-	Message  *Message
+	Message  *spec.Message
 	Versions []VersionHistory
 	// Other are the spec's version comments about versions that are not
 	// valid (removed versions, usually).
@@ -83,17 +85,17 @@ type MessageHistory struct {
 	// Spans are the embedded releases that have each version of the
 	// message, valid here or not (EmbeddedSpans), lowest version first;
 	// nil until AddSpans.
-	Spans []VersionSpan
+	Spans []spec.VersionSpan
 }
 
 // Span returns the span of version v, reporting whether h.Spans has one.
-func (h *MessageHistory) Span(v int16) (VersionSpan, bool) {
+func (h *MessageHistory) Span(v int16) (spec.VersionSpan, bool) {
 	for _, s := range h.Spans {
 		if s.Version == v {
 			return s, true
 		}
 	}
-	return VersionSpan{}, false
+	return spec.VersionSpan{}, false
 }
 
 // OtherSpans returns the spans of the versions h's message does not have
@@ -110,21 +112,21 @@ func (h *MessageHistory) OtherSpans() []SpanGroup {
 			out[n-1].Versions.Hi = s.Version
 			continue
 		}
-		out = append(out, SpanGroup{Versions: Versions{s.Version, s.Version}, Words: w})
+		out = append(out, SpanGroup{Versions: spec.Versions{Lo: s.Version, Hi: s.Version}, Words: w})
 	}
 	return out
 }
 
 // SpanGroup is a run of versions with the same VersionSpan words.
 type SpanGroup struct {
-	Versions Versions
+	Versions spec.Versions
 	Words    string
 }
 
 // AddSpans sets the Spans of each history (EmbeddedSpans).
 func AddSpans(hs []*MessageHistory) error {
 	for _, h := range hs {
-		sp, err := EmbeddedSpans(h.Message)
+		sp, err := spec.EmbeddedSpans(h.Message)
 		if err != nil {
 			return err
 		}
@@ -138,7 +140,7 @@ func AddSpans(hs []*MessageHistory) error {
 // became tagged (in the top level and in every struct present in both
 // versions), whether it is the first flexible version, and the spec's own
 // comments about it (see Notes).
-func History(m *Message) *MessageHistory {
+func History(m *spec.Message) *MessageHistory {
 	h := &MessageHistory{Message: m}
 	notes := Notes(m.Text)
 	vv := m.ValidVersions
@@ -154,7 +156,7 @@ func History(m *Message) *MessageHistory {
 		}
 		vh.FirstFlexible = vh.Flexible && (ver == 0 || !m.Flexible(ver-1))
 		if !vh.Lowest && m.Root != nil {
-			vh.Changes = changes("", m.Root.Fields, ver, map[*Struct]bool{})
+			vh.Changes = changes("", m.Root.Fields, ver, map[*spec.Struct]bool{})
 		}
 		for i, n := range notes {
 			// A note belongs to the first valid version it names.
@@ -175,7 +177,7 @@ func History(m *Message) *MessageHistory {
 
 // changes lists what changed in fs from version v-1 to v; it descends into
 // struct fields present in both versions.
-func changes(path string, fs []*Field, v int16, seen map[*Struct]bool) []Change {
+func changes(path string, fs []*spec.Field, v int16, seen map[*spec.Struct]bool) []Change {
 	var out []Change
 	for _, f := range fs {
 		p := join(path, f.Name)
@@ -257,8 +259,8 @@ func Notes(text []byte) []Note {
 			if m[2] != "" {
 				hi, _ = strconv.Atoi(m[2])
 			}
-			if lo <= MaxVersion && hi <= MaxVersion && lo <= hi {
-				cur.Versions = Versions{int16(lo), int16(hi)}
+			if lo <= spec.MaxVersion && hi <= spec.MaxVersion && lo <= hi {
+				cur.Versions = spec.Versions{Lo: int16(lo), Hi: int16(hi)}
 				notes = append(notes, *cur)
 			}
 		}

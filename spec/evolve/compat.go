@@ -1,4 +1,4 @@
-package spec
+package evolve
 
 // Compat is kwire's evolution check. It compares, for each message both
 // sets have, every version both validVersions contain, as the bytes are
@@ -24,10 +24,11 @@ package spec
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/spec"
 )
 
 // Impact is how much a change found by Compat matters to a peer that still
@@ -147,12 +148,12 @@ type Finding struct {
 	OldMessage string
 	// Type and APIKey are the message's (in the new specs when it exists
 	// there); APIKey is -1 when the message has none.
-	Type   MessageType
+	Type   spec.MessageType
 	APIKey int16
 	// Versions are the versions concerned: the shared versions where a
 	// field differs, the versions removed or added; None for findings about
 	// the whole message.
-	Versions Versions
+	Versions spec.Versions
 	// Path is the field's dotted path from the message's top level
 	// ("Topics.Partitions.ReplicaEpoch"), with the new names; "" for
 	// findings about the message.
@@ -167,12 +168,12 @@ type Finding struct {
 	Msg      string
 	// OldPos and NewPos locate the field (or message) in each spec file;
 	// zero when it is absent on that side.
-	OldPos, NewPos Pos
+	OldPos, NewPos spec.Pos
 }
 
 // Pos is where the finding is best seen: the new spec's position, or the
 // old one's when there is no new one.
-func (f *Finding) Pos() Pos {
+func (f *Finding) Pos() spec.Pos {
 	if f.NewPos.File != "" {
 		return f.NewPos
 	}
@@ -231,23 +232,32 @@ type CompatOptions struct {
 	// few specs, compared with a whole release).
 	Common bool
 	// Skip leaves out messages (of either side) for which it returns true.
-	Skip func(*Message) bool
+	Skip func(*spec.Message) bool
 }
 
 // Compat compares two sets of specs as Kafka's evolution rules would, at
 // the wire level: for each message of both, the versions added and removed,
 // and at every version both have, the bytes of each struct (the positional
 // fields in order, the tagged fields by tag). See CompatRules.
-func Compat(old, new *Set) []Finding {
+// An internal topic's records are compared only where both sets carry
+// that topic's specs (Uncarried).
+func Compat(old, new *spec.Set) []Finding {
 	return CompatWith(old, new, CompatOptions{})
 }
 
-// CompatWith is Compat with options.
-func CompatWith(old, new *Set, opt CompatOptions) []Finding {
-	skip := func(m *Message) bool { return opt.Skip != nil && opt.Skip(m) }
-	type pair struct{ o, n *Message }
+// CompatWith is Compat with options. The records of an internal topic
+// whose specs only one side carries are not compared (see Uncarried).
+func CompatWith(old, new *spec.Set, opt CompatOptions) []Finding {
+	uncarried := map[spec.Topic]bool{}
+	for _, g := range Uncarried(old, new) {
+		uncarried[g.Topic] = true
+	}
+	skip := func(m *spec.Message) bool {
+		return opt.Skip != nil && opt.Skip(m) || m.Topic != "" && uncarried[m.Topic]
+	}
+	type pair struct{ o, n *spec.Message }
 	var pairs []pair
-	matched := map[*Message]bool{}
+	matched := map[*spec.Message]bool{}
 	for _, o := range old.Messages {
 		if skip(o) {
 			continue
@@ -257,7 +267,7 @@ func CompatWith(old, new *Set, opt CompatOptions) []Finding {
 			matched[n] = true
 		}
 	}
-	renamedFrom := map[*Message]bool{}
+	renamedFrom := map[*spec.Message]bool{}
 	for _, o := range old.Messages {
 		if skip(o) || new.Message(o.Name) != nil && !skip(new.Message(o.Name)) {
 			continue
@@ -288,7 +298,7 @@ func CompatWith(old, new *Set, opt CompatOptions) []Finding {
 		if b == nil {
 			b = pairs[j].o
 		}
-		ra, rb := typeRank(a.Type), typeRank(b.Type)
+		ra, rb := a.Type.Rank(), b.Type.Rank()
 		if ra != rb {
 			return ra < rb
 		}
@@ -311,16 +321,16 @@ func CompatWith(old, new *Set, opt CompatOptions) []Finding {
 
 // byKey finds the message of set with this type and api key, if the type
 // has api keys.
-func byKey(s *Set, t MessageType, key int16) *Message {
+func byKey(s *spec.Set, t spec.MessageType, key int16) *spec.Message {
 	if key < 0 {
 		return nil
 	}
 	switch t {
-	case Request:
+	case spec.Request:
 		return s.Request(key)
-	case Response:
+	case spec.Response:
 		return s.Response(key)
-	case Metadata:
+	case spec.Metadata:
 		return s.MetadataRecord(key)
 	}
 	return nil
@@ -329,8 +339,8 @@ func byKey(s *Set, t MessageType, key int16) *Message {
 // comparer compares one message of the old specs (om) with its counterpart
 // in the new ones (nm); either may be nil.
 type comparer struct {
-	old, new *Set
-	om, nm   *Message
+	old, new *spec.Set
+	om, nm   *spec.Message
 	out      []Finding
 
 	// Per version: v is the version being compared, open the index in out
@@ -351,12 +361,12 @@ type findingKey struct {
 	rule, path, msg string
 	sev             Impact
 	kafka           string
-	oldPos, newPos  Pos
+	oldPos, newPos  spec.Pos
 }
 
 func (c *comparer) base(rule string) Finding {
 	r := compatRule(rule)
-	f := Finding{Rule: rule, Severity: r.Impact, Kafka: r.Kafka, APIKey: -1, Versions: None}
+	f := Finding{Rule: rule, Severity: r.Impact, Kafka: r.Kafka, APIKey: -1, Versions: spec.None}
 	switch {
 	case c.nm != nil:
 		f.Message, f.Type, f.APIKey = c.nm.Name, c.nm.Type, c.nm.APIKey
@@ -370,7 +380,7 @@ func (c *comparer) base(rule string) Finding {
 }
 
 // message adds a finding about the whole message (or a range of versions).
-func (c *comparer) message(rule string, vs Versions, msg string) *Finding {
+func (c *comparer) message(rule string, vs spec.Versions, msg string) *Finding {
 	f := c.base(rule)
 	f.Versions, f.Msg = vs, msg
 	if c.om != nil {
@@ -386,7 +396,7 @@ func (c *comparer) message(rule string, vs Versions, msg string) *Finding {
 // at adds a finding at the current version c.v, merging it with the same
 // finding of the previous version. o and n are the fields concerned (either
 // may be nil); kafka overrides the rule's verdict when not "-".
-func (c *comparer) at(rule, path string, o, n *Field, kafka, msg string) {
+func (c *comparer) at(rule, path string, o, n *spec.Field, kafka, msg string) {
 	f := c.base(rule)
 	f.Path, f.Msg = path, msg
 	if kafka != "-" {
@@ -407,41 +417,28 @@ func (c *comparer) at(rule, path string, o, n *Field, kafka, msg string) {
 		c.out[i].Versions.Hi = c.v
 		return
 	}
-	f.Versions = Versions{c.v, c.v}
+	f.Versions = spec.Versions{Lo: c.v, Hi: c.v}
 	c.open[k] = len(c.out)
 	c.out = append(c.out, f)
-}
-
-// unstableVersion is the version m's API marks unstable (the highest valid
-// version when the request has latestVersionUnstable), or -1.
-func unstableVersion(s *Set, m *Message) int16 {
-	req := m
-	if m.Type == Response && m.APIKey >= 0 {
-		req = s.Request(m.APIKey)
-	}
-	if req == nil || req.Type != Request || !req.LatestVersionUnstable || m.ValidVersions.Empty() {
-		return -1
-	}
-	return m.ValidVersions.Hi
 }
 
 func (c *comparer) compare() {
 	om, nm := c.om, c.nm
 	switch {
 	case nm == nil:
-		c.message("message-removed", None, fmt.Sprintf("%s (%s) is not in the new specs (valid versions were %s)", describeMessage(om), om.File, om.ValidVersions))
+		c.message("message-removed", spec.None, fmt.Sprintf("%s (%s) is not in the new specs (valid versions were %s)", describeMessage(om), om.File, om.ValidVersions))
 		return
 	case om == nil:
-		c.message("message-added", None, fmt.Sprintf("new %s (valid versions %s)", describeMessage(nm), nm.ValidVersions))
+		c.message("message-added", spec.None, fmt.Sprintf("new %s (valid versions %s)", describeMessage(nm), nm.ValidVersions))
 		return
 	}
 	if om.Name != nm.Name {
-		c.message("message-renamed", None, fmt.Sprintf("renamed from %s (same type and api key %d)", om.Name, nm.APIKey))
+		c.message("message-renamed", spec.None, fmt.Sprintf("renamed from %s (same type and api key %d)", om.Name, nm.APIKey))
 	}
 	formChanged := om.Type != nm.Type && om.IsRecordKey() == nm.IsRecordKey() && om.IsRecordValue() == nm.IsRecordValue() && om.VersionPrefixed() && om.Topic == nm.Topic
 	switch {
 	case formChanged:
-		c.message("record-form-changed", None, fmt.Sprintf("type %s → %s, record types %s → %s", om.Type, nm.Type, om.RecordTypes, nm.RecordTypes))
+		c.message("record-form-changed", spec.None, fmt.Sprintf("type %s → %s, record types %s → %s", om.Type, nm.Type, om.RecordTypes, nm.RecordTypes))
 		c.recordTypes()
 		if om.IsRecordKey() {
 			c.keyBodies()
@@ -449,24 +446,24 @@ func (c *comparer) compare() {
 		}
 		// A value's versions are its int16 prefix in both forms.
 	case om.Type != nm.Type:
-		c.message("message-type-changed", None, fmt.Sprintf("type %s → %s", om.Type, nm.Type))
+		c.message("message-type-changed", spec.None, fmt.Sprintf("type %s → %s", om.Type, nm.Type))
 		return
 	case om.APIKey != nm.APIKey:
-		c.message("api-key-changed", None, fmt.Sprintf("api key %s → %s", keyString(om.APIKey), keyString(nm.APIKey)))
+		c.message("api-key-changed", spec.None, fmt.Sprintf("api key %s → %s", keyString(om.APIKey), keyString(nm.APIKey)))
 	}
-	if om.Type == Request {
+	if om.Type == spec.Request {
 		if a, b := strings.Join(om.Listeners, ", "), strings.Join(nm.Listeners, ", "); a != b && !nm.ValidVersions.Empty() {
-			c.message("listeners-changed", None, fmt.Sprintf("listeners [%s] → [%s]", a, b))
+			c.message("listeners-changed", spec.None, fmt.Sprintf("listeners [%s] → [%s]", a, b))
 		}
 		if om.LatestVersionUnstable != nm.LatestVersionUnstable {
 			msg := "latestVersionUnstable cleared: the latest version is now stable"
 			if nm.LatestVersionUnstable {
 				msg = fmt.Sprintf("latestVersionUnstable set: v%d may still change", nm.ValidVersions.Hi)
 			}
-			c.message("unstable-changed", None, msg)
+			c.message("unstable-changed", spec.None, msg)
 		}
 	}
-	c.unstable = unstableVersion(c.old, om)
+	c.unstable = c.old.UnstableVersion(om)
 	c.versions()
 	shared := om.ValidVersions.Intersect(nm.ValidVersions)
 	if shared.Empty() {
@@ -497,14 +494,14 @@ func (c *comparer) recordTypes() {
 			other = c.new.RecordKey(om.Topic, int16(rt))
 		}
 		if other != nil {
-			c.message("record-type-moved", None, fmt.Sprintf("record type %d of %s is now %s's", rt, om.Topic.TopicName(), other.Name))
+			c.message("record-type-moved", spec.None, fmt.Sprintf("record type %d of %s is now %s's", rt, om.Topic.TopicName(), other.Name))
 		} else {
-			c.message("record-type-removed", None, fmt.Sprintf("record type %d of %s has no spec in the new ones", rt, om.Topic.TopicName()))
+			c.message("record-type-removed", spec.None, fmt.Sprintf("record type %d of %s has no spec in the new ones", rt, om.Topic.TopicName()))
 		}
 	}
 	for rt := int(nm.RecordTypes.Lo); rt <= int(nm.RecordTypes.Hi); rt++ {
 		if !om.RecordTypes.Contains(int16(rt)) {
-			c.message("record-type-added", None, fmt.Sprintf("record type %d of %s", rt, nm.Topic.TopicName()))
+			c.message("record-type-added", spec.None, fmt.Sprintf("record type %d of %s", rt, nm.Topic.TopicName()))
 		}
 	}
 }
@@ -535,7 +532,7 @@ func keyString(k int16) string {
 	return strconv.Itoa(int(k))
 }
 
-func describeMessage(m *Message) string {
+func describeMessage(m *spec.Message) string {
 	if m.APIKey >= 0 {
 		return fmt.Sprintf("%s %s (api key %d)", m.Type, m.Name, m.APIKey)
 	}
@@ -551,20 +548,20 @@ func (c *comparer) versions() {
 		return
 	}
 	if !ov.Empty() {
-		if low := ov.Intersect(Versions{0, nv.Lo - 1}); !low.Empty() {
+		if low := ov.Intersect(spec.Versions{Lo: 0, Hi: nv.Lo - 1}); !low.Empty() {
 			c.removed("versions-removed", low, fmt.Sprintf("%s removed: validVersions %s → %s", versionsWord(low), ov, nv))
 		}
-		if high := ov.Intersect(Versions{nv.Hi + 1, MaxVersion}); nv.Hi < MaxVersion && !high.Empty() {
+		if high := ov.Intersect(spec.Versions{Lo: nv.Hi + 1, Hi: spec.MaxVersion}); nv.Hi < spec.MaxVersion && !high.Empty() {
 			c.removed("top-versions-removed", high, fmt.Sprintf("%s removed: validVersions %s → %s", versionsWord(high), ov, nv))
 		}
 	}
-	var added []Versions
+	var added []spec.Versions
 	if ov.Empty() {
 		added = append(added, nv)
 	} else {
-		added = append(added, nv.Intersect(Versions{0, ov.Lo - 1}))
-		if ov.Hi < MaxVersion {
-			added = append(added, nv.Intersect(Versions{ov.Hi + 1, MaxVersion}))
+		added = append(added, nv.Intersect(spec.Versions{Lo: 0, Hi: ov.Lo - 1}))
+		if ov.Hi < spec.MaxVersion {
+			added = append(added, nv.Intersect(spec.Versions{Lo: ov.Hi + 1, Hi: spec.MaxVersion}))
 		}
 	}
 	for _, a := range added {
@@ -572,7 +569,7 @@ func (c *comparer) versions() {
 			continue
 		}
 		msg := fmt.Sprintf("%s added: validVersions %s → %s", versionsWord(a), ov, nv)
-		if u := unstableVersion(c.new, c.nm); u >= 0 && a.Contains(u) {
+		if u := c.new.UnstableVersion(c.nm); u >= 0 && a.Contains(u) {
 			msg += fmt.Sprintf(" (v%d unstable: latestVersionUnstable)", u)
 		}
 		c.message("versions-added", a, msg)
@@ -588,15 +585,15 @@ func (c *comparer) versions() {
 }
 
 // versionsWord is "version 3" or "versions 0-2".
-func versionsWord(vs Versions) string {
+func versionsWord(vs spec.Versions) string {
 	if vs.Lo == vs.Hi {
 		return "version " + vs.String()
 	}
 	return "versions " + vs.String()
 }
 
-func removedWhat(m *Message) string {
-	if m.Type == Request || m.Type == Response {
+func removedWhat(m *spec.Message) string {
+	if m.Type == spec.Request || m.Type == spec.Response {
 		return "API"
 	}
 	return string(m.Type) + " type"
@@ -604,16 +601,16 @@ func removedWhat(m *Message) string {
 
 // removed reports removed versions, setting the old unstable version (which
 // may change or go at will) apart as a compatible change.
-func (c *comparer) removed(rule string, vs Versions, msg string) {
+func (c *comparer) removed(rule string, vs spec.Versions, msg string) {
 	u := c.unstable
 	if u < 0 || !vs.Contains(u) {
 		c.message(rule, vs, msg)
 		return
 	}
-	if rest := vs.Intersect(Versions{vs.Lo, u - 1}); !rest.Empty() {
+	if rest := vs.Intersect(spec.Versions{Lo: vs.Lo, Hi: u - 1}); !rest.Empty() {
 		c.message(rule, rest, msg)
 	}
-	f := c.message(rule, Versions{u, u}, msg+fmt.Sprintf(" (v%d was unstable in the old specs: latestVersionUnstable)", u))
+	f := c.message(rule, spec.Versions{Lo: u, Hi: u}, msg+fmt.Sprintf(" (v%d was unstable in the old specs: latestVersionUnstable)", u))
 	f.Severity = CompatibleChange
 }
 
@@ -626,527 +623,12 @@ func (c *comparer) version() {
 	case !of && nf:
 		c.at("flexible-added", "", nil, nil, "-", fmt.Sprintf("now flexible: flexibleVersions %s → %s", c.om.FlexibleVersions, c.nm.FlexibleVersions))
 	}
-	var ofs, nfs []*Field
+	var ofs, nfs []*spec.Field
 	if c.om.Root != nil {
 		ofs = c.om.Root.Fields
 	}
 	if c.nm.Root != nil {
 		nfs = c.nm.Root.Fields
 	}
-	c.structs("", ofs, nfs, map[[2]*Struct]bool{})
-}
-
-// fieldKey is the name fields pair by: Kafka's names are case-sensitive,
-// but a change of case alone is reported as a rename of the same field.
-func fieldKey(f *Field) string { return strings.ToLower(f.Name) }
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// structs compares two field lists (of the top level or of a struct) at
-// version c.v. seen holds the struct pairs being compared further up, so
-// that recursive structs end.
-func (c *comparer) structs(path string, ofs, nfs []*Field, seen map[[2]*Struct]bool) {
-	ov, nv := c.ov, c.nv
-	oByName, nByName := map[string]*Field{}, map[string]*Field{}
-	for _, f := range ofs {
-		oByName[fieldKey(f)] = f
-	}
-	for _, f := range nfs {
-		nByName[fieldKey(f)] = f
-	}
-	// partner pairs the fields of the same name both present at v.
-	partner := map[*Field]*Field{}
-	for _, o := range ofs {
-		if n := nByName[fieldKey(o)]; n != nil && o.PresentIn(ov) && n.PresentIn(nv) {
-			partner[o], partner[n] = n, o
-		}
-	}
-	positional := func(fs []*Field, v int16) []*Field {
-		var r []*Field
-		for _, f := range fs {
-			if f.PresentIn(v) && !f.TaggedIn(v) {
-				r = append(r, f)
-			}
-		}
-		return r
-	}
-	tagged := func(fs []*Field, v int16) []*Field {
-		var r []*Field
-		for _, f := range fs {
-			if f.TaggedIn(v) {
-				r = append(r, f)
-			}
-		}
-		return r
-	}
-	oPos, nPos := positional(ofs, ov), positional(nfs, nv)
-	oTag, nTag := tagged(ofs, ov), tagged(nfs, nv)
-
-	// Positional ↔ tagged.
-	for _, o := range ofs {
-		n := partner[o]
-		if n == nil || o.TaggedIn(ov) == n.TaggedIn(nv) {
-			continue
-		}
-		if n.TaggedIn(nv) {
-			c.at("tagging-changed", join(path, n.Name), o, n, "-", fmt.Sprintf("positional → tagged (tag %d): taggedVersions %s → %s", n.Tag, o.TaggedVersions, n.TaggedVersions))
-		} else {
-			c.at("tagging-changed", join(path, n.Name), o, n, "-", fmt.Sprintf("tagged (tag %d) → positional: taggedVersions %s → %s", o.Tag, o.TaggedVersions, n.TaggedVersions))
-		}
-	}
-
-	// Positional fields: the order of those on both sides, then the
-	// runs between them.
-	isOld := map[*Field]bool{}
-	for _, o := range ofs {
-		isOld[o] = true
-	}
-	bothPos := func(f *Field) bool {
-		p := partner[f]
-		if p == nil {
-			return false
-		}
-		o, n := f, p
-		if !isOld[f] {
-			o, n = p, f
-		}
-		return !o.TaggedIn(ov) && !n.TaggedIn(nv)
-	}
-	// The fields positional on both sides, in each side's order (as the
-	// new fields), and the names of both orders.
-	var oSeq, nSeq []*Field
-	for _, o := range oPos {
-		if bothPos(o) {
-			oSeq = append(oSeq, partner[o])
-		}
-	}
-	for _, n := range nPos {
-		if bothPos(n) {
-			nSeq = append(nSeq, n)
-		}
-	}
-	reordered := !slices.Equal(oSeq, nSeq)
-	if reordered {
-		// Kafka's checker pairs fields in order and compares their types.
-		kafka := KafkaAccepts
-		var oNames, nNames []string
-		for i := range oSeq {
-			if partner[oSeq[i]].TypeString != nSeq[i].TypeString {
-				kafka = KafkaRejects
-			}
-			oNames, nNames = append(oNames, oSeq[i].Name), append(nNames, nSeq[i].Name)
-		}
-		c.at("field-reordered", path, partner[oSeq[0]], nSeq[0], kafka, fmt.Sprintf("positional fields reordered: %s → %s", strings.Join(oNames, ", "), strings.Join(nNames, ", ")))
-	}
-	// The runs of fields without a partner, between anchors (a field whose
-	// tagging changed has one, and was reported above).
-	i, j := 0, 0
-	for {
-		var ro, rn []*Field
-		for i < len(oPos) && (!bothPos(oPos[i]) || reordered) {
-			if partner[oPos[i]] == nil {
-				ro = append(ro, oPos[i])
-			}
-			i++
-		}
-		for j < len(nPos) && (!bothPos(nPos[j]) || reordered) {
-			if partner[nPos[j]] == nil {
-				rn = append(rn, nPos[j])
-			}
-			j++
-		}
-		c.run(path, ro, rn, oByName, nByName, reordered, seen)
-		if i >= len(oPos) || j >= len(nPos) {
-			break
-		}
-		c.field(path, oPos[i], nPos[j], seen)
-		i++
-		j++
-	}
-	if reordered {
-		for _, o := range oPos {
-			if bothPos(o) {
-				c.field(path, o, partner[o], seen)
-			}
-		}
-	}
-
-	// Tagged fields, by name, then by tag for renames.
-	byTag := map[int32]*Field{}
-	for _, n := range nTag {
-		byTag[n.Tag] = n
-	}
-	used := map[*Field]bool{}
-	for _, o := range oTag {
-		if n := partner[o]; n != nil {
-			if n.TaggedIn(nv) {
-				c.field(path, o, n, seen)
-				used[n] = true
-			}
-			continue
-		}
-		if n := byTag[o.Tag]; n != nil && partner[n] == nil && !used[n] && nByName[fieldKey(o)] == nil && oByName[fieldKey(n)] == nil {
-			c.at("field-renamed", join(path, n.Name), o, n, "-", fmt.Sprintf("renamed from %s (same tag %d)", o.Name, o.Tag))
-			c.field(path, o, n, seen)
-			used[n] = true
-			continue
-		}
-		c.at("tagged-field-removed", join(path, o.Name), o, nil, "-", fmt.Sprintf("tagged field %s (tag %d, %s) is gone%s", o.Name, o.Tag, o.TypeString, versionsNote(o, nByName[fieldKey(o)])))
-	}
-	for _, n := range nTag {
-		if used[n] || partner[n] != nil {
-			continue
-		}
-		c.at("tagged-field-added", join(path, n.Name), nil, n, "-", fmt.Sprintf("tagged field %s (tag %d, %s) is new%s", n.Name, n.Tag, n.TypeString, versionsNote(oByName[fieldKey(n)], n)))
-	}
-}
-
-// versionsNote explains a field that is on one side only at this version
-// although both sides define it: its versions changed.
-func versionsNote(o, n *Field) string {
-	if o == nil || n == nil {
-		return ""
-	}
-	return fmt.Sprintf(" at this version: versions %s → %s", o.Versions, n.Versions)
-}
-
-// run compares the positional fields between two anchors: as many fields
-// on both sides, none of which the other side knows by name, are the same
-// slots renamed; anything else is removed and added.
-func (c *comparer) run(path string, ro, rn []*Field, oByName, nByName map[string]*Field, reordered bool, seen map[[2]*Struct]bool) {
-	if len(ro) == 0 && len(rn) == 0 {
-		return
-	}
-	renames := !reordered && len(ro) == len(rn)
-	for _, o := range ro {
-		if nByName[fieldKey(o)] != nil {
-			renames = false
-		}
-	}
-	for _, n := range rn {
-		if oByName[fieldKey(n)] != nil {
-			renames = false
-		}
-	}
-	if renames {
-		for k := range ro {
-			c.at("field-renamed", join(path, rn[k].Name), ro[k], rn[k], "-", fmt.Sprintf("renamed from %s (same position)", ro[k].Name))
-			c.field(path, ro[k], rn[k], seen)
-		}
-		return
-	}
-	for _, o := range ro {
-		c.at("field-removed", join(path, o.Name), o, nil, "-", fmt.Sprintf("positional field %s (%s) is no longer on the wire%s", o.Name, o.TypeString, versionsNote(o, nByName[fieldKey(o)])))
-	}
-	for _, n := range rn {
-		c.at("field-added", join(path, n.Name), nil, n, "-", fmt.Sprintf("positional field %s (%s) is new%s", n.Name, n.TypeString, versionsNote(oByName[fieldKey(n)], n)))
-	}
-}
-
-// field compares two fields that take the same place on the wire at c.v.
-func (c *comparer) field(path string, o, n *Field, seen map[[2]*Struct]bool) {
-	ov, nv := c.ov, c.nv
-	p := join(path, n.Name)
-	if o.Name != n.Name && strings.EqualFold(o.Name, n.Name) {
-		c.at("field-renamed", p, o, n, "-", fmt.Sprintf("renamed from %s (only the case changed)", o.Name))
-	}
-	if o.TaggedIn(ov) && n.TaggedIn(nv) && o.Tag != n.Tag {
-		c.at("tag-changed", p, o, n, "-", fmt.Sprintf("tag %d → %d", o.Tag, n.Tag))
-	}
-	if !sameEncoding(o.Type, n.Type) {
-		c.at("type-changed", p, o, n, "-", fmt.Sprintf("type %s → %s%s", o.TypeString, n.TypeString, widthNote(o.Type, n.Type)))
-		return
-	}
-	if o.TypeString != n.TypeString {
-		what := "the same encoding"
-		if o.Type.IsStructLike() {
-			what = "the same layout, compared field by field"
-		}
-		c.at("type-renamed", p, o, n, "-", fmt.Sprintf("type %s → %s (%s)", o.TypeString, n.TypeString, what))
-	}
-	on, nn := o.NullableIn(ov), n.NullableIn(nv)
-	switch {
-	case on && !nn:
-		c.at("nullable-narrowed", p, o, n, "-", fmt.Sprintf("no longer nullable: nullableVersions %s → %s%s", o.NullableVersions, n.NullableVersions, presenceNote(n, nv)))
-	case !on && nn:
-		c.at("nullable-widened", p, o, n, "-", fmt.Sprintf("now nullable: nullableVersions %s → %s%s", o.NullableVersions, n.NullableVersions, presenceNote(n, nv)))
-	}
-	if od, nd := defaultValue(o), defaultValue(n); od != nd && o.Type.Kind == n.Type.Kind {
-		if o.TaggedIn(ov) && n.TaggedIn(nv) {
-			c.at("tagged-default-changed", p, o, n, "-", fmt.Sprintf("default %s → %s: a value equal to %s is now omitted, and old readers take it for %s", od, nd, nd, od))
-		} else {
-			c.at("default-changed", p, o, n, "-", fmt.Sprintf("default %s → %s", od, nd))
-		}
-	}
-	if c.om.Flexible(ov) == c.nm.Flexible(nv) && (n.Type.Kind == KindString || n.Type.Kind == KindBytes) {
-		ofl, nfl := fieldFlexible(c.om, o, ov), fieldFlexible(c.nm, n, nv)
-		if ofl != nfl {
-			kafka, msg := KafkaRejects, "no longer flexible (an int16/int32 length instead of a varint)"
-			if nfl {
-				kafka, msg = KafkaAccepts, "now flexible (a varint length instead of an int16/int32)"
-			}
-			c.at("field-flexible-changed", p, o, n, kafka, fmt.Sprintf("%s: field flexibleVersions %s → %s", msg, flexString(o), flexString(n)))
-		}
-	}
-	if o.Type.IsStructLike() && o.Type.Struct != nil && n.Type.Struct != nil {
-		k := [2]*Struct{o.Type.Struct, n.Type.Struct}
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		c.structs(p, o.Type.Struct.Fields, n.Type.Struct.Fields, seen)
-		delete(seen, k)
-	}
-}
-
-func fieldFlexible(m *Message, f *Field, v int16) bool {
-	if f.HasFlexibleVersions {
-		return f.FlexibleVersions.Contains(v)
-	}
-	return m.Flexible(v)
-}
-
-func flexString(f *Field) string {
-	if f.HasFlexibleVersions {
-		return f.FlexibleVersions.String()
-	}
-	return "(the message's)"
-}
-
-func presenceNote(f *Field, v int16) string {
-	if f.Type.Kind == KindStruct && !f.TaggedIn(v) {
-		return " (a nullable struct has a presence byte on the wire)"
-	}
-	return ""
-}
-
-// sameEncoding reports whether values of the two types are written the same
-// way (structs are compared field by field elsewhere).
-func sameEncoding(a, b Type) bool {
-	same := func(x, y Kind) bool {
-		return x == y || x == KindBytes && y == KindRecords || x == KindRecords && y == KindBytes
-	}
-	if !same(a.Kind, b.Kind) {
-		return false
-	}
-	if a.Kind == KindArray {
-		return a.Elem == b.Elem
-	}
-	return true
-}
-
-func widthNote(a, b Type) string {
-	wa, wb := a.Kind.FixedSize(), b.Kind.FixedSize()
-	switch {
-	case wa > 0 && wb > 0 && wa != wb:
-		return fmt.Sprintf(": %d → %d bytes on the wire", wa, wb)
-	case wa > 0 && wa == wb:
-		return fmt.Sprintf(": the same %d bytes read as another type", wa)
-	}
-	return ""
-}
-
-// defaultValue renders a field's default as a comparable value: the
-// parsed value, so that "0x10" and "16", or "" and "0", are equal.
-func defaultValue(f *Field) string {
-	if f.DefaultNull {
-		return "null"
-	}
-	switch f.Type.Kind {
-	case KindBool:
-		return strconv.FormatBool(f.DefaultInt != 0)
-	case KindInt8, KindInt16, KindUint16, KindInt32, KindUint32, KindInt64:
-		return strconv.FormatInt(f.DefaultInt, 10)
-	case KindFloat64:
-		return strconv.FormatFloat(f.DefaultFloat, 'g', -1, 64)
-	case KindUUID:
-		if f.DefaultUUID == ([16]byte{}) {
-			return "zero uuid"
-		}
-		return fmt.Sprintf("uuid %x", f.DefaultUUID[:])
-	case KindString:
-		return strconv.Quote(f.DefaultString)
-	case KindRecords:
-		return "null"
-	}
-	return "empty"
-}
-
-// DiffRow summarises how one API (its request and response together) or one
-// other message differs between two sets of specs, from Compat's findings.
-type DiffRow struct {
-	// Kind is "api" for a request/response pair, else the message type.
-	Kind string
-	// APIKey is the api key, or -1.
-	APIKey int16
-	// Name is the API's name without Request/Response, or the message's
-	// name, in the new specs (the old ones when removed); OldName is the old
-	// name of a renamed API or message.
-	Name, OldName string
-	// Status is "added", "removed" (also when every version was removed),
-	// "renamed" or "changed".
-	Status string
-	// OldVersions and NewVersions are the valid versions (of the request,
-	// for an API).
-	OldVersions, NewVersions Versions
-	// Removed and Added are the versions that went and came; Changed the
-	// versions both sides have where a field differs (on the wire or only in
-	// its name).
-	Removed, Added, Changed []Versions
-	// Counts of findings by impact.
-	Incompatible, Compatible, Info int
-	// Other lists the rules of findings that do not concern versions or
-	// fields: listeners-changed, deprecated-changed, unstable-changed.
-	Other []string
-	// Records lists the rules of findings about a coordinator record key's
-	// or value's spec form and record types: record-form-changed,
-	// record-type-moved, record-type-removed, record-type-added.
-	Records []string
-}
-
-// Substantive reports whether the row concerns presence, versions, fields
-// or a coordinator record's form and record types, not only listeners,
-// deprecation or stability marks.
-func (r *DiffRow) Substantive() bool {
-	return r.Status != "changed" || len(r.Removed) > 0 || len(r.Added) > 0 || len(r.Changed) > 0 || len(r.Records) > 0
-}
-
-// metaRules are the findings that leave versions and fields alone.
-var metaRules = map[string]bool{"listeners-changed": true, "deprecated-changed": true, "unstable-changed": true}
-
-// Diff groups Compat's findings into one row per API or message that
-// differs, in the order of the findings.
-func Diff(old, new *Set, findings []Finding) []DiffRow {
-	type key struct {
-		kind string
-		api  int16
-		name string
-	}
-	var rows []*DiffRow
-	byKey := map[key]*DiffRow{}
-	for _, f := range findings {
-		k := key{kind: string(f.Type), api: -1, name: f.Message}
-		if (f.Type == Request || f.Type == Response) && f.APIKey >= 0 {
-			k = key{kind: "api", api: f.APIKey}
-		}
-		r := byKey[k]
-		if r == nil {
-			r = &DiffRow{Kind: k.kind, APIKey: f.APIKey, Name: f.Message, Status: "changed", OldVersions: None, NewVersions: None}
-			if k.kind == "api" {
-				r.Name = apiName(f.Message)
-				oq, nq := apiSide(old, f.APIKey, f.OldMessage, f.Message), apiSide(new, f.APIKey, "", f.Message)
-				if oq != nil {
-					r.OldVersions = oq.ValidVersions
-					if on := apiName(oq.Name); on != r.Name {
-						r.OldName = on
-					}
-				}
-				if nq != nil {
-					r.NewVersions = nq.ValidVersions
-				} else if oq != nil {
-					r.Name = apiName(oq.Name)
-				}
-			} else {
-				if m := old.Message(f.OldMessage); m != nil {
-					r.OldVersions = m.ValidVersions
-				} else if m := old.Message(f.Message); m != nil {
-					r.OldVersions = m.ValidVersions
-				}
-				if m := new.Message(f.Message); m != nil && f.Rule != "message-removed" {
-					r.NewVersions = m.ValidVersions
-				}
-				r.OldName = f.OldMessage
-				if r.OldName == r.Name {
-					r.OldName = ""
-				}
-			}
-			byKey[k] = r
-			rows = append(rows, r)
-		}
-		switch f.Severity {
-		case Incompatible:
-			r.Incompatible++
-		case CompatibleChange:
-			r.Compatible++
-		default:
-			r.Info++
-		}
-		switch {
-		case f.Rule == "message-added":
-			r.Status = "added"
-		case f.Rule == "message-removed":
-			r.Status = "removed"
-		case f.Rule == "message-renamed" && r.Status == "changed":
-			r.Status = "renamed"
-		case f.Rule == "versions-removed" || f.Rule == "top-versions-removed":
-			r.Removed = addRange(r.Removed, f.Versions)
-		case f.Rule == "versions-added":
-			r.Added = addRange(r.Added, f.Versions)
-		case metaRules[f.Rule]:
-			if !slices.Contains(r.Other, f.Rule) {
-				r.Other = append(r.Other, f.Rule)
-			}
-		case strings.HasPrefix(f.Rule, "record-"):
-			if !slices.Contains(r.Records, f.Rule) {
-				r.Records = append(r.Records, f.Rule)
-			}
-		case !f.Versions.Empty():
-			r.Changed = addRange(r.Changed, f.Versions)
-		}
-	}
-	out := make([]DiffRow, 0, len(rows))
-	for _, r := range rows {
-		if r.Status == "changed" && r.NewVersions.Empty() && !r.OldVersions.Empty() {
-			r.Status = "removed"
-		}
-		out = append(out, *r)
-	}
-	return out
-}
-
-// apiName is a request's or response's name without the suffix.
-func apiName(name string) string {
-	return strings.TrimSuffix(strings.TrimSuffix(name, "Request"), "Response")
-}
-
-// apiSide returns the request of the API (or its response when there is
-// no request spec), found by api key or by one of the names.
-func apiSide(s *Set, key int16, names ...string) *Message {
-	if m := s.Request(key); m != nil {
-		return m
-	}
-	if m := s.Response(key); m != nil {
-		return m
-	}
-	for _, n := range names {
-		if m := s.Message(n); n != "" && m != nil {
-			return m
-		}
-	}
-	return nil
-}
-
-// addRange adds vs to a sorted list of disjoint ranges, merging ranges that
-// overlap or touch.
-func addRange(rs []Versions, vs Versions) []Versions {
-	if vs.Empty() {
-		return rs
-	}
-	rs = append(rs, vs)
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
-	out := rs[:1]
-	for _, r := range rs[1:] {
-		last := &out[len(out)-1]
-		if int(r.Lo) <= int(last.Hi)+1 {
-			last.Hi = max(last.Hi, r.Hi)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	c.structs("", ofs, nfs, map[[2]*spec.Struct]bool{})
 }

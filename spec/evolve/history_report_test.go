@@ -1,14 +1,16 @@
-package spec
+package evolve
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/spec"
 )
 
 func TestHistoryText(t *testing.T) {
-	set, _ := Embedded("4.4")
+	set, _ := spec.Embedded("4.4")
 	req, resp, err := set.Lookup("Vote")
 	if err != nil {
 		t.Fatal(err)
@@ -41,15 +43,15 @@ func TestHistoryText(t *testing.T) {
 		resp = set.Response(req.APIKey)
 	}
 	b.Reset()
-	WriteHistoryText(&b, "Kafka 4.4.0", APIHistory(req, nil), func(m *Message) string { return "(hint for " + m.Name + ")" })
+	WriteHistoryText(&b, "Kafka 4.4.0", APIHistory(req, nil), func(m *spec.Message) string { return "(hint for " + m.Name + ")" })
 	if want := "LeaderAndIsrRequest (request, api key 4) in Kafka 4.4.0: valid versions none, flexible none\n  no valid versions (hint for LeaderAndIsrRequest)\n"; b.String() != want {
 		t.Errorf("history of LeaderAndIsr:\n%q\nwant\n%q", b.String(), want)
 	}
 }
 
 func TestChangeLines(t *testing.T) {
-	f := &Field{Name: "X", TypeString: "string", Versions: Versions{0, 1}, NullableVersions: Versions{1, MaxVersion}, About: "An x."}
-	tg := &Field{Name: "T", TypeString: "int32", HasTag: true, Tag: 3, TaggedVersions: Versions{2, MaxVersion}, NullableVersions: None, Ignorable: true, Default: "-1"}
+	f := &spec.Field{Name: "X", TypeString: "string", Versions: spec.Versions{Lo: 0, Hi: 1}, NullableVersions: spec.Versions{Lo: 1, Hi: spec.MaxVersion}, About: "An x."}
+	tg := &spec.Field{Name: "T", TypeString: "int32", HasTag: true, Tag: 3, TaggedVersions: spec.Versions{Lo: 2, Hi: spec.MaxVersion}, NullableVersions: spec.None, Ignorable: true, Default: "-1"}
 	for _, c := range []struct {
 		c    Change
 		want string
@@ -69,9 +71,9 @@ func TestChangeLines(t *testing.T) {
 
 // The response's highest version is marked unstable with its request's.
 func TestAPIHistoryMarksTheUnstableResponse(t *testing.T) {
-	set, _ := Embedded("4.4")
+	set, _ := spec.Embedded("4.4")
 	for _, req := range set.Messages {
-		if req.Type != Request || !req.LatestVersionUnstable || req.ValidVersions.Empty() {
+		if req.Type != spec.Request || !req.LatestVersionUnstable || req.ValidVersions.Empty() {
 			continue
 		}
 		resp := set.Response(req.APIKey)
@@ -95,7 +97,7 @@ func TestAPIHistoryMarksTheUnstableResponse(t *testing.T) {
 }
 
 func TestHistoryJSON(t *testing.T) {
-	set, _ := Embedded("4.4")
+	set, _ := spec.Embedded("4.4")
 	req, resp, _ := set.Lookup("52")
 	if resp == nil {
 		resp = set.Response(req.APIKey)
@@ -124,7 +126,7 @@ func TestHistoryTextOfCoordinatorRecords(t *testing.T) {
 		"3.9.1": "OffsetCommitKey (data, record type 0-1 of __consumer_offsets) in Kafka 3.9.1: valid versions 0-1, flexible none\n",
 		"4.4":   "OffsetCommitKey (coordinator-key, record type 1 of __consumer_offsets) in Kafka 4.4.0: valid versions 0, flexible none\n",
 	} {
-		s, err := Embedded(rel)
+		s, err := spec.Embedded(rel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +143,7 @@ func TestHistoryTextOfCoordinatorRecords(t *testing.T) {
 // The JSON of a span names the releases that mark the version unstable,
 // the first that does not, and the releases of another name.
 func TestSpanJSONUnstableAndNames(t *testing.T) {
-	s, _ := Embedded("4.4")
+	s, _ := spec.Embedded("4.4")
 	for _, c := range []struct {
 		name string
 		v    int
@@ -151,7 +153,7 @@ func TestSpanJSONUnstableAndNames(t *testing.T) {
 		{"InitProducerIdResponse", 6, `{"version":6,"first":"4.1.2","first_is_oldest_embedded":false,"last":"4.4.0","unstable":[{"first":"4.1.2","last":"4.4.0"}],"words":"unstable in Kafka 4.1–4.4"}`},
 		{"ListConfigResourcesRequest", 0, `{"version":0,"first":"3.7.2","first_is_oldest_embedded":false,"last":"4.4.0","other_names":[{"name":"ListClientMetricsResources","first":"3.7.2","last":"4.0.2"}],"words":"Kafka 3.7–4.4 (as ListClientMetricsResources in 3.7–4.0)"}`},
 	} {
-		sp, err := EmbeddedSpans(s.Message(c.name))
+		sp, err := spec.EmbeddedSpans(s.Message(c.name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package spec
+package evolve
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
 )
 
 // setOf parses spec texts (one message each) into a set, failing on any
 // spec error.
-func setOf(t *testing.T, side string, specs ...string) *Set {
+func setOf(t *testing.T, side string, specs ...string) *spec.Set {
 	t.Helper()
 	var files []bundle.File
 	for i, s := range specs {
@@ -24,7 +25,7 @@ func setOf(t *testing.T, side string, specs ...string) *Set {
 		}
 		files = append(files, bundle.File{Path: name, Data: []byte(s)})
 	}
-	s, errs := NewSet(files)
+	s, errs := spec.NewSet(files)
 	if errs.HasErrors() {
 		t.Fatalf("%s specs do not load: %v", side, errs)
 	}
@@ -211,12 +212,12 @@ func TestCompatRules(t *testing.T) {
 // TestCompatC20 is case C20 of docs/wire-cases.md: a field goes uint16 → int32
 // at the same versions, which is wire-incompatible.
 func TestCompatC20(t *testing.T) {
-	dir := filepath.Join("testdata", "compat", "c20")
-	old, errs, err := FromPath(filepath.Join(dir, "old"))
+	dir := filepath.Join("testdata", "c20")
+	old, errs, err := spec.FromPath(filepath.Join(dir, "old"))
 	if err != nil || errs.HasErrors() {
 		t.Fatal(err, errs)
 	}
-	nw, errs, err := FromPath(filepath.Join(dir, "new"))
+	nw, errs, err := spec.FromPath(filepath.Join(dir, "new"))
 	if err != nil || errs.HasErrors() {
 		t.Fatal(err, errs)
 	}
@@ -226,7 +227,7 @@ func TestCompatC20(t *testing.T) {
 	}
 	f := fs[0]
 	if f.Rule != "type-changed" || f.Severity != Incompatible || f.Message != "RegisterEndpointRequest" || f.Path != "Port" ||
-		f.Versions != (Versions{0, 1}) || f.Msg != "type uint16 → int32: 2 → 4 bytes on the wire" {
+		f.Versions != (spec.Versions{Lo: 0, Hi: 1}) || f.Msg != "type uint16 → int32: 2 → 4 bytes on the wire" {
 		t.Errorf("finding = %s", brief(f))
 	}
 	if f.OldPos.Line != 13 || f.NewPos.Line != 15 || !strings.HasSuffix(f.NewPos.File, "RegisterEndpointRequest.json") {
@@ -239,7 +240,7 @@ func TestCompatC20(t *testing.T) {
 
 func TestCompatSameSetsHaveNoFindings(t *testing.T) {
 	for _, r := range bundle.Releases() {
-		s, err := Embedded(r)
+		s, err := spec.Embedded(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,8 +253,8 @@ func TestCompatSameSetsHaveNoFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := NewSet(rel.Files)
-	b, _ := NewSet(rel.Files)
+	a, _ := spec.NewSet(rel.Files)
+	b, _ := spec.NewSet(rel.Files)
 	if fs := Compat(a, b); len(fs) != 0 {
 		t.Errorf("4.4 parsed twice: %q", briefs(fs))
 	}
@@ -267,7 +268,7 @@ func TestCompatOptions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Common: %q, want %q", got, want)
 	}
-	got = briefs(CompatWith(old, nw, CompatOptions{Skip: func(m *Message) bool { return m.Name == "Thing" }}))
+	got = briefs(CompatWith(old, nw, CompatOptions{Skip: func(m *spec.Message) bool { return m.Name == "Thing" }}))
 	want = []string{"incompatible message-removed Gone: data Gone (old1.json) is not in the new specs (valid versions were 0-3) []"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Skip: %q, want %q", got, want)
@@ -275,13 +276,13 @@ func TestCompatOptions(t *testing.T) {
 }
 
 // findingsOf39to44 compares the embedded 3.9.1 and 4.4.0 releases.
-func findingsOf39to44(t *testing.T) (*Set, *Set, []Finding) {
+func findingsOf39to44(t *testing.T) (*spec.Set, *spec.Set, []Finding) {
 	t.Helper()
-	old, err := Embedded("3.9.1")
+	old, err := spec.Embedded("3.9.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	nw, err := Embedded("4.4")
+	nw, err := spec.Embedded("4.4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,11 +413,17 @@ func TestDiffKafka39To44(t *testing.T) {
 	check("ClearElrRecord", "metadata 28 added old= none → 0 removed=[] added=[] changed=[] 0/0/1")
 	check("OffsetCommitKey", "coordinator-key 1 changed old= 0-1 → 0 removed=[] added=[] changed=[] 0/0/2")
 	check("OffsetCommitValue", "coordinator-value 1 changed old= 0-4 → 0-4 removed=[] added=[] changed=[4] 0/1/2")
-	// The records add 29 specs (24 of the group coordinator, 4 of the share
-	// coordinator, ProducerSnapshot), remove 2 (record type 9) and change
-	// 24: the 22 keys and values whose spec form changed (6 values of them
-	// with new fields too) and the 2 remote-log-metadata records.
-	if want := map[string]int{"added": 41, "removed": 6, "renamed": 1, "changed": 69}; fmt.Sprint(status) != fmt.Sprint(want) {
+	// The records add 25 specs (24 of the group coordinator and
+	// ProducerSnapshot), remove 2 (record type 9) and change 24: the 22
+	// keys and values whose spec form changed (6 values of them with new
+	// fields too) and the 2 remote-log-metadata records. The share
+	// coordinator's 4 are not compared: 3.9.1 carries none.
+	for _, name := range []string{"ShareSnapshotKey", "ShareSnapshotValue", "ShareUpdateKey", "ShareUpdateValue"} {
+		if r, ok := by[name]; ok {
+			t.Errorf("row %s %s: 3.9.1 carries no __share_group_state specs", name, r.Status)
+		}
+	}
+	if want := map[string]int{"added": 37, "removed": 6, "renamed": 1, "changed": 69}; fmt.Sprint(status) != fmt.Sprint(want) {
 		t.Errorf("rows by status = %v, want %v", status, want)
 	}
 }
@@ -448,4 +455,98 @@ func infoRules(fs []Finding) map[string]int {
 		}
 	}
 	return n
+}
+
+// compared lists the embedded release pairs whose comparison the tests of
+// internal topics look at: every adjacent pair, old first, and the pairs
+// of the README and of issue 25 (3.9 → 4.4, 3.0 → 4.4).
+func compared(t *testing.T) [][2]*spec.Set {
+	t.Helper()
+	all, err := spec.EmbeddedAll() // newest first
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2]*spec.Set
+	for i := len(all) - 1; i > 0; i-- {
+		pairs = append(pairs, [2]*spec.Set{all[i], all[i-1]})
+	}
+	for _, p := range [][2]string{{"3.9", "4.4"}, {"3.0", "4.4"}, {"4.4", "3.0"}} {
+		o, _ := spec.Embedded(p[0])
+		n, _ := spec.Embedded(p[1])
+		pairs = append(pairs, [2]*spec.Set{o, n})
+	}
+	return pairs
+}
+
+// An internal topic's records are compared only where both releases carry
+// its specs: no record is "added" or "removed" because one release's jars
+// lack them, and the topics left out are the ones only one side carries.
+// Before every release carried what its jars hold, 4.3 → 4.4 called 56
+// coordinator and remote-log records message-added.
+func TestInternalTopicsComparedWhereBothCarry(t *testing.T) {
+	for _, p := range compared(t) {
+		old, nw := p[0], p[1]
+		c := Compare(old, nw, old.Release, nw.Release, CompatOptions{})
+		var gaps []string
+		for _, tp := range spec.Topics() {
+			if old.Carries(tp) != nw.Carries(tp) {
+				gaps = append(gaps, string(tp))
+			}
+		}
+		var got []string
+		for _, g := range c.NotCompared {
+			got = append(got, string(g.Topic))
+			if g.Old == old.Carries(g.Topic) {
+				t.Errorf("%s → %s: %s lacking on the wrong side", old.Release, nw.Release, g.Topic)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(gaps) {
+			t.Errorf("%s → %s: not compared %v, want %v", old.Release, nw.Release, got, gaps)
+		}
+		for _, f := range c.Findings {
+			var m *spec.Message
+			other := old
+			switch f.Rule {
+			case "message-added":
+				m = nw.Message(f.Message)
+			case "message-removed":
+				m, other = old.Message(f.Message), nw
+			default:
+				continue
+			}
+			if m != nil && m.Topic != "" && !other.Carries(m.Topic) {
+				t.Errorf("%s → %s: %s %s, though Kafka %s carries no %s specs", old.Release, nw.Release, f.Rule, f.Message, other.Release, m.Topic.TopicName())
+			}
+		}
+	}
+	// 4.3.2 → 4.4.0: both carry every topic; what is new are APIs, a
+	// metadata record and a data spec of kafka-clients.
+	o, _ := spec.Embedded("4.3")
+	n, _ := spec.Embedded("4.4")
+	var added []string
+	for _, f := range Compat(o, n) {
+		if f.Rule == "message-added" {
+			added = append(added, f.Message)
+		}
+	}
+	if want := "[StreamsGroupTopologyDescriptionUpdateRequest StreamsGroupTopologyDescriptionUpdateResponse UnregisterControllerRequest UnregisterControllerResponse UnregisterControllerRecord AbortedTxn]"; fmt.Sprint(added) != want {
+		t.Errorf("4.3 → 4.4 message-added %v, want %s", added, want)
+	}
+	// 3.9.2 → 4.4.0: the records of __consumer_offsets and
+	// __transaction_state changed form ("data" → coordinator-key/-value),
+	// they were not added; __share_group_state is not compared.
+	o, _ = spec.Embedded("3.9")
+	c := Compare(o, n, "Kafka 3.9.2", "Kafka 4.4.0", CompatOptions{})
+	rows := map[string]string{}
+	for _, r := range Diff(o, n, c.Findings) {
+		rows[r.Name] = r.Status
+	}
+	for _, name := range []string{"OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue", "TransactionLogKey", "TransactionLogValue", "ConsumerGroupMetadataKey", "RemoteLogSegmentMetadataRecord"} {
+		if rows[name] != "changed" {
+			t.Errorf("3.9 → 4.4 diff: %s %q, want changed", name, rows[name])
+		}
+	}
+	if got := c.NotComparedLines(); fmt.Sprint(got) != "[Kafka 3.9.2 carries no __share_group_state specs: not compared]" {
+		t.Errorf("3.9 → 4.4 not compared: %q", got)
+	}
 }

@@ -171,7 +171,7 @@ type ErrorCode struct {
 	Path string
 }
 
-// String renders "UNKNOWN_TOPIC_OR_PARTITION(3)", or "error(130)" for a
+// String renders "UNKNOWN_TOPIC_OR_PARTITION(3)", or "error(200)" for a
 // code without a known name.
 func (e ErrorCode) String() string {
 	n := e.Name

@@ -38,6 +38,33 @@ const (
 	unsupportedVersion = 35
 )
 
+// ErrClosed and ErrTimeout are wrapped by the errors of a call (and of
+// Dial) that ended because the node closed the connection or did not
+// answer in time (errors.Is), so that callers can tell those outcomes from
+// a response that does not decode.
+var (
+	ErrClosed  = errors.New("the node closed the connection")
+	ErrTimeout = errors.New("timed out")
+)
+
+// CorrelationError is the error of a response whose correlation id is not
+// the request's: the connection is out of step (and closed).
+type CorrelationError struct{ Got, Want int32 }
+
+func (e *CorrelationError) Error() string {
+	return fmt.Sprintf("response correlation id %d, want %d (the connection is out of step and was closed)", e.Got, e.Want)
+}
+
+// kindError is an error of a kind (ErrClosed, ErrTimeout) with its own
+// message.
+type kindError struct {
+	msg         string
+	kind, cause error
+}
+
+func (e *kindError) Error() string   { return e.msg }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.cause} }
+
 // Range is a closed range of versions [Min, Max] of one api key, as a broker
 // announces it in ApiVersionsResponse.ApiKeys.
 type Range struct{ Min, Max int16 }
@@ -412,7 +439,7 @@ func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body
 	x.Latency = time.Since(x.Sent)
 	if got, ok := frame.ResponseCorrelationID(fr); ok && got != corr {
 		cn.closeLocked()
-		return x, fmt.Errorf("response correlation id %d, want %d (the connection is out of step and was closed)", got, corr)
+		return x, &CorrelationError{Got: got, Want: corr}
 	}
 	t := &tree.Tree{}
 	err = cn.codec.DecodeResponseWith(t, fr, resp, version, cn.topics.Options(cn.codec))
@@ -456,16 +483,19 @@ func (cn *Conn) readFrame() ([]byte, error) {
 func (cn *Conn) ioError(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("%s: timed out (%s)", what, cn.addr)
+			return &kindError{fmt.Sprintf("%s: timed out (%s)", what, cn.addr), ErrTimeout, ctx.Err()}
 		}
 		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%s: timed out (%s)", what, cn.addr)
+		return &kindError{fmt.Sprintf("%s: timed out (%s)", what, cn.addr), ErrTimeout, err}
 	}
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("%s: the node at %s closed the connection", what, cn.addr)
+		return &kindError{fmt.Sprintf("%s: the node at %s closed the connection", what, cn.addr), ErrClosed, err}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return &kindError{fmt.Sprintf("%s: %v", what, err), ErrClosed, err}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

@@ -429,6 +429,10 @@ func (e *engine) probe(ctx context.Context, m *spec.Message, v int16, kind strin
 		if js, err := codec.ToJSON(nil, bt, 0, m, v, codec.ConverterOptions); err == nil {
 			p.Body = js
 		}
+		if acks := bt.At(0).Field("Acks"); m.APIKey == 0 && acks.Err() == nil && acks.Int() == 0 {
+			p.Outcome, p.Err = NotSent, "Produce with acks 0 has no response to judge"
+			return
+		}
 	}
 	if e.conn == nil {
 		c, err := e.dial(ctx)

@@ -152,17 +152,35 @@ func headerVersion(c *codec.Codec, resp *tree.Tree) (Finding, bool) {
 // cursor).
 var paged = []int16{75}
 
-// topicAsked is a topic named in a message, by name or else id, with the
-// partitions named in its element.
+// topicAsked is a topic named in a message, by name, id or both, with
+// the partitions named in its element.
 type topicAsked struct {
-	key        string
+	name       string
+	id         [16]byte
 	node       int32 // the topic's element
 	partitions []int64
 	errorCode  int64
 }
 
-// topicsOf collects the topic elements of t: the groups holding a topic
-// name or topic id field, with the partition numbers in them.
+// same reports whether a and b are the same topic: the same name, or the
+// same non-zero id.
+func (a topicAsked) same(b topicAsked) bool {
+	return a.name == b.name || a.id != [16]byte{} && a.id == b.id
+}
+
+// text names the topic: its name, else its id.
+func (a topicAsked) text() string {
+	switch {
+	case a.id == [16]byte{}:
+		return fmt.Sprintf("%q", a.name)
+	case a.name == "":
+		return fmt.Sprintf("id %x", a.id)
+	}
+	return fmt.Sprintf("%q (id %x)", a.name, a.id)
+}
+
+// topicsOf collects the topic elements of t: the array elements holding a
+// topic name or topic id field, with the partition numbers in them.
 func topicsOf(t *tree.Tree) (out []topicAsked, hasTopics bool) {
 	for i := range t.Nodes {
 		n := t.Nodes[i]
@@ -178,37 +196,33 @@ func topicsOf(t *tree.Tree) (out []topicAsked, hasTopics bool) {
 		if el < 0 || t.Nodes[el].Kind() != tree.Element {
 			continue // a topic named outside an array: not asked for as one of several
 		}
-		key := ""
+		k := slices.IndexFunc(out, func(a topicAsked) bool { return a.node == el })
+		if k < 0 {
+			out = append(out, topicAsked{node: el})
+			k = len(out) - 1
+			ta := &out[k]
+			for c := el + 1; c < t.EndOf(el); c++ {
+				cf := t.Field(c)
+				if cf == nil {
+					continue
+				}
+				switch cf.Name {
+				case "PartitionIndex", "Partition", "PartitionId", "Index", "PartitionIndexes", "Partitions":
+					if k := t.Nodes[c].Kind(); (k == tree.Field || k == tree.Element) && t.Nodes[c].Wire() == tree.WireInt32 {
+						ta.partitions = append(ta.partitions, t.Num(c))
+					}
+				case "ErrorCode":
+					if t.Parent(c) == el {
+						ta.errorCode = t.Num(c)
+					}
+				}
+			}
+		}
 		if f.IsTopicName() {
-			key = string(t.Data(int32(i)))
+			out[k].name = string(t.Data(int32(i)))
 		} else if d := t.Data(int32(i)); len(d) == 16 {
-			key = fmt.Sprintf("id %x", d)
+			out[k].id = [16]byte(d)
 		}
-		// A topic named by both name and id: the name decides.
-		if k := slices.IndexFunc(out, func(a topicAsked) bool { return a.node == el }); k >= 0 {
-			if f.IsTopicName() && key != "" {
-				out[k].key = key
-			}
-			continue
-		}
-		ta := topicAsked{key: key, node: el, errorCode: 0}
-		for c := el + 1; c < t.EndOf(el); c++ {
-			cf := t.Field(c)
-			if cf == nil {
-				continue
-			}
-			switch cf.Name {
-			case "PartitionIndex", "Partition", "PartitionId", "Index", "PartitionIndexes", "Partitions":
-				if k := t.Nodes[c].Kind(); (k == tree.Field || k == tree.Element) && t.Nodes[c].Wire() == tree.WireInt32 {
-					ta.partitions = append(ta.partitions, t.Num(c))
-				}
-			case "ErrorCode":
-				if t.Parent(c) == el {
-					ta.errorCode = t.Num(c)
-				}
-			}
-		}
-		out = append(out, ta)
 	}
 	return out, hasTopics
 }
@@ -244,10 +258,10 @@ func unanswered(req, resp *tree.Tree, x *render.Index) []Finding {
 		return "", -1
 	}
 	for _, a := range asked {
-		k := slices.IndexFunc(got, func(g topicAsked) bool { return g.key == a.key })
+		k := slices.IndexFunc(got, a.same)
 		if k < 0 {
 			p, off := where()
-			out = append(out, Finding{Rule: "unanswered", Path: p, Offset: off, Message: fmt.Sprintf("topic %s asked for is not answered", topicText(a.key))})
+			out = append(out, Finding{Rule: "unanswered", Path: p, Offset: off, Message: fmt.Sprintf("topic %s asked for is not answered", a.text())})
 			continue
 		}
 		g := got[k]
@@ -256,7 +270,7 @@ func unanswered(req, resp *tree.Tree, x *render.Index) []Finding {
 		}
 		for _, pn := range a.partitions {
 			if !slices.Contains(g.partitions, pn) {
-				out = append(out, Finding{Rule: "unanswered", Path: x.Path(g.node), Offset: int(resp.Nodes[g.node].Off), Message: fmt.Sprintf("partition %d of topic %s asked for is not answered", pn, topicText(a.key))})
+				out = append(out, Finding{Rule: "unanswered", Path: x.Path(g.node), Offset: int(resp.Nodes[g.node].Off), Message: fmt.Sprintf("partition %d of topic %s asked for is not answered", pn, a.text())})
 			}
 		}
 	}
@@ -282,13 +296,6 @@ func hasPartitionField(t *tree.Tree, el int32) bool {
 		}
 	}
 	return false
-}
-
-func topicText(key string) string {
-	if len(key) > 3 && key[:3] == "id " {
-		return key
-	}
-	return fmt.Sprintf("%q", key)
 }
 
 var _ = spec.Request

@@ -58,7 +58,10 @@ func (e *engine) create(ctx context.Context) error {
 		e.conn = nil
 		return fmt.Errorf("create topic %s: %w", prefix, err)
 	}
-	topic := x.Response.Root().Field("Topics").Elem(0)
+	topic := x.Response.At(x.Response.Part(tree.Body)).Field("Topics").Elem(0)
+	if err := topic.Err(); err != nil {
+		return fmt.Errorf("create topic %s: %w", prefix, err)
+	}
 	if code := topic.Field("ErrorCode").Int(); code != 0 {
 		return fmt.Errorf("create topic %s: %s", prefix, flow.ErrorCode{Code: int16(code), Name: flow.ErrorName(int16(code))})
 	}

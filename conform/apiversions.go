@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
@@ -29,7 +30,11 @@ func (e *engine) judgeHandshake(x *client.Exchange) {
 	if p.Error == "UNSUPPORTED_VERSION" && t.Version == 0 {
 		p.Error = "" // the KIP-511 answer, followed by the retry the handshake made
 	}
-	p.Findings = append(p.Findings, JudgeAPIVersions(e.o.Set, t)...)
+	fs, refs := judgeAPIVersions(e.o.Set, t, e.o.References)
+	p.Findings = append(p.Findings, fs...)
+	if len(refs) > 0 {
+		p.Reference = strings.Join(refs, ", ")
+	}
 	e.handshake = t
 	e.entry = map[int16]int32{}
 	if b := t.Part(tree.Body); b >= 0 {
@@ -63,15 +68,26 @@ func (e *engine) judgeHandshake(x *client.Exchange) {
 // needs (Produce, Fetch, ListOffsets, Metadata, ApiVersions). Findings
 // have the rule "apiversions" and the path and offset of the element or
 // field concerned.
+//
+// Versions below the release's that a reference behaviour explains (Kafka's
+// Produce v0-2) are not findings; JudgeAPIVersions applies References.
 func JudgeAPIVersions(s *spec.Set, t *tree.Tree) []Finding {
+	fs, _ := judgeAPIVersions(s, t, References)
+	return fs
+}
+
+// judgeAPIVersions is JudgeAPIVersions with the reference behaviours refs;
+// it also returns the names of those that explained a range.
+func judgeAPIVersions(s *spec.Set, t *tree.Tree, refs []ReferenceBehaviour) ([]Finding, []string) {
+	var used []string
 	b := t.Part(tree.Body)
 	if b < 0 {
-		return nil
+		return nil, nil
 	}
 	x := render.NewIndex(t)
 	keys := t.At(b).Field("ApiKeys")
 	if keys.Err() != nil {
-		return nil
+		return nil, nil
 	}
 	var out []Finding
 	add := func(v tree.Value, format string, args ...any) {
@@ -96,6 +112,8 @@ func JudgeAPIVersions(s *spec.Set, t *tree.Tree) []Finding {
 		switch {
 		case lo > hi:
 			add(el.Field("MinVersion"), "%s v%d-%d: MinVersion above MaxVersion", name, lo, hi)
+		case lo < m.ValidVersions.Lo && hi <= m.ValidVersions.Hi && announcedOnPurpose(refs, k, lo, m.ValidVersions.Lo) != "":
+			used = append(used, announcedOnPurpose(refs, k, lo, m.ValidVersions.Lo))
 		case lo < m.ValidVersions.Lo:
 			add(el.Field("MinVersion"), "%s v%d-%d: Kafka %s defines v%s", name, lo, hi, s.Release, m.ValidVersions)
 		case hi > m.ValidVersions.Hi:
@@ -115,5 +133,5 @@ func JudgeAPIVersions(s *spec.Set, t *tree.Tree) []Finding {
 			}
 		}
 	}
-	return out
+	return out, used
 }

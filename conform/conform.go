@@ -487,7 +487,11 @@ func (e *engine) probe(ctx context.Context, m *spec.Message, v int16, kind strin
 			p.Outcome = Pass
 		}
 	}
-	if ref := e.reference(&p); ref != "" {
+	var req, resp *tree.Tree
+	if x != nil {
+		req, resp = x.Request, x.Response
+	}
+	if ref := e.reference(&p, req, resp); ref != "" {
 		p.Outcome, p.Reference, p.Findings = Reference, ref, nil
 		return
 	}

@@ -239,6 +239,12 @@ func unanswered(req, resp *tree.Tree, x *render.Index) []Finding {
 		}
 	}
 	asked, _ := topicsOf(req)
+	return unansweredOf(asked, resp, x)
+}
+
+// unansweredOf finds the topics and partitions of asked that resp does not
+// answer.
+func unansweredOf(asked []topicAsked, resp *tree.Tree, x *render.Index) []Finding {
 	if len(asked) == 0 {
 		return nil
 	}

@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -123,7 +124,67 @@ func (e *engine) cleanup(ctx context.Context) {
 		}
 		return `{"topicNames":[` + topic + `],"timeoutMs":15000}`
 	})
-	del(deleteGroupsKey, "group "+e.names.Group, func(int16) string {
-		return `{"groupsNames":[` + strconv.Quote(e.names.Group) + `]}`
-	})
+	gc, found, err := e.coordinator(cctx, conn, e.names.Group)
+	switch {
+	case err != nil:
+		e.r.Cleanup = append(e.r.Cleanup, fmt.Sprintf("deleting group %s: %v", e.names.Group, err))
+	case found:
+		if gc != conn {
+			defer gc.Close()
+			conn = gc
+		}
+		del(deleteGroupsKey, "group "+e.names.Group, func(int16) string {
+			return `{"groupsNames":[` + strconv.Quote(e.names.Group) + `]}`
+		})
+	}
+}
+
+// coordinator returns a connection to the coordinator of group g (conn
+// when it is the node conn is connected to). found is false when the target
+// has no coordinator for it (COORDINATOR_NOT_AVAILABLE: no group was ever
+// made there) or does not announce FindCoordinator.
+func (e *engine) coordinator(ctx context.Context, conn *client.Conn, g string) (*client.Conn, bool, error) {
+	m := e.o.Set.Request(10)
+	if _, ok := e.versions[10]; !ok || m == nil {
+		return nil, false, nil
+	}
+	v, err := conn.Negotiate(m)
+	if err != nil {
+		return nil, false, err
+	}
+	js := `{"key":` + strconv.Quote(g) + `,"keyType":0}`
+	if v >= 4 {
+		js = `{"keyType":0,"coordinatorKeys":[` + strconv.Quote(g) + `]}`
+	}
+	bt, err := codec.FromJSON([]byte(js), m, v)
+	if err != nil {
+		return nil, false, err
+	}
+	x, err := conn.Call(ctx, m, v, bt)
+	if err != nil {
+		return nil, false, err
+	}
+	c := x.Response.At(x.Response.Part(tree.Body))
+	if v >= 4 {
+		c = c.Field("Coordinators").Elem(0)
+	}
+	if err := c.Err(); err != nil {
+		return nil, false, err
+	}
+	switch code := int16(c.Field("ErrorCode").Int()); code {
+	case 0:
+	case 15: // COORDINATOR_NOT_AVAILABLE
+		return nil, false, nil
+	default:
+		return nil, false, fmt.Errorf("FindCoordinator: %s", flow.ErrorCode{Code: code, Name: flow.ErrorName(code)})
+	}
+	addr := net.JoinHostPort(c.Field("Host").String(), strconv.Itoa(int(c.Field("Port").Int())))
+	if addr == conn.Addr() {
+		return conn, true, nil
+	}
+	gc, err := client.Dial(ctx, addr, e.cd, e.o.Client)
+	if err != nil {
+		return nil, false, err
+	}
+	return gc, true, nil
 }

@@ -1,0 +1,66 @@
+package conform_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/conform"
+	"github.com/kwire/kwire/internal/kafkatest"
+)
+
+// TestKafka runs the default run (read-only, 3 random requests, seed 1)
+// against a real Kafka 4.4.0 broker (skipped when Kafka is not
+// installed): every announced (API, version) of a read-only API is
+// probed, and no finding is allowed that docs/conform.md does not explain
+// (the reference behaviours are applied by the engine).
+func TestKafka(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Config{})
+	s := set44(t)
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Random: conform.DefaultRandom, Seed: 1,
+		Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Kafka 4.4.0: %s", r.Summary())
+	probed := map[[2]int16]bool{}
+	for _, p := range r.Probes {
+		probed[[2]int16{p.Key, p.Version}] = true
+	}
+	for _, a := range r.APIs {
+		if !a.Known || !a.Sent {
+			continue
+		}
+		m := s.Request(a.Key)
+		for v := max(a.Announced.Min, m.ValidVersions.Lo); v <= min(a.Announced.Max, m.ValidVersions.Hi); v++ {
+			if !probed[[2]int16{a.Key, v}] {
+				t.Errorf("%s v%d announced and not probed", a.Name, v)
+			}
+		}
+	}
+	if r.Failed() {
+		var b strings.Builder
+		r.WriteText(&b, conform.WriteOptions{})
+		t.Errorf("findings against Kafka 4.4.0:\n%s", b.String())
+	}
+}
+
+// TestKafkaMutateCleanup: a --mutate run against real Kafka creates its
+// topic and deletes it at the end.
+func TestKafkaMutateCleanup(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Config{})
+	s := set44(t)
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Mutate: true, APIs: []int16{3}, Prefix: "kwire-conform-live",
+		Client: client.Options{Timeout: 10 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Created) != 1 || len(r.Cleanup) != 0 {
+		t.Fatalf("created %q, cleanup %q", r.Created, r.Cleanup)
+	}
+	if names := topics(t, s, c.Bootstrap); strings.Contains(names, "kwire-conform-live") {
+		t.Errorf("topics after the run: %s", names)
+	}
+}

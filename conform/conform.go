@@ -8,6 +8,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kwire/kwire/client"
@@ -396,7 +397,9 @@ func (e *engine) probeAPI(ctx context.Context, k int16) {
 // safeRandom makes a random body read-only whatever it drew: no topic
 // auto-creation (Metadata's AllowAutoTopicCreation false) and no replica
 // (every ReplicaId -1: a consumer's Fetch or ListOffsets, never a
-// follower's).
+// follower's); and quick to answer: MaxWaitMs at most 100 and TimeoutMs at
+// most 1000, so that a target that waits as long as asked does not time
+// out.
 func safeRandom(t *tree.Tree) {
 	for i := range t.Nodes {
 		f := t.Field(int32(i))
@@ -408,6 +411,14 @@ func safeRandom(t *tree.Tree) {
 			t.At(int32(i)).SetBool(false)
 		case "ReplicaId":
 			t.At(int32(i)).SetInt(-1)
+		case "MaxWaitMs":
+			if v := t.At(int32(i)); v.Int() > 100 {
+				v.SetInt(100)
+			}
+		case "TimeoutMs":
+			if v := t.At(int32(i)); v.Int() > 1000 {
+				v.SetInt(1000)
+			}
 		}
 	}
 }
@@ -506,7 +517,7 @@ func (e *engine) probe(ctx context.Context, m *spec.Message, v int16, kind strin
 func (e *engine) refused(p *Probe) {
 	var how string
 	switch {
-	case p.Outcome == Closed:
+	case p.Outcome == Closed && !strings.HasPrefix(p.Err, "reconnecting"):
 		how = "closed the connection"
 	case p.Outcome == KafkaError && p.Error == "UNSUPPORTED_VERSION":
 		how = "answered UNSUPPORTED_VERSION"

@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -315,4 +316,67 @@ func apiKeyOffset(t *testing.T, r *conform.Report, k int16) int {
 	}
 	t.Fatal("no ApiVersions probe")
 	return 0
+}
+
+// TestSafeRandom: random Fetch requests are a consumer's (ReplicaId -1)
+// that wait at most 100 ms, and random Metadata requests create no topic,
+// whatever the seed draws.
+func TestSafeRandom(t *testing.T) {
+	s := set44(t)
+	var mu sync.Mutex
+	var frames [][]byte
+	addr := testnet.Serve(t, nil, func(nc net.Conn) {
+		c := codec.New(s)
+		for {
+			fr, err := testnet.ReadFrame(nc, 1<<20)
+			if err != nil {
+				return
+			}
+			key, v, _ := frame.RequestAPI(fr)
+			corr, _ := frame.RequestCorrelationID(fr)
+			if key != 18 {
+				mu.Lock()
+				frames = append(frames, fr)
+				mu.Unlock()
+				return // close: the next probe reconnects
+			}
+			bt, _ := codec.FromJSON([]byte(`{"errorCode":0,"apiKeys":[{"apiKey":1,"minVersion":4,"maxVersion":18},{"apiKey":3,"minVersion":0,"maxVersion":13},{"apiKey":18,"minVersion":0,"maxVersion":4}],"throttleTimeMs":0}`), s.Response(18), v)
+			out, _ := c.Encode(s.Response(18), v, codec.ResponseHeaderValue(s.ResponseHeader(), corr), bt)
+			nc.Write(out.Bytes)
+		}
+	})
+	if _, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: s, APIs: []int16{1, 3}, Random: 5, Seed: 3, Access: readOnly,
+		Bodies: func(m *spec.Message, v int16, _ body.Names) (*tree.Tree, error) { return nil, fmt.Errorf("random only") }}); err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(s)
+	fetches, metas := 0, 0
+	for _, fr := range frames {
+		req, err := c.DecodeRequest(fr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := req.At(req.Part(tree.Body))
+		switch req.Message.APIKey {
+		case 1:
+			fetches++
+			if id := b.Field("ReplicaId"); id.Err() == nil && id.Int() != -1 {
+				t.Errorf("Fetch v%d ReplicaId %d", req.Version, id.Int())
+			}
+			if rs := b.Field("ReplicaState").Field("ReplicaId"); rs.Err() == nil && rs.Int() != -1 {
+				t.Errorf("Fetch v%d ReplicaState.ReplicaId %d", req.Version, rs.Int())
+			}
+			if w := b.Field("MaxWaitMs").Int(); w > 100 {
+				t.Errorf("Fetch v%d MaxWaitMs %d", req.Version, w)
+			}
+		case 3:
+			metas++
+			if a := b.Field("AllowAutoTopicCreation"); a.Err() == nil && a.Bool() {
+				t.Errorf("Metadata v%d AllowAutoTopicCreation true", req.Version)
+			}
+		}
+	}
+	if fetches != 15*5 || metas != 14*5 {
+		t.Errorf("%d Fetch and %d Metadata requests, want 75 and 70", fetches, metas)
+	}
 }

@@ -346,7 +346,9 @@ func TestSafeRandom(t *testing.T) {
 		}
 	})
 	if _, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: s, APIs: []int16{1, 3}, Random: 5, Seed: 3, Access: readOnly,
-		Bodies: func(m *spec.Message, v int16, _ body.Names) (*tree.Tree, error) { return nil, fmt.Errorf("random only") }}); err != nil {
+		Bodies: func(m *spec.Message, v int16, _ body.Names) (*tree.Tree, error) {
+			return nil, fmt.Errorf("random only")
+		}}); err != nil {
 		t.Fatal(err)
 	}
 	c := codec.New(s)

@@ -166,6 +166,10 @@ type Report struct {
 	Cleanup []string
 	// Elapsed is the run's duration.
 	Elapsed time.Duration
+	// Reference is the reference's address in the differential mode,
+	// RefCounts its probes' counts.
+	Reference string
+	RefCounts Counts
 }
 
 // Counts are the probes of a report by outcome.
@@ -232,6 +236,12 @@ type Options struct {
 	Prefix string
 	// OnProbe, when not nil, is called after each probe (progress).
 	OnProbe func(*Probe)
+	// Reference, when not "", is the address of a reference (a real Apache
+	// Kafka) that gets the same probes first (same seed, same options);
+	// each answer of the target is then compared with the reference's
+	// (Compare, the Ignored fields left out) and every difference is a
+	// finding of rule "differs".
+	Reference string
 }
 
 // DefaultRandom is the default number of random requests per (API,
@@ -248,6 +258,29 @@ const DefaultRandom = 3
 // it). Errors: the target cannot be reached or its ApiVersions answer is
 // beyond reading (a report holding that probe is returned too).
 func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Reference == "" {
+		return run(ctx, o)
+	}
+	if o.Mutate && o.Prefix == "" {
+		o.Prefix = newPrefix()
+	}
+	ro := o
+	ro.Bootstrap, ro.Reference, ro.OnProbe = o.Reference, "", nil
+	ref, err := run(ctx, ro)
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	r, err := run(ctx, o)
+	if r != nil {
+		r.Reference, r.RefCounts = o.Reference, ref.Counts()
+		cd := codec.New(o.Set)
+		differ(r, ref, cd)
+	}
+	return r, err
+}
+
+// run is Run without a reference.
+func run(ctx context.Context, o Options) (*Report, error) {
 	start := time.Now()
 	if o.Bodies == nil {
 		o.Bodies = body.For

@@ -46,7 +46,11 @@ func (r *Report) Summary() string {
 // kwire call command that replays it.
 func (r *Report) WriteText(w io.Writer, o WriteOptions) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "kwire conform %s against Kafka %s: %s; %d random requests per read-only version, seed %d\n\n", r.Target, r.Release, r.level(), r.Random, r.Seed)
+	fmt.Fprintf(&b, "kwire conform %s against Kafka %s: %s; %d random requests per read-only version, seed %d\n", r.Target, r.Release, r.level(), r.Random, r.Seed)
+	if r.Reference != "" {
+		fmt.Fprintf(&b, "differential: each answer compared with the reference %s's, ignoring %s\n", r.Reference, IgnoredText())
+	}
+	b.WriteByte('\n')
 	r.matrix(&b)
 	fmt.Fprintf(&b, "\n%s\n%s\n", Legend, r.Summary())
 	refs := map[string]int{}

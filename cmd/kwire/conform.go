@@ -24,6 +24,7 @@ type conformCmd struct {
 	Mutate      bool          `help:"Also send mutating APIs (Produce, CreateTopics, DeleteTopics, offset commits, group joins, transactions, configs, ACLs…), only about a topic, group and transactional id that conform creates under kwire-conform-<random> and deletes at the end (also after Ctrl-C)."`
 	ClusterAPIs bool          `name:"cluster-apis" help:"Also send inter-broker and KRaft-quorum APIs (Vote, BeginQuorumEpoch, BrokerHeartbeat, replica Fetch…), which can disturb a live cluster: for test clusters only."`
 	API         []string      `name:"api" help:"Probe only these APIs (names or keys; repeatable, or comma-separated). The ApiVersions answer is always judged." placeholder:"NAME"`
+	Reference   string        `help:"Differential mode: send the same probes (same seed, same TLS and SASL flags) to this reference first, a real Apache Kafka, and report where each answer of the target differs from the reference's; what legitimately varies (ids, hosts, ports, throttle, timestamps, leader choice…) is left out, and the list printed." placeholder:"HOST:PORT"`
 	Classes     bool          `help:"Print each API of the release with its access class (read-only, mutating, cluster: what each level sends) and exit, without connecting."`
 	Format      string        `help:"Output: text (the API × version matrix, then each finding with the kwire call command that replays it), json (JSON lines, one per probe, with the request and response in hex), junit (JUnit XML, each probe a test case)." enum:"text,json,junit" default:"text"`
 	Timeout     time.Duration `help:"Bound on connecting and on each request." default:"5s"`
@@ -63,6 +64,11 @@ func (a *app) conform(c *conformCmd) error {
 	if err := cli.HostPort("BOOTSTRAP", c.Bootstrap, false); err != nil {
 		return err
 	}
+	if c.Reference != "" {
+		if err := cli.HostPort("--reference", c.Reference, false); err != nil {
+			return err
+		}
+	}
 	if c.Timeout <= 0 {
 		return usagef("--timeout %v: give a positive duration", c.Timeout)
 	}
@@ -91,7 +97,7 @@ func (a *app) conform(c *conformCmd) error {
 	r, runErr := conform.Run(ctx, conform.Options{
 		Bootstrap: c.Bootstrap, Set: set,
 		Client: client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareName: "kwire-conform", SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl},
-		Random: c.Random, Seed: c.Seed, Mutate: c.Mutate, ClusterAPIs: c.ClusterAPIs, APIs: keys,
+		Random: c.Random, Seed: c.Seed, Mutate: c.Mutate, ClusterAPIs: c.ClusterAPIs, APIs: keys, Reference: c.Reference,
 	})
 	if r == nil {
 		return runErr

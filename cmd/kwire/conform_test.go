@@ -50,6 +50,14 @@ func TestConform(t *testing.T) {
 			t.Errorf("kwire %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
+	// The fake broker against itself: its own findings, and no difference.
+	if r := kwire(t, "conform", b.Addr, "--reference", b.Addr, "--random", "1"); r.code != 1 || strings.Contains(r.stdout, "differs") ||
+		!strings.Contains(r.stdout, "differential: each answer compared with the reference "+b.Addr+"'s, ignoring throttle (ThrottleTimeMs)") {
+		t.Errorf("--reference: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := kwire(t, "conform", b.Addr, "--reference", "nohost"); r.code != 2 {
+		t.Errorf("--reference nohost: exit %d", r.code)
+	}
 	if r := kwire(t, "conform", "127.0.0.1:1"); r.code != 1 || !strings.Contains(r.stderr, "127.0.0.1:1") {
 		t.Errorf("unreachable: exit %d, stderr %q", r.code, r.stderr)
 	}

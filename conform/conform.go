@@ -126,8 +126,8 @@ type Probe struct {
 
 // Name is "Metadata v12 body" (random probes: "random 2").
 func (p *Probe) Name() string {
-	if p.Kind == "random" {
-		return fmt.Sprintf("%s v%d random %d", p.API, p.Version, p.Index)
+	if p.Kind == "random" || p.Kind == "scenario" {
+		return fmt.Sprintf("%s v%d %s %d", p.API, p.Version, p.Kind, p.Index)
 	}
 	return fmt.Sprintf("%s v%d %s", p.API, p.Version, p.Kind)
 }
@@ -242,6 +242,9 @@ type Options struct {
 	// (Compare, the Ignored fields left out) and every difference is a
 	// finding of rule "differs".
 	Reference string
+	// Scenarios runs the scenarios after the probes (with Mutate only):
+	// the topic lifecycle.
+	Scenarios bool
 }
 
 // DefaultRandom is the default number of random requests per (API,
@@ -331,6 +334,9 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		}
 		e.probeAPI(ctx, k)
 	}
+	if o.Mutate && o.Scenarios && ctx.Err() == nil {
+		e.lifecycle(ctx)
+	}
 	return r, ctx.Err()
 }
 
@@ -346,6 +352,8 @@ type engine struct {
 	handshake *tree.Tree
 	entry     map[int16]int32
 	names     body.Names
+	// extra are the topics the scenarios created, deleted at the end.
+	extra []string
 }
 
 func (e *engine) dial(ctx context.Context) (*client.Conn, error) {

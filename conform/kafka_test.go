@@ -47,20 +47,30 @@ func TestKafka(t *testing.T) {
 	}
 }
 
-// TestKafkaMutateCleanup: a --mutate run against real Kafka creates its
-// topic and deletes it at the end.
+// TestKafkaMutateCleanup: a --mutate run against real Kafka with the
+// topic lifecycle scenario: every step as expected (the batch fetched is
+// the one produced), and the topics it created are gone at the end.
 func TestKafkaMutateCleanup(t *testing.T) {
 	c := kafkatest.Start(t, kafkatest.Config{})
 	s := set44(t)
-	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Mutate: true, APIs: []int16{3}, Prefix: "kwire-conform-live",
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Mutate: true, Scenarios: true, APIs: []int16{3}, Prefix: "kwire-conform-live",
 		Client: client.Options{Timeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Created) != 1 || len(r.Cleanup) != 0 {
+	if len(r.Created) != 2 || len(r.Cleanup) != 0 {
 		t.Fatalf("created %q, cleanup %q", r.Created, r.Cleanup)
 	}
-	if names := topics(t, s, c.Bootstrap); strings.Contains(names, "kwire-conform-live") {
+	var steps []string
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" {
+			steps = append(steps, p.API+" "+p.Outcome.String())
+		}
+	}
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass, Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
+		t.Errorf("steps %s\nwant %s", got, want)
+	}
+	if names := gone(t, s, c.Bootstrap, "kwire-conform-live"); strings.Contains(names, "kwire-conform-live") {
 		t.Errorf("topics after the run: %s", names)
 	}
 }

@@ -117,13 +117,15 @@ func (e *engine) cleanup(ctx context.Context) {
 			e.r.Cleanup = append(e.r.Cleanup, fmt.Sprintf("deleting %s: %v", what, err))
 		}
 	}
-	topic := strconv.Quote(e.names.Topic)
-	del(deleteTopicsKey, "topic "+e.names.Topic, func(v int16) string {
-		if v >= 6 {
-			return `{"topics":[{"name":` + topic + `,"topicId":"AAAAAAAAAAAAAAAAAAAAAA"}],"timeoutMs":15000}`
-		}
-		return `{"topicNames":[` + topic + `],"timeoutMs":15000}`
-	})
+	for _, name := range append([]string{e.names.Topic}, e.extra...) {
+		topic := strconv.Quote(name)
+		del(deleteTopicsKey, "topic "+name, func(v int16) string {
+			if v >= 6 {
+				return `{"topics":[{"name":` + topic + `,"topicId":"AAAAAAAAAAAAAAAAAAAAAA"}],"timeoutMs":15000}`
+			}
+			return `{"topicNames":[` + topic + `],"timeoutMs":15000}`
+		})
+	}
 	gc, found, err := e.coordinator(cctx, conn, e.names.Group)
 	switch {
 	case err != nil:

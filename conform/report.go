@@ -66,6 +66,21 @@ func (r *Report) WriteText(w io.Writer, o WriteOptions) error {
 	for _, n := range order {
 		fmt.Fprintf(&b, "reference behaviour %s: %d probes (docs/conform.md)\n", n, refs[n])
 	}
+	for i := range r.Probes {
+		if p := &r.Probes[i]; p.Kind == "scenario" {
+			if p.Index == 0 || i == 0 || r.Probes[i-1].Kind != "scenario" {
+				fmt.Fprintf(&b, "scenario %s:\n", strings.SplitN(p.Err, ":", 2)[0])
+			}
+			fmt.Fprintf(&b, "  %d. %s v%d: %s", p.Index+1, p.API, p.Version, p.Outcome)
+			if p.Error != "" {
+				fmt.Fprintf(&b, " (%s)", p.Error)
+			}
+			if _, cause, _ := strings.Cut(p.Err, ": "); cause != "" {
+				fmt.Fprintf(&b, ": %s", cause)
+			}
+			b.WriteByte('\n')
+		}
+	}
 	for _, c := range r.Created {
 		fmt.Fprintf(&b, "created %s under prefix, deleted at the end\n", c)
 	}
@@ -103,7 +118,7 @@ func (r *Report) matrix(b *strings.Builder) {
 	seen := map[[2]int16]bool{}
 	for i := range r.Probes {
 		p := &r.Probes[i]
-		if p.Kind == "apiversions" {
+		if p.Kind == "apiversions" || p.Kind == "scenario" {
 			continue
 		}
 		k := [2]int16{p.Key, p.Version}

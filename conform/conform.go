@@ -14,6 +14,7 @@ import (
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/conform/body"
+	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
@@ -122,6 +123,8 @@ type Probe struct {
 	Body              []byte
 	// Latency is the time from sending to the whole response.
 	Latency time.Duration
+	// top is the answer's top-level ErrorCode (0 when it has none).
+	top int16
 }
 
 // Name is "Metadata v12 body" (random probes: "random 2").
@@ -530,6 +533,7 @@ func (e *engine) probe(ctx context.Context, m *spec.Message, v int16, kind strin
 	default:
 		j := Judge(e.cd, x.Request, x.Response, err)
 		p.Findings, p.Error = j.Findings, j.Error
+		p.top = topError(x.Response)
 		switch {
 		case len(p.Findings) > 0:
 			p.Outcome = Found
@@ -560,7 +564,7 @@ func (e *engine) refused(p *Probe) {
 	switch {
 	case p.Outcome == Closed && !strings.HasPrefix(p.Err, "reconnecting"):
 		how = "closed the connection"
-	case p.Outcome == KafkaError && p.Error == "UNSUPPORTED_VERSION":
+	case p.Outcome == KafkaError && p.top == 35: // UNSUPPORTED_VERSION for the whole request
 		how = "answered UNSUPPORTED_VERSION"
 	default:
 		return
@@ -574,6 +578,30 @@ func (e *engine) refused(p *Probe) {
 	}
 	p.Outcome = Found
 	p.Findings = append(p.Findings, f)
+}
+
+// topError is the error code of a whole answer: its top-level ErrorCode,
+// or, for an answer without one (Metadata), the code every error code of
+// the answer has when they are all the same (Kafka's generic error answer
+// sets each); 0 when none.
+func topError(t *tree.Tree) int16 {
+	b := t.Part(tree.Body)
+	if b < 0 {
+		return 0
+	}
+	if ec := t.At(b).Field("ErrorCode"); ec.Err() == nil {
+		return int16(ec.Int())
+	}
+	codes := flow.ErrorCodes(t)
+	if len(codes) == 0 {
+		return 0
+	}
+	for _, c := range codes {
+		if c.Code != codes[0].Code {
+			return 0
+		}
+	}
+	return codes[0].Code
 }
 
 // newPrefix is kwire-conform- and 8 random hex digits.

@@ -382,3 +382,71 @@ func TestSafeRandom(t *testing.T) {
 		t.Errorf("%d Fetch and %d Metadata requests, want 75 and 70", fetches, metas)
 	}
 }
+
+// TestUnansweredRules (ListOffsets v9; its answer: size, correlation id,
+// header tags, ThrottleTimeMs, then Topics at 0x000d and its first element
+// at 0x000e): a topic asked about with no partition needs no
+// answer (Kafka answers per partition); one asked twice may be answered
+// in two elements; a partition missing from both is a finding.
+func TestUnansweredRules(t *testing.T) {
+	s := set44(t)
+	c := codec.New(s)
+	c.Strict = true
+	req := func(js string) *tree.Tree {
+		m := s.Request(2)
+		bt, err := codec.FromJSON([]byte(js), m, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := c.Encode(m, 9, codec.RequestHeaderValue(s.RequestHeader(), 2, 9, 1, "t"), bt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt
+	}
+	resp := func(js string) *tree.Tree {
+		m := s.Response(2)
+		bt, err := codec.FromJSON([]byte(js), m, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := c.Encode(m, 9, codec.ResponseHeaderValue(s.ResponseHeader(), 1), bt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt
+	}
+	part := func(i int) string {
+		return fmt.Sprintf(`{"partitionIndex":%d,"currentLeaderEpoch":-1,"timestamp":-1}`, i)
+	}
+	answer := func(i int) string {
+		return fmt.Sprintf(`{"partitionIndex":%d,"errorCode":0,"timestamp":-1,"offset":0,"leaderEpoch":0}`, i)
+	}
+	for _, tc := range []struct {
+		name, req, resp string
+		want            []string
+	}{
+		{"no partition asked", `{"replicaId":-1,"isolationLevel":0,"topics":[{"name":"a","partitions":[]}]}`, `{"throttleTimeMs":0,"topics":[]}`, nil},
+		{"asked twice, answered in two", `{"replicaId":-1,"isolationLevel":0,"topics":[{"name":"a","partitions":[` + part(0) + `]},{"name":"a","partitions":[` + part(1) + `]}]}`,
+			`{"throttleTimeMs":0,"topics":[{"name":"a","partitions":[` + answer(0) + `]},{"name":"a","partitions":[` + answer(1) + `]}]}`, nil},
+		{"asked twice, one partition dropped", `{"replicaId":-1,"isolationLevel":0,"topics":[{"name":"a","partitions":[` + part(0) + `]},{"name":"a","partitions":[` + part(1) + `]}]}`,
+			`{"throttleTimeMs":0,"topics":[{"name":"a","partitions":[` + answer(0) + `]}]}`,
+			[]string{`unanswered ListOffsetsResponse.Topics[0] at 0x000e: partition 1 of topic "a" asked for is not answered`}},
+		{"a topic dropped", `{"replicaId":-1,"isolationLevel":0,"topics":[{"name":"a","partitions":[` + part(0) + `]},{"name":"b","partitions":[` + part(0) + `]}]}`,
+			`{"throttleTimeMs":0,"topics":[{"name":"a","partitions":[` + answer(0) + `]}]}`,
+			[]string{`unanswered ListOffsetsResponse.Topics at 0x000d: topic "b" asked for is not answered`}},
+	} {
+		r := resp(tc.resp)
+		rt, err := c.DecodeResponse(r.Bytes, s.Response(2), 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range conform.Judge(c, req(tc.req), rt, nil).Findings {
+			got = append(got, f.Rule+" "+f.String())
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s: findings\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}

@@ -239,12 +239,12 @@ func unanswered(req, resp *tree.Tree, x *render.Index) []Finding {
 		}
 	}
 	asked, _ := topicsOf(req)
-	return unansweredOf(asked, resp, x)
+	return unansweredOf(asked, req, resp, x)
 }
 
 // unansweredOf finds the topics and partitions of asked that resp does not
 // answer.
-func unansweredOf(asked []topicAsked, resp *tree.Tree, x *render.Index) []Finding {
+func unansweredOf(asked []topicAsked, req, resp *tree.Tree, x *render.Index) []Finding {
 	if len(asked) == 0 {
 		return nil
 	}
@@ -264,18 +264,34 @@ func unansweredOf(asked []topicAsked, resp *tree.Tree, x *render.Index) []Findin
 		return "", -1
 	}
 	for _, a := range asked {
-		k := slices.IndexFunc(got, a.same)
-		if k < 0 {
+		if len(a.partitions) == 0 && hasPartitionField(req, a.node) {
+			continue // a topic asked about with no partition: nothing to answer
+		}
+		// Every element answering the topic: a target may answer a topic
+		// asked for twice in one element or in two.
+		var match []topicAsked
+		for _, g := range got {
+			if a.same(g) {
+				match = append(match, g)
+			}
+		}
+		if len(match) == 0 {
 			p, off := where()
 			out = append(out, Finding{Rule: "unanswered", Path: p, Offset: off, Message: fmt.Sprintf("topic %s asked for is not answered", a.text())})
 			continue
 		}
-		g := got[k]
-		if g.errorCode != 0 || len(g.partitions) == 0 && len(a.partitions) > 0 && !hasPartitionField(resp, g.node) {
+		var parts []int64
+		skip := false
+		for _, g := range match {
+			parts = append(parts, g.partitions...)
+			skip = skip || g.errorCode != 0 || len(g.partitions) == 0 && len(a.partitions) > 0 && !hasPartitionField(resp, g.node)
+		}
+		if skip {
 			continue
 		}
+		g := match[0]
 		for _, pn := range a.partitions {
-			if !slices.Contains(g.partitions, pn) {
+			if !slices.Contains(parts, pn) {
 				out = append(out, Finding{Rule: "unanswered", Path: x.Path(g.node), Offset: int(resp.Nodes[g.node].Off), Message: fmt.Sprintf("partition %d of topic %s asked for is not answered", pn, a.text())})
 			}
 		}
@@ -290,14 +306,14 @@ func hasPartitionField(t *tree.Tree, el int32) bool {
 	st := t.Struct(el)
 	if st == nil {
 		for c := el + 1; c < t.EndOf(el); c++ {
-			if f := t.Field(c); f != nil && t.Nodes[c].Kind() == tree.Array && (f.Name == "Partitions" || f.Name == "PartitionResponses" || f.Name == "PartitionIndexes") {
+			if f := t.Field(c); f != nil && t.Nodes[c].Kind() == tree.Array && (f.Name == "Partitions" || f.Name == "PartitionResponses" || f.Name == "PartitionIndexes" || f.Name == "PartitionData") {
 				return true
 			}
 		}
 		return false
 	}
 	for _, f := range st.Fields {
-		if f.Name == "Partitions" || f.Name == "PartitionResponses" || f.Name == "PartitionIndexes" {
+		if f.Name == "Partitions" || f.Name == "PartitionResponses" || f.Name == "PartitionIndexes" || f.Name == "PartitionData" {
 			return true
 		}
 	}

@@ -49,7 +49,7 @@ func idsFirst(req, resp *tree.Tree) bool {
 	if len(byID) == 0 || len(byID) == len(asked) {
 		return false
 	}
-	return len(unansweredOf(byID, resp, render.NewIndex(resp))) == 0
+	return len(unansweredOf(byID, req, resp, render.NewIndex(resp))) == 0
 }
 
 // reference returns the name of the reference behaviour p matches, "" when

@@ -18,6 +18,10 @@ type WriteOptions struct {
 	// Connection are the connection flags repeated in replay commands
 	// (--tls, --sasl-mechanism…), already shell-quoted.
 	Connection string
+	// Atlas is the URL of the protocol atlas that the HTML report links
+	// findings to (kwire serve's, or where kwire site's output is
+	// served); "" for no links.
+	Atlas string
 }
 
 // level names the access levels of the report.

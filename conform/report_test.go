@@ -138,3 +138,30 @@ func TestReports(t *testing.T) {
 		}
 	}
 }
+
+// TestHTML: the HTML page of a run with a byte left over holds the matrix
+// cell, the finding linked to the atlas's page of Metadata v12 at the body,
+// and the response's bytes with the byte left over marked.
+func TestHTML(t *testing.T) {
+	addr := startFault(t, announced, func(_, _ int16, fr []byte) []byte { return setSize(append(fr, 0xab)) })
+	r, _ := run(t, addr, 0, 3)
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b, conform.WriteOptions{Atlas: "http://127.0.0.1:8080/"}, set44(t)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	n := len(r.Probes[1].Response)
+	for _, want := range []string{
+		`<td class="finding" title="Metadata v12` + "\nbody: finding\">F</td>",
+		`<code>left-over</code> <a href="http://127.0.0.1:8080/4.4.0/Metadata/v12/request.html#response.MetadataResponse">MetadataResponse</a> at <code>0x` + hex4(int32(n-1)) + `</code>`,
+		`<span class="x">ab</span>`,
+		"<pre>kwire call --bootstrap " + addr + " Metadata",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Count(page, `class="x"`) != 1 {
+		t.Errorf("%d bytes marked, want 1", strings.Count(page, `class="x"`))
+	}
+}

@@ -27,7 +27,8 @@ type conformCmd struct {
 	API         []string      `name:"api" help:"Probe only these APIs (names or keys; repeatable, or comma-separated). The ApiVersions answer is always judged." placeholder:"NAME"`
 	Reference   string        `help:"Differential mode: send the same probes (same seed, same TLS and SASL flags) to this reference first, a real Apache Kafka, and report where each answer of the target differs from the reference's; what legitimately varies (ids, hosts, ports, throttle, timestamps, leader choice…) is left out, and the list printed." placeholder:"HOST:PORT"`
 	Classes     bool          `help:"Print each API of the release with its access class (read-only, mutating, cluster: what each level sends) and exit, without connecting."`
-	Format      string        `help:"Output: text (the API × version matrix, then each finding with the kwire call command that replays it), json (JSON lines, one per probe, with the request and response in hex), junit (JUnit XML, each probe a test case)." enum:"text,json,junit" default:"text"`
+	Format      string        `help:"Output: text (the API × version matrix, then each finding with the kwire call command that replays it), json (JSON lines, one per probe, with the request and response in hex), junit (JUnit XML, each probe a test case), html (one page: the matrix, each finding with the response's bytes, the node marked, and a link to the atlas)." enum:"text,json,junit,html" default:"text"`
+	Atlas       string        `help:"With --format html: the URL of the protocol atlas the findings link to (kwire serve's; empty for no links)." default:"http://127.0.0.1:8080" placeholder:"URL"`
 	Timeout     time.Duration `help:"Bound on connecting and on each request." default:"5s"`
 	ClientID    string        `name:"client-id" help:"The request header's client_id." default:"kwire-conform"`
 	connflags.Flags
@@ -112,6 +113,9 @@ func (a *app) conform(c *conformCmd) error {
 		err = r.WriteJSON(a.stdout, wo)
 	case "junit":
 		err = r.WriteJUnit(a.stdout, wo)
+	case "html":
+		wo.Atlas = c.Atlas
+		err = r.WriteHTML(a.stdout, wo, set)
 	default:
 		err = r.WriteText(a.stdout, wo)
 	}

@@ -93,8 +93,8 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 			shown++
 		}
 	}
-	if shown != 33 {
-		t.Errorf("%d defaults shown, want 33", shown)
+	if shown != 34 {
+		t.Errorf("%d defaults shown, want 34", shown)
 	}
 	// The default shows once, in the help text, not also as the value
 	// (--color="auto"); kwire's own --version is listed with the root's

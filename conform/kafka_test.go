@@ -74,3 +74,29 @@ func TestKafkaMutateCleanup(t *testing.T) {
 		t.Errorf("topics after the run: %s", names)
 	}
 }
+
+// TestKafkaController runs conform with --cluster-apis against the
+// controller listener of a Kafka 4.4.0 cluster (a dedicated controller and
+// a broker): every announced version of the APIs the levels allow is
+// probed, with no finding. A controller announces no Metadata, so the APIs
+// a broker listener must have are not asked of it.
+func TestKafkaController(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Config{Controllers: 1, Brokers: 1})
+	var addr string
+	for _, n := range c.Nodes {
+		if n.ControllerAddr != "" {
+			addr = n.ControllerAddr
+		}
+	}
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: set44(t), Random: conform.DefaultRandom, Seed: 1, ClusterAPIs: true,
+		Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Kafka 4.4.0 controller: %s", r.Summary())
+	if r.Failed() || len(r.APIs) == 0 {
+		var b strings.Builder
+		r.WriteText(&b, conform.WriteOptions{})
+		t.Errorf("against the controller:\n%s", b.String())
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -245,6 +246,10 @@ type Options struct {
 	// (Compare, the Ignored fields left out) and every difference is a
 	// finding of rule "differs".
 	Reference string
+	// ShowSecrets keeps credentials in the probes' request and response
+	// bytes (a delegation token's HMAC, SCRAM salts, sensitive config
+	// values); by default they are overwritten as package secret does.
+	ShowSecrets bool
 	// Scenarios runs the scenarios after the probes (with Mutate only):
 	// the topic lifecycle.
 	Scenarios bool
@@ -501,13 +506,7 @@ func (e *engine) probe(ctx context.Context, m *spec.Message, v int16, kind strin
 		e.conn = c
 	}
 	x, err := e.conn.Call(ctx, m, v, bt)
-	if x != nil {
-		p.Request = x.Request.Bytes
-		p.Latency = x.Latency
-		if x.Response != nil {
-			p.Response = x.Response.Bytes
-		}
-	}
+	e.keep(&p, x)
 	var ce *client.CorrelationError
 	switch {
 	case x == nil:
@@ -553,6 +552,20 @@ func (e *engine) probe(ctx context.Context, m *spec.Message, v int16, kind strin
 	}
 	if kind == "body" {
 		e.refused(&p)
+	}
+}
+
+// keep records x's frames in p, credentials redacted (package secret)
+// unless Options.ShowSecrets.
+func (e *engine) keep(p *Probe, x *client.Exchange) {
+	if x == nil {
+		return
+	}
+	o := secret.Options{Show: e.o.ShowSecrets}
+	p.Request = secret.Redacted(x.Request, o).Bytes
+	p.Latency = x.Latency
+	if x.Response != nil {
+		p.Response = secret.Redacted(x.Response, o).Bytes
 	}
 }
 

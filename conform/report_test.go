@@ -4,16 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/conform"
+	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/internal/testnet"
 )
 
 // TestReconnectAndTimeout: a probe whose connection the target closed,
@@ -163,5 +168,44 @@ func TestHTML(t *testing.T) {
 	}
 	if strings.Count(page, `class="x"`) != 1 {
 		t.Errorf("%d bytes marked, want 1", strings.Count(page, `class="x"`))
+	}
+}
+
+// TestSecretsRedacted: a delegation token's HMAC in an answer is
+// overwritten in the probe's response bytes unless ShowSecrets.
+func TestSecretsRedacted(t *testing.T) {
+	s := set44(t)
+	c := codec.New(s)
+	hmac := []byte("hmac-of-the-token")
+	addr := testnet.Serve(t, nil, func(nc net.Conn) {
+		for {
+			fr, err := testnet.ReadFrame(nc, 1<<20)
+			if err != nil {
+				return
+			}
+			key, v, _ := frame.RequestAPI(fr)
+			corr, _ := frame.RequestCorrelationID(fr)
+			js := `{"errorCode":0,"apiKeys":[{"apiKey":38,"minVersion":3,"maxVersion":3},{"apiKey":18,"minVersion":0,"maxVersion":4}],"throttleTimeMs":0}`
+			if key == 38 {
+				js = `{"errorCode":0,"principalType":"User","principalName":"a","tokenRequesterPrincipalType":"User","tokenRequesterPrincipalName":"a","issueTimestampMs":0,"expiryTimestampMs":0,"maxTimestampMs":0,"tokenId":"t","hmac":"` + base64.StdEncoding.EncodeToString(hmac) + `","throttleTimeMs":0}`
+			}
+			bt, err := codec.FromJSON([]byte(js), s.Response(key), v)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			out, _ := c.Encode(s.Response(key), v, codec.ResponseHeaderValue(s.ResponseHeader(), corr), bt)
+			nc.Write(out.Bytes)
+		}
+	})
+	for _, show := range []bool{false, true} {
+		r, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: s, APIs: []int16{38}, Access: readOnly, ShowSecrets: show})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Probes[1]
+		if p.API != "CreateDelegationToken" || bytes.Contains(p.Response, hmac) == !show {
+			t.Errorf("show %v: %s response %q", show, p.Name(), p.Response)
+		}
 	}
 }

@@ -74,12 +74,7 @@ func (s *scenario) call(ctx context.Context, key int16, js string, check func(b 
 		p.Body = j
 	}
 	x, err := s.conn.Call(ctx, m, v, bt)
-	if x != nil {
-		p.Request, p.Latency = x.Request.Bytes, x.Latency
-		if x.Response != nil {
-			p.Response = x.Response.Bytes
-		}
-	}
+	e.keep(&p, x)
 	switch {
 	case x == nil:
 		p.Outcome, p.Err = NotSent, err.Error()

@@ -102,7 +102,7 @@ func (a *app) conform(c *conformCmd) error {
 	r, runErr := conform.Run(ctx, conform.Options{
 		Bootstrap: c.Bootstrap, Set: set,
 		Client: client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareName: "kwire-conform", SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl},
-		Random: c.Random, Seed: c.Seed, Mutate: c.Mutate, ClusterAPIs: c.ClusterAPIs, APIs: keys, Reference: c.Reference, Scenarios: c.Scenarios,
+		Random: c.Random, Seed: c.Seed, Mutate: c.Mutate, ClusterAPIs: c.ClusterAPIs, APIs: keys, Reference: c.Reference, Scenarios: c.Scenarios, ShowSecrets: a.cli.ShowSecrets,
 	})
 	if r == nil {
 		return runErr

@@ -139,6 +139,9 @@ func (p *Probe) Name() string {
 // API is one api key of the target: what it announced and the access class
 // that decided whether it was probed.
 type API struct {
+	// Name is the API's name (Metadata; "api key N" when the release does
+	// not define it), Key its api key, Announced the versions the target
+	// announced.
 	Name      string
 	Key       int16
 	Announced client.Range
@@ -176,7 +179,8 @@ type Report struct {
 	RefCounts Counts
 }
 
-// Counts are the probes of a report by outcome.
+// Counts are the probes of a report by outcome: all of them, then those
+// of each Outcome (Findings: the probes with findings, not the findings).
 type Counts struct {
 	Probes, Pass, KafkaErrors, References, NotSent, Timeouts, Closed, Findings int
 }

@@ -50,8 +50,8 @@ type kwireCLI struct {
 	Serve   serveCmd   `cmd:"" help:"Serve the Kafka protocol atlas over HTTP, with a page that decodes pasted hex."`
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
-	Conform conformCmd `cmd:"" help:"Judge a broker, controller or proxy against a Kafka release: every announced API and version probed, each response checked strictly; read-only unless --mutate. Exit 1 on findings."`
 	Proxy   proxyCmd   `cmd:"" help:"Forward Kafka connections to a broker unchanged and print each request and response as it goes through, with problems (TLS, frames over --max-frame, cut frames)."`
+	Conform conformCmd `cmd:"" help:"Judge a broker, controller or proxy against a Kafka release: every announced API and version probed, each response checked strictly; read-only unless --mutate. Exit 1 on findings."`
 
 	Help       helpCmd        `cmd:"" help:"Show the help of a command, as kwire COMMAND --help does."`
 	Completion cli.Completion `cmd:"" help:"Tab completion of kwire's commands and flags in bash, zsh or fish: says how to turn it on; -c prints the shell code."`

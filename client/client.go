@@ -231,10 +231,13 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 			return fmt.Errorf("ApiVersionsRequest v%d: %w", v, err)
 		}
 		x, err := cn.call(ctx, req, v, bt)
-		if err != nil {
+		if err != nil && (x == nil || x.Response == nil) {
 			return fmt.Errorf("ApiVersions v%d: %w", v, err)
 		}
-		got, err := readAPIVersions(x.Response)
+		var got apiVersions
+		if err == nil {
+			got, err = readAPIVersions(x.Response)
+		}
 		if err != nil {
 			// A node that does not support v answers with a v0 body
 			// (KIP-511); decode it as such.
@@ -448,6 +451,50 @@ func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body
 	}
 	x.Response = t
 	return x, err
+}
+
+// RoundTrip sends req, a whole request frame that kwire's specs may not
+// describe (an unknown api key or version, a size over the limit), with
+// the connection's next correlation id written at bytes 8-11 (where every
+// request header version has it; req is changed), and returns the next
+// response frame as received, not decoded. A frame shorter than 12 bytes
+// is sent as it is. Errors as for Call: I/O errors and timeouts
+// (ErrClosed, ErrTimeout; the Conn is then closed), a frame over MaxFrame,
+// a correlation id out of step (*CorrelationError).
+func (cn *Conn) RoundTrip(ctx context.Context, req []byte) ([]byte, error) {
+	ctx, cancel := withTimeout(ctx, cn.opts.Timeout)
+	defer cancel()
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.nc == nil {
+		return nil, errors.New("connection closed")
+	}
+	cn.corr++
+	corr := cn.corr
+	if len(req) >= 12 {
+		req[8], req[9], req[10], req[11] = byte(corr>>24), byte(corr>>16), byte(corr>>8), byte(corr)
+	}
+	nc := cn.nc
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+		defer nc.SetDeadline(time.Time{})
+	}
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := nc.Write(req); err != nil {
+		cn.closeLocked()
+		return nil, cn.ioError(ctx, "sending", err)
+	}
+	fr, err := cn.readFrame()
+	if err != nil {
+		cn.closeLocked()
+		return nil, cn.ioError(ctx, "reading the response", err)
+	}
+	if got, ok := frame.ResponseCorrelationID(fr); ok && got != corr {
+		cn.closeLocked()
+		return fr, &CorrelationError{Got: got, Want: corr}
+	}
+	return fr, nil
 }
 
 // readFrame reads one size-prefixed frame whole (prefix included), in a

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -170,5 +171,37 @@ func TestCallClosedAndOutOfStep(t *testing.T) {
 	var ce *client.CorrelationError
 	if !errors.As(err, &ce) || ce.Got != ce.Want+7 {
 		t.Fatalf("error %v, want a *client.CorrelationError 7 off", err)
+	}
+}
+
+// TestRoundTrip: a frame kwire's specs do not describe (ApiVersions at
+// version 127) goes out with the connection's next correlation id, and the
+// answer comes back as received.
+func TestRoundTrip(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(s)
+	var got []byte
+	addr := broker(t, c, func(conn net.Conn, corr int32) {
+		out, err := c.Encode(s.Response(18), 0, codec.ResponseHeaderValue(s.ResponseHeader(), corr), instance.Smallest(s.Response(18), 0))
+		if err == nil {
+			got = out.Bytes
+			conn.Write(out.Bytes)
+		}
+	})
+	cn, err := client.Dial(context.Background(), addr, c, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cn.Close()
+	req := []byte{0, 0, 0, 16, 0, 18, 0, 127, 0xff, 0xff, 0xff, 0xff, 0, 2, 'k', 'w', 0, 0, 0, 0}
+	resp, err := cn.RoundTrip(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if corr, _ := frame.RequestCorrelationID(req); corr != 2 || !bytes.Equal(resp, got) {
+		t.Errorf("correlation id %d (want 2, the handshake's was 1), answer %x, want %x", corr, resp, got)
 	}
 }

@@ -254,8 +254,9 @@ type Options struct {
 	// bytes (a delegation token's HMAC, SCRAM salts, sensitive config
 	// values); by default they are overwritten as package secret does.
 	ShowSecrets bool
-	// Scenarios runs the scenarios after the probes (with Mutate only):
-	// the topic lifecycle.
+	// Scenarios runs the scenarios after the probes: the protocol edges
+	// (an unknown ApiVersions version, an unknown api key, an oversized
+	// frame), and with Mutate the topic lifecycle.
 	Scenarios bool
 }
 
@@ -345,6 +346,9 @@ func run(ctx context.Context, o Options) (*Report, error) {
 			return r, ctx.Err()
 		}
 		e.probeAPI(ctx, k)
+	}
+	if o.Scenarios && ctx.Err() == nil {
+		e.edges(ctx)
 	}
 	if o.Mutate && o.Scenarios && ctx.Err() == nil {
 		e.lifecycle(ctx)

@@ -12,19 +12,28 @@ import (
 )
 
 // TestKafka runs the default run (read-only, 3 random requests, seed 1)
-// against a real Kafka 4.4.0 broker (skipped when Kafka is not
-// installed): every announced (API, version) of a read-only API is
-// probed, and no finding is allowed that docs/conform.md does not explain
-// (the reference behaviours are applied by the engine).
+// and the protocol edges against a real Kafka 4.4.0 broker (skipped when
+// Kafka is not installed): every announced (API, version) of a read-only
+// API is probed, and no finding is allowed that docs/conform.md does not
+// explain (the reference behaviours are applied by the engine).
 func TestKafka(t *testing.T) {
 	c := kafkatest.Start(t, kafkatest.Config{})
 	s := set44(t)
-	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Random: conform.DefaultRandom, Seed: 1,
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Random: conform.DefaultRandom, Seed: 1, Scenarios: true,
 		Client: client.Options{Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("Kafka 4.4.0: %s", r.Summary())
+	var edges []string
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" {
+			edges = append(edges, p.Name()+" "+p.Outcome.String())
+		}
+	}
+	if got, want := strings.Join(edges, ", "), "ApiVersions v127 scenario 0 kafka-error, api key 1000 v0 scenario 1 pass, frame v0 scenario 2 pass"; got != want {
+		t.Errorf("protocol edges: %s\nwant %s", got, want)
+	}
 	probed := map[[2]int16]bool{}
 	for _, p := range r.Probes {
 		probed[[2]int16{p.Key, p.Version}] = true

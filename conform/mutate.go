@@ -17,6 +17,9 @@ import (
 // Api keys of the requests that create and delete conform's resources.
 const (
 	createTopicsKey, deleteTopicsKey, deleteGroupsKey = 19, 20, 42
+	apiVersionsKey                                    = 18
+	// unsupportedVersion is UNSUPPORTED_VERSION.
+	unsupportedVersion = 35
 )
 
 // cleanupTimeout bounds the deletion of conform's resources at the end of

@@ -110,7 +110,7 @@ func expect(p *Probe, ok bool, v tree.Value, format string, args ...any) {
 		return
 	}
 	f := Finding{Rule: "scenario", Offset: -1, Message: fmt.Sprintf(format, args...)}
-	if v.Err() == nil && v.Node() >= 0 {
+	if v.Tree() != nil && v.Err() == nil && v.Node() >= 0 {
 		f.Path = v.Tree().PathOf(v.Node()).String()
 		f.Offset = int(v.Tree().Nodes[v.Node()].Off)
 	}
@@ -256,4 +256,104 @@ func produceBatch(r *mrand.Rand, now time.Time) []byte {
 	be.PutUint32(b[53:], 0xffffffff)
 	be.PutUint32(b[17:], codec.CRC32C(b[21:]))
 	return b
+}
+
+// Bytes of the protocol edges scenario.
+const (
+	// unknownVersion is the ApiVersions version no release defines.
+	unknownVersion = 127
+	// unknownKey is an api key no release defines.
+	unknownKey = 1000
+	// oversize is a size prefix over any broker's request limit (Kafka's
+	// socket.request.max.bytes is 100 MiB by default).
+	oversize = 0x7ffffff0
+)
+
+// edges is the protocol edges scenario (read-only: it changes nothing):
+// ApiVersions at a version no release defines (KIP-511: Kafka answers a v0
+// ApiVersionsResponse with UNSUPPORTED_VERSION and its own ApiKeys), a
+// request of an api key no release defines (Kafka closes the connection),
+// and a frame whose size prefix is over the request limit (Kafka closes the
+// connection before reading it). Each step on a connection of its own.
+func (e *engine) edges(ctx context.Context) {
+	const name = "protocol edges"
+	set := e.o.Set
+	hdr := func(key, v int16) []byte {
+		b := []byte{0, 0, 0, 0, byte(key >> 8), byte(key), byte(v >> 8), byte(v), 0, 0, 0, 0, 0, 5}
+		b = append(b, "kwire"...)
+		return b
+	}
+	sized := func(b []byte) []byte {
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+		return b
+	}
+	step := func(idx int, api string, key, v int16, req []byte, judge func(resp []byte, err error, p *Probe)) {
+		p := Probe{API: api, Key: key, Version: v, Kind: "scenario", Index: idx}
+		defer func() {
+			p.Err = name + ": " + p.Err
+			e.r.Probes = append(e.r.Probes, p)
+			if e.o.OnProbe != nil {
+				e.o.OnProbe(&e.r.Probes[len(e.r.Probes)-1])
+			}
+		}()
+		c, err := e.dial(ctx)
+		if err != nil {
+			p.Outcome, p.Err = NotSent, fmt.Sprintf("connecting: %v", err)
+			return
+		}
+		defer c.Close()
+		start := time.Now()
+		resp, err := c.RoundTrip(ctx, req)
+		p.Request, p.Response, p.Latency = req, resp, time.Since(start)
+		judge(resp, err, &p)
+		if len(p.Findings) > 0 {
+			p.Outcome = Found
+		}
+	}
+	closes := func(what string) func([]byte, error, *Probe) {
+		return func(resp []byte, err error, p *Probe) {
+			switch {
+			case errors.Is(err, client.ErrClosed):
+				p.Outcome, p.Err = Pass, "closed the connection, as Kafka does"
+			case errors.Is(err, client.ErrTimeout):
+				p.Outcome, p.Err = Timeout, "no answer and the connection kept open"
+				expect(p, false, tree.Value{}, "%s: the connection stayed open (Kafka closes it)", what)
+			default:
+				expect(p, false, tree.Value{}, "%s: answered %d bytes (%v) where Kafka closes the connection", what, len(resp), err)
+			}
+		}
+	}
+	// 1. ApiVersions at an unknown version.
+	req := sized(append(hdr(apiVersionsKey, unknownVersion), 0)) // header v2: an empty tagged-field section
+	step(0, "ApiVersions", apiVersionsKey, unknownVersion, req, func(resp []byte, err error, p *Probe) {
+		if err != nil {
+			p.Outcome, p.Err = Closed, err.Error()
+			if errors.Is(err, client.ErrTimeout) {
+				p.Outcome = Timeout
+			}
+			expect(p, false, tree.Value{}, "ApiVersions v%d: %v, where Kafka answers UNSUPPORTED_VERSION in a v0 answer (KIP-511)", unknownVersion, err)
+			return
+		}
+		t, derr := e.cd.DecodeResponse(resp, set.Response(apiVersionsKey), 0)
+		if derr != nil {
+			p.Findings = Judge(e.cd, nil, t, derr).Findings
+			return
+		}
+		b := t.At(t.Part(tree.Body))
+		code := b.Field("ErrorCode")
+		expect(p, code.Int() == unsupportedVersion, code, "ApiVersions v%d: error code %d, want UNSUPPORTED_VERSION (35) in a v0 answer (KIP-511)", unknownVersion, code.Int())
+		keys := b.Field("ApiKeys")
+		has := false
+		for i := range keys.Len() {
+			has = has || keys.Elem(i).Field("ApiKey").Int() == apiVersionsKey
+		}
+		expect(p, has, keys, "ApiVersions v%d: the answer's ApiKeys lack ApiVersions' range, which a client needs to retry (KIP-511)", unknownVersion)
+		p.Outcome, p.Error = KafkaError, "UNSUPPORTED_VERSION"
+	})
+	// 2. An unknown api key.
+	step(1, fmt.Sprintf("api key %d", unknownKey), unknownKey, 0, sized(hdr(unknownKey, 0)), closes(fmt.Sprintf("api key %d", unknownKey)))
+	// 3. A frame over the size limit: the size prefix and a header only.
+	big := hdr(apiVersionsKey, 0)
+	binary.BigEndian.PutUint32(big, oversize)
+	step(2, "frame", -1, 0, big, closes(fmt.Sprintf("a frame of %d bytes", oversize)))
 }

@@ -22,7 +22,7 @@ type conformCmd struct {
 	Random      int           `help:"Seeded random valid requests per version of each read-only API, besides its valid body." default:"3" placeholder:"N"`
 	Seed        uint64        `help:"Seed of the random requests (the same seed sends the same requests)." default:"1" placeholder:"N"`
 	Mutate      bool          `help:"Also send mutating APIs (Produce, CreateTopics, DeleteTopics, offset commits, group joins, transactions, configs, ACLs…), only about a topic, group and transactional id that conform creates under kwire-conform-<random> and deletes at the end (also after Ctrl-C)."`
-	Scenarios   bool          `help:"After the probes, run the scenarios (with --mutate): the topic lifecycle — CreateTopics, Metadata, Produce of 3 records, Fetch (the batch back byte for byte), ListOffsets, DeleteTopics — of a topic <prefix>-lifecycle."`
+	Scenarios   bool          `help:"After the probes, run the scenarios: the protocol edges (ApiVersions at version 127, a request of api key 1000, a frame whose size prefix is over any limit: Kafka answers the first with UNSUPPORTED_VERSION and closes on the others; a fragile target may not survive them), and with --mutate the topic lifecycle (CreateTopics, Metadata, Produce of 3 records, Fetch: the batch back byte for byte, ListOffsets, DeleteTopics) of a topic <prefix>-lifecycle."`
 	ClusterAPIs bool          `name:"cluster-apis" help:"Also send inter-broker and KRaft-quorum APIs (Vote, BeginQuorumEpoch, BrokerHeartbeat, replica Fetch…), which can disturb a live cluster: for test clusters only."`
 	API         []string      `name:"api" help:"Probe only these APIs (names or keys; repeatable, or comma-separated). The ApiVersions answer is always judged." placeholder:"NAME"`
 	Reference   string        `help:"Differential mode: send the same probes (same seed, same TLS and SASL flags) to this reference first, a real Apache Kafka, and report where each answer of the target differs from the reference's; what legitimately varies (ids, hosts, ports, throttle, timestamps, leader choice…) is left out, and the list printed." placeholder:"HOST:PORT"`
@@ -65,9 +65,6 @@ func (a *app) conform(c *conformCmd) error {
 	}
 	if err := cli.HostPort("BOOTSTRAP", c.Bootstrap, false); err != nil {
 		return err
-	}
-	if c.Scenarios && !c.Mutate {
-		return usagef("--scenarios creates and deletes a topic: add --mutate")
 	}
 	if c.Reference != "" {
 		if err := cli.HostPort("--reference", c.Reference, false); err != nil {

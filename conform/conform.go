@@ -254,11 +254,18 @@ type Options struct {
 	// bytes (a delegation token's HMAC, SCRAM salts, sensitive config
 	// values); by default they are overwritten as package secret does.
 	ShowSecrets bool
-	// Scenarios runs the scenarios after the probes: the protocol edges
-	// (an unknown ApiVersions version, an unknown api key, an oversized
-	// frame), and with Mutate the topic lifecycle.
-	Scenarios bool
+	// Scenarios are the scenarios run after the probes, by name (Edges,
+	// Lifecycle); Lifecycle only with Mutate.
+	Scenarios []string
 }
+
+// The scenarios' names (Options.Scenarios): the protocol edges (an unknown
+// ApiVersions version, an unknown api key, an oversized frame: read-only)
+// and the topic lifecycle (with Mutate).
+const (
+	Edges     = "edges"
+	Lifecycle = "lifecycle"
+)
 
 // DefaultRandom is the default number of random requests per (API,
 // version).
@@ -347,10 +354,10 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		}
 		e.probeAPI(ctx, k)
 	}
-	if o.Scenarios && ctx.Err() == nil {
+	if slices.Contains(o.Scenarios, Edges) && ctx.Err() == nil {
 		e.edges(ctx)
 	}
-	if o.Mutate && o.Scenarios && ctx.Err() == nil {
+	if o.Mutate && slices.Contains(o.Scenarios, Lifecycle) && ctx.Err() == nil {
 		e.lifecycle(ctx)
 	}
 	return r, ctx.Err()

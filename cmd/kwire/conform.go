@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +23,7 @@ type conformCmd struct {
 	Random      int           `help:"Seeded random valid requests per version of each read-only API, besides its valid body." default:"3" placeholder:"N"`
 	Seed        uint64        `help:"Seed of the random requests (the same seed sends the same requests)." default:"1" placeholder:"N"`
 	Mutate      bool          `help:"Also send mutating APIs (Produce, CreateTopics, DeleteTopics, offset commits, group joins, transactions, configs, ACLs…), only about a topic, group and transactional id that conform creates under kwire-conform-<random> and deletes at the end (also after Ctrl-C)."`
-	Scenarios   bool          `help:"After the probes, run the scenarios: the protocol edges (ApiVersions at version 127, a request of api key 1000, a frame whose size prefix is over any limit: Kafka answers the first with UNSUPPORTED_VERSION and closes on the others; a fragile target may not survive them), and with --mutate the topic lifecycle (CreateTopics, Metadata, Produce of 3 records, Fetch: the batch back byte for byte, ListOffsets, DeleteTopics) of a topic <prefix>-lifecycle."`
+	Scenarios   []string      `help:"After the probes, run these scenarios (comma-separated, or all): edges, the protocol edges (ApiVersions at version 127, a request of api key 1000, a frame whose size prefix is over any limit: Kafka answers the first with UNSUPPORTED_VERSION and closes on the others; a fragile target may not survive them); lifecycle (with --mutate), the topic lifecycle (CreateTopics, Metadata, Produce of 3 records, Fetch: the batch back byte for byte, ListOffsets, DeleteTopics) of a topic <prefix>-lifecycle." placeholder:"NAME"`
 	ClusterAPIs bool          `name:"cluster-apis" help:"Also send inter-broker and KRaft-quorum APIs (Vote, BeginQuorumEpoch, BrokerHeartbeat, replica Fetch…), which can disturb a live cluster: for test clusters only."`
 	API         []string      `name:"api" help:"Probe only these APIs (names or keys; repeatable, or comma-separated). The ApiVersions answer is always judged." placeholder:"NAME"`
 	Reference   string        `help:"Differential mode: send the same probes (same seed, same TLS and SASL flags) to this reference first, a real Apache Kafka, and report where each answer of the target differs from the reference's; what legitimately varies (ids, hosts, ports, throttle, timestamps, leader choice…) is left out, and the list printed." placeholder:"HOST:PORT"`
@@ -66,6 +67,23 @@ func (a *app) conform(c *conformCmd) error {
 	if err := cli.HostPort("BOOTSTRAP", c.Bootstrap, false); err != nil {
 		return err
 	}
+	var scenarios []string
+	for _, n := range c.Scenarios {
+		switch n = strings.TrimSpace(n); n {
+		case "all":
+			scenarios = append(scenarios, conform.Edges, conform.Lifecycle)
+		case conform.Edges, conform.Lifecycle:
+			scenarios = append(scenarios, n)
+		default:
+			return usagef("--scenarios %s: want edges, lifecycle or all", n)
+		}
+	}
+	if slices.Contains(scenarios, conform.Lifecycle) && !c.Mutate {
+		if !slices.Contains(c.Scenarios, "all") {
+			return usagef("--scenarios lifecycle creates and deletes a topic: add --mutate")
+		}
+		scenarios = slices.DeleteFunc(scenarios, func(n string) bool { return n == conform.Lifecycle })
+	}
 	if c.Reference != "" {
 		if err := cli.HostPort("--reference", c.Reference, false); err != nil {
 			return err
@@ -99,7 +117,7 @@ func (a *app) conform(c *conformCmd) error {
 	r, runErr := conform.Run(ctx, conform.Options{
 		Bootstrap: c.Bootstrap, Set: set,
 		Client: client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareName: "kwire-conform", SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl},
-		Random: c.Random, Seed: c.Seed, Mutate: c.Mutate, ClusterAPIs: c.ClusterAPIs, APIs: keys, Reference: c.Reference, Scenarios: c.Scenarios, ShowSecrets: a.cli.ShowSecrets,
+		Random: c.Random, Seed: c.Seed, Mutate: c.Mutate, ClusterAPIs: c.ClusterAPIs, APIs: keys, Reference: c.Reference, Scenarios: scenarios, ShowSecrets: a.cli.ShowSecrets,
 	})
 	if r == nil {
 		return runErr

@@ -45,7 +45,7 @@ func TestConform(t *testing.T) {
 		}
 	}
 
-	for _, args := range [][]string{{"conform"}, {"conform", "nohost"}, {"conform", b.Addr, "--api", "Nope"}, {"conform", b.Addr, "--random", "-1"}, {"conform", b.Addr, "--format", "xml"}} {
+	for _, args := range [][]string{{"conform"}, {"conform", "nohost"}, {"conform", b.Addr, "--api", "Nope"}, {"conform", b.Addr, "--random", "-1"}, {"conform", b.Addr, "--format", "xml"}, {"conform", b.Addr, "--scenarios", "lifecycle"}, {"conform", b.Addr, "--scenarios", "nope"}} {
 		if r := kwire(t, args...); r.code != 2 || r.stdout != "" {
 			t.Errorf("kwire %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}

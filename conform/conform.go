@@ -167,10 +167,12 @@ type Report struct {
 	APIs []API
 	// Probes in the order sent.
 	Probes []Probe
-	// Created are the resources conform created (--mutate), Cleanup the
-	// problems deleting them ("" each when all went well).
-	Created []string
-	Cleanup []string
+	// Created are the resources conform created (--mutate: "topic
+	// kwire-conform-…"), Deleted those it deleted at the end (the group
+	// too, when it was made), Cleanup the problems creating or deleting
+	// them.
+	Created, Deleted []string
+	Cleanup          []string
 	// Elapsed is the run's duration.
 	Elapsed time.Duration
 	// Reference is the reference's address in the differential mode,

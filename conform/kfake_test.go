@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -152,8 +153,8 @@ func TestInterruptedRunDeletes(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error from a cancelled run")
 	}
-	if len(r.Created) != 1 || r.Created[0] != "topic kwire-conform-test1" || len(r.Cleanup) != 0 {
-		t.Fatalf("created %q, cleanup %q", r.Created, r.Cleanup)
+	if len(r.Created) != 1 || r.Created[0] != "topic kwire-conform-test1" || len(r.Cleanup) != 0 || !slices.Contains(r.Deleted, "topic kwire-conform-test1") {
+		t.Fatalf("created %q, deleted %q, cleanup %q", r.Created, r.Deleted, r.Cleanup)
 	}
 	if len(r.Probes) > 4 {
 		t.Errorf("%d probes after the cancellation at the third", len(r.Probes))

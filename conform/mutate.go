@@ -118,6 +118,8 @@ func (e *engine) cleanup(ctx context.Context) {
 		}
 		if err != nil {
 			e.r.Cleanup = append(e.r.Cleanup, fmt.Sprintf("deleting %s: %v", what, err))
+		} else {
+			e.r.Deleted = append(e.r.Deleted, what)
 		}
 	}
 	for _, name := range append([]string{e.names.Topic}, e.extra...) {

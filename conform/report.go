@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -86,7 +87,11 @@ func (r *Report) WriteText(w io.Writer, o WriteOptions) error {
 		}
 	}
 	for _, c := range r.Created {
-		fmt.Fprintf(&b, "created %s under prefix, deleted at the end\n", c)
+		how := "deleted at the end"
+		if !slices.Contains(r.Deleted, c) {
+			how = "NOT deleted (see cleanup)"
+		}
+		fmt.Fprintf(&b, "created %s: %s\n", c, how)
 	}
 	for _, c := range r.Cleanup {
 		fmt.Fprintf(&b, "cleanup: %s\n", c)
@@ -207,7 +212,7 @@ type probeJSON struct {
 	Key       int16           `json:"key"`
 	Version   int16           `json:"version"`
 	Kind      string          `json:"kind"`
-	Index     int             `json:"index,omitempty"`
+	Index     int             `json:"index"`
 	Outcome   string          `json:"outcome"`
 	Error     string          `json:"error,omitempty"`
 	Reference string          `json:"reference,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kwire/kwire/client"
@@ -112,7 +113,7 @@ func (a *app) conform(c *conformCmd) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r, runErr := conform.Run(ctx, conform.Options{
 		Bootstrap: c.Bootstrap, Set: set,

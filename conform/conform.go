@@ -257,16 +257,17 @@ type Options struct {
 	// values); by default they are overwritten as package secret does.
 	ShowSecrets bool
 	// Scenarios are the scenarios run after the probes, by name (Edges,
-	// Lifecycle); Lifecycle only with Mutate.
+	// Lifecycle, Idempotent); Lifecycle and Idempotent only with Mutate.
 	Scenarios []string
 }
 
 // The scenarios' names (Options.Scenarios): the protocol edges (an unknown
-// ApiVersions version, an unknown api key, an oversized frame: read-only)
-// and the topic lifecycle (with Mutate).
+// ApiVersions version, an unknown api key, an oversized frame: read-only),
+// the topic lifecycle and the idempotent produce (with Mutate).
 const (
-	Edges     = "edges"
-	Lifecycle = "lifecycle"
+	Edges      = "edges"
+	Lifecycle  = "lifecycle"
+	Idempotent = "idempotent"
 )
 
 // DefaultRandom is the default number of random requests per (API,
@@ -361,6 +362,9 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Mutate && slices.Contains(o.Scenarios, Lifecycle) && ctx.Err() == nil {
 		e.lifecycle(ctx)
+	}
+	if o.Mutate && slices.Contains(o.Scenarios, Idempotent) && ctx.Err() == nil {
+		e.idempotent(ctx)
 	}
 	return r, ctx.Err()
 }

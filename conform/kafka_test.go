@@ -57,17 +57,18 @@ func TestKafka(t *testing.T) {
 }
 
 // TestKafkaMutateCleanup: a --mutate run against real Kafka with the
-// topic lifecycle scenario: every step as expected (the batch fetched is
-// the one produced), and the topics it created are gone at the end.
+// topic lifecycle and idempotent produce scenarios: every step as expected
+// (the batch fetched is the one produced, a duplicate appends nothing, a
+// gap is refused), and the topics it created are gone at the end.
 func TestKafkaMutateCleanup(t *testing.T) {
 	c := kafkatest.Start(t, kafkatest.Config{})
 	s := set44(t)
-	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Mutate: true, Scenarios: []string{conform.Lifecycle}, APIs: []int16{3}, Prefix: "kwire-conform-live",
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Mutate: true, Scenarios: []string{conform.Lifecycle, conform.Idempotent}, APIs: []int16{3}, Prefix: "kwire-conform-live",
 		Client: client.Options{Timeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Created) != 2 || len(r.Cleanup) != 0 {
+	if len(r.Created) != 3 || len(r.Cleanup) != 0 || len(r.Deleted) < 3 {
 		t.Fatalf("created %q, cleanup %q", r.Created, r.Cleanup)
 	}
 	var steps []string
@@ -78,6 +79,18 @@ func TestKafkaMutateCleanup(t *testing.T) {
 	}
 	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass, Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
 		t.Errorf("steps %s\nwant %s", got, want)
+	}
+	steps = nil
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" && strings.HasPrefix(p.Err, "idempotent produce") {
+			steps = append(steps, p.API+" "+p.Outcome.String())
+			for _, f := range p.Findings {
+				t.Errorf("%s: %s", p.Name(), f)
+			}
+		}
+	}
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, InitProducerId pass, Produce pass, Produce pass, Produce pass, Produce pass, ListOffsets pass, DeleteTopics pass"; got != want {
+		t.Errorf("idempotent steps %s\nwant %s", got, want)
 	}
 	if names := gone(t, s, c.Bootstrap, "kwire-conform-live"); strings.Contains(names, "kwire-conform-live") {
 		t.Errorf("topics after the run: %s", names)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -31,6 +32,8 @@ type scenario struct {
 	conn *client.Conn
 	// failed is set when a step did not go as Kafka's would.
 	failed bool
+	// leader is the connection to the topic's leader, when not the run's.
+	leader *client.Conn
 }
 
 // call sends one step of the scenario: body as JSON (fields of other
@@ -117,25 +120,30 @@ func expect(p *Probe, ok bool, v tree.Value, format string, args ...any) {
 	p.Findings = append(p.Findings, f)
 }
 
-// lifecycle is the topic lifecycle scenario (--mutate): CreateTopics of
-// <prefix>-lifecycle (one partition), Metadata until it has a leader,
-// Produce of a RecordBatch of 3 records (acks -1) to its leader, Fetch
-// from offset 0 (the batch back byte for byte from its magic on, at base
-// offset 0), ListOffsets (latest: 3), DeleteTopics.
-func (e *engine) lifecycle(ctx context.Context) {
-	topic := e.names.Prefix + "-lifecycle"
-	s := &scenario{e: e, name: "topic lifecycle", conn: e.conn}
+// begin starts a scenario on the run's connection (a new one when it is
+// gone); nil when the target cannot be reached.
+func (e *engine) begin(ctx context.Context, name string) *scenario {
+	s := &scenario{e: e, name: name, conn: e.conn}
 	if s.conn == nil {
 		c, err := e.dial(ctx)
 		if err != nil {
-			return
+			return nil
 		}
 		e.conn, s.conn = c, c
 	}
+	return s
+}
+
+// topic creates topic (one partition, the target's default replication)
+// as the scenario's first steps, waits for its leader (Metadata, up to 5 s
+// of errors while it is made) and connects to it: its id (zero when the
+// target gives none) and whether all went as expected. The topic is
+// deleted at the end of the run whatever happens.
+func (s *scenario) topic(ctx context.Context, topic string) (id [16]byte, ok bool) {
+	e := s.e
 	q := strconv.Quote(topic)
 	e.r.Created = append(e.r.Created, "topic "+topic)
 	e.extra = append(e.extra, topic)
-	var id [16]byte
 	s.call(ctx, createTopicsKey, `{"topics":[{"name":`+q+`,"numPartitions":1,"replicationFactor":-1,"assignments":[],"configs":[]}],"timeoutMs":15000,"validateOnly":false}`, func(b tree.Value, p *Probe) {
 		t := b.Field("Topics").Elem(0)
 		expect(p, t.Field("ErrorCode").Int() == 0, t.Field("ErrorCode"), "CreateTopics of %s: error %s, want NONE", topic, p.Error)
@@ -181,24 +189,117 @@ func (e *engine) lifecycle(ctx context.Context) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	if s.failed {
-		s.deleteTopic(ctx, topic, id)
-		return
+		return id, false
 	}
 	if leader != "" && leader != s.conn.Addr() {
 		c, err := client.Dial(ctx, leader, e.cd, e.o.Client)
 		if err == nil {
-			defer c.Close()
+			s.leader = c
 			s.conn = c
 		}
 	}
-	batch := produceBatch(mrand.New(mrand.NewPCG(e.o.Seed, 0x11fec7c1e)), time.Now())
-	b64 := base64.StdEncoding.EncodeToString(batch)
+	return id, true
+}
+
+// end deletes the scenario's topic (its last step, on the run's
+// connection, also after a failed step) and closes the leader's
+// connection.
+func (s *scenario) end(ctx context.Context, topic string) {
+	if s.leader != nil {
+		s.leader.Close()
+	}
+	s.conn = s.e.conn
+	if s.conn == nil {
+		return
+	}
+	s.failed = false
+	s.deleteTopic(ctx, topic)
+}
+
+// retry runs step (one call) until its answer's error is not one of
+// errors (the retriable errors a client retries on), up to 40 times 250 ms
+// apart; the tries before the last are not steps of the scenario. step's
+// check calls retriable(p) first and returns when it says true.
+func (s *scenario) retry(ctx context.Context, errors []string, step func(retriable func(p *Probe) bool)) {
+	for try := 0; try < 40 && !s.failed && ctx.Err() == nil; try++ {
+		again := false
+		step(func(p *Probe) bool {
+			if try < 39 && slices.Contains(errors, p.Error) {
+				again, p.Error = true, ""
+			}
+			return again
+		})
+		if !again {
+			return
+		}
+		s.e.r.Probes = s.e.r.Probes[:len(s.e.r.Probes)-1]
+		s.step--
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// produce is a Produce step of batch to partition 0 of topic (id): it
+// expects the error want (NONE: "") and, when base >= 0, that base offset.
+func (s *scenario) produce(ctx context.Context, topic string, id [16]byte, batch []byte, want string, base int64) {
+	q := strconv.Quote(topic)
 	tid := base64.RawURLEncoding.EncodeToString(id[:])
+	b64 := base64.StdEncoding.EncodeToString(batch)
 	s.call(ctx, 0, `{"transactionalId":null,"acks":-1,"timeoutMs":5000,"topicData":[{"name":`+q+`,"topicId":"`+tid+`","partitionData":[{"index":0,"records":"`+b64+`"}]}]}`, func(b tree.Value, p *Probe) {
 		pr := b.Field("Responses").Elem(0).Field("PartitionResponses").Elem(0)
-		expect(p, pr.Field("ErrorCode").Int() == 0, pr.Field("ErrorCode"), "Produce to %s: error %s, want NONE", topic, p.Error)
-		expect(p, pr.Field("BaseOffset").Int() == 0, pr.Field("BaseOffset"), "Produce to %s: base offset %d, want 0", topic, pr.Field("BaseOffset").Int())
+		got := p.Error
+		if pr.Field("ErrorCode").Int() == 0 {
+			got = ""
+		}
+		expect(p, got == want, pr.Field("ErrorCode"), "Produce to %s: error %s, want %s", topic, orNone(got), orNone(want))
+		if want == "" && base >= 0 {
+			expect(p, pr.Field("BaseOffset").Int() == base, pr.Field("BaseOffset"), "Produce to %s: base offset %d, want %d", topic, pr.Field("BaseOffset").Int(), base)
+		}
+		if want != "" && got == want {
+			p.Error = "" // the error expected: the step passes
+		}
 	})
+}
+
+func orNone(e string) string {
+	if e == "" {
+		return "NONE"
+	}
+	return e
+}
+
+// latest is a ListOffsets step: the latest offset of partition 0 of
+// topic must be want.
+func (s *scenario) latest(ctx context.Context, topic string, want int64) {
+	q := strconv.Quote(topic)
+	s.call(ctx, 2, `{"replicaId":-1,"isolationLevel":0,"topics":[{"name":`+q+`,"partitions":[{"partitionIndex":0,"currentLeaderEpoch":-1,"timestamp":-1}]}],"timeoutMs":5000}`, func(b tree.Value, p *Probe) {
+		pr := b.Field("Topics").Elem(0).Field("Partitions").Elem(0)
+		expect(p, pr.Field("ErrorCode").Int() == 0, pr.Field("ErrorCode"), "ListOffsets of %s: error %s, want NONE", topic, p.Error)
+		if off := pr.Field("Offset"); off.Err() == nil {
+			expect(p, off.Int() == want, off, "ListOffsets (latest) of %s: %d, want %d", topic, off.Int(), want)
+		}
+	})
+}
+
+// lifecycle is the topic lifecycle scenario (--mutate): CreateTopics of
+// <prefix>-lifecycle (one partition), Metadata until it has a leader,
+// Produce of a RecordBatch of 3 records (acks -1) to its leader, Fetch
+// from offset 0 (the batch back byte for byte from its magic on, at base
+// offset 0), ListOffsets (latest: 3), DeleteTopics.
+func (e *engine) lifecycle(ctx context.Context) {
+	topic := e.names.Prefix + "-lifecycle"
+	s := e.begin(ctx, "topic lifecycle")
+	if s == nil {
+		return
+	}
+	defer s.end(ctx, topic)
+	id, ok := s.topic(ctx, topic)
+	if !ok {
+		return
+	}
+	q := strconv.Quote(topic)
+	batch := produceBatch(mrand.New(mrand.NewPCG(e.o.Seed, 0x11fec7c1e)), time.Now(), -1, -1, -1)
+	tid := base64.RawURLEncoding.EncodeToString(id[:])
+	s.produce(ctx, topic, id, batch, "", 0)
 	s.call(ctx, 1, `{"replicaId":-1,"maxWaitMs":500,"minBytes":1,"maxBytes":1048576,"isolationLevel":0,"sessionId":0,"sessionEpoch":-1,"topics":[{"topic":`+q+`,"topicId":"`+tid+`","partitions":[{"partition":0,"currentLeaderEpoch":-1,"fetchOffset":0,"lastFetchedEpoch":-1,"logStartOffset":-1,"partitionMaxBytes":1048576}]}],"forgottenTopicsData":[],"rackId":""}`, func(b tree.Value, p *Probe) {
 		pd := b.Field("Responses").Elem(0).Field("Partitions").Elem(0)
 		expect(p, pd.Field("ErrorCode").Int() == 0, pd.Field("ErrorCode"), "Fetch of %s: error %s, want NONE", topic, p.Error)
@@ -212,20 +313,63 @@ func (e *engine) lifecycle(ctx context.Context) {
 		ok := len(got) == len(batch) && len(got) > 16 && bytes.Equal(got[16:], batch[16:]) && bytes.Equal(got[:8], make([]byte, 8))
 		expect(p, ok, recs, "Fetch of %s: the records are not the batch produced at base offset 0 (%d bytes, produced %d)", topic, len(got), len(batch))
 	})
-	s.call(ctx, 2, `{"replicaId":-1,"isolationLevel":0,"topics":[{"name":`+q+`,"partitions":[{"partitionIndex":0,"currentLeaderEpoch":-1,"timestamp":-1}]}],"timeoutMs":5000}`, func(b tree.Value, p *Probe) {
-		pr := b.Field("Topics").Elem(0).Field("Partitions").Elem(0)
-		expect(p, pr.Field("ErrorCode").Int() == 0, pr.Field("ErrorCode"), "ListOffsets of %s: error %s, want NONE", topic, p.Error)
-		if off := pr.Field("Offset"); off.Err() == nil {
-			expect(p, off.Int() == lifecycleRecords, off, "ListOffsets (latest) of %s: %d, want %d", topic, off.Int(), lifecycleRecords)
-		}
+	s.latest(ctx, topic, lifecycleRecords)
+}
+
+// idempotent is the idempotent produce scenario (--mutate), on the topic
+// <prefix>-idempotent: InitProducerId (no transactional id), then Produce
+// of batches of 3 records with that producer id and epoch: sequence 0
+// (base offset 0), the same batch again (a duplicate: NONE, or
+// DUPLICATE_SEQUENCE_NUMBER from older brokers, and nothing appended),
+// sequence 3 (base offset 3), sequence 10 (a gap:
+// OUT_OF_ORDER_SEQUENCE_NUMBER), then ListOffsets (latest: 6, the
+// duplicate and the gap appended nothing) and DeleteTopics.
+func (e *engine) idempotent(ctx context.Context) {
+	topic := e.names.Prefix + "-idempotent"
+	s := e.begin(ctx, "idempotent produce")
+	if s == nil {
+		return
+	}
+	defer s.end(ctx, topic)
+	id, ok := s.topic(ctx, topic)
+	if !ok {
+		return
+	}
+	pid, epoch := int64(-1), int16(-1)
+	s.retry(ctx, []string{"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}, func(retriable func(p *Probe) bool) {
+		s.call(ctx, 22, `{"transactionalId":null,"transactionTimeoutMs":60000,"producerId":-1,"producerEpoch":-1,"enable2Pc":false,"keepPreparedTxn":false}`, func(b tree.Value, p *Probe) {
+			if retriable(p) {
+				return
+			}
+			expect(p, b.Field("ErrorCode").Int() == 0, b.Field("ErrorCode"), "InitProducerId: error %s, want NONE", p.Error)
+			pid, epoch = b.Field("ProducerId").Int(), int16(b.Field("ProducerEpoch").Int())
+			expect(p, pid >= 0 && epoch >= 0, b.Field("ProducerId"), "InitProducerId: producer id %d epoch %d, want a producer id", pid, epoch)
+		})
 	})
-	s.conn = e.conn
-	s.failed = false
-	s.deleteTopic(ctx, topic, id)
+	r := mrand.New(mrand.NewPCG(e.o.Seed, 0x1de4907e7))
+	now := time.Now()
+	first := produceBatch(r, now, pid, epoch, 0)
+	s.produce(ctx, topic, id, first, "", 0)
+	// The duplicate: NONE (Kafka 2.x on), or DUPLICATE_SEQUENCE_NUMBER.
+	s.call(ctx, 0, produceJSON(topic, id, first), func(b tree.Value, p *Probe) {
+		pr := b.Field("Responses").Elem(0).Field("PartitionResponses").Elem(0)
+		code := pr.Field("ErrorCode").Int()
+		expect(p, code == 0 || p.Error == "DUPLICATE_SEQUENCE_NUMBER", pr.Field("ErrorCode"), "Produce of a duplicate batch to %s: error %s, want NONE (the duplicate detected, nothing appended)", topic, orNone(p.Error))
+		p.Error = ""
+	})
+	s.produce(ctx, topic, id, produceBatch(r, now, pid, epoch, lifecycleRecords), "", lifecycleRecords)
+	s.produce(ctx, topic, id, produceBatch(r, now, pid, epoch, 10), "OUT_OF_ORDER_SEQUENCE_NUMBER", -1)
+	s.latest(ctx, topic, 2*lifecycleRecords)
+}
+
+// produceJSON is the Produce body (acks -1) of batch to partition 0 of
+// topic (id).
+func produceJSON(topic string, id [16]byte, batch []byte) string {
+	return `{"transactionalId":null,"acks":-1,"timeoutMs":5000,"topicData":[{"name":` + strconv.Quote(topic) + `,"topicId":"` + base64.RawURLEncoding.EncodeToString(id[:]) + `","partitionData":[{"index":0,"records":"` + base64.StdEncoding.EncodeToString(batch) + `"}]}]}`
 }
 
 // deleteTopic is the scenario's DeleteTopics step.
-func (s *scenario) deleteTopic(ctx context.Context, topic string, id [16]byte) {
+func (s *scenario) deleteTopic(ctx context.Context, topic string) {
 	q := strconv.Quote(topic)
 	s.call(ctx, deleteTopicsKey, `{"topicNames":[`+q+`],"topics":[{"name":`+q+`,"topicId":"AAAAAAAAAAAAAAAAAAAAAA"}],"timeoutMs":15000}`, func(b tree.Value, p *Probe) {
 		r := b.Field("Responses").Elem(0)
@@ -234,15 +378,15 @@ func (s *scenario) deleteTopic(ctx context.Context, topic string, id [16]byte) {
 }
 
 // produceBatch is a RecordBatch v2 of lifecycleRecords random records as a
-// plain producer sends it: instance.RecordBatch's, with base offset 0, no
-// partition leader epoch, no producer id, epoch or sequence (-1), and its
-// timestamps from now on (brokers refuse timestamps far from their clock),
+// producer sends it: instance.RecordBatch's, with base offset 0, no
+// partition leader epoch, the producer id, epoch and base sequence given
+// (-1 each for a plain producer), and its timestamps from now on (brokers refuse timestamps far from their clock),
 // the CRC-32C recomputed. The layout is KIP-98's: baseOffset int64,
 // batchLength int32, partitionLeaderEpoch int32, magic int8, crc uint32,
 // then (under the CRC) attributes int16, lastOffsetDelta int32,
 // baseTimestamp int64, maxTimestamp int64, producerId int64, producerEpoch
 // int16, baseSequence int32, the records.
-func produceBatch(r *mrand.Rand, now time.Time) []byte {
+func produceBatch(r *mrand.Rand, now time.Time, pid int64, epoch int16, seq int32) []byte {
 	b := instance.RecordBatch(r, lifecycleRecords)
 	be := binary.BigEndian
 	be.PutUint64(b[0:], 0)
@@ -251,9 +395,9 @@ func produceBatch(r *mrand.Rand, now time.Time) []byte {
 	ms := now.UnixMilli()
 	be.PutUint64(b[27:], uint64(ms))
 	be.PutUint64(b[35:], uint64(ms+maxTs-base))
-	be.PutUint64(b[43:], 0xffffffffffffffff)
-	be.PutUint16(b[51:], 0xffff)
-	be.PutUint32(b[53:], 0xffffffff)
+	be.PutUint64(b[43:], uint64(pid))
+	be.PutUint16(b[51:], uint16(epoch))
+	be.PutUint32(b[53:], uint32(seq))
 	be.PutUint32(b[17:], codec.CRC32C(b[21:]))
 	return b
 }

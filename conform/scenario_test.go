@@ -128,3 +128,26 @@ func TestEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestIdempotentKfake runs the idempotent produce against kfake: a
+// duplicate appends nothing, a gap in the sequence is refused.
+func TestIdempotentKfake(t *testing.T) {
+	addr := startKfake(t)
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: set44(t), Mutate: true, Scenarios: []string{conform.Idempotent}, APIs: []int16{18}, Prefix: "kwire-conform-idem",
+		Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" {
+			steps = append(steps, p.API+" "+p.Outcome.String())
+			for _, f := range p.Findings {
+				t.Errorf("%s: %s", p.Name(), f)
+			}
+		}
+	}
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, InitProducerId pass, Produce pass, Produce pass, Produce pass, Produce pass, ListOffsets pass, DeleteTopics pass"; got != want {
+		t.Errorf("steps %s\nwant %s", got, want)
+	}
+}

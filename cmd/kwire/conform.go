@@ -24,7 +24,7 @@ type conformCmd struct {
 	Random      int           `help:"Seeded random valid requests per version of each read-only API, besides its valid body." default:"3" placeholder:"N"`
 	Seed        uint64        `help:"Seed of the random requests (the same seed sends the same requests)." default:"1" placeholder:"N"`
 	Mutate      bool          `help:"Also send mutating APIs (Produce, CreateTopics, DeleteTopics, offset commits, group joins, transactions, configs, ACLs…), only about a topic, group and transactional id that conform creates under kwire-conform-<random> and deletes at the end (also after Ctrl-C)."`
-	Scenarios   []string      `help:"After the probes, run these scenarios (comma-separated, or all): edges, the protocol edges (ApiVersions at version 127, a request of api key 1000, a frame whose size prefix is over any limit: Kafka answers the first with UNSUPPORTED_VERSION and closes on the others; a fragile target may not survive them); lifecycle (with --mutate), the topic lifecycle (CreateTopics, Metadata, Produce of 3 records, Fetch: the batch back byte for byte, ListOffsets, DeleteTopics) of a topic <prefix>-lifecycle." placeholder:"NAME"`
+	Scenarios   []string      `help:"After the probes, run these scenarios (comma-separated, or all): edges, the protocol edges (ApiVersions at version 127, a request of api key 1000, a frame whose size prefix is over any limit: Kafka answers the first with UNSUPPORTED_VERSION and closes on the others; a fragile target may not survive them); with --mutate, lifecycle (CreateTopics, Metadata, Produce of 3 records, Fetch: the batch back byte for byte, ListOffsets, DeleteTopics of a topic <prefix>-lifecycle) and idempotent (InitProducerId, then Produce of sequences 0, 0 again, 3 and 10: a duplicate appends nothing, a gap is OUT_OF_ORDER_SEQUENCE_NUMBER)." placeholder:"NAME"`
 	ClusterAPIs bool          `name:"cluster-apis" help:"Also send inter-broker and KRaft-quorum APIs (Vote, BeginQuorumEpoch, BrokerHeartbeat, replica Fetch…), which can disturb a live cluster: for test clusters only."`
 	API         []string      `name:"api" help:"Probe only these APIs (names or keys; repeatable, or comma-separated). The ApiVersions answer is always judged." placeholder:"NAME"`
 	Reference   string        `help:"Differential mode: send the same probes (same seed, same TLS and SASL flags) to this reference first, a real Apache Kafka, and report where each answer of the target differs from the reference's; what legitimately varies (ids, hosts, ports, throttle, timestamps, leader choice…) is left out, and the list printed." placeholder:"HOST:PORT"`
@@ -72,18 +72,19 @@ func (a *app) conform(c *conformCmd) error {
 	for _, n := range c.Scenarios {
 		switch n = strings.TrimSpace(n); n {
 		case "all":
-			scenarios = append(scenarios, conform.Edges, conform.Lifecycle)
-		case conform.Edges, conform.Lifecycle:
+			scenarios = append(scenarios, conform.Edges, conform.Lifecycle, conform.Idempotent)
+		case conform.Edges, conform.Lifecycle, conform.Idempotent:
 			scenarios = append(scenarios, n)
 		default:
-			return usagef("--scenarios %s: want edges, lifecycle or all", n)
+			return usagef("--scenarios %s: want edges, lifecycle, idempotent or all", n)
 		}
 	}
-	if slices.Contains(scenarios, conform.Lifecycle) && !c.Mutate {
-		if !slices.Contains(c.Scenarios, "all") {
-			return usagef("--scenarios lifecycle creates and deletes a topic: add --mutate")
+	if !c.Mutate {
+		mutating := func(n string) bool { return n == conform.Lifecycle || n == conform.Idempotent }
+		if !slices.Contains(c.Scenarios, "all") && slices.ContainsFunc(scenarios, mutating) {
+			return usagef("--scenarios lifecycle and idempotent create and delete a topic: add --mutate")
 		}
-		scenarios = slices.DeleteFunc(scenarios, func(n string) bool { return n == conform.Lifecycle })
+		scenarios = slices.DeleteFunc(scenarios, mutating)
 	}
 	if c.Reference != "" {
 		if err := cli.HostPort("--reference", c.Reference, false); err != nil {

@@ -329,8 +329,12 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		var we *wire.Error
 		if errors.As(err, &we) {
+			rule := "decode"
+			if errors.Is(err, codec.ErrTrailing) {
+				rule = "left-over"
+			}
 			p := Probe{API: "ApiVersions", Key: 18, Kind: "apiversions", Outcome: Found, Err: err.Error(),
-				Findings: []Finding{{Rule: "decode", Path: we.Path, Offset: we.Offset, Message: we.Msg}}}
+				Findings: []Finding{{Rule: rule, Path: we.Path, Offset: we.Offset, Message: we.Msg}}}
 			r.Probes = append(r.Probes, p)
 			return r, fmt.Errorf("%s: the ApiVersions answer does not decode: %w", o.Bootstrap, err)
 		}

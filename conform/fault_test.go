@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"strings"
@@ -448,5 +449,33 @@ func TestUnansweredRules(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s: findings\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 		}
+	}
+}
+
+// TestHandshakeLeftOver: an ApiVersions answer with a byte left over ends
+// the run at the handshake, with that one finding (and an error).
+func TestHandshakeLeftOver(t *testing.T) {
+	s := set44(t)
+	c := codec.New(s)
+	size := 0
+	addr := testnet.Serve(t, nil, func(nc net.Conn) {
+		fr, err := testnet.ReadFrame(nc, 1<<20)
+		if err != nil {
+			return
+		}
+		_, v, _ := frame.RequestAPI(fr)
+		corr, _ := frame.RequestCorrelationID(fr)
+		bt, _ := codec.FromJSON([]byte(`{"errorCode":0,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":4}],"throttleTimeMs":0}`), s.Response(18), v)
+		out, _ := c.Encode(s.Response(18), v, codec.ResponseHeaderValue(s.ResponseHeader(), corr), bt)
+		size = len(out.Bytes)
+		nc.Write(setSize(append(out.Bytes, 7)))
+		io.Copy(io.Discard, nc)
+	})
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: s})
+	if err == nil || r == nil || len(r.Probes) != 1 || len(r.Probes[0].Findings) != 1 {
+		t.Fatalf("report %+v, error %v", r, err)
+	}
+	if f := r.Probes[0].Findings[0]; f.Rule != "left-over" || f.Path != "ApiVersionsResponse" || f.Offset != size {
+		t.Errorf("finding %s %s, want left-over at 0x%04x", f.Rule, f, size)
 	}
 }

@@ -52,6 +52,7 @@ type kwireCLI struct {
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
 	Proxy   proxyCmd   `cmd:"" help:"Forward Kafka connections to a broker unchanged and print each request and response as it goes through, with problems (TLS, frames over --max-frame, cut frames)."`
+	Conform conformCmd `cmd:"" help:"Judge a broker, controller or proxy against a Kafka release: every announced API and version probed, each response checked strictly; read-only unless --mutate. Exit 1 on findings."`
 
 	Help       helpCmd        `cmd:"" help:"Show the help of a command, as kwire COMMAND --help does."`
 	Completion cli.Completion `cmd:"" help:"Tab completion of kwire's commands and flags in bash, zsh or fish: says how to turn it on; -c prints the shell code."`
@@ -203,6 +204,8 @@ func run(args []string, e *env) (code int) {
 		err = a.pcap(&c.Pcap)
 	case "proxy":
 		err = a.proxy(&c.Proxy)
+	case "conform":
+		err = a.conform(&c.Conform)
 	case "help":
 		if args, err = cli.HelpArgs(parser.Model, c.Help.Command); err == nil {
 			return run(args, e)

@@ -26,7 +26,7 @@ type Ignore struct {
 // Ignored is the differential mode's ignore list, printed with its report.
 var Ignored = []Ignore{
 	{Why: "throttle", Fields: []string{"ThrottleTimeMs"}},
-	{Why: "ids", Fields: []string{"ClusterId", "TopicId", "NodeId", "BrokerId", "ControllerId", "ProducerId", "SessionId", "MemberId", "LeaderId", "CoordinatorId"}, Suffixes: []string{"Uuid"}},
+	{Why: "ids", Fields: []string{"ClusterId", "TopicId", "NodeId", "BrokerId", "ControllerId", "ProducerId", "SessionId", "MemberId", "LeaderId", "CoordinatorId", "ClientInstanceId"}, Suffixes: []string{"Uuid"}},
 	{Why: "hosts and ports", Fields: []string{"Host", "Port", "Rack", "Brokers", "Endpoints", "NodeEndpoints", "Listeners"}},
 	{Why: "leader choice and epochs", Fields: []string{"ReplicaNodes", "IsrNodes", "OfflineReplicas", "EligibleLeaderReplicas", "LastKnownElr"}, Suffixes: []string{"Epoch"}},
 	{Why: "timestamps", Suffixes: []string{"TimeMs", "Timestamp", "TimestampMs"}},

@@ -38,6 +38,33 @@ const (
 	unsupportedVersion = 35
 )
 
+// ErrClosed and ErrTimeout are wrapped by the errors of a call (and of
+// Dial) that ended because the node closed the connection or did not
+// answer in time (errors.Is), so that callers can tell those outcomes from
+// a response that does not decode.
+var (
+	ErrClosed  = errors.New("the node closed the connection")
+	ErrTimeout = errors.New("timed out")
+)
+
+// CorrelationError is the error of a response whose correlation id is not
+// the request's: the connection is out of step (and closed).
+type CorrelationError struct{ Got, Want int32 }
+
+func (e *CorrelationError) Error() string {
+	return fmt.Sprintf("response correlation id %d, want %d (the connection is out of step and was closed)", e.Got, e.Want)
+}
+
+// kindError is an error of a kind (ErrClosed, ErrTimeout) with its own
+// message.
+type kindError struct {
+	msg         string
+	kind, cause error
+}
+
+func (e *kindError) Error() string   { return e.msg }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.cause} }
+
 // Range is a closed range of versions [Min, Max] of one api key, as a broker
 // announces it in ApiVersionsResponse.ApiKeys.
 type Range struct{ Min, Max int16 }
@@ -204,10 +231,13 @@ func (cn *Conn) handshakeVersions(ctx context.Context) error {
 			return fmt.Errorf("ApiVersionsRequest v%d: %w", v, err)
 		}
 		x, err := cn.call(ctx, req, v, bt)
-		if err != nil {
+		if err != nil && (x == nil || x.Response == nil) {
 			return fmt.Errorf("ApiVersions v%d: %w", v, err)
 		}
-		got, err := readAPIVersions(x.Response)
+		var got apiVersions
+		if err == nil {
+			got, err = readAPIVersions(x.Response)
+		}
 		if err != nil {
 			// A node that does not support v answers with a v0 body
 			// (KIP-511); decode it as such.
@@ -412,7 +442,7 @@ func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body
 	x.Latency = time.Since(x.Sent)
 	if got, ok := frame.ResponseCorrelationID(fr); ok && got != corr {
 		cn.closeLocked()
-		return x, fmt.Errorf("response correlation id %d, want %d (the connection is out of step and was closed)", got, corr)
+		return x, &CorrelationError{Got: got, Want: corr}
 	}
 	t := &tree.Tree{}
 	err = cn.codec.DecodeResponseWith(t, fr, resp, version, cn.topics.Options(cn.codec))
@@ -421,6 +451,50 @@ func (cn *Conn) call(ctx context.Context, req *spec.Message, version int16, body
 	}
 	x.Response = t
 	return x, err
+}
+
+// RoundTrip sends req, a whole request frame that kwire's specs may not
+// describe (an unknown api key or version, a size over the limit), with
+// the connection's next correlation id written at bytes 8-11 (where every
+// request header version has it; req is changed), and returns the next
+// response frame as received, not decoded. A frame shorter than 12 bytes
+// is sent as it is. Errors as for Call: I/O errors and timeouts
+// (ErrClosed, ErrTimeout; the Conn is then closed), a frame over MaxFrame,
+// a correlation id out of step (*CorrelationError).
+func (cn *Conn) RoundTrip(ctx context.Context, req []byte) ([]byte, error) {
+	ctx, cancel := withTimeout(ctx, cn.opts.Timeout)
+	defer cancel()
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.nc == nil {
+		return nil, errors.New("connection closed")
+	}
+	cn.corr++
+	corr := cn.corr
+	if len(req) >= 12 {
+		req[8], req[9], req[10], req[11] = byte(corr>>24), byte(corr>>16), byte(corr>>8), byte(corr)
+	}
+	nc := cn.nc
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+		defer nc.SetDeadline(time.Time{})
+	}
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := nc.Write(req); err != nil {
+		cn.closeLocked()
+		return nil, cn.ioError(ctx, "sending", err)
+	}
+	fr, err := cn.readFrame()
+	if err != nil {
+		cn.closeLocked()
+		return nil, cn.ioError(ctx, "reading the response", err)
+	}
+	if got, ok := frame.ResponseCorrelationID(fr); ok && got != corr {
+		cn.closeLocked()
+		return fr, &CorrelationError{Got: got, Want: corr}
+	}
+	return fr, nil
 }
 
 // readFrame reads one size-prefixed frame whole (prefix included), in a
@@ -456,16 +530,19 @@ func (cn *Conn) readFrame() ([]byte, error) {
 func (cn *Conn) ioError(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("%s: timed out (%s)", what, cn.addr)
+			return &kindError{fmt.Sprintf("%s: timed out (%s)", what, cn.addr), ErrTimeout, ctx.Err()}
 		}
 		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%s: timed out (%s)", what, cn.addr)
+		return &kindError{fmt.Sprintf("%s: timed out (%s)", what, cn.addr), ErrTimeout, err}
 	}
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("%s: the node at %s closed the connection", what, cn.addr)
+		return &kindError{fmt.Sprintf("%s: the node at %s closed the connection", what, cn.addr), ErrClosed, err}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return &kindError{fmt.Sprintf("%s: %v", what, err), ErrClosed, err}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

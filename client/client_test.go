@@ -158,6 +158,37 @@ func TestHandshakeUnsupportedVersion(t *testing.T) {
 	}
 }
 
+// TestHandshakeKIP511V0Answer: a node that does not support the version
+// sent answers as Kafka does (KIP-511), with a v0 ApiVersionsResponse
+// (UNSUPPORTED_VERSION and its ApiVersions range) whatever version was
+// asked, which does not decode at that version; the handshake reads it as
+// v0 and retries at the highest version both support.
+func TestHandshakeKIP511V0Answer(t *testing.T) {
+	c := testCodec(t)
+	sent := make(chan int16, 4)
+	addr := fakeNode(t, c, func(req *tree.Tree) *tree.Tree {
+		sent <- req.Version
+		if req.Version > 3 {
+			v0 := &tree.Tree{}
+			*v0 = *req
+			v0.Version = 0
+			return apiVersionsResponse(t, c, v0, unsupportedVersion, [3]int{18, 0, 3})
+		}
+		return apiVersionsResponse(t, c, req, 0, [3]int{18, 0, 3}, [3]int{1, 4, 13})
+	})
+	cn, err := Dial(context.Background(), addr, c, Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cn.Close()
+	if versions := []int16{<-sent, <-sent}; versions[1] != 3 {
+		t.Errorf("versions sent %v, want the retry at 3", versions)
+	}
+	if want := (map[int16]Range{18: {0, 3}, 1: {4, 13}}); !reflect.DeepEqual(cn.Versions(), want) {
+		t.Errorf("Versions = %v, want %v", cn.Versions(), want)
+	}
+}
+
 // readAPIVersions names what is missing when a body is not an
 // ApiVersionsResponse's.
 func TestReadAPIVersionsErrors(t *testing.T) {

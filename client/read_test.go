@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/internal/testnet"
 	"github.com/kwire/kwire/spec"
 )
@@ -130,9 +132,76 @@ func TestCallTimeout(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
 		_, err = cn.Call(ctx, s.Request(18), 3, nil)
 		cancel()
-		if err == nil || !strings.Contains(err.Error(), "timed out") {
-			t.Fatalf("error %v, want a time-out", err)
+		if err == nil || !strings.Contains(err.Error(), "timed out") || !errors.Is(err, client.ErrTimeout) || errors.Is(err, client.ErrClosed) {
+			t.Fatalf("error %v, want a time-out (client.ErrTimeout)", err)
 		}
 		cn.Close()
+	}
+}
+
+// TestCallClosedAndOutOfStep: a node that closes the connection instead of
+// answering gives an error matching client.ErrClosed; one that answers with
+// another correlation id a *client.CorrelationError.
+func TestCallClosedAndOutOfStep(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(s)
+	closer := broker(t, c, func(conn net.Conn, _ int32) { conn.Close() })
+	cn, err := client.Dial(context.Background(), closer, c, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cn.Call(context.Background(), s.Request(18), 3, nil)
+	if !errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrTimeout) || !strings.Contains(err.Error(), "closed the connection") {
+		t.Fatalf("error %v, want client.ErrClosed", err)
+	}
+	skew := broker(t, c, func(conn net.Conn, corr int32) {
+		out, err := c.Encode(s.Response(18), 0, codec.ResponseHeaderValue(s.ResponseHeader(), corr+7), instance.Smallest(s.Response(18), 0))
+		if err == nil {
+			conn.Write(out.Bytes)
+		}
+	})
+	cn, err = client.Dial(context.Background(), skew, c, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cn.Call(context.Background(), s.Request(18), 0, nil)
+	var ce *client.CorrelationError
+	if !errors.As(err, &ce) || ce.Got != ce.Want+7 {
+		t.Fatalf("error %v, want a *client.CorrelationError 7 off", err)
+	}
+}
+
+// TestRoundTrip: a frame kwire's specs do not describe (ApiVersions at
+// version 127) goes out with the connection's next correlation id, and the
+// answer comes back as received.
+func TestRoundTrip(t *testing.T) {
+	s, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(s)
+	var got []byte
+	addr := broker(t, c, func(conn net.Conn, corr int32) {
+		out, err := c.Encode(s.Response(18), 0, codec.ResponseHeaderValue(s.ResponseHeader(), corr), instance.Smallest(s.Response(18), 0))
+		if err == nil {
+			got = out.Bytes
+			conn.Write(out.Bytes)
+		}
+	})
+	cn, err := client.Dial(context.Background(), addr, c, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cn.Close()
+	req := []byte{0, 0, 0, 16, 0, 18, 0, 127, 0xff, 0xff, 0xff, 0xff, 0, 2, 'k', 'w', 0, 0, 0, 0}
+	resp, err := cn.RoundTrip(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if corr, _ := frame.RequestCorrelationID(req); corr != 2 || !bytes.Equal(resp, got) {
+		t.Errorf("correlation id %d (want 2, the handshake's was 1), answer %x, want %x", corr, resp, got)
 	}
 }

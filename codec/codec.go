@@ -409,6 +409,24 @@ func (c *Codec) DecodeRequestInto(t *tree.Tree, b []byte) error {
 
 // DecodeRequestWith is DecodeRequestInto with the options o.
 func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error {
+	return c.decodeRequest(t, b, o, -1)
+}
+
+// DecodeRequestHeaderAs is DecodeRequestInto with request header version
+// hv (0, 1 or 2) instead of the one frame.RequestHeaderVersion gives the
+// api key and version: it tells whether a request that does not decode was
+// written with another header version than Kafka's rule asks for (a
+// client's fault, which Kafka's broker reads as a broken body).
+func (c *Codec) DecodeRequestHeaderAs(t *tree.Tree, b []byte, hv int16) error {
+	if hv < 0 || hv > 2 {
+		return fmt.Errorf("request header version %d: there are versions 0-2", hv)
+	}
+	return c.decodeRequest(t, b, DecodeOptions{}, hv)
+}
+
+// decodeRequest is DecodeRequestWith with header version hv, or the one
+// of the rule when hv is -1.
+func (c *Codec) decodeRequest(t *tree.Tree, b []byte, o DecodeOptions, hv int16) error {
 	reset(t, b)
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	root := d.b.Open(tree.Node{S: tree.NewShape(tree.Message, tree.WireNone, 0, 0)})
@@ -438,7 +456,9 @@ func (c *Codec) DecodeRequestWith(t *tree.Tree, b []byte, o DecodeOptions) error
 	if err != nil {
 		return err
 	}
-	hv := frame.RequestHeaderVersion(m, ver)
+	if hv < 0 {
+		hv = frame.RequestHeaderVersion(m, ver)
+	}
 	t.HeaderVersion = hv
 	return d.finish(c.decodeRest(d, hs, hv, m, ver, len(b)-n))
 }

@@ -6,7 +6,7 @@ import "strconv"
 // org.apache.kafka.common.protocol.Errors enum, as the protocol guide's
 // error table lists them), indexed by code+1: UNKNOWN_SERVER_ERROR is -1,
 // NONE is 0. kwire writes its own table of the codes that were in use by
-// Kafka 3.7; later codes are shown by number.
+// Kafka 4.4.0 (codes -1 to 136); later codes are shown by number.
 var errorNames = [...]string{
 	"UNKNOWN_SERVER_ERROR",
 	"NONE",
@@ -130,11 +130,27 @@ var errorNames = [...]string{
 	"TELEMETRY_TOO_LARGE",
 	"INVALID_REGISTRATION",
 	"TRANSACTION_ABORTABLE",
+	"INVALID_RECORD_STATE",
+	"SHARE_SESSION_NOT_FOUND",
+	"INVALID_SHARE_SESSION_EPOCH",
+	"FENCED_STATE_EPOCH",
+	"INVALID_VOTER_KEY",
+	"DUPLICATE_VOTER",
+	"VOTER_NOT_FOUND",
+	"INVALID_REGULAR_EXPRESSION",
+	"REBOOTSTRAP_REQUIRED",
+	"STREAMS_INVALID_TOPOLOGY",
+	"STREAMS_INVALID_TOPOLOGY_EPOCH",
+	"STREAMS_TOPOLOGY_FENCED",
+	"SHARE_SESSION_LIMIT_REACHED",
+	"GROUP_DELETION_FAILED",
+	"STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED",
+	"CONTROLLER_ID_NOT_REGISTERED",
 }
 
 // ErrorName is the name Kafka gives error code code
 // ("UNKNOWN_TOPIC_OR_PARTITION" for 3, "NONE" for 0), or "" for a code
-// kwire's table does not hold (codes above 120, negative codes other
+// kwire's table does not hold (codes above 136, negative codes other
 // than -1).
 func ErrorName(code int16) string {
 	if i := int(code) + 1; i >= 0 && i < len(errorNames) {
@@ -155,7 +171,7 @@ type ErrorCode struct {
 	Path string
 }
 
-// String renders "UNKNOWN_TOPIC_OR_PARTITION(3)", or "error(130)" for a
+// String renders "UNKNOWN_TOPIC_OR_PARTITION(3)", or "error(200)" for a
 // code without a known name.
 func (e ErrorCode) String() string {
 	n := e.Name

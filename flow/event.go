@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kwire/kwire/clientcheck"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -101,11 +102,23 @@ type Exchange struct {
 	// known. A new SaslHandshake (re-authentication, KIP-368)
 	// starts them again.
 	Mechanism, User string
+	// Findings are what package clientcheck found wrong in the request
+	// (Options.Check), by offset in the request's frame; nil without.
+	Findings []clientcheck.Finding
 	// DecodedWith is the release of the Options.Fallback set the request
 	// and response were decoded with ("3.9.2") because the Codec's set does
 	// not accept the request's api key and version; "" when the Codec's set
 	// decoded them (or the request was not seen).
 	DecodedWith string
+	// ClientSoftwareName and ClientSoftwareVersion are what the
+	// connection's last ApiVersions request (version 3 on, KIP-511) said
+	// of the client's software ("apache-kafka-java", "4.0.0"), on that
+	// exchange and every one after it; "" before one.
+	ClientSoftwareName, ClientSoftwareVersion string
+	// Topics are the topics and partitions the request names, with
+	// Options.Touched (see Touched); nil without it, when the request
+	// names none, or when it did not decode.
+	Topics []TopicPartitions
 }
 
 // Latency is the time from the end of the request to the end of the

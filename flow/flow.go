@@ -58,6 +58,12 @@
 // its name, or by a topic id that an earlier response (Metadata) paired
 // with its name, on this connection or, with Options.Names, on another.
 //
+// Checking the client. With Options.Check each request is judged, as it
+// is decoded, by a clientcheck.Conn of the connection (fed every request
+// and response, and the SASL tokens' rounds; the Conn says which request's
+// correlation id is still in flight), and its findings travel on its
+// Exchange (Exchange.Findings).
+//
 // A Conn is not safe for concurrent use: one goroutine feeds it, and its
 // callback runs on that goroutine.
 package flow
@@ -70,6 +76,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/clientcheck"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/render"
@@ -127,6 +134,18 @@ type Options struct {
 	// internal topics are decoded by record type when a request or
 	// response names the topic by id (see Topics).
 	Names *Names
+	// Check judges the client's requests by the rules of package
+	// clientcheck (a clientcheck.Conn per connection, fed every request
+	// and response): each request's findings are on its Exchange
+	// (Exchange.Findings). A request's problem that a finding explains is
+	// not reported as a Problem too: the problems in the records of a
+	// request (they are record-batch findings) and a decoding error that
+	// is a wrong header version or bytes after the body.
+	Check bool
+	// Touched lists in each Exchange the topics and partitions its
+	// request names (Exchange.Topics, see Touched): a walk of every
+	// request's tree, so off by default.
+	Touched bool
 }
 
 // Fallback returns the spec set to decode requests of apiKey at version
@@ -203,10 +222,14 @@ type pending struct {
 	key, ver int16
 	corr     int32
 	clientID string
+	topics   []TopicPartitions
+	software [2]string
 	frame    *Frame
 	// cd is the codec that decoded the request (a fallback's or the
 	// Conn's); the response is decoded with it.
 	cd *codec.Codec
+	// findings are the request's (Options.Check).
+	findings []clientcheck.Finding
 }
 
 // Conn decodes one connection. Create it with New.
@@ -229,6 +252,10 @@ type Conn struct {
 	sasl saslState
 	// saslFields are the spec fields the SASL state is read from.
 	mechField, authField, hsErrField *spec.Field
+	// software is the client software of the last ApiVersions request
+	// (name, version), read with swFields.
+	software [2]string
+	swFields [2]*spec.Field
 	// fallback is the codec Options.Fallback gave for each api key and
 	// version asked (nil: none); fallbackCodec the codec of each set.
 	fallback      map[[2]int16]*codec.Codec
@@ -236,6 +263,8 @@ type Conn struct {
 	// topics are the topic names by id learned, and the decoding of
 	// internal topics' records.
 	topics Topics
+	// check judges the client's requests (Options.Check), or is nil.
+	check *clientcheck.Conn
 }
 
 // TreePool holds the trees of reported exchanges for decoding into again
@@ -321,6 +350,9 @@ func New(o Options, emit func(Event)) *Conn {
 		o.MaxPending = 1024
 	}
 	c := &Conn{o: o, set: o.Codec.Set, emit: emit, topics: Topics{Names: o.Names}}
+	if o.Check {
+		c.check = &clientcheck.Conn{}
+	}
 	for d := range c.s {
 		st := &c.s[d]
 		st.dir, st.startOff = Dir(d), -1
@@ -339,6 +371,7 @@ func New(o Options, emit func(Event)) *Conn {
 	c.mechField = rootField(c.set.Request(saslHandshakeKey), "Mechanism")
 	c.authField = rootField(c.set.Request(saslAuthenticateKey), "AuthBytes")
 	c.hsErrField = rootField(c.set.Response(saslHandshakeKey), "ErrorCode")
+	c.swFields = [2]*spec.Field{rootField(c.set.Request(apiVersionsKey), "ClientSoftwareName"), rootField(c.set.Request(apiVersionsKey), "ClientSoftwareVersion")}
 	return c
 }
 
@@ -346,6 +379,7 @@ func New(o Options, emit func(Event)) *Conn {
 const (
 	saslHandshakeKey    = 17
 	saslAuthenticateKey = 36
+	apiVersionsKey      = 18
 )
 
 // rootField is the field of m's body of that name, or nil.
@@ -670,6 +704,9 @@ func (c *Conn) clientToken(f *Frame, fr []byte) {
 func (c *Conn) serverToken(f *Frame, fr []byte) {
 	x := c.tokenExchange()
 	x.Request, x.Response = c.sasl.tokens[0], f
+	if c.check != nil {
+		c.check.Token()
+	}
 	c.sasl.tokens[0] = nil
 	c.sasl.tokens = c.sasl.tokens[1:]
 	c.report(x)
@@ -698,6 +735,21 @@ func (c *Conn) saslRequest(t *tree.Tree, key, ver int16, corr int32) {
 		if i := t.Lookup(body, c.authField); i >= 0 && !c.sasl.first {
 			c.sasl.first = true
 			c.sasl.user = secret.SASLUser(c.sasl.mech, t.Data(i))
+		}
+	}
+}
+
+// clientSoftware notes the client software that ApiVersions request t
+// names (version 3 on: an older one has no such fields and leaves what
+// is known).
+func (c *Conn) clientSoftware(t *tree.Tree) {
+	body := t.Part(tree.Body)
+	if body < 0 {
+		return
+	}
+	for k, f := range c.swFields {
+		if i := t.Lookup(body, f); i >= 0 && string(t.Data(i)) != c.software[k] {
+			c.software[k] = string(t.Data(i))
 		}
 	}
 }
@@ -777,14 +829,29 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.o.KeepTrees {
 		f.Tree = t
 	}
+	var findings []clientcheck.Finding
+	if c.check != nil && len(fr) >= 12 {
+		findings = c.check.Request(clientcheck.Request{Tree: t, Err: err, Frame: b, Codec: cd, InFlight: c.inFlight(corr)})
+	}
 	if err != nil {
 		f.Err = err
-		c.decodeFailed(s, f, err, key, ver, corr)
+		if !clientcheck.Explains(findings) {
+			c.decodeFailed(s, f, err, key, ver, corr)
+		}
 	} else {
-		c.recordProblems(s, f, t, key, ver, corr)
+		if c.check == nil {
+			c.recordProblems(s, f, t, key, ver, corr)
+		}
 		if key == saslHandshakeKey || key == saslAuthenticateKey {
 			c.saslRequest(t, key, ver, corr)
 		}
+		if key == apiVersionsKey {
+			c.clientSoftware(t)
+		}
+	}
+	var topics []TopicPartitions
+	if err == nil && c.o.Touched {
+		topics = Touched(t, c.topics.names())
 	}
 	c.redact(t)
 	if len(fr) < 12 {
@@ -793,7 +860,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if err == nil && key == 0 && c.acks != nil {
 		if i := t.Lookup(t.Part(tree.Body), c.acks); i >= 0 && t.Num(i) == 0 {
 			x := c.exchange(cd, key, ver, corr, clientID)
-			x.Request, x.NoResponse = f, true
+			x.Request, x.NoResponse, x.Findings, x.Topics = f, true, findings, topics
 			c.report(x)
 			return
 		}
@@ -801,7 +868,18 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
-	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, frame: f, cd: cd})
+	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings})
+}
+
+// inFlight reports whether a request with correlation id corr awaits its
+// response.
+func (c *Conn) inFlight(corr int32) bool {
+	for i := c.head; i < len(c.pend); i++ {
+		if c.pend[i].corr == corr {
+			return true
+		}
+	}
+	return false
 }
 
 // clientID reads the request header's client id (header v1 and v2 both
@@ -850,7 +928,8 @@ func (c *Conn) recordProblems(s *stream, f *Frame, t *tree.Tree, key, ver int16,
 // exchange starts the Exchange of a request decoded with cd (nil: the
 // Conn's codec).
 func (c *Conn) exchange(cd *codec.Codec, key, ver int16, corr int32, clientID string) *Exchange {
-	x := &Exchange{APIKey: key, Version: ver, CorrelationID: corr, ClientID: clientID}
+	x := &Exchange{APIKey: key, Version: ver, CorrelationID: corr, ClientID: clientID,
+		ClientSoftwareName: c.software[0], ClientSoftwareVersion: c.software[1]}
 	set := c.set
 	if cd != nil && cd != c.o.Codec {
 		set = cd.Set
@@ -874,7 +953,8 @@ func (c *Conn) unanswered(k int) {
 	for ; c.head < k; c.head++ {
 		q := &c.pend[c.head]
 		x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
-		x.Request = q.frame
+		x.Request, x.Findings, x.Topics = q.frame, q.findings, q.topics
+		x.ClientSoftwareName, x.ClientSoftwareVersion = q.software[0], q.software[1]
 		*q = pending{}
 		c.report(x)
 	}
@@ -909,7 +989,8 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		c.pend, c.head = c.pend[:0], 0
 	}
 	x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
-	x.Request, x.Response = q.frame, f
+	x.Request, x.Response, x.Findings, x.Topics = q.frame, f, q.findings, q.topics
+	x.ClientSoftwareName, x.ClientSoftwareVersion = q.software[0], q.software[1]
 	cd := q.cd
 	if cd == nil {
 		cd = c.o.Codec
@@ -932,6 +1013,9 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 	} else {
 		c.recordProblems(s, f, t, q.key, q.ver, q.corr)
 		c.topics.Learn(t)
+	}
+	if c.check != nil {
+		c.check.Response(t, q.key, err)
 	}
 	if q.key == saslHandshakeKey && c.sasl.v0wait && q.corr == c.sasl.v0corr {
 		// A v0 handshake that failed is followed by no tokens.
@@ -981,6 +1065,9 @@ func (c *Conn) Gap(d Dir, n int64, at time.Time) {
 	}
 	s := &c.s[d&1]
 	c.stats.Missing[s.dir] += n
+	if c.check != nil {
+		c.check.Lost()
+	}
 	if st := s.sp.State(); st == frame.Stopped || st == frame.Ended {
 		s.sp.Gap(n)
 		return
@@ -1008,6 +1095,9 @@ func (c *Conn) GapToFrame(d Dir, n int64, at time.Time) {
 	}
 	s := &c.s[d&1]
 	c.stats.Missing[s.dir] += n
+	if c.check != nil && n > 0 {
+		c.check.Lost()
+	}
 	if st := s.sp.State(); st == frame.Stopped || st == frame.Ended {
 		s.sp.GapToFrame(n)
 		return

@@ -378,7 +378,7 @@ func TestProduceAcksZeroHasNoResponse(t *testing.T) {
 }
 
 func TestErrorNames(t *testing.T) {
-	for code, want := range map[int16]string{-1: "UNKNOWN_SERVER_ERROR", 0: "NONE", 3: "UNKNOWN_TOPIC_OR_PARTITION", 35: "UNSUPPORTED_VERSION", 58: "SASL_AUTHENTICATION_FAILED", 100: "UNKNOWN_TOPIC_ID", 120: "TRANSACTION_ABORTABLE", 121: "", -2: ""} {
+	for code, want := range map[int16]string{-1: "UNKNOWN_SERVER_ERROR", 0: "NONE", 3: "UNKNOWN_TOPIC_OR_PARTITION", 35: "UNSUPPORTED_VERSION", 58: "SASL_AUTHENTICATION_FAILED", 100: "UNKNOWN_TOPIC_ID", 120: "TRANSACTION_ABORTABLE", 121: "INVALID_RECORD_STATE", 136: "CONTROLLER_ID_NOT_REGISTERED", 137: "", -2: ""} {
 		if got := ErrorName(code); got != want {
 			t.Errorf("ErrorName(%d) = %q, want %q", code, got, want)
 		}

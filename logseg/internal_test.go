@@ -16,6 +16,7 @@ import (
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/bundle"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -313,20 +314,30 @@ func TestRemoteLogMetadataTopic(t *testing.T) {
 	}
 }
 
-// A release without the coordinators' record specs (Kafka embeds them in
-// 4.4.0 and 3.9.1 only) decodes an internal topic's records with the
+// Specs without the group coordinator's records (Kafka 3.4.1's without its
+// broker jar, which holds them: every embedded release has them) decode an internal topic's records with the
 // newest embedded release that has them, and says so; a record type no
 // release has stays bytes.
 func TestOffsetsTopicWithAnOlderRelease(t *testing.T) {
 	cd := testCodec(t)
 	f := writeSegment(t, "__consumer_offsets-3", offsetsSegment(t, cd))
 	want, wantJS, wantProblems := internalListing(t, f, logseg.Options{Codec: cd})
-	old, err := spec.Embedded("4.0")
+	r, err := bundle.Load("3.4")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old.RecordKey(spec.TopicOffsets, 1) != nil {
-		t.Fatal("Kafka 4.0.2 has OffsetCommitKey: pick a release without it")
+	var files []bundle.File
+	for _, f := range r.Files {
+		if !strings.HasPrefix(f.Source, "kafka_2.13-") {
+			files = append(files, f)
+		}
+	}
+	old, errs := spec.NewSet(files)
+	if errs.HasErrors() {
+		t.Fatal(errs)
+	}
+	if old.RecordKey(spec.TopicOffsets, 1) != nil || old.Carries(spec.TopicOffsets) {
+		t.Fatal("Kafka 3.4.1 without its broker jar has OffsetCommitKey")
 	}
 	text, js, problems := internalListing(t, f, logseg.Options{Codec: codec.New(old)})
 	const with = "  (decoded with Kafka 4.4.0's specs)"

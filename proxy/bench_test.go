@@ -57,7 +57,7 @@ func produceFrame(b testing.TB, c *codec.Codec) []byte {
 // both directions counted.
 func BenchmarkProxy(b *testing.B) {
 	c := codec.New(testSet)
-	peer := startBenchPeer(b)
+	peer := startBenchPeer(b, false)
 	tlsServer, err := tlsconf.Server(peer.cert, peer.key, "")
 	if err != nil {
 		b.Fatal(err)
@@ -120,6 +120,9 @@ func BenchmarkProxy(b *testing.B) {
 		{"proxy-tls", Options{Codec: c, TLS: tlsServer, UpstreamTLS: tlsClient}, true, 0},
 		{"proxy-tls-nodecode", Options{TLS: tlsServer, UpstreamTLS: tlsClient}, true, 0},
 		{"proxy-300MBps", Options{Codec: c}, false, 300e6},
+		// proxy-service is proxy with the service outputs of kwire proxy
+		// --metrics --audit FILE on every event (serviceBench).
+		{"proxy-service", Options{Codec: c, Touched: true}, false, 0},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			o := k.o
@@ -127,9 +130,19 @@ func BenchmarkProxy(b *testing.B) {
 			if k.tls {
 				o.Upstream = peer.echoTLS
 			}
+			var service func(Event)
+			if k.name == "proxy-service" {
+				if serviceBench == nil {
+					b.Skip("no service outputs")
+				}
+				service = serviceBench(b)
+			}
 			var undecoded int64
 			closed := make(chan struct{})
 			o.OnEvent = func(e Event) {
+				if service != nil {
+					service(e)
+				}
 				if e.Kind == Closed {
 					undecoded = e.Stats.Undecoded[0] + e.Stats.Undecoded[1]
 					close(closed)
@@ -150,6 +163,67 @@ func BenchmarkProxy(b *testing.B) {
 			if k.rate > 0 {
 				b.ReportMetric(float64(undecoded), "undecoded-bytes")
 			}
+		})
+	}
+}
+
+// smallProduceFrames is about 1 MiB of Produce v9 requests of one record
+// of 1 KiB each (1,024 frames, correlation ids 1 to 1,024).
+func smallProduceFrames(b testing.TB, c *codec.Codec) []byte {
+	v := make([]byte, 1<<10)
+	for j := range v {
+		v[j] = byte(j)
+	}
+	batch := records.Batch{Records: []records.KeyValue{{Key: []byte("k"), Value: v}}}.Bytes()
+	body := `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"name":"bench","partitionData":[{"index":0,"records":"` + base64.StdEncoding.EncodeToString(batch) + `"}]}]}`
+	var out []byte
+	for corr := int32(1); corr <= 1024; corr++ {
+		out = append(out, encodeFrame(b, c, "Produce", true, 9, corr, "bench", body)...)
+	}
+	return out
+}
+
+// BenchmarkProxySmallFrames is BenchmarkProxy's proxy and proxy-service
+// with 1 KiB Produce frames (smallProduceFrames: about a thousand
+// exchanges a MB, where the per-exchange work of decoding, metrics and the
+// audit log weighs most); cpu-ms/MB as there.
+func BenchmarkProxySmallFrames(b *testing.B) {
+	c := codec.New(testSet)
+	peer := startBenchPeer(b, true)
+	for _, name := range []string{"proxy", "proxy-service"} {
+		b.Run(name, func(b *testing.B) {
+			o := Options{Listen: "127.0.0.1:0", Upstream: peer.echo, Codec: c, Touched: name == "proxy-service"}
+			var service func(Event)
+			if name == "proxy-service" {
+				if serviceBench == nil {
+					b.Skip("no service outputs")
+				}
+				service = serviceBench(b)
+			}
+			closed := make(chan struct{})
+			o.OnEvent = func(e Event) {
+				if service != nil {
+					service(e)
+				}
+				if e.Kind == Closed {
+					close(closed)
+				}
+			}
+			p, err := New(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			go p.Serve(ctx)
+			b.SetBytes(peer.frameLen)
+			b.ResetTimer()
+			cpu0 := cpuTime(b)
+			peer.run(b, p.Addr().String(), false, b.N, 0)
+			<-closed
+			cpu := cpuTime(b) - cpu0
+			b.StopTimer()
+			cancel()
+			b.ReportMetric(float64(cpu.Microseconds())/1e3/(float64(2*peer.frameLen*int64(b.N))/1e6), "cpu-ms/MB")
 		})
 	}
 }
@@ -175,13 +249,17 @@ type benchPeer struct {
 }
 
 // startBenchPeer starts TestBenchPeer in a process of its own, with a CA
-// and a certificate for 127.0.0.1 made here.
-func startBenchPeer(b *testing.B) *benchPeer {
+// and a certificate for 127.0.0.1 made here; with small, its frame is
+// smallProduceFrames' run of small frames.
+func startBenchPeer(b *testing.B, small bool) *benchPeer {
 	ca := testcert.New(b, "127.0.0.1")
 	cert, key := ca.Leaf("echo")
 	p := &benchPeer{cert: cert, key: key, ca: ca.CertFile}
 	p.cmd = exec.Command(os.Args[0], "-test.run=^TestBenchPeer$", "-test.count=1")
 	p.cmd.Env = append(os.Environ(), "KWIRE_BENCH_PEER="+strings.Join([]string{cert, key, ca.CertFile}, string(filepath.ListSeparator)))
+	if small {
+		p.cmd.Env = append(p.cmd.Env, "KWIRE_BENCH_PEER_SMALL=1")
+	}
 	p.cmd.Stderr = os.Stderr
 	var err error
 	if p.in, err = p.cmd.StdinPipe(); err != nil {
@@ -237,6 +315,9 @@ func TestBenchPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	frame := produceFrame(t, codec.New(testSet))
+	if os.Getenv("KWIRE_BENCH_PEER_SMALL") == "1" {
+		frame = smallProduceFrames(t, codec.New(testSet))
+	}
 	fmt.Printf("echo %s %s %d\n", testnet.Echo(t, nil), testnet.Echo(t, sc), len(frame))
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {

@@ -70,6 +70,13 @@ type Options struct {
 	// Fallback picks the spec set that decodes what Codec's set does not
 	// accept (flow.Options.Fallback); nil for none.
 	Fallback flow.Fallback
+	// Check judges the clients' requests (flow.Options.Check): the
+	// exchanges reported carry their findings. The bytes forwarded are
+	// never changed.
+	Check bool
+	// Touched lists in each exchange the topics and partitions its request
+	// names (flow.Options.Touched).
+	Touched bool
 	// RewriteAdvertised routes every broker through the proxy. The proxy
 	// learns the brokers (node id and address) from the responses it
 	// forwards, opens a listener for each node id as it appears (ports
@@ -418,6 +425,15 @@ func (p *Proxy) Active() int {
 	return len(p.conns)
 }
 
+// DecodeMemory is the decoding memory that the connections being decoded
+// hold now (bytes: Options.MaxDecodeMemoryConn each), and how many they
+// are; 0, 0 when MaxDecodeMemory does not bound it.
+func (p *Proxy) DecodeMemory() (bytes int64, conns int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int64(p.decoding) * p.o.MaxDecodeMemoryConn, p.decoding
+}
+
 func (p *Proxy) closeConns() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -701,7 +717,7 @@ func (c *conn) fail(err error) {
 // decode runs the flow decoder over the queue until it is closed.
 func (c *conn) decode(done chan<- flow.Stats) {
 	p := c.p
-	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names}, func(e flow.Event) {
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names, Check: p.o.Check, Touched: p.o.Touched}, func(e flow.Event) {
 		at := time.Now()
 		switch e := e.(type) {
 		case *flow.Exchange:

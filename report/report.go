@@ -5,7 +5,8 @@
 //
 // A text line starts with the time (Time), then the connection's name as
 // the caller chooses it ("#1 10.0.0.1:53422→10.0.0.2:9092"), then what
-// happened: for an exchange, ExchangeLine; for a problem, its kind and
+// happened: for an exchange, ExchangeLine (then a FindingLine per finding
+// of its request, with kwire's --check); for a problem, its kind and
 // flow.Problem.String; for a proxy connection's start and end,
 // ConnectionLine. A JSON line is an Exchange, a Problem or a Connection
 // marshalled with encoding/json; their keys are documented on the fields and
@@ -26,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kwire/kwire/clientcheck"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/render"
@@ -136,13 +138,18 @@ func ExchangeLine(conn string, x *flow.Exchange) string {
 }
 
 // WriteExchange writes an exchange's text line (Time of Start, conn,
-// ExchangeLine) and, with trees, the object tree of its request and its
+// ExchangeLine), a FindingLine for each of its findings and, with trees, the object tree of its request and its
 // response (those decoded with flow.Options.KeepTrees) each between blank
 // lines, followed by "error: …" when the frame did not decode whole. It
 // returns the first write error.
 func WriteExchange(w io.Writer, conn string, x *flow.Exchange, trees bool, o render.Options) error {
 	if _, err := io.WriteString(w, Time(Start(x))+"  "+ExchangeLine(conn, x)+"\n"); err != nil {
 		return err
+	}
+	for _, f := range x.Findings {
+		if _, err := io.WriteString(w, FindingLine(conn, x, f)+"\n"); err != nil {
+			return err
+		}
 	}
 	if !trees {
 		return nil
@@ -182,6 +189,28 @@ func writeFrameTree(w *bufio.Writer, f *flow.Frame, o render.Options) {
 		w.WriteByte('\n')
 	}
 	w.WriteByte('\n')
+}
+
+// FindingLine is the text line of finding f of exchange x's request
+// (flow.Options.Check), under the exchange's line: Line of the request's
+// time, conn and "finding", then the request's api, version and
+// correlation id, the rule, the stream offset of what breaks it (and its
+// offset in the frame), the field path and what is wrong:
+//
+//	… #1 …  finding: Metadata(3) v12 corr 7: overlong-varint at stream offset 1234 (frame offset 18) MetadataRequest.Topics.length: uvarint written in 2 bytes where 1 byte would do
+func FindingLine(conn string, x *flow.Exchange, f clientcheck.Finding) string {
+	var off int64
+	if x.Request != nil {
+		off = x.Request.Offset
+	}
+	api := x.API
+	if api == "" {
+		api = fmt.Sprintf("api key %d", x.APIKey)
+	} else {
+		api = fmt.Sprintf("%s(%d)", api, x.APIKey)
+	}
+	return Line(Start(x), conn, "finding", fmt.Sprintf("%s v%d corr %d: %s at stream offset %d (frame offset %d) %s: %s",
+		api, x.Version, x.CorrelationID, f.Rule, off+int64(f.Offset), f.Offset, f.Path, f.Msg))
 }
 
 // Line is a text line about a connection that is not an exchange: Time of
@@ -307,6 +336,24 @@ type Exchange struct {
 	// chosen release does not accept its version ("3.9.1",
 	// flow.Exchange.DecodedWith); absent otherwise.
 	DecodedWith string `json:"decoded_with,omitempty"`
+	// Findings are what the check of the client's request found
+	// (flow.Options.Check), absent when nothing.
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Finding is a finding of the check of a client's request in an
+// Exchange's JSON line (clientcheck.Finding).
+type Finding struct {
+	// Rule is the rule's name ("overlong-varint").
+	Rule string `json:"rule"`
+	// Path is the field path of what breaks it.
+	Path string `json:"path"`
+	// Offset is its stream offset in the client's direction, FrameOffset
+	// its offset in the request's frame (0 is the size prefix's first
+	// byte).
+	Offset      int64  `json:"stream_offset"`
+	FrameOffset int    `json:"frame_offset"`
+	Message     string `json:"message"`
 }
 
 // NewExchange describes x, seen on connection conn between client and
@@ -328,6 +375,13 @@ func NewExchange(x *flow.Exchange, conn uint64, client, server string, frame fun
 	}
 	for _, e := range x.Errors {
 		j.Errors = append(j.Errors, ErrorCode{Code: e.Code, Name: e.Name, Path: e.Path})
+	}
+	for _, f := range x.Findings {
+		off := int64(f.Offset)
+		if x.Request != nil {
+			off += x.Request.Offset
+		}
+		j.Findings = append(j.Findings, Finding{Rule: f.Rule.String(), Path: f.Path, Offset: off, FrameOffset: f.Offset, Message: f.Msg})
 	}
 	return j
 }

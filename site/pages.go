@@ -9,6 +9,7 @@ import (
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/evolve"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -695,7 +696,7 @@ func writeSpec(o *out, m *spec.Message) {
 }
 
 // writeHistory writes what each version of h's message changed, marking v.
-func writeHistory(o *out, e *entry, h *spec.MessageHistory, v int16) {
+func writeHistory(o *out, e *entry, h *evolve.MessageHistory, v int16) {
 	o.s(`<details class="hist" open><summary>version history: `)
 	o.e(h.Message.Name)
 	o.s("</summary>\n<ol class=\"vh\">")
@@ -758,7 +759,7 @@ func writeHistory(o *out, e *entry, h *spec.MessageHistory, v int16) {
 
 // changeText says one change of a version: "+ Topics.Partitions.PreVote
 // bool", "- X int32 (versions 0-1)", "~ X becomes nullable".
-func changeText(c spec.Change) string {
+func changeText(c evolve.Change) string {
 	f := c.Field
 	switch c.Kind {
 	case "added":

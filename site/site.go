@@ -12,6 +12,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/spec/evolve"
 )
 
 // Site is the atlas of one or more spec sets. Its pages are rendered on
@@ -53,7 +54,7 @@ type entry struct {
 	req, resp *spec.Message
 
 	once sync.Once
-	hist [2]*spec.MessageHistory
+	hist [2]*evolve.MessageHistory
 }
 
 // primary is the message whose versions the entry's pages follow.
@@ -69,12 +70,12 @@ func (e *entry) versions() spec.Versions { return e.primary().ValidVersions }
 
 // history returns the version histories of the request (or message) and the
 // response, computed once, with the embedded releases that have each
-// version (spec.AddSpans; without them when the embedded releases do not
+// version (evolve.AddSpans; without them when the embedded releases do not
 // load).
-func (e *entry) history() [2]*spec.MessageHistory {
+func (e *entry) history() [2]*evolve.MessageHistory {
 	e.once.Do(func() {
-		hs := spec.APIHistory(e.req, e.resp) // in that order, without the nil ones
-		if spec.AddSpans(hs) != nil {
+		hs := evolve.APIHistory(e.req, e.resp) // in that order, without the nil ones
+		if evolve.AddSpans(hs) != nil {
 			for _, h := range hs {
 				h.Spans = nil
 			}

@@ -16,7 +16,10 @@
 // meaning the natural default. Problems are collected, not thrown: each
 // carries a file:line:col position, a rule id and a hint where one helps.
 //
-// It does not encode anything: see package codec. Where this package and
+// It does not encode anything: see package codec. Lint's own rules and
+// --fix are package spec/lint's (Parse gives it each object's JSON and
+// positions); compat, diff and history are package spec/evolve's. This
+// package imports neither. Where this package and
 // Kafka's 4.4.0 behaviour differ, Kafka wins; one documented difference is
 // that removed APIs in Kafka 4.x ship as stubs with "validVersions": "none"
 // and no flexibleVersions, which are accepted here.

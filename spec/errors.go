@@ -115,3 +115,11 @@ func (l ErrorList) Err() error {
 	}
 	return nil
 }
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -37,9 +37,10 @@ type VersionSpan struct {
 	// keeps its key), by BaseName ("ListClientMetricsResources").
 	Names []NameRun
 	// Of is, for an internal topic's record (Message.Topic), the embedded
-	// releases that hold that topic's record specs, oldest first ("3.9.1",
-	// "4.4.0"): the only ones the span looks at, so First, Last and Removed
-	// are among them. Nil for every other message.
+	// releases that carry that topic's record specs (Set.Carries), oldest
+	// first ("3.9.1", "3.9.2", "4.0.2", …): the only ones the span looks
+	// at, so First, Last and Removed are among them. Nil for every other
+	// message.
 	Of []string
 }
 
@@ -57,6 +58,9 @@ func (r ReleaseRun) Words() string {
 			return r.First // one patch release of a minor that has two
 		}
 		return first
+	}
+	if first == last {
+		return first // 3.9.1–3.9.2: every embedded patch of the minor
 	}
 	return first + "–" + last
 }
@@ -85,12 +89,11 @@ func runsWords(rs []ReleaseRun) string {
 // Kafka 3.9–4.0 (removed in 4.1)". Other names of the message follow:
 // "Kafka 3.7–4.4 (as ListClientMetricsResources in 3.7–4.0)".
 func (s VersionSpan) Words() string {
-	if s.Of != nil {
-		return s.recordWords()
-	}
 	var w string
 	var notes []string
 	switch {
+	case s.Of != nil:
+		w, notes = s.recordWords()
 	case len(s.Unstable) == 0:
 		w = "Kafka " + ReleaseRun{s.First, s.Last}.Words()
 		if s.FirstIsOldest {
@@ -114,36 +117,21 @@ func (s VersionSpan) Words() string {
 	return w
 }
 
-// recordWords renders a span of an internal topic's record (Of): the
-// releases of Of that have the version, named in full, and Of itself:
-// "Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic
-// specs)", "Kafka 4.4.0 (of 3.9.1 and 4.4.0, the embedded releases with
-// internal-topic specs)".
-func (s VersionSpan) recordWords() string {
-	var in []string
-	on := false
-	for _, r := range s.Of {
-		on = on || r == s.First
-		if on {
-			in = append(in, r)
-		}
-		if r == s.Last {
-			break
-		}
+// recordWords is the start of Words for a span of an internal topic's
+// record (Of), and its note: "≤" marks a version already in the oldest
+// release of Of, which is named when it is not the oldest embedded
+// release: "Kafka ≤3.5–4.4" and "3.5: the oldest embedded release with this
+// topic's specs"; "Kafka 4.1–4.4"; "Kafka ≤3.0–4.4".
+func (s VersionSpan) recordWords() (string, []string) {
+	w := "Kafka " + ReleaseRun{s.First, s.Last}.Words()
+	if len(s.Of) == 0 || s.First != s.Of[0] {
+		return w, nil
 	}
-	of := joinAnd(s.Of)
-	if len(in) == len(s.Of) {
-		return "Kafka " + of + " (the embedded releases with internal-topic specs)"
+	w = "Kafka ≤" + strings.TrimPrefix(w, "Kafka ")
+	if rs := bundle.Releases(); s.Of[0] != rs[len(rs)-1] {
+		return w, []string{releaseLabel(s.Of[0], true) + ": the oldest embedded release with this topic's specs"}
 	}
-	return "Kafka " + joinAnd(in) + " (of " + of + ", the embedded releases with internal-topic specs)"
-}
-
-// joinAnd joins rs as "a", "a and b", "a, b and c".
-func joinAnd(rs []string) string {
-	if len(rs) < 2 {
-		return strings.Join(rs, "")
-	}
-	return strings.Join(rs[:len(rs)-1], ", ") + " and " + rs[len(rs)-1]
+	return w, nil
 }
 
 // releaseLabel names embedded release r by its minor ("3.7" for 3.7.2)
@@ -272,7 +260,7 @@ func EmbeddedSpans(m *Message) ([]VersionSpan, error) {
 			// A version that comes back after a release without it keeps
 			// its First; Removed is that of its last run.
 			sp.Last, sp.Removed = s.Release, ""
-			if unstableVersion(s, o) == ver {
+			if s.UnstableVersion(o) == ver {
 				if at, ok := unstableAt[ver]; ok && at == i+1 {
 					sp.Unstable[len(sp.Unstable)-1].Last = s.Release
 				} else {
@@ -397,4 +385,18 @@ func fileMayAccept(r, name string, key, v int16) bool {
 		return true
 	}
 	return m.Type != Request || m.APIKey != key || m.ValidVersions.Contains(v)
+}
+
+// UnstableVersion is the version that the API of m (a request or response
+// of s) marks unstable (the highest valid version when the request has
+// latestVersionUnstable), or -1.
+func (s *Set) UnstableVersion(m *Message) int16 {
+	req := m
+	if m.Type == Response && m.APIKey >= 0 {
+		req = s.Request(m.APIKey)
+	}
+	if req == nil || req.Type != Request || !req.LatestVersionUnstable || m.ValidVersions.Empty() {
+		return -1
+	}
+	return m.ValidVersions.Hi
 }

@@ -69,13 +69,17 @@ func TestEmbeddedSpans(t *testing.T) {
 		"RequestHeader":                     "v0 Kafka ≤3.0–3.9 (removed in 4.0); v1-2 Kafka ≤3.0–4.4",
 		"PartitionRecord":                   "v0 Kafka ≤3.0–4.4; v1-2 Kafka 3.7–4.4",
 		"StreamsGroupHeartbeatRequest":      "v0 Kafka 4.2–4.4 (unstable in 4.1); v1 Kafka 4.4",
-		// Internal topics' records: only 3.9.1 (as "data" specs) and 4.4.0
-		// embed them; a "data" key's versions are record types.
-		"OffsetCommitValue":              "v0-4 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
-		"GroupMetadataValue":             "v0-4 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
-		"TransactionLogValue":            "v0-1 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
-		"OffsetCommitKey":                "v0 Kafka 4.4.0 (of 3.9.1 and 4.4.0, the embedded releases with internal-topic specs)",
-		"RemoteLogSegmentMetadataRecord": "v0 Kafka 3.9.1 and 4.4.0 (the embedded releases with internal-topic specs)",
+		// Internal topics' records: the releases whose jars carry the
+		// topic's specs (the broker jar's group and transaction records
+		// up to 3.4 and 3.8, then the coordinators'; the share
+		// coordinator's from 4.0; storage from 3.0); 3.x's "data" keys'
+		// versions are record types, 4.1 brought coordinator-key specs.
+		"OffsetCommitValue":              "v0-3 Kafka ≤3.0–4.4; v4 Kafka 3.4–4.4",
+		"GroupMetadataValue":             "v0-3 Kafka ≤3.0–4.4; v4 Kafka 3.4–4.4",
+		"TransactionLogValue":            "v0 Kafka ≤3.0–4.4; v1 Kafka 3.4–4.4",
+		"OffsetCommitKey":                "v0 Kafka 4.1–4.4",
+		"ShareSnapshotValue":             "v0 Kafka ≤4.0–4.4 (4.0: the oldest embedded release with this topic's specs)",
+		"RemoteLogSegmentMetadataRecord": "v0 Kafka ≤3.0–4.4",
 	} {
 		if got := spanWords(t, name); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
@@ -98,7 +102,8 @@ func TestEmbeddedSpans(t *testing.T) {
 		t.Errorf("ListConfigResourcesRequest v0: %+v", sp[0])
 	}
 	sp, _ = EmbeddedSpans(s.Message("OffsetCommitValue"))
-	if len(sp) != 5 || !reflect.DeepEqual(sp[4], VersionSpan{Version: 4, First: "3.9.1", Last: "4.4.0", FirstStable: "3.9.1", Of: []string{"3.9.1", "4.4.0"}}) {
+	of := []string{"3.0.2", "3.1.2", "3.2.3", "3.3.2", "3.4.1", "3.5.2", "3.6.2", "3.7.2", "3.8.1", "3.9.1", "3.9.2", "4.0.2", "4.1.2", "4.2.2", "4.3.2", "4.4.0"}
+	if len(sp) != 5 || !reflect.DeepEqual(sp[4], VersionSpan{Version: 4, First: "3.4.1", Last: "4.4.0", FirstStable: "3.4.1", Of: of}) {
 		t.Errorf("OffsetCommitValue: %+v", sp)
 	}
 }
@@ -231,6 +236,25 @@ func TestNewestEmbeddedWith(t *testing.T) {
 	} {
 		if got := fileMayAccept(c.r, c.name, c.key, c.v); got != c.want {
 			t.Errorf("fileMayAccept(%s, %s, %d, %d) = %v", c.r, c.name, c.key, c.v, got)
+		}
+	}
+}
+
+// releasesWords names a run of consecutive embedded releases by minor, and
+// releases with gaps between them in full.
+func TestReleasesWords(t *testing.T) {
+	for _, c := range []struct {
+		rs   []string
+		want string
+	}{
+		{[]string{"4.4.0", "4.3.2", "4.2.2", "4.1.2", "4.0.2"}, "4.0–4.4"},
+		{[]string{"4.4.0"}, "4.4"},
+		{[]string{"3.9.2", "3.9.1"}, "3.9"},
+		{[]string{"4.4.0", "3.9.1"}, "4.4.0 and 3.9.1"},
+		{[]string{"4.4.0", "4.2.2", "3.0.2"}, "4.4.0, 4.2.2 and 3.0.2"},
+	} {
+		if got := releasesWords(c.rs); got != c.want {
+			t.Errorf("releasesWords(%v) = %q, want %q", c.rs, got, c.want)
 		}
 	}
 }

@@ -247,7 +247,7 @@ func (s *Set) add(m *Message) *Error {
 func (s *Set) sort() {
 	sort.SliceStable(s.Messages, func(i, j int) bool {
 		a, b := s.Messages[i], s.Messages[j]
-		ra, rb := typeRank(a.Type), typeRank(b.Type)
+		ra, rb := a.Type.Rank(), b.Type.Rank()
 		if a.Topic != "" {
 			ra = 4
 		}
@@ -289,7 +289,10 @@ func topicRank(t Topic) int {
 	return -1
 }
 
-func typeRank(t MessageType) int {
+// Rank is the place of messages of type t in Set.Messages: requests and
+// responses 0, headers 1, metadata records 2, data messages 3 (an
+// internal topic's records come after all of them).
+func (t MessageType) Rank() int {
 	switch t {
 	case Request, Response:
 		return 0
@@ -380,8 +383,8 @@ func (s *Set) Lookup(name string) (req, resp *Message, err error) {
 // topic record name (Message.Topic: a coordinator record key or value, a
 // remote-log-metadata record) that s lacks: "OffsetCommitValue is a
 // coordinator-value record of __consumer_offsets whose spec is embedded in
-// Kafka 4.4.0 and 3.9.1 only (try --kafka 4.4)"; "" when none does or
-// name is no such record.
+// Kafka 3.5–4.4 only (try --kafka 4.4)"; "" when none does or name is no
+// such record.
 func (s *Set) recordElsewhere(name string) string {
 	var rs []string
 	var first *Message
@@ -398,11 +401,7 @@ func (s *Set) recordElsewhere(name string) string {
 	if first == nil {
 		return ""
 	}
-	in := strings.Join(rs, " and ")
-	if len(rs) > 2 {
-		in = strings.Join(rs[:len(rs)-1], ", ") + " and " + rs[len(rs)-1]
-	}
-	return fmt.Sprintf("%s is a %s record of %s whose spec is embedded in Kafka %s only (try --kafka %s)", first.Name, first.Type, first.Topic.TopicName(), in, bundle.Flag(rs[0]))
+	return fmt.Sprintf("%s is a %s record of %s whose spec is embedded in Kafka %s only (try --kafka %s)", first.Name, first.Type, first.Topic.TopicName(), releasesWords(rs), bundle.Flag(rs[0]))
 }
 
 // otherRelease says where an embedded release other than s's has the
@@ -528,4 +527,18 @@ func (s *Set) shortList() string {
 		return strings.Join(names[:12], ", ") + ", …"
 	}
 	return strings.Join(names, ", ")
+}
+
+// releasesWords names embedded releases rs (newest first) for a message:
+// a run of consecutive embedded releases by minor ("3.5–4.4", "4.4"), else
+// each in full ("4.4.0 and 3.9.1").
+func releasesWords(rs []string) string {
+	all := bundle.Releases()
+	if i := slices.Index(all, rs[0]); i >= 0 && i+len(rs) <= len(all) && slices.Equal(all[i:i+len(rs)], rs) {
+		return ReleaseRun{rs[len(rs)-1], rs[0]}.Words()
+	}
+	if len(rs) < 2 {
+		return strings.Join(rs, "")
+	}
+	return strings.Join(rs[:len(rs)-1], ", ") + " and " + rs[len(rs)-1]
 }

@@ -73,7 +73,8 @@ func (t Topic) Coordinator() bool {
 // ("…/group-coordinator/src/main/resources/common/message"). A storage
 // module's "metadata" spec is a remote-log-metadata record; coordinator
 // modules' coordinator-key, coordinator-value and "data" specs are
-// coordinator records. Anything else is "".
+// coordinator records, and so are the broker jar's OffsetCommit*,
+// GroupMetadata* and TransactionLog* "data" specs. Anything else is "".
 func topicOf(source, path string, m *Message) Topic {
 	where := filepath.ToSlash(source) + "/" + path
 	switch m.Type {
@@ -85,11 +86,37 @@ func topicOf(source, path string, m *Message) Topic {
 			return TopicTransactions
 		case strings.Contains(where, "share-coordinator"):
 			return TopicShareState
+		case m.Type == Data && isBrokerJar(where):
+			return coreTopic(m.Name)
 		}
 	case Metadata:
 		if strings.Contains(where, "storage") {
 			return TopicRemoteLogMetadata
 		}
+	}
+	return ""
+}
+
+// isBrokerJar reports whether where is in the broker's jar
+// (kafka_2.13-3.0.2.jar) or module (…/core/src/main/resources/…), which
+// held the group and transaction records' specs before their coordinator
+// modules did (3.0-3.4 and 3.0-3.8).
+func isBrokerJar(where string) bool {
+	base := where
+	if i := strings.LastIndex(where, ".jar/"); i >= 0 {
+		base = where[strings.LastIndex(where[:i], "/")+1 : i]
+	}
+	return strings.HasPrefix(base, "kafka_2.") || strings.Contains(where, "core/src/main/resources/")
+}
+
+// coreTopic is the topic of a broker jar's record spec, by its name: the
+// broker jar has no module per topic.
+func coreTopic(name string) Topic {
+	switch {
+	case strings.HasPrefix(name, "OffsetCommit"), strings.HasPrefix(name, "GroupMetadata"):
+		return TopicOffsets
+	case strings.HasPrefix(name, "TransactionLog"):
+		return TopicTransactions
 	}
 	return ""
 }
@@ -258,4 +285,18 @@ func (s *Set) RecordTypes(t Topic) []int16 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// Carries reports whether s holds record specs of internal topic t: an
+// embedded release whose pinned jars have them (spec/bundle/README.md says
+// which), or specs loaded from a path that has them. A release without
+// them says nothing about t's records (Kafka 3.0.2's jars hold no
+// __share_group_state specs: the share coordinator came in 4.0).
+func (s *Set) Carries(t Topic) bool {
+	for _, m := range s.Messages {
+		if m.Topic == t {
+			return true
+		}
+	}
+	return false
 }

@@ -22,8 +22,9 @@ type Filter struct {
 	// path.Match pattern ("app-*"; "": any). A response whose request was
 	// not seen has the client id "".
 	Client string
-	// Errors keeps the exchanges whose response has a non-zero error code
-	// or whose request or response did not decode.
+	// Errors keeps the exchanges whose response has a non-zero error code,
+	// whose request or response did not decode, or whose request has
+	// findings (flow.Options.Check).
 	Errors bool
 	// SlowerThan keeps the exchanges whose latency (flow.Exchange.Latency)
 	// is over it; an exchange without both frames has none and is not
@@ -82,7 +83,7 @@ func (f *Filter) exchange(s *connState, x *flow.Exchange) bool {
 			return false
 		}
 	}
-	if f.Errors && len(x.Errors) == 0 && !(x.Request != nil && x.Request.Err != nil) && !(x.Response != nil && x.Response.Err != nil) {
+	if f.Errors && len(x.Errors) == 0 && len(x.Findings) == 0 && !(x.Request != nil && x.Request.Err != nil) && !(x.Response != nil && x.Response.Err != nil) {
 		return false
 	}
 	if f.SlowerThan > 0 && (x.Request == nil || x.Response == nil || x.Latency() <= f.SlowerThan) {
@@ -127,13 +128,16 @@ type Settings struct {
 	// Options.Upgrade ("4.4", "3.9.1"; "" for none).
 	Stats   bool
 	Upgrade string
+	// Check is Options.Check: the command judges the clients' requests
+	// (flow.Options.Check).
+	Check bool
 }
 
 // Setup makes the Watcher of settings st, resolving api names with set.
 // The errors name the flag kwire pcap and kwire proxy give it (--api,
 // --client, --upgrade-check) and what is wrong.
 func Setup(set *spec.Set, st Settings) (*Watcher, error) {
-	o := Options{Stats: st.Stats, Filter: Filter{Client: st.Client, Errors: st.Errors, SlowerThan: st.SlowerThan, Topic: st.Topic}}
+	o := Options{Stats: st.Stats, Check: st.Check, Filter: Filter{Client: st.Client, Errors: st.Errors, SlowerThan: st.SlowerThan, Topic: st.Topic}}
 	var err error
 	if o.Filter.APIs, err = ParseAPIs(set, st.APIs); err != nil {
 		return nil, fmt.Errorf("--api: %w", err)

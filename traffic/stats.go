@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kwire/kwire/clientcheck"
 	"github.com/kwire/kwire/flow"
 )
 
@@ -35,6 +36,8 @@ func (k apiKey) compare(o apiKey) int {
 
 type apiStats struct {
 	n, req, resp int64
+	// findings counts the findings of the requests (Options.Check).
+	findings int64
 	// lat are the latencies of the exchanges with both frames.
 	lat  []time.Duration
 	errs map[flow.ErrorCode]int64 // Path left ""
@@ -55,6 +58,7 @@ func (k clientKey) software() string { return strings.TrimSpace(k.swName + " " +
 
 type clientStats struct {
 	n, req, resp int64
+	findings     int64
 	apis         map[apiKey]bool
 }
 
@@ -78,6 +82,10 @@ func (w *Watcher) count(s *connState, x *flow.Exchange) {
 		w.cls[ck] = cs
 	}
 	cs.n, cs.req, cs.resp = cs.n+1, cs.req+size(x.Request), cs.resp+size(x.Response)
+	cs.findings += int64(len(x.Findings))
+	for _, f := range x.Findings {
+		w.rules[f.Rule]++
+	}
 	if x.APIKey < 0 || x.Token {
 		return
 	}
@@ -89,6 +97,7 @@ func (w *Watcher) count(s *connState, x *flow.Exchange) {
 		w.apis[ak] = as
 	}
 	as.n, as.req, as.resp = as.n+1, as.req+size(x.Request), as.resp+size(x.Response)
+	as.findings += int64(len(x.Findings))
 	if x.Request != nil && x.Response != nil {
 		as.lat = append(as.lat, x.Latency())
 	}
@@ -130,6 +139,18 @@ type APIStats struct {
 	// Errors count each non-zero error code in the responses (one
 	// response may hold several), by code.
 	Errors []ErrorCount `json:"errors"`
+	// Findings counts the findings of the check of the requests (one
+	// request may have several); absent without --check.
+	Findings *int64 `json:"findings,omitempty"`
+}
+
+// RuleStats is a statistics JSON line per rule of the check of the
+// clients' requests (clientcheck.Rule), every rule, with --check: type
+// "stats_rule".
+type RuleStats struct {
+	Type     string `json:"type"`
+	Rule     string `json:"rule"`
+	Findings int64  `json:"findings"`
 }
 
 // ErrorCount is an error code and how many times responses held it.
@@ -153,6 +174,9 @@ type ClientStats struct {
 	// APIs are the API versions used, "Produce(0) v9", by api key and
 	// version.
 	APIs []string `json:"apis"`
+	// Findings counts the findings of the check of its requests; absent
+	// without --check.
+	Findings *int64 `json:"findings,omitempty"`
 }
 
 // Stats returns the statistics so far: one APIStats per API version by api
@@ -175,6 +199,10 @@ func (w *Watcher) Stats() ([]APIStats, []ClientStats) {
 		for _, e := range slices.SortedFunc(maps.Keys(s.errs), func(a, b flow.ErrorCode) int { return cmp.Compare(a.Code, b.Code) }) {
 			j.Errors = append(j.Errors, ErrorCount{Code: e.Code, Name: e.Name, Count: s.errs[e]})
 		}
+		if w.o.Check {
+			n := s.findings
+			j.Findings = &n
+		}
 		as = append(as, j)
 	}
 	var cs []ClientStats
@@ -184,6 +212,10 @@ func (w *Watcher) Stats() ([]APIStats, []ClientStats) {
 			Exchanges: s.n, RequestBytes: s.req, ResponseBytes: s.resp, APIs: []string{}}
 		for _, a := range slices.SortedFunc(maps.Keys(s.apis), apiKey.compare) {
 			j.APIs = append(j.APIs, a.String())
+		}
+		if w.o.Check {
+			n := s.findings
+			j.Findings = &n
 		}
 		cs = append(cs, j)
 	}
@@ -199,23 +231,53 @@ func ms(ns *int64) string {
 	return fmt.Sprintf("%.3f", float64(*ns/1000)/1000)
 }
 
+// RuleStats returns the findings counted per rule, every rule in the
+// order of clientcheck.Rules; nil without Options.Check.
+func (w *Watcher) RuleStats() []RuleStats {
+	if !w.o.Check {
+		return nil
+	}
+	var out []RuleStats
+	for _, r := range clientcheck.Rules() {
+		out = append(out, RuleStats{Type: "stats_rule", Rule: r.String(), Findings: w.rules[r]})
+	}
+	return out
+}
+
 // WriteStats writes the statistics (Stats): with asJSON one APIStats line
-// per API version then one ClientStats line per client; else, after a
-// blank line, a table per API version (exchanges, bytes, latency
-// percentiles in milliseconds, error codes with counts) and one per client
-// (software, exchanges, bytes, the API versions used), columns aligned.
-// Nothing without Options.Stats.
+// per API version, one ClientStats line per client, then with
+// Options.Check one RuleStats line per rule; else, after a blank line, a
+// table per API version (exchanges, bytes, latency percentiles in
+// milliseconds, error codes with counts; with Options.Check, findings
+// before the errors) and one per client (software, exchanges, bytes, with
+// Options.Check findings, the API versions used), columns aligned, then
+// with Options.Check the findings per rule. Nothing without
+// Options.Stats.
 func (w *Watcher) WriteStats(out io.Writer, asJSON bool) error {
 	if !w.o.Stats {
 		return nil
 	}
 	as, cs := w.Stats()
 	if asJSON {
-		return writeJSON(out, as, cs)
+		if err := writeJSON(out, as, cs); err != nil {
+			return err
+		}
+		return writeJSON(out, w.RuleStats(), []int(nil))
+	}
+	// findings is the findings column of a count (with Options.Check).
+	findings := func(n *int64) string {
+		if n == nil {
+			return ""
+		}
+		return fmt.Sprintf("%d\t", *n)
+	}
+	fh := ""
+	if w.o.Check {
+		fh = "findings\t"
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nAPI version\texchanges\trequest B\tresponse B\tp50 ms\tp90 ms\tp99 ms\tmax ms\terrors\n")
+	fmt.Fprintf(tw, "\nAPI version\texchanges\trequest B\tresponse B\tp50 ms\tp90 ms\tp99 ms\tmax ms\t%serrors\n", fh)
 	for _, a := range as {
 		api := ""
 		if a.API != nil {
@@ -225,17 +287,25 @@ func (w *Watcher) WriteStats(out io.Writer, asJSON bool) error {
 		for _, e := range a.Errors {
 			errs = append(errs, fmt.Sprintf("%s×%d", flow.ErrorCode{Code: e.Code, Name: e.Name}, e.Count))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", apiKey{a.APIKey, a.Version, api}, a.Exchanges, a.RequestBytes, a.ResponseBytes,
-			ms(a.P50), ms(a.P90), ms(a.P99), ms(a.Max), strings.Join(errs, " "))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s%s\n", apiKey{a.APIKey, a.Version, api}, a.Exchanges, a.RequestBytes, a.ResponseBytes,
+			ms(a.P50), ms(a.P90), ms(a.P99), ms(a.Max), findings(a.Findings), strings.Join(errs, " "))
 	}
 	tw.Flush()
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nclient\tclient id\tsoftware\texchanges\trequest B\tresponse B\tAPI versions\n")
+	fmt.Fprintf(tw, "\nclient\tclient id\tsoftware\texchanges\trequest B\tresponse B\t%sAPI versions\n", fh)
 	for _, c := range cs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", c.Client, quoted(c.ClientID), orDash(clientKey{swName: c.SoftwareName, swVersion: c.SoftwareVersion}.software()),
-			c.Exchanges, c.RequestBytes, c.ResponseBytes, strings.Join(c.APIs, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s%s\n", c.Client, quoted(c.ClientID), orDash(clientKey{swName: c.SoftwareName, swVersion: c.SoftwareVersion}.software()),
+			c.Exchanges, c.RequestBytes, c.ResponseBytes, findings(c.Findings), strings.Join(c.APIs, ", "))
 	}
 	tw.Flush()
+	if rs := w.RuleStats(); rs != nil {
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "\nrule\tfindings\n")
+		for _, r := range rs {
+			fmt.Fprintf(tw, "%s\t%d\n", r.Rule, r.Findings)
+		}
+		tw.Flush()
+	}
 	_, err := io.WriteString(out, trimLines(b.String()))
 	return err
 }

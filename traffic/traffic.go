@@ -23,6 +23,7 @@ package traffic
 import (
 	"net"
 
+	"github.com/kwire/kwire/clientcheck"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/proxy"
 	"github.com/kwire/kwire/spec"
@@ -46,6 +47,10 @@ type Options struct {
 	// Upgrade is the release to check clients against (WriteUpgrade); nil
 	// checks nothing.
 	Upgrade *spec.Set
+	// Check says the exchanges carry the findings of the check of the
+	// clients' requests (flow.Options.Check): the statistics count them,
+	// per API version, per client and per rule (Findings).
+	Check bool
 }
 
 // Watcher applies the filters and collects the statistics and the upgrade
@@ -57,6 +62,8 @@ type Watcher struct {
 	apis  map[apiKey]*apiStats
 	cls   map[clientKey]*clientStats
 	upg   map[upgradeKey]int64
+	// rules count the findings by rule (Options.Check).
+	rules map[clientcheck.Rule]int64
 }
 
 // connState is what a Watcher knows of an open connection.
@@ -70,7 +77,7 @@ type connState struct {
 // New returns a Watcher.
 func New(o Options) *Watcher {
 	return &Watcher{o: o, conns: map[uint64]*connState{}, apis: map[apiKey]*apiStats{},
-		cls: map[clientKey]*clientStats{}, upg: map[upgradeKey]int64{}}
+		cls: map[clientKey]*clientStats{}, upg: map[upgradeKey]int64{}, rules: map[clientcheck.Rule]int64{}}
 }
 
 // NeedsTrees reports whether the Watcher reads request and response trees

@@ -334,3 +334,25 @@ func (t *Tree) RecordBase(p int32) int32 {
 	}
 	return t.FirstRecord
 }
+
+// Overlong reports whether span leaf i's varint is written in more bytes
+// than its value needs (wire.OverlongAt), which Kafka's writers never do:
+// the value of an unsigned varint leaf (a compact Length, a TagCount,
+// TagNumber or TagSize, a tagged Presence, an empty TagSection), of a
+// varint or varlong leaf (a record's length and deltas), or the length
+// prefix of a compact string or bytes, or of a VarBytes leaf (a record's
+// key and value). n is the varint's size in bytes and fewest the size its
+// value needs. Any other node (groups, value leaves, other wire
+// encodings), and bytes that do not read, are not overlong.
+func (t *Tree) Overlong(i int32) (n, fewest int, overlong bool) {
+	nd := t.Nodes[i]
+	if nd.End != i+1 || nd.S&Shape(FlagValue|FlagNum) != 0 {
+		return 0, 0, false
+	}
+	switch nd.Wire() {
+	case WireUvarint, WireVarint, WireVarlong, WireCompactString, WireCompactBytes, WireVarBytes:
+	default:
+		return 0, 0, false
+	}
+	return wire.OverlongAt(t.at(nd), 0)
+}

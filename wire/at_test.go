@@ -104,3 +104,36 @@ func TestVarint2AtIsVarintAt(t *testing.T) {
 		}
 	}
 }
+
+func TestOverlongAt(t *testing.T) {
+	cases := []struct {
+		b         []byte
+		n, fewest int
+		overlong  bool
+	}{
+		{[]byte{0x00}, 1, 1, false},
+		{[]byte{0x7f}, 1, 1, false},
+		{[]byte{0x80, 0x00}, 2, 1, true},       // 0 in two bytes
+		{[]byte{0x81, 0x80, 0x00}, 3, 1, true}, // 1 in three bytes
+		{[]byte{0x80, 0x01}, 2, 2, false},      // 128
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, 5, 5, false},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0x80, 0x00}, 6, 4, true}, // 2^28-1 in six bytes
+		{[]byte{0x80}, 0, 0, false},                              // truncated
+	}
+	for _, c := range cases {
+		n, fewest, over := OverlongAt(c.b, 0)
+		if n != c.n || fewest != c.fewest || over != c.overlong {
+			t.Errorf("OverlongAt(% x) = %d, %d, %v; want %d, %d, %v", c.b, n, fewest, over, c.n, c.fewest, c.overlong)
+		}
+	}
+	// Every encoding AppendUvarint writes is as short as can be.
+	for _, v := range []uint32{0, 1, 127, 128, 16383, 16384, 1 << 21, 1<<32 - 1} {
+		b := AppendUvarint(nil, v)
+		if n, fewest, over := OverlongAt(b, 0); over || n != len(b) || fewest != len(b) {
+			t.Errorf("AppendUvarint(%d) = % x: OverlongAt = %d, %d, %v", v, b, n, fewest, over)
+		}
+	}
+	if n, _, _ := OverlongAt([]byte{1}, -1); n != 0 {
+		t.Errorf("negative offset read %d bytes", n)
+	}
+}

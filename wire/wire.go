@@ -428,3 +428,35 @@ func replacePrefix(msg, old, repl string) string {
 	}
 	return msg
 }
+
+// OverlongAt reports whether the varint at b[off:] — unsigned or zig-zag,
+// of at most 10 bytes: their 7-bit groups are the same — is written in
+// more bytes than its value needs, which Kafka's writers never do
+// (ByteUtils.writeUnsignedVarint): a varint of more than one byte whose
+// last byte adds nothing (0x00). n is its size and fewest the size its
+// value needs; n is 0 when no varint reads there.
+func OverlongAt(b []byte, off int) (n, fewest int, overlong bool) {
+	if off < 0 {
+		return 0, 0, false
+	}
+	var u uint64
+	for i := 0; i < MaxVarintLen64; i++ {
+		if off+i >= len(b) {
+			return 0, 0, false
+		}
+		c := b[off+i]
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			n = i + 1
+			break
+		}
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	fewest = 1
+	for v := u >> 7; v != 0; v >>= 7 {
+		fewest++
+	}
+	return n, fewest, n > fewest
+}

@@ -9,6 +9,7 @@ import (
 	kongcompletion "github.com/jotaen/kong-completion"
 
 	"github.com/kwire/kwire/internal/cli"
+	"github.com/kwire/kwire/internal/yamlflags"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
@@ -52,6 +53,7 @@ type kwireCLI struct {
 	Call    callCmd    `cmd:"" help:"Send one request to a live broker or controller (version negotiated with ApiVersions) and print the decoded response."`
 	Pcap    pcapCmd    `cmd:"" help:"Decode the Kafka conversations of a pcap or pcapng capture: reassembled TCP streams, requests matched to responses, problems and resynchronisation."`
 	Proxy   proxyCmd   `cmd:"" help:"Forward Kafka connections to a broker unchanged and print each request and response as it goes through, with problems (TLS, frames over --max-frame, cut frames)."`
+	Conform conformCmd `cmd:"" help:"Judge a broker, controller or proxy against a Kafka release: every announced API and version probed, each response checked strictly; read-only unless --mutate. Exit 1 on findings."`
 
 	Help       helpCmd        `cmd:"" help:"Show the help of a command, as kwire COMMAND --help does."`
 	Completion cli.Completion `cmd:"" help:"Tab completion of kwire's commands and flags in bash, zsh or fish: says how to turn it on; -c prints the shell code."`
@@ -128,7 +130,7 @@ func run(args []string, e *env) (code int) {
 			kong.Writers(e.stdout, e.stderr),
 			kong.Exit(func(code int) { panic(kongExit(code)) }),
 			kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-			kong.ValueFormatter(cli.HelpWithDefault), help)
+			kong.ValueFormatter(cli.HelpWithDefault), kong.Configuration(yamlflags.Loader), help)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v\n", err)
@@ -203,6 +205,8 @@ func run(args []string, e *env) (code int) {
 		err = a.pcap(&c.Pcap)
 	case "proxy":
 		err = a.proxy(&c.Proxy)
+	case "conform":
+		err = a.conform(&c.Conform)
 	case "help":
 		if args, err = cli.HelpArgs(parser.Model, c.Help.Command); err == nil {
 			return run(args, e)
@@ -283,6 +287,14 @@ func problemsWhere(format string) string {
 		return `(the "problem" lines of the output)`
 	}
 	return "(above)"
+}
+
+// findingsWhere says where the findings of --check were printed.
+func findingsWhere(format string) string {
+	if format == "json" {
+		return `(the "findings" of the "exchange" lines of the output)`
+	}
+	return "(the finding lines above)"
 }
 
 // above is " (N spec errors above)", or "" for none.

@@ -13,10 +13,11 @@ import (
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
+	"github.com/kwire/kwire/spec/evolve"
 )
 
 // compatCmd is `kwire compat OLD NEW`: the evolution rules between two
-// sets of specs (see spec.CompatRules).
+// sets of specs (see evolve.CompatRules).
 type compatCmd struct {
 	Old      string `arg:"" optional:"" help:"The old specs: a directory, a .jar/.zip, one spec file, or an embedded release (3.9, 4.4.0). Instead of OLD and NEW, --kafka and --specs may be given twice, old first."`
 	New      string `arg:"" optional:"" help:"The new specs, as OLD."`
@@ -166,7 +167,7 @@ func label(s source, set *spec.Set) string {
 }
 
 // compare loads both sides and compares them.
-func (a *app) compare(scanned bool, flags []source, oldArg, newArg string, common bool) (*spec.Comparison, error) {
+func (a *app) compare(scanned bool, flags []source, oldArg, newArg string, common bool) (*evolve.Comparison, error) {
 	oldSrc, newSrc, err := a.sides(scanned, flags, oldArg, newArg)
 	if err != nil {
 		return nil, err
@@ -179,8 +180,8 @@ func (a *app) compare(scanned bool, flags []source, oldArg, newArg string, commo
 	if err != nil {
 		return nil, err
 	}
-	opt := spec.CompatOptions{Common: common || single1 || single2, Skip: spec.BorrowedHeaders(old, nw)}
-	return spec.Compare(old, nw, label(oldSrc, old), label(newSrc, nw), opt), nil
+	opt := evolve.CompatOptions{Common: common || single1 || single2, Skip: evolve.BorrowedHeaders(old, nw)}
+	return evolve.Compare(old, nw, label(oldSrc, old), label(newSrc, nw), opt), nil
 }
 
 func (a *app) compat(c *compatCmd) error {
@@ -188,7 +189,7 @@ func (a *app) compat(c *compatCmd) error {
 	if err != nil {
 		return err
 	}
-	least, _ := spec.ParseImpact(c.Severity)
+	least, _ := evolve.ParseImpact(c.Severity)
 	if c.Format == "json" {
 		err = cmp.WriteJSON(a.stdout, least)
 	} else {
@@ -222,9 +223,14 @@ func (a *app) diff(c *diffCmd) error {
 	if err != nil {
 		return err
 	}
-	rows := spec.Diff(cmp.Old, cmp.New, cmp.Findings)
+	rows := evolve.Diff(cmp.Old, cmp.New, cmp.Findings)
 	if c.Format == "json" {
-		err = spec.WriteDiffJSON(a.stdout, rows)
+		// The rows are a JSON array: the internal topics not compared
+		// are said beside it.
+		for _, l := range cmp.NotComparedLines() {
+			fmt.Fprintf(a.stderr, "kwire: note: %s\n", l)
+		}
+		err = evolve.WriteDiffJSON(a.stdout, rows)
 	} else {
 		err = cmp.WriteDiffText(a.stdout, rows)
 	}
@@ -243,14 +249,14 @@ func (a *app) history(c *historyCmd) error {
 	if err != nil {
 		return a.notLoaded(err)
 	}
-	hs := spec.APIHistory(req, resp)
-	if err := spec.AddSpans(hs); err != nil {
+	hs := evolve.APIHistory(req, resp)
+	if err := evolve.AddSpans(hs); err != nil {
 		return err
 	}
 	if c.Format == "json" {
-		err = spec.WriteHistoryJSON(a.stdout, hs)
+		err = evolve.WriteHistoryJSON(a.stdout, hs)
 	} else {
-		err = spec.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return hint.Removed(set, m) })
+		err = evolve.WriteHistoryText(a.stdout, render.SetName(set), hs, func(m *spec.Message) string { return hint.Removed(set, m) })
 	}
 	// An API without valid versions (removed) is still a full answer: the
 	// history says so, names the release that has it, and exits 0.

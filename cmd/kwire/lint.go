@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
+	"github.com/kwire/kwire/spec/lint"
 )
 
 type lintCmd struct {
@@ -48,7 +49,7 @@ func (a *app) lint(c *lintCmd) error {
 	var rows []lintJSON
 	var fixLines []string
 	for _, in := range inputs {
-		r := spec.Lint(in.files, in.whole)
+		r := lint.Check(in.files, in.whole)
 		problems = append(problems, r.Problems...)
 		applied := map[*spec.Error]bool{}
 		if c.Fix {
@@ -149,7 +150,7 @@ func hasSuffixFold(s, suffix string) bool {
 // writeFixed writes the fixed copy of one file, when it has fixes and
 // they do not make it worse, and returns a line for each change and one
 // for the copy, and the fixes made.
-func (a *app) writeFixed(c *lintCmd, f *spec.LintFile) ([]string, []*spec.Fix, error) {
+func (a *app) writeFixed(c *lintCmd, f *lint.File) ([]string, []*spec.Fix, error) {
 	if len(f.Fixes) == 0 && c.Out != "" {
 		return []string{fmt.Sprintf("%s: nothing to fix: no copy written to %s", f.Name, c.Out)}, nil, nil
 	} else if len(f.Fixes) == 0 {
@@ -208,7 +209,7 @@ type lintEditJSON struct {
 	New     string `json:"new"`
 }
 
-func lintRow(p *spec.Error, fix *spec.Fix, applied bool, r *spec.LintReport) lintJSON {
+func lintRow(p *spec.Error, fix *spec.Fix, applied bool, r *lint.Report) lintJSON {
 	row := lintJSON{File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col, Severity: p.Severity.String(), Rule: p.Rule, Message: p.Msg, Hint: p.Hint}
 	if fix == nil {
 		return row

@@ -80,14 +80,14 @@ func TestLintReadmeWalkthrough(t *testing.T) {
 }
 
 // TestLintFlattenedSchemaBlocks: the Vote schema blocks of a page that lost
-// the line breaks (spec/testdata/lint/flattened.txt): one comment-swallows
+// the line breaks (spec/lint/testdata/flattened.txt): one comment-swallows
 // error a block, at the comment's start, naming where the swallowed spec
 // text begins; --fix restores the line breaks, the copy lints without
 // error and gives the Vote v2 of Kafka 4.4.0: 83 and 32 bytes, the same
 // frames.
 func TestLintFlattenedSchemaBlocks(t *testing.T) {
 	dir := t.TempDir()
-	f := copyTo(t, filepath.Join("..", "..", "spec", "testdata", "lint", "flattened.txt"), dir)
+	f := copyTo(t, filepath.Join("..", "..", "spec", "lint", "testdata", "flattened.txt"), dir)
 	r := kwire(t, "lint", f)
 	want := []string{
 		f + `:2:88: error: this // comment runs to the end of its line and swallows the spec text after it, from 2:208 to the end of the line (1788 bytes): "validVersions": "0-2", "flexibleVers…; the line breaks after the comment were lost, as when a spec is copied from a web page [comment-swallows]`,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kwire/kwire/capture"
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/exchange"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/watchflags"
 	"github.com/kwire/kwire/report"
@@ -28,7 +29,8 @@ type pcapCmd struct {
 	Interface string        `name:"interface" help:"Capture from this network interface (Ethernet or loopback, Linux, root or CAP_NET_RAW) instead of a file, until Ctrl-C." placeholder:"NAME"`
 	Port      []uint16      `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
 	Tree      bool          `help:"Print the object tree of each request and response under its line (text), or their page JSON, body and header (json)."`
-	Format    string        `help:"Output format: text (one line per exchange, problem and notice, then a summary) or json (one object per line)." enum:"text,json" default:"text"`
+	Format    string        `help:"Output format: text (one line per exchange, problem and notice, then a summary), json (one object per line), or parquet (the exchanges as Parquet files in --out, the schema of docs/exchanges.md; the rest as text)." enum:"text,json,parquet" default:"text"`
+	Out       string        `help:"The directory --format parquet writes its files to." placeholder:"DIR"`
 	MaxFrame  int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
 	Idle      time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
 	KeyLog    string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." type:"existingfile" placeholder:"FILE"`
@@ -44,8 +46,13 @@ type pcapRun struct {
 	err error // the first write error
 	tot capture.FlowTotals
 	wt  *traffic.Watcher
+	// pq receives the exchanges with --format parquet, made by tr.
+	pq *exchange.ParquetDir
+	tr exchange.Tracker
 	// failed: a problem other than a resynchronisation (a notice) was seen.
 	failed bool
+	// findings counts the findings of the clients' requests (--check).
+	findings int
 }
 
 // pcap reads a capture, reassembles its TCP connections on the Kafka
@@ -92,6 +99,18 @@ func (a *app) pcap(c *pcapCmd) error {
 	// Read as the capture arrives (a pipe from tcpdump -U -w -): what was
 	// decoded is printed before waiting for more; SIGINT ends the input.
 	r := &pcapRun{a: a, c: c, set: set, w: bufio.NewWriterSize(a.stdout, 64<<10), wt: wt}
+	if (c.Format == "parquet") != (c.Out != "") {
+		return usagef("--format parquet and --out DIR go together")
+	}
+	if c.Out != "" {
+		po := exchange.ParquetOptions{}
+		if c.Interface != "" || c.File == "-" {
+			po.MaxAge = time.Hour // a live capture: a whole file every hour
+		}
+		if r.pq, err = exchange.OpenParquetDir(c.Out, po); err != nil {
+			return err
+		}
+	}
 	ctx, stop := pcapContext()
 	defer stop()
 	var cr *capture.Reader
@@ -112,11 +131,24 @@ func (a *app) pcap(c *pcapCmd) error {
 	cd.MaxFrame = c.MaxFrame
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
-		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}},
+		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}, Check: c.Check, Touched: r.pq != nil},
 		OnOpen:    r.open, OnEvent: r.flowEvent, KeyLog: kl, OnTLS: r.tls,
-		OnClose: func(c *capture.Conn, _ time.Time, _ string) { wt.Closed(traffic.Conn{ID: uint64(c.ID)}) },
+		OnClose: func(c *capture.Conn, _ time.Time, _ string) {
+			wt.Closed(traffic.Conn{ID: uint64(c.ID)})
+			r.tr.Closed(uint64(c.ID))
+		},
 	})
 	r.tot = tot
+	if r.pq != nil {
+		if err := r.pq.Close(); err != nil {
+			return err
+		}
+		if files := r.pq.Files(); len(files) > 0 {
+			fmt.Fprintf(a.stderr, "kwire pcap: wrote %s\n", strings.Join(files, ", "))
+		} else {
+			fmt.Fprintln(a.stderr, "kwire pcap: no exchange: no Parquet file written")
+		}
+	}
 	r.summary(st, cr.Format(), readErr)
 	r.flush()
 	if r.err != nil {
@@ -131,6 +163,9 @@ func (a *app) pcap(c *pcapCmd) error {
 	}
 	if r.failed {
 		return fmt.Errorf("%s: the conversations have problems %s", name, problemsWhere(r.c.Format))
+	}
+	if r.findings > 0 {
+		return fmt.Errorf("%s: the clients' requests have %d %s %s", name, r.findings, plural(r.findings, "finding", "findings"), findingsWhere(r.c.Format))
 	}
 	return nil
 }
@@ -188,6 +223,9 @@ func (r *pcapRun) flowEvent(c *capture.Conn, ev flow.Event) {
 	if p, ok := ev.(*flow.Problem); ok {
 		r.failed = r.failed || p.Kind != flow.Resync
 	}
+	if x, ok := ev.(*flow.Exchange); ok {
+		r.findings += len(x.Findings)
+	}
 	if !r.wt.Keep(traffic.Conn{ID: uint64(c.ID), Client: c.Client.String()}, ev) {
 		return
 	}
@@ -220,6 +258,12 @@ func (r *pcapRun) writeJSON(v any) {
 }
 
 func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
+	if r.pq != nil {
+		if err := r.pq.Write(r.tr.Record(x, uint64(c.ID), c.Client.String(), c.Server.String())); err != nil && r.err == nil {
+			r.err = err
+		}
+		return
+	}
 	if r.c.Format == "json" {
 		r.writeJSON(report.NewExchange(x, uint64(c.ID), c.Client.String(), c.Server.String(), func(f *flow.Frame) *report.Frame {
 			return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree, Page: r.c.Tree, Render: r.a.renderOptions()})

@@ -47,6 +47,7 @@ type proxyCmd struct {
 	UpstreamInsecure   bool   `name:"upstream-insecure" help:"Do not verify the broker's certificate (anyone in between can read the traffic)."`
 	watchflags.Flags
 	StatsInterval time.Duration `name:"stats-interval" help:"With --stats, print the statistics this often too, not only when the proxy stops." placeholder:"DURATION"`
+	serviceFlags
 }
 
 // tlsConfigs turns the TLS flags into the proxy's listener and upstream
@@ -137,6 +138,10 @@ type proxyRun struct {
 	buf bytes.Buffer
 	err error
 	wt  *traffic.Watcher
+	// findings counts the findings of the clients' requests (--check),
+	// printed or not.
+	findings int
+	svc *service
 }
 
 // proxy forwards connections to the upstream broker and prints what goes
@@ -171,14 +176,22 @@ func (a *app) proxy(c *proxyCmd) error {
 	if o.Grace <= 0 {
 		o.Grace = -1 // close at once
 	}
-	o.TLS, o.UpstreamTLS, o.ShowSecrets, o.Fallback = listenTLS, upstreamTLS, a.cli.ShowSecrets, flow.EmbeddedFallbacks(set)
+	o.TLS, o.UpstreamTLS, o.ShowSecrets, o.Fallback, o.Check = listenTLS, upstreamTLS, a.cli.ShowSecrets, flow.EmbeddedFallbacks(set), c.Check
+	o.Touched = c.MetricsTopics || c.Audit != "" || c.Parquet != ""
+	// Catch SIGINT (and SIGHUP) before saying where the proxy listens.
+	ctx, stop := proxyContext()
+	defer stop()
+	if err := reloadOnHangup(ctx, c, listenTLS, upstreamTLS, a.stderr); err != nil {
+		return err
+	}
 	p, err := proxy.New(o)
 	if err != nil {
 		return err
 	}
-	// Catch SIGINT before saying where the proxy listens.
-	ctx, stop := proxyContext()
-	defer stop()
+	if r.svc, err = startService(ctx, &c.serviceFlags, writerFunc(r.writeOut), a.stderr, p, c.Upstream, r.upgradeCounts(c)); err != nil {
+		p.Close()
+		return err
+	}
 	start := fmt.Sprintf("kwire: proxying %s to %s (%s)", p.Addr(), c.Upstream, render.SetName(set))
 	if adv, anyIf := p.Advertised(); adv != "" {
 		start += ", advertising " + adv
@@ -187,13 +200,25 @@ func (a *app) proxy(c *proxyCmd) error {
 		}
 	}
 	fmt.Fprintln(a.stderr, start)
+	if r.svc != nil && r.svc.ln != nil {
+		fmt.Fprintf(a.stderr, "kwire: metrics on http://%s/metrics\n", r.svc.ln.Addr())
+	}
 	traffic.Every(ctx, c.StatsInterval, func() { r.write(func() error { return r.wt.WriteStats(&r.buf, r.o.JSON) }) })
+	if r.svc != nil {
+		r.svc.serving.Store(true)
+	}
 	err = p.Serve(ctx)
+	if serr := r.svc.close(); err == nil {
+		err = serr
+	}
 	r.write(func() error { return r.wt.WriteReport(&r.buf, r.o.JSON) })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
 		err = r.err
+	}
+	if err == nil && r.findings > 0 {
+		err = fmt.Errorf("the clients' requests have %d %s %s", r.findings, plural(r.findings, "finding", "findings"), findingsWhere(c.Format))
 	}
 	return err
 }
@@ -204,13 +229,28 @@ func (r *proxyRun) event(e proxy.Event) {
 	if errors.As(e.Err, &bc) {
 		bc.Hint = " try --upstream-tls"
 	}
+	r.svc.event(e)
 	r.write(func() error {
+		if x, ok := e.Flow.(*flow.Exchange); ok {
+			r.findings += len(x.Findings)
+		}
 		if !r.wt.KeepProxy(e) {
 			return nil
 		}
 		return report.WriteProxyEvent(&r.buf, e, r.o)
 	})
 }
+
+// writeOut prints p (whole lines of --audit -) under the lock.
+func (r *proxyRun) writeOut(p []byte) (int, error) {
+	r.write(func() error { _, err := r.buf.Write(p); return err })
+	return len(p), nil
+}
+
+// writerFunc is an io.Writer of a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // write prints what fill writes to r.buf, whole, under the lock.
 func (r *proxyRun) write(fill func() error) {

@@ -191,3 +191,61 @@ func TestForAddr(t *testing.T) {
 		t.Error("a config that names its server is used as it is")
 	}
 }
+
+// A Reloader's configuration gives new handshakes the pair read last; a
+// pair that does not load leaves the one before.
+func TestReloader(t *testing.T) {
+	ca := testcert.New(t, "127.0.0.1")
+	one, oneKey := ca.Leaf("one")
+	two, twoKey := ca.Leaf("two")
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
+	cp := func(from, to string) {
+		b, _ := os.ReadFile(from)
+		os.WriteFile(to, b, 0o600)
+	}
+	cp(one, cert)
+	cp(oneKey, key)
+	r, err := NewReloader(cert, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := Reloading(&tls.Config{MinVersion: tls.VersionTLS12}, r, false)
+	name := func() string {
+		ln, err := tls.Listen("tcp", "127.0.0.1:0", sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				c.(*tls.Conn).Handshake()
+				c.Close()
+			}
+		}()
+		c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{RootCAs: ca.Pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return c.ConnectionState().PeerCertificates[0].Subject.CommonName
+	}
+	if n := name(); n != "one" {
+		t.Fatalf("%q", n)
+	}
+	cp(two, cert)
+	cp(twoKey, key)
+	if err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if n := name(); n != "two" {
+		t.Fatalf("after Reload: %q", n)
+	}
+	os.WriteFile(key, []byte("junk"), 0o600)
+	if err := r.Reload(); err == nil || !strings.Contains(err.Error(), key) {
+		t.Fatalf("bad key: %v", err)
+	}
+	if n := name(); n != "two" {
+		t.Fatalf("after a failed Reload: %q", n)
+	}
+}

@@ -21,6 +21,7 @@ type Flags struct {
 	Topic      string        `help:"Print only the exchanges that name this topic, or its id as a response on the same connection (Metadata) gave it." placeholder:"NAME"`
 	Stats      bool          `help:"Print statistics per API version (exchanges, bytes, latency percentiles, error codes) and per client, of the exchanges the filters keep."`
 	Upgrade    string        `name:"upgrade-check" help:"List the clients that used an API or version this embedded release does not accept (as --kafka names it: 4.0, 3.9.1)." placeholder:"RELEASE"`
+	Check      bool          `help:"Judge the clients' requests (sending nothing): a version the broker did not announce on the connection, a request before SASL authentication completed, the wrong header version, a varint longer than needed, tagged fields out of order or repeated, a correlation id reused while in flight, a record batch whose CRC, count, offsets or sequences do not add up, bytes after the body. Findings are printed under their exchange, counted in --stats, and make the exit status 1."`
 }
 
 // Watcher returns the traffic.Watcher the flags ask for, api names

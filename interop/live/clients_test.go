@@ -222,18 +222,24 @@ func recordValue(i int) string { return fmt.Sprintf("value-%06d-%s", i, strings.
 // multiset of (client→broker, broker→client) byte counts and sha256 seen by
 // the clients equals the one seen at the broker's side. And the proxy must
 // have decoded the traffic without a problem: every Produce and Fetch
-// exchange it saw decoded whole.
+// exchange it saw decoded whole. And the clients' requests, judged
+// (proxy.Options.Check), have no finding.
 func TestClientsThroughProxy(t *testing.T) {
 	c := kafkatest.Shared(t)
 	tapAddr, brokerSide := tap(t, c.Bootstrap)
 	var mu sync.Mutex
 	apis := map[string]int{}
 	var problems []string
-	proxyAddr := startProxy(t, tapAddr, func(e flow.Event) {
+	checked := 0
+	proxyAddr := startProxyWith(t, tapAddr, func(e flow.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e := e.(type) {
 		case *flow.Exchange:
+			checked++
+			for _, f := range e.Findings {
+				problems = append(problems, fmt.Sprintf("%s v%d corr %d (client %q): finding %v", e.API, e.Version, e.CorrelationID, e.ClientID, f))
+			}
 			ok := e.Request != nil && e.Request.Err == nil && (e.NoResponse || e.Response != nil && e.Response.Err == nil)
 			if ok {
 				apis[e.API]++
@@ -245,7 +251,7 @@ func TestClientsThroughProxy(t *testing.T) {
 				problems = append(problems, e.String())
 			}
 		}
-	})
+	}, true, true)
 	clientSide := &connLog{clientSide: true}
 	redirect := func(ctx context.Context, network, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -294,7 +300,7 @@ func TestClientsThroughProxy(t *testing.T) {
 	if apis["Produce"] == 0 || apis["Fetch"] == 0 || apis["ApiVersions"] == 0 || apis["Metadata"] == 0 {
 		t.Errorf("decoded exchanges by api: %v", apis)
 	}
-	t.Logf("decoded exchanges by api: %v", apis)
+	t.Logf("decoded exchanges by api: %v; %d requests checked", apis, checked)
 }
 
 func produceConsumeFranz(t *testing.T, seed, topic string, dial func(context.Context, string, string) (net.Conn, error), codec kgo.CompressionCodec) {

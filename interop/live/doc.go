@@ -8,5 +8,11 @@
 // topics' records of consumer, share and transactional workloads against
 // kafka-dump-log's decoders and kafka-consumer-groups
 // (TestInternalTopicsLive), and the proxy benchmark. Without Kafka installed the tests skip; KWIRE_KAFKA_REQUIRED=1
-// makes that a failure (CI).
+// makes that a failure (CI). TestSecureCluster also checks the proxy's
+// metrics through a real Prometheus (Debian's prometheus on PATH), its
+// audit log, and its Parquet files through DuckDB (a Python that imports
+// duckdb: $KWIRE_PYTHON, .build/venv, or python3), as TestKeyLog checks
+// kwire pcap's; without them those checks are skipped, and
+// KWIRE_PROMETHEUS_REQUIRED=1 and KWIRE_DUCKDB_REQUIRED=1 make that a
+// failure.
 package live

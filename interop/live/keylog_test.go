@@ -150,6 +150,23 @@ func TestKeyLog(t *testing.T) {
 		t.Errorf("summaries: %d and %d exchanges, want %d", plain.summary.Exchanges, ssl.summary.Exchanges, total)
 	}
 	t.Logf("%d connections, %d exchanges in each run: %v", len(plain.conns), total, apis)
+
+	// The capture as Parquet files: DuckDB counts what --stats counts
+	// (service_test.go).
+	for _, run := range []struct {
+		name string
+		args []string
+	}{{"plain", []string{"--port", plainPort}}, {"ssl", []string{"--port", sslPort, "--keylog", keylog}}} {
+		dir := filepath.Join(out, "parquet-"+run.name)
+		if _, stderr, err := kwireRun(t, nil, append([]string{"pcap", "--format", "parquet", "--out", dir, pcap}, run.args...)...); err != nil {
+			t.Fatalf("kwire pcap --format parquet: %v\n%s", err, stderr)
+		}
+		stats, stderr, err := kwireRun(t, nil, append([]string{"pcap", "--stats", "--format", "json", pcap}, run.args...)...)
+		if err != nil {
+			t.Fatalf("kwire pcap --stats: %v\n%s", err, stderr)
+		}
+		checkParquetStats(t, run.name+" capture", []byte(stats), dir)
+	}
 }
 
 // keyLogWorkload runs the capture's workload with a franz-go client whose

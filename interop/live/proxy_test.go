@@ -27,7 +27,15 @@ func startProxy(t *testing.T, upstream string, emit func(flow.Event)) string {
 // startProxyTB is startProxy for tests and benchmarks, keeping trees or not.
 func startProxyTB(t testing.TB, upstream string, emit func(flow.Event), keepTrees bool) string {
 	t.Helper()
+	return startProxyWith(t, upstream, emit, keepTrees, false)
+}
+
+// startProxyWith is startProxyTB judging the clients' requests or not
+// (proxy.Options.Check).
+func startProxyWith(t testing.TB, upstream string, emit func(flow.Event), keepTrees, check bool) string {
+	t.Helper()
 	p, err := proxy.New(proxy.Options{
+		Check:     check,
 		Listen:    "127.0.0.1:0",
 		Upstream:  upstream,
 		Codec:     kafka44,

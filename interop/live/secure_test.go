@@ -316,11 +316,15 @@ func TestSecureCluster(t *testing.T) {
 	// Through kwire proxy.
 	proxyCert, proxyKey := ca.Leaf("proxy")
 	first := freePortRange(t, 10)
-	proxy, proxyAddr := runProxy(t, out, "--listen", "127.0.0.1:0", "--upstream", brokers[0].Advertised[kafkatest.SASLSSL],
+	// The service outputs too: metrics scraped by a real Prometheus, the
+	// audit log, the Parquet files (service_test.go).
+	svcArgs, metricsAddr := serviceArgs(t, out)
+	prom := startPrometheus(t, metricsAddr)
+	proxy, proxyAddr := runProxy(t, out, append([]string{"--listen", "127.0.0.1:0", "--upstream", brokers[0].Advertised[kafkatest.SASLSSL],
 		"--rewrite-advertised", "--broker-ports", fmt.Sprintf("%d-%d", first, first+9),
 		"--tls-cert", proxyCert, "--tls-key", proxyKey,
 		"--upstream-tls", "--upstream-ca", ca.CertFile, "--upstream-server-name", "localhost",
-		"--format", "json", "--tree")
+		"--format", "json", "--tree", "--check", "--stats"}, svcArgs...)...)
 	for _, tp := range taps {
 		tp.origin.Store(int64(proxy.Process.Pid))
 	}
@@ -414,7 +418,10 @@ func TestSecureCluster(t *testing.T) {
 	}
 	close(stopSweep)
 	<-sweepDone
+	checkPrometheus(t, prom, out, []string{"alice", "bob"}, forms)
 	stopProxy(t, proxy)
+	checkAudit(t, out, []string{"PLAIN alice", "SCRAM-SHA-512 bob"})
+	checkParquet(t, out)
 
 	for _, tp := range taps {
 		tp.log.mu.Lock()
@@ -449,6 +456,7 @@ func TestSecureCluster(t *testing.T) {
 	listens := map[string]bool{proxyAddr: true}
 	apis := map[string]int{}
 	users := map[string]bool{}
+	rules := 0
 	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
 		var pl proxyLine
 		if err := json.Unmarshal(l, &pl); err != nil {
@@ -465,14 +473,25 @@ func TestSecureCluster(t *testing.T) {
 			}
 		case pl.Type == "connection" && pl.Event == "failed":
 			t.Errorf("kwire proxy: %s", l)
+		case pl.Type == "stats_rule":
+			rules++
+			if string(pl.Findings) != "0" {
+				t.Errorf("kwire proxy --check: %s", l)
+			}
 		case pl.Type == "exchange" && pl.API != nil:
 			apis[*pl.API]++
+			if len(pl.Findings) > 0 {
+				t.Errorf("kwire proxy --check: the clients' request has findings: %s", l)
+			}
 			if pl.Mechanism != "" {
 				users[pl.Mechanism+" "+pl.User] = true
 			}
 		case pl.Type == "problem" && pl.Kind != "truncated":
 			t.Errorf("kwire proxy: %s", l)
 		}
+	}
+	if rules != 8 {
+		t.Errorf("kwire proxy --check --stats printed %d stats_rule lines, want 8", rules)
 	}
 	if len(listens) != 1+len(brokers) {
 		t.Errorf("kwire proxy listened on %v, want its listener and one per broker", listens)

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -319,6 +320,10 @@ type proxyLine struct {
 	Mechanism string    `json:"mechanism"`
 	User      string    `json:"user"`
 	Error     *string   `json:"error"`
+	// Findings are an exchange's findings (--check), or the count of a
+	// stats_rule line (--stats); Rule is the latter's rule.
+	Findings json.RawMessage `json:"findings"`
+	Rule     string          `json:"rule"`
 }
 
 // secretForms are the ways a password could show in an output: itself,

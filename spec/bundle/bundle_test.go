@@ -35,15 +35,18 @@ func TestReleasesMatchPins(t *testing.T) {
 }
 
 // filesPerJar is the number of spec files each release's jars hold, in
-// the order of the artifacts (by coordinate): kafka-clients, then for 4.4.0
-// and 3.9.1 kafka-group-coordinator, then kafka-metadata, kafka-raft, and
-// for those two the share coordinator (4.4.0), kafka-storage and the
-// transaction coordinator.
+// the order of the artifacts (by coordinate): kafka-clients,
+// kafka-group-coordinator (from 3.5), kafka-metadata, kafka-raft,
+// kafka-share-coordinator (from 4.0), kafka-storage,
+// kafka-transaction-coordinator (from 3.9) and the broker jar kafka_2.13
+// (up to 3.8: the group's and the transaction log's records up to 3.4, the
+// transaction log's from 3.5).
 var filesPerJar = map[string][]int{
-	"4.4.0": {203, 44, 27, 1, 4, 5, 2}, "4.3.2": {198, 26, 1}, "4.2.2": {197, 26, 1}, "4.1.2": {197, 26, 1},
-	"4.0.2": {186, 26, 1}, "3.9.2": {186, 25, 1}, "3.9.1": {186, 22, 25, 1, 4, 2}, "3.8.1": {162, 25, 1},
-	"3.7.2": {158, 25, 1}, "3.6.2": {146, 24, 1}, "3.5.2": {146, 20, 1}, "3.4.1": {144, 20, 1},
-	"3.3.2": {144, 19, 1}, "3.2.3": {144, 19, 1}, "3.1.2": {144, 17, 1}, "3.0.2": {144, 17, 1},
+	"4.4.0": {203, 44, 27, 1, 4, 5, 2}, "4.3.2": {198, 44, 26, 1, 4, 5, 2}, "4.2.2": {197, 44, 26, 1, 4, 5, 2},
+	"4.1.2": {197, 44, 26, 1, 4, 5, 2}, "4.0.2": {186, 32, 26, 1, 4, 5, 2}, "3.9.2": {186, 22, 25, 1, 4, 2},
+	"3.9.1": {186, 22, 25, 1, 4, 2}, "3.8.1": {162, 16, 25, 1, 4, 2}, "3.7.2": {158, 16, 25, 1, 4, 2},
+	"3.6.2": {146, 16, 24, 1, 4, 2}, "3.5.2": {146, 16, 20, 1, 4, 2}, "3.4.1": {144, 20, 1, 4, 6},
+	"3.3.2": {144, 19, 1, 4, 6}, "3.2.3": {144, 19, 1, 4, 6}, "3.1.2": {144, 17, 1, 4, 6}, "3.0.2": {144, 17, 1, 3, 6},
 }
 
 func TestLoadAll(t *testing.T) {
@@ -96,7 +99,7 @@ func TestLoadAll(t *testing.T) {
 				if !slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(f.Path, d) }) || !strings.HasSuffix(f.Path, ".json") {
 					t.Errorf("unexpected path %s of %s", f.Path, f.Source)
 				}
-				if !strings.HasPrefix(f.Source, "kafka-") || !strings.HasSuffix(f.Source, "-"+v+".jar") {
+				if !strings.HasPrefix(f.Source, "kafka-") && !strings.HasPrefix(f.Source, "kafka_2.13-") || !strings.HasSuffix(f.Source, "-"+v+".jar") {
 					t.Errorf("%s: unexpected source %q", f.Path, f.Source)
 				}
 				// Kafka 4.1's AlterShareGroupOffsetsResponse.json was
@@ -118,15 +121,27 @@ func TestLoadAll(t *testing.T) {
 				"common/message/ProduceRequest.json":      "kafka-clients-" + v + ".jar",
 				"common/metadata/FeatureLevelRecord.json": "kafka-metadata-" + v + ".jar",
 			}
-			if v == "4.4.0" || v == "3.9.1" {
-				// The internal topics' records (see pins.go).
-				where["common/message/OffsetCommitKey.json"] = "kafka-group-coordinator-" + v + ".jar"
-				where["common/message/TransactionLogValue.json"] = "kafka-transaction-coordinator-" + v + ".jar"
-				where["message/RemoteLogSegmentMetadataUpdateRecord.json"] = "kafka-storage-" + v + ".jar"
+			// The internal topics' records (see pins.go), in the jars of
+			// the releases that have them.
+			where["common/message/OffsetCommitValue.json"] = "kafka-group-coordinator-" + v + ".jar"
+			if v < "3.5" {
+				where["common/message/OffsetCommitValue.json"] = "kafka_2.13-" + v + ".jar"
 			}
-			if v == "4.4.0" {
+			where["common/message/TransactionLogValue.json"] = "kafka-transaction-coordinator-" + v + ".jar"
+			if v < "3.9" {
+				where["common/message/TransactionLogValue.json"] = "kafka_2.13-" + v + ".jar"
+			}
+			if v >= "4" {
 				where["common/message/ShareSnapshotValue.json"] = "kafka-share-coordinator-" + v + ".jar"
 				where["message/ProducerSnapshot.json"] = "kafka-storage-" + v + ".jar"
+			}
+			if v >= "4.1" {
+				where["common/message/OffsetCommitKey.json"] = "kafka-group-coordinator-" + v + ".jar"
+			}
+			if v >= "3.1" {
+				where["message/RemoteLogSegmentMetadataUpdateRecord.json"] = "kafka-storage-" + v + ".jar"
+			} else {
+				where["message/RemoteLogSegmentMetadataUpdate.json"] = "kafka-storage-" + v + ".jar"
 			}
 			for path, source := range where {
 				f, ok := r.Find(path)
@@ -204,8 +219,7 @@ func TestReleaseDifferences(t *testing.T) {
 	}
 
 	// The one spec difference between 3.9.1 and 3.9.2: JoinGroup v0-v1 are
-	// no longer deprecated. (3.9.1 also has the internal topics' records,
-	// 28 files, which 3.9.2 is not pinned with.)
+	// no longer deprecated. (Both have the internal topics' records.)
 	const jg, dep = "common/message/JoinGroupRequest.json", `"deprecatedVersions": "0-1"`
 	if p, err := Load("3.9.2"); err != nil {
 		t.Fatal(err)
@@ -218,7 +232,7 @@ func TestReleaseDifferences(t *testing.T) {
 		}
 		f, _ := p.Find(jg)
 		o, _ := old.Find(jg)
-		if !bytes.Contains(o.Data, []byte(dep)) || bytes.Contains(f.Data, []byte(dep)) || len(p.Files)+28 != len(old.Files) {
+		if !bytes.Contains(o.Data, []byte(dep)) || bytes.Contains(f.Data, []byte(dep)) || len(p.Files) != len(old.Files) {
 			t.Errorf("3.9.2 %s: want %s dropped", jg, dep)
 		}
 	}

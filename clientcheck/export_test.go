@@ -1,0 +1,4 @@
+package clientcheck
+
+// NextSequence is nextSequence, for tests.
+var NextSequence = nextSequence

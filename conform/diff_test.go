@@ -1,0 +1,83 @@
+package conform_test
+
+import (
+	"context"
+	"encoding/binary"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/conform"
+)
+
+// TestDifferentialSame: two kfake clusters answer the same probes alike
+// once the ignore list leaves out what varies (cluster ids, ports…): no
+// finding of rule "differs".
+func TestDifferentialSame(t *testing.T) {
+	a, b := startKfake(t), startKfake(t)
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: a, Reference: b, Set: set44(t), Random: 3, Seed: 5, Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Probes {
+		for _, f := range p.Findings {
+			// kfake lists DescribeUserScramCredentials' Results in Go
+			// map order, so two kfakes differ there from run to run: a
+			// real difference, but not one this test is about.
+			if f.Rule == "differs" && p.API != "DescribeUserScramCredentials" {
+				t.Errorf("%s: %s", p.Name(), f)
+			}
+		}
+	}
+	if r.Reference != b || r.RefCounts.Probes != len(r.Probes) {
+		t.Errorf("reference %s with %d probes, the target %d", r.Reference, r.RefCounts.Probes, len(r.Probes))
+	}
+	if txt := text(t, r); !strings.Contains(txt, "differential: each answer compared with the reference "+b+"'s, ignoring throttle (ThrottleTimeMs); ids (ClusterId,") {
+		t.Errorf("text:\n%s", txt)
+	}
+}
+
+// TestDifferentialFinds: a target whose Metadata answer names the topic
+// asked for with UNKNOWN_TOPIC_OR_PARTITION where the reference answers
+// NONE differs at that error code, and nowhere else.
+func TestDifferentialFinds(t *testing.T) {
+	c := codec.New(set44(t))
+	ref := startFault(t, announced, nil)
+	target := startFault(t, announced, func(key, v int16, fr []byte) []byte {
+		tr, err := c.DecodeResponse(fr, c.Set.Response(key), v)
+		if err != nil {
+			t.Error(err)
+			return fr
+		}
+		ec, err := tr.Get("MetadataResponse.Topics[0].ErrorCode")
+		if err != nil {
+			return fr // no topic asked
+		}
+		binary.BigEndian.PutUint16(fr[tr.Nodes[ec.Node()].Off:], 3)
+		return fr
+	})
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: target, Reference: ref, Set: set44(t), APIs: []int16{3}, Bodies: bodies, Access: readOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range r.Probes {
+		for _, f := range p.Findings {
+			got = append(got, p.Name()+": "+f.Rule+" "+f.String())
+		}
+	}
+	p := r.Probes[1]
+	tr, _ := c.DecodeResponse(p.Response, c.Set.Response(3), 12)
+	ec, _ := tr.Get("MetadataResponse.Topics[0].ErrorCode")
+	want := "Metadata v12 body: differs MetadataResponse.Topics[0].ErrorCode at 0x" + hex4(tr.Nodes[ec.Node()].Off) + ": UNKNOWN_TOPIC_OR_PARTITION(3), the reference NONE(0)"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+func hex4(off int32) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[off>>12&15], digits[off>>8&15], digits[off>>4&15], digits[off&15]})
+}

@@ -1,0 +1,124 @@
+package conform_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/conform"
+	"github.com/kwire/kwire/internal/kafkatest"
+)
+
+// TestKafka runs the default run (read-only, 3 random requests, seed 1)
+// and the protocol edges against a real Kafka 4.4.0 broker (skipped when
+// Kafka is not installed): every announced (API, version) of a read-only
+// API is probed, and no finding is allowed that docs/conform.md does not
+// explain (the reference behaviours are applied by the engine).
+func TestKafka(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Config{})
+	s := set44(t)
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Random: conform.DefaultRandom, Seed: 1, Scenarios: []string{conform.Edges},
+		Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Kafka 4.4.0: %s", r.Summary())
+	var edges []string
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" {
+			edges = append(edges, p.Name()+" "+p.Outcome.String())
+		}
+	}
+	if got, want := strings.Join(edges, ", "), "ApiVersions v127 scenario 0 kafka-error, api key 1000 v0 scenario 1 pass, frame v0 scenario 2 pass"; got != want {
+		t.Errorf("protocol edges: %s\nwant %s", got, want)
+	}
+	probed := map[[2]int16]bool{}
+	for _, p := range r.Probes {
+		probed[[2]int16{p.Key, p.Version}] = true
+	}
+	for _, a := range r.APIs {
+		if !a.Known || !a.Sent {
+			continue
+		}
+		m := s.Request(a.Key)
+		for v := max(a.Announced.Min, m.ValidVersions.Lo); v <= min(a.Announced.Max, m.ValidVersions.Hi); v++ {
+			if !probed[[2]int16{a.Key, v}] {
+				t.Errorf("%s v%d announced and not probed", a.Name, v)
+			}
+		}
+	}
+	if r.Failed() {
+		var b strings.Builder
+		r.WriteText(&b, conform.WriteOptions{})
+		t.Errorf("findings against Kafka 4.4.0:\n%s", b.String())
+	}
+}
+
+// TestKafkaMutateCleanup: a --mutate run against real Kafka with the
+// topic lifecycle and idempotent produce scenarios: every step as expected
+// (the batch fetched is the one produced, a duplicate appends nothing, a
+// gap is refused), and the topics it created are gone at the end.
+func TestKafkaMutateCleanup(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Config{})
+	s := set44(t)
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: c.Bootstrap, Set: s, Mutate: true, Scenarios: []string{conform.Lifecycle, conform.Idempotent}, APIs: []int16{3}, Prefix: "kwire-conform-live",
+		Client: client.Options{Timeout: 10 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Created) != 3 || len(r.Cleanup) != 0 || len(r.Deleted) < 3 {
+		t.Fatalf("created %q, cleanup %q", r.Created, r.Cleanup)
+	}
+	var steps []string
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" && strings.HasPrefix(p.Err, "topic lifecycle") {
+			steps = append(steps, p.API+" "+p.Outcome.String())
+		}
+	}
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass, Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
+		t.Errorf("steps %s\nwant %s", got, want)
+	}
+	steps = nil
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" && strings.HasPrefix(p.Err, "idempotent produce") {
+			steps = append(steps, p.API+" "+p.Outcome.String())
+			for _, f := range p.Findings {
+				t.Errorf("%s: %s", p.Name(), f)
+			}
+		}
+	}
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, InitProducerId pass, Produce pass, Produce pass, Produce pass, Produce pass, ListOffsets pass, DeleteTopics pass"; got != want {
+		t.Errorf("idempotent steps %s\nwant %s", got, want)
+	}
+	if names := gone(t, s, c.Bootstrap, "kwire-conform-live"); strings.Contains(names, "kwire-conform-live") {
+		t.Errorf("topics after the run: %s", names)
+	}
+}
+
+// TestKafkaController runs conform with --cluster-apis against the
+// controller listener of a Kafka 4.4.0 cluster (a dedicated controller and
+// a broker): every announced version of the APIs the levels allow is
+// probed, with no finding. A controller announces no Metadata, so the APIs
+// a broker listener must have are not asked of it.
+func TestKafkaController(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Config{Controllers: 1, Brokers: 1})
+	var addr string
+	for _, n := range c.Nodes {
+		if n.ControllerAddr != "" {
+			addr = n.ControllerAddr
+		}
+	}
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: set44(t), Random: conform.DefaultRandom, Seed: 1, ClusterAPIs: true,
+		Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Kafka 4.4.0 controller: %s", r.Summary())
+	if r.Failed() || len(r.APIs) == 0 {
+		var b strings.Builder
+		r.WriteText(&b, conform.WriteOptions{})
+		t.Errorf("against the controller:\n%s", b.String())
+	}
+}

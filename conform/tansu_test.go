@@ -1,0 +1,81 @@
+package conform_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/conform"
+	"github.com/kwire/kwire/internal/kafkatest"
+)
+
+// tansuBin is the Tansu binary: KWIRE_TANSU, else the one
+// interop/tansu/install.sh builds, else tansu on the PATH; "" when none.
+func tansuBin() string {
+	if b := os.Getenv("KWIRE_TANSU"); b != "" {
+		return b
+	}
+	if b, err := filepath.Abs(filepath.Join("..", "interop", "tansu", "target", "bin", "tansu")); err == nil {
+		if _, err := os.Stat(b); err == nil {
+			return b
+		}
+	}
+	b, _ := exec.LookPath("tansu")
+	return b
+}
+
+// TestTansu runs the default run against Tansu (a Kafka-compatible broker
+// in Rust, in memory), when it is installed (interop/tansu/install.sh):
+// the run completes and every probe has an outcome; its findings are
+// Tansu's, logged (and the text report kept in KWIRE_ARTIFACTS when set).
+func TestTansu(t *testing.T) {
+	bin := tansuBin()
+	if bin == "" {
+		t.Skip("Tansu is not installed (interop/tansu/install.sh)")
+	}
+	port := kafkatest.FreePort(t)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	url := "tcp://" + addr
+	cmd := exec.Command(bin, "broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", "memory://tansu/")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	s := set44(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		cn, err := client.Dial(context.Background(), addr, codec.New(s), client.Options{Timeout: time.Second})
+		if err == nil {
+			cn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Tansu at %s did not answer ApiVersions: %v", addr, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: s, Random: conform.DefaultRandom, Seed: 1, Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b, conform.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Tansu: %s", r.Summary())
+	if dir := os.Getenv("KWIRE_ARTIFACTS"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conform-tansu.txt"), []byte(b.String()), 0o644)
+	}
+	if len(r.Probes) < 2 || len(r.APIs) == 0 {
+		t.Errorf("a run of %d probes over %d APIs:\n%s", len(r.Probes), len(r.APIs), b.String())
+	}
+}

@@ -224,7 +224,10 @@ local function field(c, e, tree, o, tagged)
       local it
       if ty == T_STRING then it = tree:add(PF[e[2]], tvb(o, l), "")
       elseif ty == T_BYTES then it = tree:add(PF[e[2]], tvb(o, 0))
-      else it = tree:add(PF[e[2]], tvb(o, l), -1) end
+      else
+        it = tree:add(PF[e[2]], tvb(o, l), -1)
+        it:add(f_length, tvb(o, l), l == 4 and n or n + 1)
+      end
       it:set_text(LABEL[e[2]] .. ": null")
       return o + l
     end
@@ -238,6 +241,7 @@ local function field(c, e, tree, o, tagged)
       tree:add(PF[e[2]], tvb(o + l, n))
     else
       local it = tree:add(PF[e[2]], r, n)
+      it:add(f_length, tvb(o, l), l == 4 and n or n + 1)
       if n > 0 then records(c, it, o + l, n) end
     end
     return o + l + n
@@ -335,7 +339,7 @@ local function tags(c, t, tree, o)
       end
     else
       tt:append_text(" (unknown to the spec)")
-      tt:add(f_unknown_tag, tvb(o, sz))
+      if sz > 0 then tt:add(f_unknown_tag, tvb(o, sz)) end
     end
     o = o + sz
     tt:set_len(o - s)

@@ -568,6 +568,13 @@ end
 -- step with its frames. memo holds what the first pass learnt of each
 -- frame, so that later passes (Wireshark's GUI) show the same.
 local f_tcp_stream = Field.new("tcp.stream")
+local f_frame_time = Field.new("frame.time")
+
+-- now is the capture time of the packet being dissected (an NSTime, exact
+-- to the nanosecond, unlike pinfo.abs_ts).
+local function now()
+  return f_frame_time().value
+end
 local streams, memo = {}, {}
 
 local function stream(pinfo)
@@ -623,9 +630,9 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
     t:add(f_api, name):set_generated()
     local m = memo[mk]
     if not pinfo.visited then
-      m = {t = pinfo.abs_ts}
+      m = {}
       memo[mk] = m
-      st.reqs[corr] = {key = key, ver = ver, frame = pinfo.number, t = pinfo.abs_ts, m = m}
+      st.reqs[corr] = {key = key, ver = ver, frame = pinfo.number, t = now(), m = m}
     end
     if m and m.resp then t:add(f_response_in, m.resp):set_generated() end
     t:append_text(sfmt(", %s v%d request", name, ver))
@@ -652,10 +659,8 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
       local r = st.reqs[corr]
       if r then
         st.reqs[corr] = nil
-        local lat = pinfo.abs_ts - r.t
-        local secs = math.floor(lat)
-        m = {key = r.key, ver = r.ver, req = r.frame, lat = lat,
-          nst = NSTime.new(secs, math.floor((lat - secs) * 1e9 + 0.5))}
+        local nst = now() - r.t
+        m = {key = r.key, ver = r.ver, req = r.frame, lat = nst:tonumber(), nst = nst}
         r.m.resp = pinfo.number
       else
         m = {}

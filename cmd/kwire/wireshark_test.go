@@ -143,6 +143,7 @@ type kwFrame struct {
 	corr     int32
 	root     *kwNode
 	hex      []byte
+	latency  *int64 // a response's time since its request (ns)
 }
 
 // kwireFrames runs kwire pcap --tree --format json on the capture.
@@ -157,6 +158,7 @@ func kwireFrames(t *testing.T, capFile string) (frames []kwFrame, undecoded int)
 			Type          string `json:"type"`
 			API           string `json:"api"`
 			CorrelationID int32  `json:"correlation_id"`
+			LatencyNS     *int64 `json:"latency_ns"`
 			Request       *struct {
 				Tree struct {
 					Frame *struct {
@@ -199,7 +201,11 @@ func kwireFrames(t *testing.T, capFile string) (frames []kwFrame, undecoded int)
 			if err != nil {
 				t.Fatal(err)
 			}
-			frames = append(frames, kwFrame{api: x.API, response: i == 1, corr: x.CorrelationID, root: side.Tree.Frame.Tree, hex: h})
+			fr := kwFrame{api: x.API, response: i == 1, corr: x.CorrelationID, root: side.Tree.Frame.Tree, hex: h}
+			if fr.response {
+				fr.latency = x.LatencyNS
+			}
+			frames = append(frames, fr)
 		}
 	}
 	return frames, undecoded
@@ -226,6 +232,7 @@ type tsFrame struct {
 	corr     int32
 	fields   []pdmlField // kafka4.* fields in order, positions made relative to the frame
 	expert   []string    // the messages of its expert infos
+	latency  string      // kafka4.latency as shown ("0.001000000")
 }
 
 // failed reports whether the dissector marked the frame malformed or did
@@ -303,6 +310,11 @@ func tsharkFrames(t *testing.T, tshark, lua, capFile string, extra ...string) []
 			}
 			f := tsFrame{response: true}
 			flatten(pr.Fields, pr.Pos, &f.fields, &f.expert)
+			for _, g := range pr.Fields {
+				if g.Name == "kafka4.latency" {
+					f.latency = g.Show
+				}
+			}
 			for _, g := range f.fields {
 				switch g.Name {
 				case "kafka4.api_key":
@@ -509,8 +521,8 @@ func sameValue(w want, f pdmlField) bool {
 
 // comparison is the outcome of comparing one capture.
 type comparison struct {
-	frames, fields, disagreements, unmatched int
-	first                                    []string
+	frames, fields, latencies, disagreements, unmatched int
+	first                                               []string
 }
 
 func (c *comparison) disagree(format string, args ...any) {
@@ -561,6 +573,12 @@ func compare(t *testing.T, kw []kwFrame, ts []tsFrame) comparison {
 		if len(tf.fields) > len(ws) {
 			c.disagree("%s corr %d: tshark has %d more fields, first %s", fr.api, fr.corr, len(tf.fields)-len(ws), tf.fields[len(ws)].Name)
 		}
+		if fr.latency != nil {
+			c.latencies++
+			if want := fmt.Sprintf("%d.%09d", *fr.latency/1e9, *fr.latency%1e9); tf.latency != want {
+				c.disagree("%s corr %d: latency: kwire %s s, tshark %q", fr.api, fr.corr, want, tf.latency)
+			}
+		}
 		if tf.failed() {
 			c.disagree("%s corr %d: tshark: %s", fr.api, fr.corr, strings.Join(tf.expert, "; "))
 		}
@@ -604,8 +622,8 @@ func TestWiresharkAgreesWithPcap(t *testing.T) {
 			kw, undecoded := kwireFrames(t, c.capture)
 			ts := tsharkFrames(t, tshark, lua, c.capture)
 			r := compare(t, kw, ts)
-			t.Logf("%s: %d frames and %d fields compared, %d disagreements (%d frames kwire did not decode; %.1fs)",
-				c.name, r.frames, r.fields, r.disagreements, undecoded, time.Since(start).Seconds())
+			t.Logf("%s: %d frames, %d fields and %d latencies compared, %d disagreements (%d frames kwire did not decode; %.1fs)",
+				c.name, r.frames, r.fields, r.latencies, r.disagreements, undecoded, time.Since(start).Seconds())
 			for _, s := range r.first {
 				t.Error(s)
 			}

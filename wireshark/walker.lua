@@ -162,11 +162,13 @@ local function rdu32(c, o)
 end
 -- uvarint reads an unsigned varint of at most max bytes (5: 32 bits).
 local function uvarint(c, o, what, max)
+  local b = sbyte(c.buf, o - c.base + 1)
+  if b and b < 128 and o < c.lim then return b, 1 end -- the usual case
   max = max or 5
   local v, m, i = 0, 1, 0
   while true do
     need(c, o + i, 1, what)
-    local b = sbyte(c.buf, o + i - c.base + 1)
+    b = sbyte(c.buf, o + i - c.base + 1)
     v = v + (b % 128) * m
     i = i + 1
     if b < 128 then return v, i end
@@ -355,8 +357,11 @@ walk = function(c, si, tree, o)
 end
 
 -- CRC-32C (Castagnoli, reflected 0x82F63B78) and CRC-32 (IEEE, 0xEDB88320).
+-- Four bytes a step: the step of crc ~ w (w the next four bytes, little
+-- endian) is linear, so it is A[low 16 bits] ~ B[high 16 bits], two
+-- tables of 65536 built once. A byte at a time (table T) for the tail.
 local band, bxor, rshift = bit32.band, bit32.bxor, bit32.rshift
-local function crctable(poly)
+local function crctables(poly)
   local t = {}
   for i = 0, 255 do
     local c = i
@@ -365,13 +370,40 @@ local function crctable(poly)
     end
     t[i] = c
   end
-  return t
+  -- step4 is four byte steps of the state x with zero input bytes.
+  local function step4(x)
+    for _ = 1, 4 do
+      local lo = x % 256
+      x = bxor(t[lo], (x - lo) / 256)
+    end
+    return x
+  end
+  local a, b = {}, {}
+  for x = 0, 65535 do
+    a[x] = step4(x)
+    b[x] = step4(x * 65536)
+  end
+  return {t, a, b}
 end
-local CRC32C, CRC32 = crctable(0x82F63B78), crctable(0xEDB88320)
-local function crc(tab, s, i, j)
+local CRC32C, CRC32 = crctables(0x82F63B78), nil
+-- crc is the CRC of the bytes i..j (1-based, inclusive) of s.
+local function crc(tabs, s, i, j)
+  local t, a, b = tabs[1], tabs[2], tabs[3]
   local c = 0xFFFFFFFF
-  for k = i, j do
-    c = bxor(tab[band(bxor(c, sbyte(s, k)), 0xFF)], rshift(c, 8))
+  local k = i
+  while k + 7 <= j do
+    local b0, b1, b2, b3, b4, b5, b6, b7 = sbyte(s, k, k + 7)
+    local x = bxor(c, b0 + b1 * 256 + b2 * 65536 + b3 * 16777216)
+    local lo = x % 65536
+    x = bxor(a[lo], b[(x - lo) / 65536], b4 + b5 * 256 + b6 * 65536 + b7 * 16777216)
+    lo = x % 65536
+    c = bxor(a[lo], b[(x - lo) / 65536])
+    k = k + 8
+  end
+  while k <= j do
+    local lo = bxor(c, sbyte(s, k)) % 256
+    c = bxor(t[lo], (c - c % 256) / 256)
+    k = k + 1
   end
   return bxor(c, 0xFFFFFFFF)
 end
@@ -391,40 +423,43 @@ local function varbytes(c, tree, pf, o, what)
   return o + l + n
 end
 
+local pf_rlength, pf_rattributes, pf_rtimestamp, pf_roffset, pf_rkey, pf_rvalue, pf_rheaders, pf_rhkey, pf_rhvalue =
+  B["record.length"], B["record.attributes"], B["record.timestamp_delta"], B["record.offset_delta"], B["record.key"],
+  B["record.value"], B["record.headers_count"], B["record.header_key"], B["record.header_value"]
+
 -- recordsV2 dissects the records of an uncompressed batch from o to e.
 local function recordsV2(c, tree, o, e, count)
   local lim = c.lim
+  local tvb = c.tvb
   c.lim = e
   for i = 0, count - 1 do
     if o >= e then break end
-    local rt = tree:add(c.tvb(o, 0), "Record[" .. i .. "]")
-    local s = o
     local len, l = varint(c, o, "record length")
-    rt:add(B["record.length"], c.tvb(o, l), len)
+    need(c, o + l, len, "record")
+    local re = o + l + len
+    local rt = tree:add(tvb(o, l + len), "Record[" .. i .. "]")
+    rt:add(pf_rlength, tvb(o, l), len)
     o = o + l
-    need(c, o, len, "record")
-    local re = o + len
-    local lim2 = c.lim
     c.lim = re
-    rt:add(B["record.attributes"], c.tvb(o, 1))
+    need(c, o, 1, "record attributes")
+    rt:add(pf_rattributes, tvb(o, 1))
     o = o + 1
     local ts, l2 = varint(c, o, "timestampDelta", 10)
-    rt:add(B["record.timestamp_delta"], c.tvb(o, l2), Int64(ts))
+    rt:add(pf_rtimestamp, tvb(o, l2), Int64(ts))
     o = o + l2
     local od, l3 = varint(c, o, "offsetDelta")
-    rt:add(B["record.offset_delta"], c.tvb(o, l3), od)
+    rt:add(pf_roffset, tvb(o, l3), od)
     o = o + l3
-    o = varbytes(c, rt, B["record.key"], o, "key")
-    o = varbytes(c, rt, B["record.value"], o, "value")
+    o = varbytes(c, rt, pf_rkey, o, "key")
+    o = varbytes(c, rt, pf_rvalue, o, "value")
     local hc, l4 = varint(c, o, "headersCount")
-    rt:add(B["record.headers_count"], c.tvb(o, l4), hc)
+    rt:add(pf_rheaders, tvb(o, l4), hc)
     o = o + l4
     for h = 0, hc - 1 do
-      o = varbytes(c, rt, B["record.header_key"], o, "headerKey[" .. h .. "]")
-      o = varbytes(c, rt, B["record.header_value"], o, "headerValue[" .. h .. "]")
+      o = varbytes(c, rt, pf_rhkey, o, "headerKey[" .. h .. "]")
+      o = varbytes(c, rt, pf_rhvalue, o, "headerValue[" .. h .. "]")
     end
-    c.lim = lim2
-    rt:set_len(o - s)
+    c.lim = e
     o = re
   end
   c.lim = lim
@@ -495,6 +530,7 @@ local function message(c, tree, o, n, magic)
     return
   end
   local want = rdu32(c, o + 12)
+  CRC32 = CRC32 or crctables(0xEDB88320) -- legacy messages are rare: built when first needed
   local got = crc(CRC32, c.buf, o + 16 - c.base + 1, e - c.base)
   local ci = mt:add(B["message.crc"], tvb(o + 12, 4))
   if want == got then
@@ -616,7 +652,12 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
   local c = {tvb = tvb, buf = tvb:raw(off, 4 + size), base = off, lim = fe, flex = false, errs = {}}
   local o = off + 4
   local key, ver, av, info, body, corr
-  local mk = pinfo.number .. ":" .. off
+  local pm = memo[pinfo.number]
+  if not pm then
+    pm = {}
+    memo[pinfo.number] = pm
+  end
+  local mk = off
   if isreq then
     if size < 8 then
       t:add_proto_expert_info(ef_malformed, sfmt("Request of %d bytes: a header takes 8", size))
@@ -628,10 +669,10 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
     av = a and a[2][ver]
     local name = a and a[1] or sfmt("Unknown(%d)", key)
     t:add(f_api, name):set_generated()
-    local m = memo[mk]
+    local m = pm[mk]
     if not pinfo.visited then
       m = {}
-      memo[mk] = m
+      pm[mk] = m
       st.reqs[corr] = {key = key, ver = ver, frame = pinfo.number, t = now(), m = m}
     end
     if m and m.resp then t:add(f_response_in, m.resp):set_generated() end
@@ -654,7 +695,7 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
       return
     end
     corr = rd32(c, o)
-    local m = memo[mk]
+    local m = pm[mk]
     if not pinfo.visited then
       local r = st.reqs[corr]
       if r then
@@ -665,7 +706,7 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
       else
         m = {}
       end
-      memo[mk] = m
+      pm[mk] = m
     end
     local a = m and m.key and A[m.key]
     av = a and a[2][m.ver]
@@ -759,10 +800,10 @@ function p.dissector(tvb, pinfo, tree)
   local dir = isreq and 1 or 2
   local off = 0
   local infos = {}
-  local mk = pinfo.number .. ":skip"
+  local pm = memo[pinfo.number]
   -- A direction whose start was not seen in step: find the first
   -- plausible frame (the capture may start mid-stream).
-  local skip = memo[mk]
+  local skip = pm and pm.skip
   if not pinfo.visited and not st.synced[dir] then
     skip = nil
     for o = 0, len - 1 do
@@ -776,7 +817,11 @@ function p.dissector(tvb, pinfo, tree)
     end
     skip = skip or len
     if skip < len then st.synced[dir] = true end
-    memo[mk] = skip
+    if not pm then
+      pm = {}
+      memo[pinfo.number] = pm
+    end
+    pm.skip = skip
   end
   if skip and skip > 0 then
     local it = tree:add(p, tvb(0, skip))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -23,6 +25,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tlsdecrypt/tlstest"
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wireshark"
 )
@@ -106,6 +109,26 @@ func captureOf(t *testing.T, reqs, resps [][]byte, mss, cut int) string {
 	return writeCapture(t, f)
 }
 
+// tlsEveryVersion records a real TLS 1.3 session (crypto/tls) carrying
+// the exchanges and writes it into a capture on port 9093, in segments of
+// at most 1000 bytes, with its key log.
+func tlsEveryVersion(t *testing.T, reqs, resps [][]byte) (capFile, keyLog string) {
+	t.Helper()
+	s := tlstest.Run(t, &tls.Config{MinVersion: tls.VersionTLS13}, reqs, resps)
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9093", 1000, 900000, pcapT0)
+	c.Handshake()
+	for _, w := range s.Writes {
+		c.Send(w.FromClient, w.Data, 1000)
+	}
+	c.Close()
+	keyLog = filepath.Join(t.TempDir(), "keys.log")
+	if err := os.WriteFile(keyLog, s.KeyLog, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return writeCapture(t, f), keyLog
+}
+
 // kwNode is a node of kwire pcap's JSON tree.
 type kwNode struct {
 	Name     string      `json:"name"`
@@ -147,9 +170,9 @@ type kwFrame struct {
 }
 
 // kwireFrames runs kwire pcap --tree --format json on the capture.
-func kwireFrames(t *testing.T, capFile string) (frames []kwFrame, undecoded int) {
+func kwireFrames(t *testing.T, capFile string, extra ...string) (frames []kwFrame, undecoded int) {
 	t.Helper()
-	r := kwire(t, "--show-secrets", "pcap", "--tree", "--format", "json", capFile)
+	r := kwire(t, append(append([]string{"--show-secrets", "pcap", "--tree", "--format", "json"}, extra...), capFile)...)
 	if r.code > 1 {
 		t.Fatalf("kwire pcap: exit %d: %s", r.code, r.stderr)
 	}
@@ -519,6 +542,14 @@ func sameValue(w want, f pdmlField) bool {
 	return false
 }
 
+// cut shortens a long value for a message.
+func cut(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
 // comparison is the outcome of comparing one capture.
 type comparison struct {
 	frames, fields, latencies, disagreements, unmatched int
@@ -566,7 +597,7 @@ func compare(t *testing.T, kw []kwFrame, ts []tsFrame) comparison {
 			c.fields++
 			if g.Name != w.name || g.Pos != w.offset || g.Size != w.size || !sameValue(w, g) {
 				c.disagree("%s corr %d: %s: kwire %s = %q at %d+%d; tshark %s = %q (%s) at %d+%d",
-					fr.api, fr.corr, w.path, w.name, w.value, w.offset, w.size, g.Name, g.Show, g.ShowName, g.Pos, g.Size)
+					fr.api, fr.corr, w.path, w.name, w.value, w.offset, w.size, g.Name, cut(g.Show), cut(g.ShowName), g.Pos, g.Size)
 				break // the rest of the frame would only repeat it
 			}
 		}
@@ -605,22 +636,30 @@ func TestWiresharkAgreesWithPcap(t *testing.T) {
 	small := everyVersion{set: set}
 	sq, ss := small.frames(t)
 	rq, rs := everyVersion{set: set, random: true}.frames(t)
+	tlsCap, keys := tlsEveryVersion(t, rq, rs)
 	for _, c := range []struct {
-		name     string
-		capture  string
-		builtin  bool
-		minFrame int
+		name           string
+		capture        string
+		builtin        bool
+		minFrame       int
+		kwArgs, tsArgs []string
 	}{
-		{"smallest", captureOf(t, sq, ss, 0, 0), true, 2 * len(sq)},
-		{"random", captureOf(t, rq, rs, 0, 0), true, 2 * len(rq)},
-		{"smallest, 1-byte segments", captureOf(t, sq, ss, 1, 0), false, 2 * len(sq)},
-		{"random, segments of 7 bytes", captureOf(t, rq, rs, 7, 0), false, 2 * len(rq)},
-		{"random, from the middle of the first request", captureOf(t, rq, rs, 0, 9), false, 2*len(rq) - 2},
+		{"smallest", captureOf(t, sq, ss, 0, 0), true, 2 * len(sq), nil, nil},
+		{"random", captureOf(t, rq, rs, 0, 0), true, 2 * len(rq), nil, nil},
+		// The first 60 exchanges (Produce to Metadata) byte by byte: every
+		// frame reassembled from one-byte segments, in a few seconds.
+		{"smallest, 1-byte segments", captureOf(t, sq[:60], ss[:60], 1, 0), false, 120, nil, nil},
+		{"random, segments of 7 bytes", captureOf(t, rq, rs, 7, 0), false, 2 * len(rq), nil, nil},
+		{"random, from the middle of the first request", captureOf(t, rq, rs, 0, 9), false, 2*len(rq) - 2, nil, nil},
+		// TLS 1.3 on port 9093: Wireshark decrypts it with the key log and
+		// hands the plaintext to kafka4 (registered on tls.port 9093).
+		{"random, TLS 1.3 with its key log", tlsCap, false, 2 * len(rq),
+			[]string{"--port", "9093", "--keylog", keys}, []string{"-o", "tls.keylog_file:" + keys, "-d", "tcp.port==9093,tls"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			kw, undecoded := kwireFrames(t, c.capture)
-			ts := tsharkFrames(t, tshark, lua, c.capture)
+			kw, undecoded := kwireFrames(t, c.capture, c.kwArgs...)
+			ts := tsharkFrames(t, tshark, lua, c.capture, c.tsArgs...)
 			r := compare(t, kw, ts)
 			t.Logf("%s: %d frames, %d fields and %d latencies compared, %d disagreements (%d frames kwire did not decode; %.1fs)",
 				c.name, r.frames, r.fields, r.latencies, r.disagreements, undecoded, time.Since(start).Seconds())

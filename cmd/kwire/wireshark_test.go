@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/tls"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
@@ -24,6 +27,7 @@ import (
 	"github.com/kwire/kwire/capture/capturetest"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tlsdecrypt/tlstest"
 	"github.com/kwire/kwire/tree"
@@ -705,4 +709,91 @@ func builtinFailures(t *testing.T, tshark, capFile string) (failed, total int) {
 		}
 	}
 	return failed, total
+}
+
+// fieldsOf returns the shown values of the kafka4 fields named name, in
+// order, over every frame.
+func fieldsOf(frames []tsFrame, name string) []string {
+	var out []string
+	for _, f := range frames {
+		for _, g := range f.fields {
+			if g.Name == name {
+				out = append(out, strings.ReplaceAll(shown(g), ":", ""))
+			}
+		}
+	}
+	return out
+}
+
+// Record batches the comparison's captures lack: gzip (decompressed by
+// Wireshark's zlib), zstd (shown as compressed, said so), a batch whose
+// CRC-32C is wrong, and legacy message sets v0 and v1 (CRC-32 checked).
+func TestWiresharkRecordBatches(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark is not installed (Debian: apt-get install tshark)")
+	}
+	lua := filepath.Join(t.TempDir(), "kafka4.lua")
+	mustRun(t, "wireshark", "-o", lua)
+	plain := records.Batch{BaseOffset: 10, Timestamp: 1700000000000, Records: []records.KeyValue{
+		{Key: []byte("k1"), Value: []byte("gzipped value"), Headers: []records.Header{{Key: "h", Value: []byte("v")}}},
+		{Key: nil, Value: []byte("second")},
+	}}.Bytes()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain[61:])
+	zw.Close()
+	gzipped := records.RawBatch{BaseOffset: 10, Attributes: 1, LastOffsetDelta: 1, BaseTimestamp: 1700000000000, MaxTimestamp: 1700000000000,
+		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: 2, Records: gz.Bytes()}.Bytes()
+	zstd := records.RawBatch{BaseOffset: 12, Attributes: 4, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Count: 1, Records: []byte{0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3}}.Bytes()
+	badCRC := records.Batch{BaseOffset: 13, Timestamp: 1700000000000, Records: []records.KeyValue{{Key: []byte("bad"), Value: []byte("crc")}}}.Bytes()
+	badCRC[len(badCRC)-2] ^= 0xff // the last byte of the value "crc"
+	legacy := append(records.Legacy{Offset: 20, Magic: 0, Key: []byte("old"), Value: []byte("v0 value")}.Bytes(),
+		records.Legacy{Offset: 21, Magic: 1, Timestamp: 1700000000000, Key: nil, Value: []byte("v1 value")}.Bytes()...)
+	k := newKafkaFrames(t)
+	var reqs, resps [][]byte
+	for i, recs := range [][]byte{append(append(gzipped, zstd...), badCRC...), legacy} {
+		v := int16(9)
+		if i == 1 {
+			v = 3 // message sets are for old versions; the codec writes any bytes
+		}
+		reqs = append(reqs, k.request(t, "Produce", v, int32(i+1), `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"`+
+			base64.StdEncoding.EncodeToString(recs)+`"}]}]}`))
+		resps = append(resps, k.response(t, "Produce", v, int32(i+1), `{"responses":[],"throttleTimeMs":0}`))
+	}
+	ts := tsharkFrames(t, tshark, lua, captureOf(t, reqs, resps, 0, 0))
+	for name, want := range map[string][]string{
+		// gzip: both records, decompressed; zstd: none; bad CRC: its record.
+		"kafka4.record.key":          {"6b31", "null", "626164"},
+		"kafka4.record.value":        {"677a69707065642076616c7565", "7365636f6e64", "63729c"},
+		"kafka4.record.header_key":   {"68"},
+		"kafka4.batch.compressed":    {"28b52ffd010203"},
+		"kafka4.message.key":         {"6f6c64", "null"},
+		"kafka4.message.value":       {"76302076616c7565", "76312076616c7565"},
+		"kafka4.message.timestamp":   {"1700000000000"},
+		"kafka4.batch.records_count": {"2", "1", "1"},
+	} {
+		if got := fieldsOf(ts, name); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	var experts []string
+	for _, f := range ts {
+		experts = append(experts, f.expert...)
+		if f.failed() {
+			t.Errorf("frame corr %d failed: %q", f.corr, f.expert)
+		}
+	}
+	all := strings.Join(experts, "\n")
+	for _, want := range []string{
+		"Records compressed with zstd (7 bytes): this dissector does not decompress zstd",
+		fmt.Sprintf("CRC-32C is 0x%08x, the batch says 0x%08x", records.CRC32C(badCRC[21:]), binary.BigEndian.Uint32(badCRC[17:])),
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("expert infos lack %q:\n%s", want, all)
+		}
+	}
+	if n := strings.Count(all, "CRC-32"); n != 1 {
+		t.Errorf("%d CRC complaints, want 1 (the gzip, zstd and legacy checksums are right):\n%s", n, all)
+	}
 }

@@ -74,6 +74,12 @@ local ef_unknown_api = ProtoExpert.new("kafka4.unknown_api", "API or version tha
 local ef_compressed = ProtoExpert.new("kafka4.compressed", "Compressed records not decoded", expert.group.UNDECODED, expert.severity.NOTE)
 local ef_resync = ProtoExpert.new("kafka4.resync", "Capture starts mid-stream: bytes skipped to the first plausible frame", expert.group.SEQUENCE, expert.severity.NOTE)
 
+-- Preferences (Edit → Preferences → Protocols → KAFKA4, or tshark -o
+-- kafka4.records:FALSE): record detail is most of the work on a capture of
+-- Produce and Fetch traffic.
+p.prefs.records = Pref.bool("Dissect every record", true,
+  "Show each record of a record batch (key, value, headers); off: the batch header and its CRC only, much faster on large captures")
+
 local PF, ERR, LABEL = {}, {}, {}
 local fields = {f_size, f_api, f_version, f_request_in, f_response_in, f_latency, f_error_code, f_length,
   f_presence, f_tagged, f_tag, f_tag_size, f_unknown_tag, f_skipped, f_undecoded}
@@ -498,6 +504,10 @@ local function batchV2(c, tree, o, n)
   bt:add(B["batch.records_count"], tvb(o + 57, 4))
   local count = rd32(c, o + 57)
   local codec = attrs % 8
+  if not p.prefs.records then
+    bt:append_text(sfmt(", %d records (not dissected: preference kafka4.records is off)", count))
+    return
+  end
   if codec == 0 then
     recordsV2(c, bt, o + 61, e, count)
     return

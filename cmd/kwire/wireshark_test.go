@@ -797,3 +797,49 @@ func TestWiresharkRecordBatches(t *testing.T) {
 		t.Errorf("%d CRC complaints, want 1 (the gzip, zstd and legacy checksums are right):\n%s", n, all)
 	}
 }
+
+// kwire wireshark writes what package wireshark generates: to standard
+// output, to -o FILE, or into the plugin folder under HOME (--install),
+// saying where; its command line errors exit 2.
+func TestWiresharkCommand(t *testing.T) {
+	set, err := spec.Embedded("3.9.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := wireshark.Generate(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRun(t, "--kafka", "3.9.1", "wireshark"); got != string(want) {
+		t.Errorf("stdout: %d bytes, want the %d of wireshark.Generate", len(got), len(want))
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "k.lua")
+	r := kwire(t, "wireshark", "--kafka", "3.9.1", "-o", out)
+	if b, err := os.ReadFile(out); err != nil || !bytes.Equal(b, want) || r.code != 0 || !strings.Contains(r.stderr, "wrote "+out) {
+		t.Errorf("-o: exit %d, %q, %v", r.code, r.stderr, err)
+	}
+	home := filepath.Join(dir, "home")
+	r = kwireEnv(t, &env{getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}}, "wireshark", "--install")
+	plugin := filepath.Join(home, ".local", "lib", "wireshark", "plugins", "kafka4.lua")
+	if b, err := os.ReadFile(plugin); err != nil || r.code != 0 || !strings.Contains(r.stderr, "wrote "+plugin) || !bytes.HasPrefix(b, []byte("-- Wireshark dissector")) {
+		t.Errorf("--install: exit %d, %q, %v", r.code, r.stderr, err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"wireshark", "--all-releases", "--kafka", "3.9"}, 2},
+		{[]string{"wireshark", "-o", out, "--install"}, 2},
+		{[]string{"wireshark", "--specs", filepath.Join(dir, "nodir")}, 1},
+	} {
+		if r := kwire(t, c.args...); r.code != c.code {
+			t.Errorf("%q: exit %d, want %d: %s", c.args, r.code, c.code, r.stderr)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,6 +166,7 @@ func (n *kwNode) UnmarshalJSON(b []byte) error {
 
 // kwFrame is one side of an exchange as kwire pcap prints it.
 type kwFrame struct {
+	client   string // the client's address:port
 	api      string
 	response bool
 	corr     int32
@@ -185,6 +187,7 @@ func kwireFrames(t *testing.T, capFile string, extra ...string) (frames []kwFram
 			Type          string `json:"type"`
 			API           string `json:"api"`
 			CorrelationID int32  `json:"correlation_id"`
+			Client        string `json:"client"`
 			LatencyNS     *int64 `json:"latency_ns"`
 			Request       *struct {
 				Tree struct {
@@ -228,7 +231,7 @@ func kwireFrames(t *testing.T, capFile string, extra ...string) (frames []kwFram
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr := kwFrame{api: x.API, response: i == 1, corr: x.CorrelationID, root: side.Tree.Frame.Tree, hex: h}
+			fr := kwFrame{client: x.Client, api: x.API, response: i == 1, corr: x.CorrelationID, root: side.Tree.Frame.Tree, hex: h}
 			if fr.response {
 				fr.latency = x.LatencyNS
 			}
@@ -255,6 +258,7 @@ type pdmlPacket struct {
 
 // tsFrame is one kafka4 frame of tshark's output.
 type tsFrame struct {
+	client   string // the client's address:port
 	response bool
 	corr     int32
 	fields   []pdmlField // kafka4.* fields in order, positions made relative to the frame
@@ -331,7 +335,23 @@ func tsharkFrames(t *testing.T, tshark, lua, capFile string, extra ...string) []
 		if err := d.DecodeElement(&p, &se); err != nil {
 			t.Fatal(err)
 		}
+		var src, dst string // address:port of the packet's ends
 		for _, pr := range p.Protos {
+			switch pr.Name {
+			case "ip", "ipv6", "tcp":
+				for _, g := range pr.Fields {
+					switch g.Name {
+					case "ip.src", "ipv6.src":
+						src = netip.MustParseAddr(g.Show).String()
+					case "ip.dst", "ipv6.dst":
+						dst = netip.MustParseAddr(g.Show).String()
+					case "tcp.srcport":
+						src = addrPort(src, g.Show)
+					case "tcp.dstport":
+						dst = addrPort(dst, g.Show)
+					}
+				}
+			}
 			if pr.Name != "kafka4" {
 				continue
 			}
@@ -351,10 +371,24 @@ func tsharkFrames(t *testing.T, tshark, lua, capFile string, extra ...string) []
 					f.corr = int32(n)
 				}
 			}
+			f.client = src
+			if f.response {
+				f.client = dst
+			}
 			frames = append(frames, f)
 		}
 	}
 	return frames
+}
+
+// addrPort joins an address and a port as netip.AddrPort prints them.
+func addrPort(addr, port string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr + ":" + port
+	}
+	n, _ := strconv.ParseUint(port, 10, 16)
+	return netip.AddrPortFrom(a, uint16(n)).String()
 }
 
 // batchNames are the filter names of kwire's record batch, record and
@@ -434,6 +468,9 @@ func expected(t *testing.T, fr kwFrame) []want {
 			w.name = "tag_size"
 		case "raw":
 			w.name = "unknown_tag"
+			if n.Name == "compressed records" {
+				w.name = "batch.compressed"
+			}
 		case "batch_field":
 			w.name = batchNames[n.Region+"."+indexRE.ReplaceAllString(n.Name, "")]
 		default:
@@ -572,16 +609,17 @@ func (c *comparison) disagree(format string, args ...any) {
 func compare(t *testing.T, kw []kwFrame, ts []tsFrame) comparison {
 	var c comparison
 	type key struct {
+		client   string
 		response bool
 		corr     int32
 	}
 	byKey := map[key][]tsFrame{}
 	for _, f := range ts {
-		k := key{f.response, f.corr}
+		k := key{f.client, f.response, f.corr}
 		byKey[k] = append(byKey[k], f)
 	}
 	for _, fr := range kw {
-		k := key{fr.response, fr.corr}
+		k := key{fr.client, fr.response, fr.corr}
 		cands := byKey[k]
 		if len(cands) == 0 {
 			c.unmatched++
@@ -692,9 +730,10 @@ func TestWiresharkAgreesWithPcap(t *testing.T) {
 
 // builtinFailures counts the packets that Wireshark's built-in kafka
 // dissector marks malformed or cannot name the API or version of.
-func builtinFailures(t *testing.T, tshark, capFile string) (failed, total int) {
+func builtinFailures(t *testing.T, tshark, capFile string, extra ...string) (failed, total int) {
 	t.Helper()
-	out, err := exec.Command(tshark, "-n", "-r", capFile, "-Y", "kafka", "-T", "fields", "-e", "frame.number", "-e", "_ws.malformed", "-e", "_ws.expert.message", "-e", "_ws.col.Info").Output()
+	args := append([]string{"-n", "-r", capFile, "-Y", "kafka", "-T", "fields", "-e", "frame.number", "-e", "_ws.malformed", "-e", "_ws.expert.message", "-e", "_ws.col.Info"}, extra...)
+	out, err := exec.Command(tshark, args...).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -841,5 +880,59 @@ func TestWiresharkCommand(t *testing.T) {
 		if r := kwire(t, c.args...); r.code != c.code {
 			t.Errorf("%q: exit %d, want %d: %s", c.args, r.code, c.code, r.stderr)
 		}
+	}
+}
+
+// TestWiresharkAgreesOnCaptures compares as TestWiresharkAgreesWithPcap
+// does on real captures named by KWIRE_WIRESHARK_CAPTURES:
+// FILE[,PORT[,KEYLOG]] entries separated by ';' (the captures the live
+// tests keep under KWIRE_ARTIFACTS, of franz-go, sarama and KRaft
+// traffic). Without it, or without tshark, it skips.
+func TestWiresharkAgreesOnCaptures(t *testing.T) {
+	list := os.Getenv("KWIRE_WIRESHARK_CAPTURES")
+	if list == "" {
+		t.Skip("KWIRE_WIRESHARK_CAPTURES names no capture (FILE[,PORT[,KEYLOG]];…)")
+	}
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark is not installed (Debian: apt-get install tshark)")
+	}
+	lua := filepath.Join(t.TempDir(), "kafka4.lua")
+	mustRun(t, "wireshark", "-o", lua)
+	for _, entry := range strings.Split(list, ";") {
+		parts := strings.Split(entry, ",")
+		var kwArgs, tsArgs, builtinArgs []string
+		if len(parts) > 1 {
+			kwArgs = []string{"--port", parts[1]}
+			tsArgs = []string{"-d", "tcp.port==" + parts[1] + ",kafka4"}
+			builtinArgs = []string{"-d", "tcp.port==" + parts[1] + ",kafka"}
+			if len(parts) > 2 {
+				kwArgs = append(kwArgs, "--keylog", parts[2])
+				tls := func(proto string) []string {
+					return []string{"-o", "tls.keylog_file:" + parts[2], "-d", "tcp.port==" + parts[1] + ",tls", "-d", "tls.port==" + parts[1] + "," + proto}
+				}
+				tsArgs, builtinArgs = tls("kafka4"), tls("kafka")
+			}
+		}
+		t.Run(filepath.Base(parts[0]), func(t *testing.T) {
+			kw, undecoded := kwireFrames(t, parts[0], kwArgs...)
+			ts := tsharkFrames(t, tshark, lua, parts[0], tsArgs...)
+			r := compare(t, kw, ts)
+			failed := 0
+			for _, f := range ts {
+				if f.failed() {
+					failed++
+				}
+			}
+			builtin, total := builtinFailures(t, tshark, parts[0], builtinArgs...)
+			t.Logf("%s: %d frames, %d fields and %d latencies compared, %d disagreements (%d frames kwire did not decode); frames malformed or not understood: built-in kafka %d of %d packets, kafka4 %d of %d frames",
+				entry, r.frames, r.fields, r.latencies, r.disagreements, undecoded, builtin, total, failed, len(ts))
+			for _, s := range r.first {
+				t.Error(s)
+			}
+			if r.frames == 0 {
+				t.Error("no frame compared")
+			}
+		})
 	}
 }

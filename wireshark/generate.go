@@ -103,12 +103,14 @@ func Generate(sets ...*spec.Set) ([]byte, error) {
 		if rh == nil || sh == nil {
 			return nil, fmt.Errorf("wireshark: the specs of %s have no RequestHeader or ResponseHeader", setName(s))
 		}
-		for v := int16(0); v <= 2; v++ {
-			if _, ok := g.reqH[v]; !ok && rh.ValidVersions.Contains(v) {
-				g.reqH[v] = g.header(rh, v)
-			}
-			if _, ok := g.respH[v]; !ok && sh.ValidVersions.Contains(v) {
-				g.respH[v] = g.header(sh, v)
+		for _, h := range []struct {
+			m    map[int16]string
+			spec *spec.Message
+		}{{g.reqH, rh}, {g.respH, sh}} {
+			for v := int16(0); v <= 2; v++ {
+				if _, ok := h.m[v]; !ok && h.spec.ValidVersions.Contains(v) {
+					h.m[v] = g.header(h.spec, v)
+				}
 			}
 		}
 		for _, k := range s.APIKeys() {
@@ -285,11 +287,13 @@ func (g *gen) preamble(b *bytes.Buffer, sets []*spec.Set) {
 --   Licensed under the Apache License, Version 2.0
 --   (https://www.apache.org/licenses/LICENSE-2.0).
 `)
-	var rel []string
-	for _, s := range sets {
-		rel = append(rel, setName(s))
+	// SPECS names the specs in the protocol's description and in expert
+	// infos: one release, or the newest and oldest of several.
+	specs := setName(sets[0])
+	if n := len(sets); n > 1 {
+		specs = fmt.Sprintf("%s to %s, %d spec sets", setName(sets[0]), strings.TrimPrefix(setName(sets[n-1]), "Kafka "), n)
 	}
-	fmt.Fprintf(b, "\nlocal SPECS = %s\n", luaString(strings.Join(rel, ", ")))
+	fmt.Fprintf(b, "\nlocal SPECS = %s\n", luaString(specs))
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ") }

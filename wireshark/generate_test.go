@@ -180,6 +180,16 @@ func TestTsharkLoadsIt(t *testing.T) {
 		if string(out) != want {
 			t.Errorf("%s: tshark:\n%s\nwant:\n%s", name, out, want)
 		}
+		// Two passes (as Wireshark's GUI dissects): the first has no tree,
+		// the second links the request to its response.
+		out, err = exec.Command(tshark, "-2", "-n", "-X", "lua_script:"+lua, "-r", pcap, "-Y", "kafka4",
+			"-T", "fields", "-e", "_ws.col.Info", "-e", "kafka4.response_in", "-e", "kafka4.request_in").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Vote v2 request\t5\t\nVote v2 response (2.000 ms, NONE)\t\t4\n"; string(out) != want {
+			t.Errorf("%s, two passes: tshark:\n%s\nwant:\n%s", name, out, want)
+		}
 	}
 }
 

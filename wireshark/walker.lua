@@ -613,19 +613,28 @@ end
 -- (by correlation id), the server's port, and whether each direction is in
 -- step with its frames. memo holds what the first pass learnt of each
 -- frame, so that later passes (Wireshark's GUI) show the same.
-local f_tcp_stream = Field.new("tcp.stream")
 local f_frame_time = Field.new("frame.time")
-
--- now is the capture time of the packet being dissected (an NSTime, exact
--- to the nanosecond, unlike pinfo.abs_ts).
-local function now()
-  return f_frame_time().value
-end
 local streams, memo = {}, {}
 
+-- now is the capture time of the packet being dissected: frame.time, exact
+-- to the nanosecond, when the tree holds it, else pinfo.abs_ts (a double:
+-- exact to a microsecond or so), as in a first pass without a tree
+-- (Wireshark's, or tshark -2).
+local function now(pinfo)
+  local fi = f_frame_time()
+  if fi then return fi.value end
+  local t = pinfo.abs_ts
+  local secs = math.floor(t)
+  return NSTime.new(secs, math.floor((t - secs) * 1e9 + 0.5))
+end
+
+-- stream is the state of the TCP connection of the packet, keyed by its
+-- two ends (field extractors such as tcp.stream are empty in a pass
+-- without a tree).
 local function stream(pinfo)
-  local fi = f_tcp_stream()
-  local id = fi and fi.value or -1
+  local a = tostring(pinfo.src) .. " " .. pinfo.src_port
+  local b = tostring(pinfo.dst) .. " " .. pinfo.dst_port
+  local id = a < b and a .. " " .. b or b .. " " .. a
   local st = streams[id]
   if not st then
     st = {reqs = {}, synced = {}}
@@ -683,7 +692,7 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
     if not pinfo.visited then
       m = {}
       pm[mk] = m
-      st.reqs[corr] = {key = key, ver = ver, frame = pinfo.number, t = now(), m = m}
+      st.reqs[corr] = {key = key, ver = ver, frame = pinfo.number, t = now(pinfo), m = m}
     end
     if m and m.resp then t:add(f_response_in, m.resp):set_generated() end
     t:append_text(sfmt(", %s v%d request", name, ver))
@@ -710,7 +719,7 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
       local r = st.reqs[corr]
       if r then
         st.reqs[corr] = nil
-        local nst = now() - r.t
+        local nst = now(pinfo) - r.t
         m = {key = r.key, ver = r.ver, req = r.frame, lat = nst:tonumber(), nst = nst}
         r.m.resp = pinfo.number
       else

@@ -936,3 +936,48 @@ func TestWiresharkAgreesOnCaptures(t *testing.T) {
 		})
 	}
 }
+
+// What does not decode is said, not guessed: a request cut short inside
+// its body (the size prefix agrees with the bytes), an API key the specs
+// do not have, and a response whose request is not in the capture.
+func TestWiresharkExpertInfo(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark is not installed (Debian: apt-get install tshark)")
+	}
+	lua := filepath.Join(t.TempDir(), "kafka4.lua")
+	mustRun(t, "wireshark", "-o", lua)
+	k := newKafkaFrames(t)
+	vote := k.request(t, "Vote", 2, 1, `{"clusterId":"c","voterId":1,"topics":[{"topicName":"t","partitions":[{"partitionIndex":0,"replicaEpoch":1,"replicaId":1,"replicaDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","lastOffsetEpoch":1,"lastOffset":1,"preVote":false}]}]}`)
+	cut := append([]byte(nil), vote[:len(vote)-10]...)
+	binary.BigEndian.PutUint32(cut, uint32(len(cut)-4))
+	unknown := append([]byte(nil), vote...)
+	binary.BigEndian.PutUint16(unknown[4:], 999)
+	binary.BigEndian.PutUint32(unknown[8:], 2)
+	stray := k.response(t, "Vote", 2, 77, `{"errorCode":0,"topics":[],"nodeEndpoints":[]}`)
+	ok := k.response(t, "Vote", 2, 1, `{"errorCode":0,"topics":[],"nodeEndpoints":[]}`)
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 900000, pcapT0)
+	c.Handshake()
+	c.Send(true, cut, 0)
+	c.Send(false, ok, 0)
+	c.Send(true, unknown, 0)
+	c.Send(false, stray, 0)
+	ts := tsharkFrames(t, tshark, lua, writeCapture(t, f))
+	var got []string
+	for _, fr := range ts {
+		got = append(got, strings.Join(fr.expert, " | "))
+	}
+	want := []string{
+		"LastOffset: needs 8 bytes at offset 83, 2 left",
+		"",
+		"Unknown(999) version 2 is not in these specs (Kafka 4.4.0)",
+		"Response with correlation id 77: its request is not in the capture, so its API and version are unknown",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("expert infos:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if u := fieldsOf(ts, "kafka4.undecoded"); len(u) != 3 {
+		t.Errorf("undecoded bytes shown %d times, want 3 (the cut request from where it fails, the unknown API's body, the stray response's body)", len(u))
+	}
+}

@@ -433,6 +433,8 @@ local pf_rlength, pf_rattributes, pf_rtimestamp, pf_roffset, pf_rkey, pf_rvalue,
   B["record.length"], B["record.attributes"], B["record.timestamp_delta"], B["record.offset_delta"], B["record.key"],
   B["record.value"], B["record.headers_count"], B["record.header_key"], B["record.header_value"]
 
+local RLABEL = {} -- "Record[i]", made once
+
 -- recordsV2 dissects the records of an uncompressed batch from o to e.
 local function recordsV2(c, tree, o, e, count)
   local lim = c.lim
@@ -443,7 +445,12 @@ local function recordsV2(c, tree, o, e, count)
     local len, l = varint(c, o, "record length")
     need(c, o + l, len, "record")
     local re = o + l + len
-    local rt = tree:add(tvb(o, l + len), "Record[" .. i .. "]")
+    local rl = RLABEL[i]
+    if not rl then
+      rl = "Record[" .. i .. "]"
+      RLABEL[i] = rl
+    end
+    local rt = tree:add(tvb(o, l + len), rl)
     rt:add(pf_rlength, tvb(o, l), len)
     o = o + l
     c.lim = re

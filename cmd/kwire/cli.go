@@ -55,6 +55,8 @@ type kwireCLI struct {
 	Proxy   proxyCmd   `cmd:"" help:"Forward Kafka connections to a broker unchanged and print each request and response as it goes through, with problems (TLS, frames over --max-frame, cut frames)."`
 	Conform conformCmd `cmd:"" help:"Judge a broker, controller or proxy against a Kafka release: every announced API and version probed, each response checked strictly; read-only unless --mutate. Exit 1 on findings."`
 
+	Wireshark wiresharkCmd `cmd:"" help:"Write a Wireshark and tshark dissector (Lua, protocol kafka4) generated from the specs: every API and version, request and response; --install puts it in the personal plugin folder."`
+
 	Help       helpCmd        `cmd:"" help:"Show the help of a command, as kwire COMMAND --help does."`
 	Completion cli.Completion `cmd:"" help:"Tab completion of kwire's commands and flags in bash, zsh or fish: says how to turn it on; -c prints the shell code."`
 }
@@ -207,6 +209,8 @@ func run(args []string, e *env) (code int) {
 		err = a.proxy(&c.Proxy)
 	case "conform":
 		err = a.conform(&c.Conform)
+	case "wireshark":
+		err = a.wireshark(&c.Wireshark)
 	case "help":
 		if args, err = cli.HelpArgs(parser.Model, c.Help.Command); err == nil {
 			return run(args, e)

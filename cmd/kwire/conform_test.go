@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/conform/body"
 	"github.com/kwire/kwire/internal/fakebroker"
+	"github.com/kwire/kwire/spec"
 )
 
 // TestConform runs kwire conform against the fake broker, which announces
@@ -20,9 +22,13 @@ func TestConform(t *testing.T) {
 		!strings.Contains(r.stdout, "replay: kwire call --bootstrap "+b.Addr+" ApiVersions '{") || !strings.Contains(r.stderr, "probes with findings") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	set, err := spec.Embedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, seen := range b.Seen() {
 		for _, name := range seen {
-			if name != "ApiVersionsRequest" && name != "MetadataRequest" {
+			if m, _, err := set.Lookup(name); err != nil || body.AccessOf(m) != body.ReadOnly {
 				t.Errorf("sent %s without --mutate", name)
 			}
 		}

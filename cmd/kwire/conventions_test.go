@@ -58,7 +58,7 @@ func TestHelpCommandIsHelpFlag(t *testing.T) {
 		t.Errorf("kwire help:\n%s\nkwire --help:\n%s", got, want)
 	}
 	cmds := commands(t)
-	if len(cmds) != 18 {
+	if len(cmds) != 19 {
 		t.Errorf("%d commands", len(cmds))
 	}
 	for _, c := range cmds {
@@ -165,7 +165,7 @@ func TestCompletion(t *testing.T) {
 	// The scripts ask kwire itself, with the command line in COMP_LINE:
 	// its answers name the commands, flags and enum values.
 	for line, want := range map[string][]string{
-		"kwire ":                 {"call", "compat", "completion", "conform", "decode", "diff", "encode", "help", "history", "lint", "list", "log", "pcap", "proxy", "serve", "show", "site", "version"},
+		"kwire ":                 {"call", "compat", "completion", "conform", "decode", "diff", "encode", "help", "history", "lint", "list", "log", "pcap", "proxy", "serve", "show", "site", "version", "wireshark"},
 		"kwire de":               {"decode"},
 		"kwire decode --ma":      {"--max-decompressed"},
 		"kwire proxy --li":       {"--listen"},

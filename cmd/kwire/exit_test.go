@@ -73,8 +73,8 @@ func TestExitStatusRule(t *testing.T) {
 		{[]string{"--kafka", "3.9", "show", "Vote", "--kafka", "4.4"}, 2, "kwire: --kafka given twice: give one (see kwire show --help)\n"},
 		{[]string{"compat", "--kafka", "3.9", "--kafka", "4.4", "--format", "json", "--format", "text"}, 2, "kwire: --format given twice: give one (see kwire compat --help)\n"},
 		// help and completion name what is wrong.
-		{[]string{"help", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, help, completion\n"},
-		{[]string{"--kafka", "3.9", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, help, completion (see kwire --help)\n"},
+		{[]string{"help", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, wireshark, help, completion\n"},
+		{[]string{"--kafka", "3.9", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, wireshark, help, completion (see kwire --help)\n"},
 		{[]string{"help", "show", "decode"}, 2, "kwire: help takes one command, not 2 (show decode): kwire help COMMAND\n"},
 		{[]string{"completion", "tcsh"}, 2, `kwire: unknown shell "tcsh": kwire completes in bash, zsh, fish` + "\n"},
 	} {

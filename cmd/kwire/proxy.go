@@ -141,7 +141,7 @@ type proxyRun struct {
 	// findings counts the findings of the clients' requests (--check),
 	// printed or not.
 	findings int
-	svc *service
+	svc      *service
 }
 
 // proxy forwards connections to the upstream broker and prints what goes

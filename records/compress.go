@@ -271,8 +271,17 @@ func unsnappy(dst, payload []byte, limit int64) ([]byte, error) {
 	return dst, nil
 }
 
+// snappyMaxRatio bounds what a byte of a raw snappy block decodes to: a
+// snappy element is a literal (its bytes and a tag) or a copy of at most
+// 64 bytes taking at least 3 bytes (a 2-byte copy of at most 11 bytes
+// being the only shorter one), so a block of n bytes decodes to at most
+// 64*n/3 + 11 bytes.
+const snappyMaxRatio = 22
+
 // snappyBlock appends the decoding of one raw snappy block, refusing one
-// whose declared length is past limit before allocating it.
+// whose declared length is past limit, or past what its bytes can decode
+// to (snappyMaxRatio), before allocating it: the length is a uvarint at
+// the block's start that the bytes after it need not back.
 func snappyBlock(dst, src []byte, limit int64) ([]byte, error) {
 	n, err := snappy.DecodedLen(src)
 	if err != nil {
@@ -280,6 +289,9 @@ func snappyBlock(dst, src []byte, limit int64) ([]byte, error) {
 	}
 	if int64(n) > limit {
 		return dst, errTooLarge
+	}
+	if int64(n) > snappyMaxRatio*int64(len(src))+64 {
+		return dst, fmt.Errorf("snappy block of %s says it decodes to %s, more than its bytes can hold", wire.Bytes(len(src)), wire.Bytes(n))
 	}
 	dst = slices.Grow(dst, n)
 	room := dst[len(dst) : len(dst)+n]

@@ -282,3 +282,28 @@ func TestZstdWithNoRoomLeft(t *testing.T) {
 		}
 	}
 }
+
+// A raw snappy block starts with the length it decodes to, a uvarint
+// that the bytes after it may not back: five bytes saying 100 MiB and
+// four of data must not make room for 100 MiB. A snappy element (a
+// literal or a copy of at most 64 bytes) decodes to at most 64/3 bytes a
+// byte, so a length past that ratio is refused before any room is made;
+// FuzzDecodeRequest found this one.
+func TestSnappyLengthNotBacked(t *testing.T) {
+	payload := []byte{0x80, 0x80, 0x80, 0x32, 0x0c, 'j', 'u', 'n', 'k'} // 100 MiB, then a 4-byte literal
+	b := batch{attrs: 2, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(payload)
+	var tr *tree.Tree
+	got := allocated(func() { tr = records.Decode(b, records.Options{}) })
+	wantProblems(t, tr, "records[0].records at 0x003d: snappy payload does not decompress: snappy block of 9 bytes says it decodes to 104857600 bytes, more than its bytes can hold")
+	if got > 1<<20 {
+		t.Errorf("a 9-byte snappy block saying 100 MiB allocates %d bytes", got)
+	}
+	// The same in snappy-java's framing.
+	x := []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, byte(len(payload))}
+	b = batch{attrs: 2, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(append(x, payload...))
+	got = allocated(func() { tr = records.Decode(b, records.Options{}) })
+	wantProblems(t, tr, "records[0].records at 0x003d: snappy payload does not decompress: xerial chunk at +16 (9 bytes): snappy block of 9 bytes says it decodes to 104857600 bytes")
+	if got > 1<<20 {
+		t.Errorf("a xerial chunk saying 100 MiB allocates %d bytes", got)
+	}
+}

@@ -44,10 +44,13 @@
 // response header rows use kwire's own snake_case names and descriptions.
 //
 // Options.Width fits the object tree to a terminal: the about column is
-// wrapped or dropped first; then value cells and type cells are cut with
-// "…", the type column and last the value column are dropped. The name
-// and the range ("[0x000e, 16B]") of every node are always whole. Width 0
-// (output that is not a terminal) writes every column whole.
+// wrapped or dropped first; then the notes after values and the type cells
+// are cut with "…" and the type column dropped; then the name column's
+// padding is shortened (a row with a longer name puts its other cells on
+// the line below); then values are cut and last the value column dropped.
+// The name, the range ("[0x000e, 16B]"), numbers, uuids and booleans are
+// always whole. Width 0 (output that is not a terminal) writes every column
+// whole.
 //
 // Decode builds the pages of `kwire decode` (and of the atlas's decode
 // page) from bytes and a Claim of what they are: it picks the codec call,

@@ -55,33 +55,45 @@ type Options struct {
 	Values Values
 	// Width is the width of the output in columns (a terminal's); 0 means
 	// no limit. When the object tree's rows are wider, they are fitted in
-	// this order, each step only as far as needed:
+	// this order, each step only as far as needed, so that values are the
+	// last to be cut:
 	//
 	//  1. the about column is wrapped at spaces onto lines of their own
 	//     below the row, or dropped when fewer than MinAboutWidth columns
 	//     would be left for it;
-	//  2. value cells wider than MidValueWidth columns (with their "= ")
-	//     are cut, ending in "…";
+	//  2. the notes after values ("(compact, n+1)", "(int16 len=3)") are
+	//     cut, ending in "…", down to MidValueWidth columns (with the
+	//     "= "), the values before them staying whole;
 	//  3. type cells wider than MinTypeWidth columns are cut the same way;
-	//  4. value cells are cut further, down to MinValueWidth columns;
-	//  5. the type column is dropped (a node's type is in its spec; its
-	//     value is in the bytes), and then the value column.
+	//  4. the type column is dropped (a node's type is in its spec), the
+	//     value cells getting its room back, and the notes are cut further,
+	//     as far as the values before them;
+	//  5. the name column's padding is shortened, down to MinNameWidth
+	//     columns: a row whose name (with the tree drawing) is wider than
+	//     the column puts its other cells on a line of their own below it,
+	//     under their columns;
+	//  6. values other than numbers, uuids and booleans (strings, bytes)
+	//     are cut, down to MinValueWidth columns;
+	//  7. the value column is dropped.
 	//
-	// The name (with the tree drawing) and the range ("[0x000e, 16B]") are
-	// never cut: a tree too deep for even those two is wider than Width.
-	// The other views are as without a limit.
+	// Numbers (with their leading sign, counts such as "3 elements"
+	// included), uuids and booleans are never cut, nor are the name and
+	// the range ("[0x000e, 16B]"): a tree too deep or too wide for them is
+	// wider than Width. The other views are as without a limit.
 	Width int
 }
 
 // The narrowest columns Options.Width fits the object tree to: the about
-// column wraps down to MinAboutWidth runes, value cells (with their "= ")
-// are cut to MidValueWidth and then MinValueWidth, type cells to
-// MinTypeWidth. A column narrower than that is dropped instead.
+// column wraps down to MinAboutWidth runes; value cells (with their "= ")
+// are cut to MidValueWidth (their notes only) and then MinValueWidth;
+// type cells to MinTypeWidth; the name column's padding to MinNameWidth.
+// A column narrower than that is dropped instead (the name column never).
 const (
 	MinAboutWidth = 20
 	MidValueWidth = 16
 	MinTypeWidth  = 10
 	MinValueWidth = 8
+	MinNameWidth  = 24
 )
 
 // WriteText writes the page: a summary block, then for each side its
@@ -242,6 +254,11 @@ type treeWriter struct {
 	// about column's width in runes matter (it is the last column), else
 	// its width in bytes stands in for it.
 	fit bool
+	// numbers and notes are the narrowest the value column may be when it
+	// keeps every number, uuid and boolean whole, and every value whole
+	// (its note cut), respectively, "= " and a closing "…" included
+	// (Options.Width).
+	numbers, notes int
 }
 
 // cellCache holds the cells of a tree's rows as measure composed them:
@@ -303,11 +320,82 @@ func writeTree(s *sink, t *tree.Tree, o Options) {
 	tw.row(0, root, 0, true)
 }
 
+// valueCores returns the narrowest a value cell holding value (v, r runes,
+// without its "= ") may be cut to (Options.Width): whole keeps its number,
+// uuid or boolean whole (2, no value kept, when v starts with none:
+// strings and bytes may be cut), value keeps all of it but its note (the
+// parenthesised text after it). Both count the "= " and, when something
+// is cut after them, the "…".
+func valueCores(v []byte, r int) (whole, value int) {
+	cut := func(n int) int {
+		w := 2 + runeCount(v[:n])
+		if n < len(v) {
+			w++
+		}
+		return w
+	}
+	// The value before its note: a quoted string's note follows its
+	// closing quote (a quote inside it is escaped).
+	n := len(v)
+	if len(v) > 0 && v[0] == '"' {
+		if k := bytes.LastIndex(v, []byte(`" (`)); k > 0 {
+			n = k + 1
+		}
+	} else if k := bytes.Index(v, []byte(" (")); k >= 0 {
+		n = k
+	}
+	value = cut(n)
+	if n == len(v) {
+		value = 2 + r
+	}
+	// A number (decimal, or hex up to 64 bits), a uuid or a boolean:
+	// the first word, kept whole.
+	w := bytes.IndexByte(v, ' ')
+	if w < 0 {
+		w = len(v)
+	}
+	word := v[:w]
+	switch {
+	case len(word) == 0:
+		return 2, value
+	case bytes.HasPrefix(word, []byte("0x")):
+		if len(word) > 18 {
+			return 2, value
+		}
+	case word[0] == '-' || word[0] >= '0' && word[0] <= '9':
+	case isUUID(word), string(word) == "true", string(word) == "false":
+	default:
+		return 2, value
+	}
+	return cut(w), value
+}
+
+// isUUID reports whether b is a uuid as appendUUID writes it.
+func isUUID(b []byte) bool {
+	if len(b) != 36 {
+		return false
+	}
+	for k, c := range b {
+		if k == 8 || k == 13 || k == 18 || k == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // narrow fits the columns name, type, value and range of a tree without
 // its about column into width, in the order Options.Width documents:
-// value cells down to MidValueWidth, type cells down to MinTypeWidth,
-// value cells down to MinValueWidth, then no type column, then no value
-// column. tw.widths[1] and [2] become the widest a cell may be.
+// value cells down to their values (notes cut, at most to MidValueWidth),
+// type cells down to MinTypeWidth, then no type column and no more of the
+// notes than fits, the name column down to MinNameWidth, value cells down
+// to their numbers (at most to MinValueWidth), then no value column.
+// tw.widths[0] becomes the name column's width (wider names put the row's
+// other cells on a line below), tw.widths[1] and [2] the widest a cell may
+// be.
 func (tw *treeWriter) narrow(width int) {
 	over := func() int {
 		n := -2 // no padding after the last column
@@ -323,18 +411,23 @@ func (tw *treeWriter) narrow(width int) {
 			tw.widths[col] = max(least, tw.widths[col]-d)
 		}
 	}
+	names := tw.widths[0]
 	value := tw.widths[2]
-	shrink(2, MidValueWidth)
+	notes := max(MinValueWidth, tw.notes)
+	numbers := max(MinValueWidth, tw.numbers)
+	shrink(2, max(MidValueWidth, notes))
 	shrink(1, MinTypeWidth)
-	shrink(2, MinValueWidth)
 	if over() > 0 {
-		// Without the type column the value cells get its room back.
+		// Without the type column the values get its room back.
 		tw.widths[1], tw.widths[2] = 0, value
-		shrink(2, MidValueWidth)
-		shrink(2, MinValueWidth)
+		shrink(2, max(MidValueWidth, notes))
 	}
+	shrink(2, notes)
+	shrink(0, MinNameWidth)
+	shrink(2, numbers)
 	if over() > 0 {
-		tw.widths[2] = 0
+		tw.widths[0], tw.widths[2] = names, 0
+		shrink(0, MinNameWidth)
 	}
 }
 
@@ -446,6 +539,11 @@ func (tw *treeWriter) measure(i int32, c ctx, depth int) {
 	tw.widths[1] = max(tw.widths[1], runes[1])
 	if ends[2] > ends[1] {
 		tw.widths[2] = max(tw.widths[2], len("= ")+runes[2])
+		if tw.fit {
+			whole, value := valueCores(b[ends[1]:ends[2]], runes[2])
+			tw.numbers = max(tw.numbers, whole)
+			tw.notes = max(tw.notes, value)
+		}
 	}
 	tw.widths[3] = max(tw.widths[3], runes[3])
 	tw.widths[4] = max(tw.widths[4], runes[4])
@@ -538,7 +636,15 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		at := len(tw.b)
 		runes := 0
 		switch col {
-		case 0, 3:
+		case 0:
+			if runes = tw.appendCell(col, i, c); used+runes > tw.widths[0] {
+				// A name wider than its column (Options.Width): the
+				// other cells go on a line of their own below it.
+				start = tw.breakRow(i, depth, last, start, c.region)
+				pending, used = tw.widths[0]+2-(len(tw.b)-start), 0
+				continue
+			}
+		case 3:
 			runes = tw.appendCell(col, i, c)
 		case 1:
 			if runes = tw.appendCell(col, i, c); runes > tw.widths[1] {
@@ -567,6 +673,20 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		}
 		used = 0
 	}
+	tw.endLine(start)
+	tw.setLead(depth, last)
+	if len(tw.more) > 0 {
+		tw.moreAbout(i, depth, c.region)
+	}
+	o := newOrdinals(t, i)
+	for k := i + 1; k < n.End && t.Nodes[k].End > k && tw.err == nil; k = t.Nodes[k].End {
+		tw.row(k, childCtx(t, i, c, k, &o), depth+1, t.Nodes[k].End >= n.End)
+	}
+}
+
+// endLine ends the line whose cells start at tw.b[start:]: no trailing
+// spaces, the colour reset.
+func (tw *treeWriter) endLine(start int) {
 	end := len(tw.b)
 	for end > start && tw.b[end-1] == ' ' {
 		end--
@@ -576,6 +696,11 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		tw.b = append(tw.b, colorReset...)
 	}
 	tw.b = append(tw.b, '\n')
+}
+
+// setLead sets the tree drawing of the children of a node at depth (last
+// when it is its parent's last child).
+func (tw *treeWriter) setLead(depth int, last bool) {
 	if depth > 0 {
 		if last {
 			tw.lead = append(tw.lead[:4*(depth-1)], "    "...)
@@ -583,13 +708,25 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 			tw.lead = append(tw.lead[:4*(depth-1)], "|   "...)
 		}
 	}
-	if len(tw.more) > 0 {
-		tw.moreAbout(i, depth, c.region)
+}
+
+// breakRow ends the row of node i (at depth; last among its siblings)
+// after its name, whose cells start at tw.b[start:], and starts the line
+// below it that holds its other cells, continuing the tree drawing; it
+// returns where that line starts.
+func (tw *treeWriter) breakRow(i int32, depth int, last bool, start int, region region) int {
+	tw.endLine(start)
+	tw.setLead(depth, last)
+	n := &tw.t.Nodes[i]
+	if tw.color {
+		tw.b = append(tw.b, colorOf(region)...)
 	}
-	o := newOrdinals(t, i)
-	for k := i + 1; k < n.End && t.Nodes[k].End > k && tw.err == nil; k = t.Nodes[k].End {
-		tw.row(k, childCtx(t, i, c, k, &o), depth+1, t.Nodes[k].End >= n.End)
+	start = len(tw.b)
+	tw.b = append(tw.b, tw.lead[:4*depth]...)
+	if i+1 < n.End && tw.t.Nodes[i+1].End > i+1 {
+		tw.b = append(tw.b, '|')
 	}
+	return start
 }
 
 // appendRange appends a node's range, "[0x000f, 47B]".

@@ -18,7 +18,7 @@
 //	assets/site.css, assets/site.js         the only style and script
 //	<R>/index.html                          every API, header and record type of release R, searchable
 //	<R>/<Name>/index.html                   the versions of one API or type
-//	<R>/<Name>/v<N>/request.html            API <Name> at version N: request and response side by side
+//	<R>/<Name>/v<N>/request.html            API <Name> at version N: request, then response
 //	<R>/<Name>/v<N>/response.html           forwards to request.html#response (and response.<anchor>)
 //	<R>/<Name>/v<N>/record.html             a header, metadata record or data type at version N
 //

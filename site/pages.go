@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kwire/kwire/instance"
 	"github.com/kwire/kwire/render"
@@ -162,6 +163,8 @@ type side struct {
 	// (response).
 	body string
 	id   string
+	// x indexes Tree (nil until writeVersion or writeSide makes it).
+	x *render.Index
 }
 
 // sides encodes the smallest instance of e at v: request and response for
@@ -213,6 +216,11 @@ func (s *Site) writeVersion(o *out, e *entry, v int16) {
 		Desc:   "The smallest legal " + e.name + " v" + vs + " of Kafka " + r.slug + ", byte by byte.",
 	})
 	sides := e.sides(v)
+	for k := range sides {
+		if t := sides[k].Tree; t != nil && len(t.Nodes) > 0 {
+			sides[k].x = render.NewIndex(t)
+		}
+	}
 	o.s("<h1>")
 	o.e(e.name)
 	o.s(" <span class=\"ver\">v", vs, "</span></h1>\n<p class=\"intro\">")
@@ -252,23 +260,27 @@ func (s *Site) writeVersion(o *out, e *entry, v int16) {
 	}
 
 	writeSummary(o, e, m, v, sides)
-	writeLegend(o, e.kind == kindAPI)
+	writeLegend(o, e.kind == kindAPI, sides)
 
+	// The sides stack, each as wide as the page (site.css), so their
+	// specs and histories follow both: the response's tree comes right
+	// after the request's.
 	o.s(`<div class="sides">` + "\n")
+	for _, sd := range sides {
+		writeSide(o, sd, nil)
+	}
+	o.s("</div>\n")
 	hist := e.history()
 	for _, sd := range sides {
 		hk := 0
 		if sd.m == e.resp && e.kind == kindAPI {
 			hk = 1
 		}
-		writeSide(o, sd, func() {
-			writeSpec(o, sd.m)
-			if h := hist[hk]; h != nil {
-				writeHistory(o, e, h, v)
-			}
-		})
+		writeSpec(o, sd.m)
+		if h := hist[hk]; h != nil {
+			writeHistory(o, e, h, v)
+		}
 	}
-	o.s("</div>\n")
 	o.t("foot", s.foot(root, r))
 }
 
@@ -376,9 +388,24 @@ var legendItems = []struct{ class, name string }{
 	{"rr", "Record"}, {"p", "response body"}, {"t", "tagged_fields"},
 }
 
-func writeLegend(o *out, api bool) {
+// writeLegend writes the legend of the regions the sides' trees have, in
+// the order of legendItems (an API's body regions named "request body" and
+// "response body", a record's "body").
+func writeLegend(o *out, api bool, sides []side) {
+	has := map[string]bool{}
+	for _, sd := range sides {
+		if sd.x == nil {
+			continue
+		}
+		for i := range int32(len(sd.x.Tree().Nodes)) {
+			has[regionClass(sd.x.Region(i), sd.body)] = true
+		}
+	}
 	o.s(`<ul class="legend" aria-label="Regions">`)
 	for _, l := range legendItems {
+		if !has[l.class] {
+			continue
+		}
 		name := l.name
 		if !api {
 			switch l.class {
@@ -438,7 +465,10 @@ func writeSide(o *out, sd side, more func()) {
 	o.s("</h2>\n")
 	t := sd.Tree
 	if t != nil && len(t.Nodes) > 0 {
-		x := render.NewIndex(t)
+		x := sd.x
+		if x == nil {
+			x = render.NewIndex(t)
+		}
 		o.s(`<p class="title">`)
 		writeTitle(o, t)
 		o.s("</p>\n")
@@ -544,6 +574,10 @@ func anchor(x *render.Index, i int32, root string) string {
 	return string(p.AppendAnchor(nil))
 }
 
+// uuidLen is the length of a uuid as the tree shows it: the longest value
+// a row keeps on one line.
+const uuidLen = 36
+
 // maxDepthClass is the deepest indentation class of the stylesheet (d0…d40).
 const maxDepthClass = 40
 
@@ -595,8 +629,14 @@ func writeTree(o *out, sd side, x *render.Index) {
 		o.e(x.Name(i))
 		o.s("</a></td><td>")
 		o.e(x.Type(i))
-		o.s("</td><td>")
-		o.e(x.Value(i))
+		if v := x.Value(i); utf8.RuneCountInString(v) > uuidLen {
+			// A value longer than a uuid wraps (site.css).
+			o.s(`</td><td class="w">`)
+			o.e(v)
+		} else {
+			o.s("</td><td>")
+			o.e(v)
+		}
 		o.s(`</td><td class="rg">[`)
 		if virtual {
 			o.s("v")

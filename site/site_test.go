@@ -36,7 +36,7 @@ func page(t *testing.T, s *Site, p string) string {
 
 var (
 	byteRE = regexp.MustCompile(`<span id="([a-z.]*)b-0x([0-9a-f]+)" class="([a-z]+)">([0-9a-f]{2})</span>`)
-	rowRE  = regexp.MustCompile(`<tr id="([^"]+)" class="([^"]*)"(?: data-o="(\d+)" data-s="(\d+)")?><td class="n d\d+"><a href="#([^"]+)">([^<]*)</a></td><td>([^<]*)</td><td>([^<]*)</td><td class="rg">([^<]*)</td><td>([^<]*)</td>`)
+	rowRE  = regexp.MustCompile(`<tr id="([^"]+)" class="([^"]*)"(?: data-o="(\d+)" data-s="(\d+)")?><td class="n d\d+"><a href="#([^"]+)">([^<]*)</a></td><td>([^<]*)</td><td(?: class="w")?>([^<]*)</td><td class="rg">([^<]*)</td><td>([^<]*)</td>`)
 )
 
 // gridBytes returns the hex of the grid of the side whose ids start with
@@ -451,5 +451,30 @@ func TestHistorySaysTheReleases(t *testing.T) {
 	html = page(t, s, "4.4.0/OffsetCommitValue/v4/record.html")
 	if want := `aria-current="page">v4</a> <span class="dim">first flexible version; Kafka 3.4–4.4</span>`; !strings.Contains(html, want) {
 		t.Errorf("OffsetCommitValue v4 page lacks %s", want)
+	}
+}
+
+// legendRE finds the regions a page's legend lists.
+var legendRE = regexp.MustCompile(`<li><span class="sw ([a-z]+)"></span>([^<]*)</li>`)
+
+// The legend lists the regions the page's trees have, and only those: a
+// Vote page has no records, a Produce page's smallest instance one empty
+// RecordBatch (no Record), a metadata record no header.
+func TestLegendListsThePageRegions(t *testing.T) {
+	s := New(embedded(t, "4.4.0"))
+	for p, want := range map[string]string{
+		"4.4.0/Vote/v2/request.html":           "frame, rpc header, request body, response body, tagged_fields",
+		"4.4.0/EndQuorumEpoch/v0/request.html": "frame, rpc header, request body, response body",
+		"4.4.0/Produce/v13/request.html":       "frame, rpc header, request body, RecordBatch, response body, tagged_fields",
+		"4.4.0/PartitionRecord/v2/record.html": "frame, body, tagged_fields",
+	} {
+		html := page(t, s, p)
+		var got []string
+		for _, m := range legendRE.FindAllStringSubmatch(html, -1) {
+			got = append(got, m[2])
+		}
+		if strings.Join(got, ", ") != want {
+			t.Errorf("%s: legend %q, want %q", p, strings.Join(got, ", "), want)
+		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 
 type callCmd struct {
 	Bootstrap string        `help:"The broker or controller to call, HOST:PORT." required:"" placeholder:"HOST:PORT"`
-	Name      string        `arg:"" help:"The API to call (DescribeQuorum, Metadata, 18…)."`
+	Name      string        `arg:"" help:"The API to call (DescribeQuorum, Metadata, 18…)." predictor:"api"`
 	Body      string        `arg:"" optional:"" help:"The request body as JSON in the format of Kafka's JsonConverters (see kwire show NAME --format kafka), @FILE, or - for standard input. Default: a useful body for common APIs (DescribeQuorum of __cluster_metadata, Metadata of all topics, Produce with acks -1 and no topics…), else the smallest instance of the request (kwire show NAME --request)."`
 	Version   *int16        `help:"Send at this version instead of the highest both kwire's specs and the node support (to see how a node answers a version it does not support)." placeholder:"N"`
 	Format    string        `help:"Output: text (a summary line and the response's object tree), page (request and response pages with byte layouts), json (the page as JSON), kafka (the response body in Kafka's converter JSON)." enum:"text,page,json,kafka" default:"text"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/internal/yamlflags"
+	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
@@ -69,7 +70,7 @@ type listCmd struct {
 }
 
 type showCmd struct {
-	Name     string `arg:"" help:"An API (Vote, VoteRequest, vote, 52) or a record or data type (PartitionRecord)."`
+	Name     string `arg:"" help:"An API (Vote, VoteRequest, vote, 52) or a record or data type (PartitionRecord)." predictor:"message"`
 	Version  *int16 `help:"Version to encode (default: the highest valid version)." placeholder:"N"`
 	Request  bool   `help:"Show only the request." xor:"side"`
 	Response bool   `help:"Show only the response." xor:"side"`
@@ -77,7 +78,7 @@ type showCmd struct {
 }
 
 type decodeCmd struct {
-	API      string  `help:"What the bytes are: an API (checked against the request header; required with --response) or a record type (PartitionRecord)." placeholder:"NAME"`
+	API      string  `help:"What the bytes are: an API (checked against the request header; required with --response) or a record type (PartitionRecord)." placeholder:"NAME" predictor:"message"`
 	Version  *int16  `help:"Version of the bytes (checked against a request header or metadata record frame; required with --response and for data types)." placeholder:"N"`
 	Response bool    `help:"The bytes are a framed response (needs --api and --version)."`
 	Hex      *string `help:"The bytes as hex (spaces, newlines, ':' and 0x prefixes are ignored) or a hex dump with offsets (xxd, hexdump -C, od -Ax -tx1, Wireshark's Copy as Hex Dump, kwire's byte grid)." placeholder:"HEX"`
@@ -89,7 +90,7 @@ type decodeCmd struct {
 }
 
 type encodeCmd struct {
-	Name       string  `arg:"" help:"An API (Vote, VoteRequest, VoteResponse, vote, 52) or a record or data type (PartitionRecord)."`
+	Name       string  `arg:"" help:"An API (Vote, VoteRequest, VoteResponse, vote, 52) or a record or data type (PartitionRecord)." predictor:"message"`
 	File       string  `arg:"" help:"File holding the message body as JSON in the format of Kafka's JsonConverters; - reads standard input."`
 	Version    *int16  `help:"Version of the message (required: the JSON does not say)." placeholder:"N"`
 	Request    bool    `help:"Encode a framed request (the default for an API)." xor:"side"`
@@ -151,7 +152,7 @@ func run(args []string, e *env) (code int) {
 	for _, r := range bundle.Releases() {
 		flags = append(flags, bundle.Flag(r))
 	}
-	kongcompletion.Register(parser, cli.Predictors(flags)...)
+	kongcompletion.Register(parser, cli.Predictors(flags, logseg.Decoders())...)
 	version, err := cli.RootVersion(args, "kafka", "specs", "color", "values")
 	if version {
 		args = []string{"version"}

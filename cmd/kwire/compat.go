@@ -47,7 +47,7 @@ type diffCmd struct {
 // historyCmd is `kwire history NAME`: what each version of a message
 // changed, with the spec's own comments.
 type historyCmd struct {
-	Name   string `arg:"" help:"An API (Vote, VoteRequest, vote, 52; shows its request and response) or a record or data type (PartitionRecord)."`
+	Name   string `arg:"" help:"An API (Vote, VoteRequest, vote, 52; shows its request and response) or a record or data type (PartitionRecord)." predictor:"message"`
 	Format string `help:"Output format: text or json." enum:"text,json" default:"text"`
 }
 

@@ -178,6 +178,22 @@ func TestCompletion(t *testing.T) {
 		"kwire --kafka ":         {"3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "3.9.1", "4.0", "4.1", "4.2", "4.3", "4.4"},
 		"kwire show --kafka 3.9": {"3.9", "3.9.1"},
 		"kwire show --kafka 4":   {"4.0", "4.1", "4.2", "4.3", "4.4"},
+		// Names come from the specs: of the newest release, or of the
+		// one --kafka names, before the command or after it.
+		"kwire show Vo":                          {"Vote", "VoteRequest", "VoteResponse", "VotersRecord"},
+		"kwire show vo":                          {"vote", "voterequest", "voteresponse", "votersrecord"},
+		"kwire encode VoteR":                     {"VoteRequest", "VoteResponse"},
+		"kwire history EndQuorumEpochR":          {"EndQuorumEpochRequest", "EndQuorumEpochResponse"},
+		"kwire decode --api FetchS":              {"FetchSnapshot", "FetchSnapshotRequest", "FetchSnapshotResponse"},
+		"kwire decode --api=FetchSnapshotR":      {"FetchSnapshotRequest", "FetchSnapshotResponse"},
+		"kwire call DescribeQ":                   {"DescribeQuorum"},
+		"kwire call Vote":                        {"Vote"},
+		"kwire log --decoder ":                   {"metadata", "offsets", "remote-log-metadata", "share-state", "transactions"},
+		"kwire log --type PartitionC":            {"PartitionChangeRecord"},
+		"kwire show ConsumerGroupHeartbeat":      {"ConsumerGroupHeartbeat", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse"},
+		"kwire --kafka 3.0 show ConsumerGroupH":  nil,
+		"kwire show --kafka=3.0 ConsumerGroupH":  nil,
+		"kwire --kafka 3.7 show ConsumerGroupHe": {"ConsumerGroupHeartbeat", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse"},
 	} {
 		t.Setenv("COMP_LINE", line)
 		r := kwire(t)
@@ -217,8 +233,14 @@ func TestOutputFitsTheTerminal(t *testing.T) {
 			t.Errorf("80 columns: a line of %d: %q", utf8.RuneCountInString(l), l)
 		}
 	}
-	if !strings.Contains(at80.stdout, "\n    |       |       +-- LeaderId        int32       = 0            [0x0014, 4B]\n") {
+	if !strings.Contains(at80.stdout, "\n    |       |       +-- LeaderId        = 0                      [0x0014, 4B]\n") {
 		t.Errorf("80 columns:\n%s", at80.stdout)
+	}
+	// The request's uuids stay whole at 80 columns: the name column's
+	// padding gives way, its deepest rows put their cells on a line below.
+	req := kwireEnv(t, &env{terminal: true, width: 80}, "--color", "never", "show", "Vote", "--version", "2")
+	if !strings.Contains(req.stdout, "\n    |       |       +-- ReplicaDirectoryId\n    |       |       |      = 00000000-0000-0000-0000-000000000000  [0x0023, 16B]\n") {
+		t.Errorf("80 columns, the request:\n%s", req.stdout)
 	}
 	wide := kwireEnv(t, &env{terminal: true, width: 200}, args...)
 	if wide.stdout != plain {

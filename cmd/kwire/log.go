@@ -20,12 +20,12 @@ import (
 
 type logCmd struct {
 	Paths    []string `arg:"" help:"Log segments (*.log), KRaft snapshots (*.checkpoint), directories holding them, or - (a segment on standard input)."`
-	Type     string   `help:"Show only metadata records of this type (PartitionRecord), or internal topics' records whose key or value is (OffsetCommitKey)." placeholder:"NAME"`
+	Type     string   `help:"Show only metadata records of this type (PartitionRecord), or internal topics' records whose key or value is (OffsetCommitKey)." placeholder:"NAME" predictor:"record"`
 	Offset   string   `help:"Show only records with offsets in A..B (inclusive; either end may be empty)." placeholder:"A..B"`
 	Format   string   `help:"Output format: text, or json (one line per record and per problem)." enum:"text,json" default:"text"`
 	Tree     bool     `help:"Print the full tree of each file instead of one line per batch and record."`
 	Metadata bool     `help:"Decode data record values as KRaft metadata records (the default for __cluster_metadata and .checkpoint files)."`
-	Decoder  string   `help:"Decode every data record as: offsets (__consumer_offsets), transactions (__transaction_state), share-state (__share_group_state), remote-log-metadata, metadata; by default as the partition directory's name says." placeholder:"KIND"`
+	Decoder  string   `help:"Decode every data record as: offsets (__consumer_offsets), transactions (__transaction_state), share-state (__share_group_state), remote-log-metadata, metadata; by default as the partition directory's name says." placeholder:"KIND" predictor:"decoder"`
 	State    bool     `help:"Replay the records of internal topics and print the state they leave: committed offsets, groups and members, transactions, share-group state (tables, or JSON lines)."`
 	// MaxDecompressed bounds each compressed record payload (bytes).
 	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to." default:"268435456" placeholder:"BYTES"`

@@ -3,9 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/kwire/kwire/spec"
 )
 
 func TestExitCode(t *testing.T) {
@@ -211,6 +215,46 @@ func TestRepeatedFlag(t *testing.T) {
 		var ue UsageError
 		if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && (got != c.want || !errors.As(err, &ue)) {
 			t.Errorf("RepeatedFlag(%q) = %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// The names offered for completion are the release's: Kafka 3.0.2 has no
+// ConsumerGroupHeartbeat, 4.4.0 has it; APIs alone are request names
+// without "Request"; records are metadata records and internal topics'.
+func TestNames(t *testing.T) {
+	old, err := spec.Embedded("3.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(Names(old, Messages), "ConsumerGroupHeartbeat") || !slices.Contains(Names(cur, Messages), "ConsumerGroupHeartbeat") {
+		t.Error("ConsumerGroupHeartbeat is offered in 3.0 or not in 4.4")
+	}
+	apis := Names(cur, APIs)
+	if len(apis) != len(cur.APIKeys()) || !slices.Contains(apis, "Vote") || slices.Contains(apis, "VoteRequest") {
+		t.Errorf("APIs of 4.4.0: %d names for %d api keys: %v", len(apis), len(cur.APIKeys()), apis)
+	}
+	recs := Names(cur, Records)
+	for _, n := range []string{"PartitionRecord", "OffsetCommitKey"} {
+		if !slices.Contains(recs, n) {
+			t.Errorf("records of 4.4.0 lack %s", n)
+		}
+	}
+	if slices.Contains(recs, "Vote") || slices.Contains(recs, "FetchRequest") {
+		t.Errorf("records of 4.4.0 hold an API: %v", recs)
+	}
+	for words, want := range map[string]string{
+		"":                               "",
+		"--kafka 3.9 show Vote":          "3.9",
+		"show --kafka=3.1 --kafka 3.2 x": "3.2",
+		"--kafka":                        "",
+	} {
+		if got := KafkaFlag(strings.Fields(words)); got != want {
+			t.Errorf("KafkaFlag(%q) = %q, want %q", words, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"github.com/alecthomas/kong"
 	kongcompletion "github.com/jotaen/kong-completion"
 	"github.com/posener/complete"
+
+	"github.com/kwire/kwire/spec"
 )
 
 // RootVersion reports whether args ask for kwire's own version: a
@@ -159,6 +162,7 @@ type Completion struct {
 // Help is the command's help text.
 func (c *Completion) Help() string {
 	return "Prints the command that turns on tab completion of commands, flags and their values " +
+		"(message names too, from the specs of the --kafka release on the line or the newest) " +
 		"in the current shell session; paste it into the shell's init file (~/.bashrc, ~/.zshrc, " +
 		"~/.config/fish/config.fish) to keep it. The completion runs the installed kwire."
 }
@@ -174,12 +178,95 @@ func (c *Completion) Run(ctx *kong.Context) error {
 
 // Predictors are the completion predictors of kwire's flags and
 // arguments, for kongcompletion.Register: "shell" offers Shells, "release"
-// the given --kafka values.
-func Predictors(releases []string) []kongcompletion.Option {
+// the given --kafka values, "decoder" the given --decoder values, and
+// "message", "api" and "record" the names of a release's messages (see
+// Names).
+func Predictors(releases, decoders []string) []kongcompletion.Option {
 	return []kongcompletion.Option{
 		kongcompletion.WithPredictor("shell", complete.PredictSet(Shells...)),
 		kongcompletion.WithPredictor("release", complete.PredictSet(releases...)),
+		kongcompletion.WithPredictor("decoder", complete.PredictSet(decoders...)),
+		kongcompletion.WithPredictor("message", names(Messages)),
+		kongcompletion.WithPredictor("api", names(APIs)),
+		kongcompletion.WithPredictor("record", names(Records)),
 	}
+}
+
+// NameKind selects the names Names returns.
+type NameKind uint8
+
+const (
+	// Messages are the APIs (Vote) and every message of the release: the
+	// requests and responses (VoteRequest), headers, metadata records,
+	// internal topics' records and data types; what show, history,
+	// encode and decode --api take.
+	Messages NameKind = iota
+	// APIs are the APIs alone (Vote, Metadata), what call takes.
+	APIs
+	// Records are the metadata records (PartitionRecord) and the internal
+	// topics' record keys and values (OffsetCommitKey), what log --type
+	// takes.
+	Records
+)
+
+// Names returns the names of kind in s, sorted: an API is named as its
+// request without "Request" (Vote), a message by its spec's name.
+func Names(s *spec.Set, kind NameKind) []string {
+	var out []string
+	for _, key := range s.APIKeys() {
+		if kind == Records {
+			break
+		}
+		out = append(out, strings.TrimSuffix(s.Request(key).Name, "Request"))
+	}
+	for _, m := range s.Messages {
+		if kind == Messages || kind == Records && (m.Type == spec.Metadata || m.Topic != "") {
+			out = append(out, m.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// names predicts the Names of kind in the embedded release that the
+// command line being completed names with --kafka (the newest when it
+// names none, or none that is embedded); a word typed in lower case gets
+// the names in lower case, as kwire reads them in any case.
+type names NameKind
+
+// Predict implements complete.Predictor.
+func (k names) Predict(a complete.Args) []string {
+	// The whole line: posener/complete gives a command's predictors only
+	// the words after the command's name, and --kafka may come before it.
+	release := KafkaFlag(strings.Fields(os.Getenv("COMP_LINE")))
+	s, err := spec.Embedded(release)
+	if err != nil {
+		if s, err = spec.Embedded(""); err != nil {
+			return nil
+		}
+	}
+	out := Names(s, NameKind(k))
+	if a.Last != "" && strings.ToLower(a.Last) == a.Last {
+		for i, n := range out {
+			out[i] = strings.ToLower(n)
+		}
+	}
+	return out
+}
+
+// KafkaFlag returns the value of the last --kafka flag among words
+// ("--kafka 3.9" or "--kafka=3.9"), "" when there is none.
+func KafkaFlag(words []string) string {
+	v := ""
+	for i, w := range words {
+		switch {
+		case w == "--kafka" && i+1 < len(words):
+			v = words[i+1]
+		case strings.HasPrefix(w, "--kafka="):
+			v = strings.TrimPrefix(w, "--kafka=")
+		}
+	}
+	return v
 }
 
 // commands are the names of app's commands, in order.

@@ -324,7 +324,7 @@ func TestSecureCluster(t *testing.T) {
 		"--rewrite-advertised", "--broker-ports", fmt.Sprintf("%d-%d", first, first+9),
 		"--tls-cert", proxyCert, "--tls-key", proxyKey,
 		"--upstream-tls", "--upstream-ca", ca.CertFile, "--upstream-server-name", "localhost",
-		"--format", "json", "--tree", "--check", "--stats"}, svcArgs...)...)
+		"--format", "json", "--tree", "--check"}, svcArgs...)...)
 	for _, tp := range taps {
 		tp.origin.Store(int64(proxy.Process.Pid))
 	}

@@ -68,23 +68,48 @@ func ClassPathFile() string {
 	if f := os.Getenv("KWIRE_KAFKA_CLASSPATH"); f != "" {
 		return f
 	}
+	return filepath.Join(targetDir(), "classpath.txt")
+}
+
+// ReleaseClassPathFile returns the class path file of a second Kafka
+// release installed beside the live tests' broker by
+// `interop/kafka/install.sh RELEASE`: <module root>/interop/kafka/target/
+// classpath-RELEASE.txt (release such as "3.9.1").
+func ReleaseClassPathFile(release string) string {
+	return filepath.Join(targetDir(), "classpath-"+release+".txt")
+}
+
+// targetDir is <module root>/interop/kafka/target.
+func targetDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "interop", "kafka", "target", "classpath.txt")
+	return filepath.Join(filepath.Dir(file), "..", "..", "interop", "kafka", "target")
 }
 
 // Require returns the Kafka class path, or skips the test (fails it when
 // KWIRE_KAFKA_REQUIRED=1) when Kafka or java is not installed.
 func Require(t testing.TB) string {
 	t.Helper()
+	return require(t, ClassPathFile(), "interop/kafka/install.sh")
+}
+
+// RequireRelease is Require for a second release (Config.Release), installed
+// by `interop/kafka/install.sh RELEASE`.
+func RequireRelease(t testing.TB, release string) string {
+	t.Helper()
+	return require(t, ReleaseClassPathFile(release), "interop/kafka/install.sh "+release)
+}
+
+func require(t testing.TB, cpFile, install string) string {
+	t.Helper()
 	miss := func(why string) string {
-		msg := "real Kafka not available: " + why + " (run interop/kafka/install.sh; KWIRE_KAFKA_REQUIRED=1 makes this a failure)"
+		msg := "real Kafka not available: " + why + " (run " + install + "; KWIRE_KAFKA_REQUIRED=1 makes this a failure)"
 		if Required() {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 		return ""
 	}
-	b, err := os.ReadFile(ClassPathFile())
+	b, err := os.ReadFile(cpFile)
 	if err != nil {
 		return miss(err.Error())
 	}
@@ -151,6 +176,10 @@ type Config struct {
 	// PLAINTEXT listener is always advertised at its real address: the
 	// brokers and kafkatest itself use it.
 	AdvertisedAddr func(id int, listener, real string) string
+	// Release, when not "", starts that Kafka release (such as "3.9.1")
+	// from the class path `interop/kafka/install.sh RELEASE` wrote, instead
+	// of the live tests' broker (RequireRelease).
+	Release string
 }
 
 // Node is one Kafka JVM.
@@ -213,7 +242,12 @@ func (c *Cluster) Brokers() []*Node {
 // tail of each log is printed when the test failed.
 func Start(t testing.TB, cfg Config) *Cluster {
 	t.Helper()
-	cp := Require(t)
+	var cp string
+	if cfg.Release != "" {
+		cp = RequireRelease(t, cfg.Release)
+	} else {
+		cp = Require(t)
+	}
 	if cfg.Heap == "" {
 		cfg.Heap = "384m"
 	}

@@ -32,6 +32,8 @@ var Ignored = []Ignore{
 	{Why: "timestamps", Suffixes: []string{"TimeMs", "Timestamp", "TimestampMs"}},
 	{Why: "messages", Fields: []string{"ErrorMessage", "Message"}},
 	{Why: "record batches (timestamps, producer ids)", Fields: []string{"Records"}},
+	{Why: "disks and log directories", Fields: []string{"LogDir", "TotalBytes", "UsableBytes", "PartitionSize", "OffsetLag"}},
+	{Why: "positions in logs that grow with the cluster's age", Fields: []string{"HighWatermark", "LogEndOffset", "LogStartOffset", "LastStableOffset"}},
 }
 
 // ignored reports whether a field of that name is in the ignore list.
@@ -125,28 +127,60 @@ func (s *shaper) walk(i int32, path string) {
 
 func (s *shaper) array(i int32, p, name string) {
 	t := s.t
-	keyed := false
-	k := 0
+	var elems []int32
 	t.Children(i, func(e int32) bool {
-		if t.Nodes[e].Kind() != tree.Element {
-			return true
+		if t.Nodes[e].Kind() == tree.Element {
+			elems = append(elems, e)
 		}
+		return true
+	})
+	keys := s.keys(elems)
+	for k, e := range elems {
 		ep := fmt.Sprintf("%s[%d]", p, k)
-		if key := s.key(e); key != "" {
-			ep, keyed = p+"["+key+"]", true
+		if keys != nil {
+			ep = p + "[" + keys[k] + "]"
 		}
-		k++
 		s.elems[ep] = leafValue{off: int(t.Nodes[e].Off), node: e}
 		if t.IsLeaf(e) {
 			s.values[ep] = s.leaf(e, name)
 		} else {
 			s.walk(e, ep)
 		}
-		return true
-	})
-	if !keyed {
+	}
+	if keys == nil {
 		s.values[p+"#"] = leafValue{strconv.Itoa(t.Count(i)), int(t.Nodes[i].Off), i}
 	}
+}
+
+// Identity lists the fields that name what an array element is about when
+// the spec gives the array no mapKey (DescribeGroupsResponse.Groups by
+// GroupId): the differential mode names elements by the first of them an
+// element has, so that two answers listing the same groups in another
+// order compare equal. An array whose elements do not all have distinct
+// values of that field is compared by index.
+var Identity = []string{"ApiKey", "GroupId", "Name", "TopicName", "PartitionIndex", "ResourceName", "TransactionalId", "User"}
+
+// keys names the elements of one array: their mapKey fields' values, else
+// their first Identity field's; nil when elements are compared by index
+// (no key, or two elements with the same key).
+func (s *shaper) keys(elems []int32) []string {
+	if len(elems) == 0 || s.t.IsLeaf(elems[0]) {
+		return nil
+	}
+	keys := make([]string, len(elems))
+	seen := make(map[string]bool, len(elems))
+	for k, e := range elems {
+		key := s.key(e)
+		if key == "" {
+			key = s.identity(e)
+		}
+		if key == "" || seen[key] {
+			return nil
+		}
+		seen[key] = true
+		keys[k] = key
+	}
+	return keys
 }
 
 // key is the values of element e's key fields (mapKey), joined by ",";
@@ -160,6 +194,23 @@ func (s *shaper) key(e int32) string {
 		return true
 	})
 	return strings.Join(parts, ",")
+}
+
+// identity is "F=value" for element e's first Identity field F, "" when
+// it has none.
+func (s *shaper) identity(e int32) string {
+	best, key := len(Identity), ""
+	s.t.Children(e, func(c int32) bool {
+		f := s.t.Field(c)
+		if f == nil || s.t.Nodes[c].Kind() != tree.Field {
+			return true
+		}
+		if j := slices.Index(Identity, f.Name); j >= 0 && j < best {
+			best, key = j, f.Name+"="+s.leaf(c, f.Name).text
+		}
+		return true
+	})
+	return key
 }
 
 func (s *shaper) leaf(i int32, name string) leafValue {

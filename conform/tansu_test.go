@@ -34,11 +34,15 @@ func tansuBin() string {
 
 // TestTansu runs the default run against Tansu (a Kafka-compatible broker
 // in Rust, in memory), when it is installed (interop/tansu/install.sh):
-// the run completes and every probe has an outcome; its findings are
+// the run completes and every probe has an outcome (KWIRE_TANSU_REQUIRED=1
+// turns the skip into a failure: CI sets it); its findings are
 // Tansu's, logged (and the text report kept in KWIRE_ARTIFACTS when set).
 func TestTansu(t *testing.T) {
 	bin := tansuBin()
 	if bin == "" {
+		if os.Getenv("KWIRE_TANSU_REQUIRED") == "1" {
+			t.Fatal("Tansu is not installed (interop/tansu/install.sh); KWIRE_TANSU_REQUIRED=1 makes this a failure")
+		}
 		t.Skip("Tansu is not installed (interop/tansu/install.sh)")
 	}
 	port := kafkatest.FreePort(t)

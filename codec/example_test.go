@@ -122,3 +122,11 @@ func ExampleBuilder() {
 	// 0000006600340002000000070003636c6900036b770000000102135f5f636c75737465725f6d6574616461746102000000000000000300000002000000000000000000000000000000010000000000000000000000000000000000000003000000000000007801000000
 	// VoteRequest.Topics[0].Partitions[0].LastOfset: no such field in PartitionData; did you mean "LastOffset"?
 }
+
+// AppendJSONString writes a string as Kafka's converter JSON (Jackson)
+// writes it: short escapes where Jackson has them, \u00XX for other control
+// characters, non-ASCII as UTF-8, invalid UTF-8 as U+FFFD.
+func ExampleAppendJSONString() {
+	fmt.Println(string(codec.AppendJSONString(nil, "a\"b\\\n\x01é/\xff")))
+	// Output: "a\"b\\\n\u0001é/�"
+}

@@ -99,7 +99,7 @@ func (e *JSONError) Unwrap() error { return e.Err }
 // jsonPath renders p as the JSON path of an error ("$.topics[0].lastOffset"),
 // keys quoted as Kafka's converter writes strings.
 func jsonPath(p tree.Path) string {
-	return string(p.AppendJSON(nil, appendJSONString[string]))
+	return string(p.AppendJSON(nil, AppendJSONString[string]))
 }
 
 // appendKey appends lowerCaseFirst(name), the JSON key of a spec field
@@ -452,7 +452,7 @@ func (w *jsonWriter) scalar(f *spec.Field, k spec.Kind, n int32) {
 	}
 	if n >= 0 && w.t.Nodes[n].Flags()&tree.FlagSecret != 0 && !null {
 		// A credential redacted by package secret.
-		w.buf = appendJSONString(w.buf, secret.Text(w.t.DataLen(n)))
+		w.buf = AppendJSONString(w.buf, secret.Text(w.t.DataLen(n)))
 		return
 	}
 	if null && (k == spec.KindString || k == spec.KindBytes) {
@@ -489,7 +489,7 @@ func (w *jsonWriter) scalar(f *spec.Field, k spec.Kind, n int32) {
 		w.buf = base64.RawURLEncoding.AppendEncode(w.buf, u[:])
 		w.buf = append(w.buf, '"')
 	case spec.KindString:
-		w.buf = appendJSONString(w.buf, data)
+		w.buf = AppendJSONString(w.buf, data)
 	case spec.KindBytes:
 		w.buf = append(w.buf, '"')
 		w.buf = base64.StdEncoding.AppendEncode(w.buf, data)
@@ -499,14 +499,23 @@ func (w *jsonWriter) scalar(f *spec.Field, k spec.Kind, n int32) {
 
 const hexDigits = "0123456789ABCDEF"
 
-// appendJSONString appends s as a JSON string, escaped as Jackson's
+// AppendJSONString appends s as a JSON string, escaped as Jackson's
 // generator escapes it: '"', '\\', the short escapes \b \t \n \f \r, other
 // control characters as \u00XX (upper-case hex), everything else as UTF-8
 // ('/', DEL, U+2028 and non-ASCII unescaped). Invalid UTF-8 becomes U+FFFD.
 // (Go's strconv.Quote is Go syntax, and json.Marshal also escapes <, >, &
-// and U+2028/9; neither matches.)
-func appendJSONString[S []byte | string](b []byte, s S) []byte {
-	b = append(b, '"')
+// and U+2028/9; neither matches.) It is the one JSON string writer of kwire:
+// the converter JSON, the trees' JSON (package render) and the exchange
+// records (package exchange) all use it.
+func AppendJSONString[S ~[]byte | ~string](b []byte, s S) []byte {
+	return append(AppendJSONChars(append(b, '"'), s), '"')
+}
+
+// AppendJSONChars appends s escaped as AppendJSONString escapes it, without
+// the quotes, so that a long value may be written chunk by chunk: a chunk
+// that ends inside a UTF-8 sequence has that sequence's bytes replaced by
+// U+FFFD, so callers cut at rune boundaries.
+func AppendJSONChars[S ~[]byte | ~string](b []byte, s S) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -547,8 +556,7 @@ func appendJSONString[S []byte | string](b []byte, s S) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 // appendJavaDouble appends d as Java's Double.toString (JDK 19+) writes it,
@@ -935,7 +943,7 @@ func (r *jsonReader) describe(c int32) string {
 		if len(s) > 40 {
 			s = s[:37] + "..."
 		}
-		return "the string " + string(appendJSONString(nil, s))
+		return "the string " + string(AppendJSONString(nil, s))
 	case jsonObject:
 		return "an object"
 	}
@@ -983,7 +991,7 @@ func (r *jsonReader) fields(st *spec.Struct, o int32) error {
 		dup := func() error {
 			r.push(key, false)
 			defer r.pop()
-			return r.errAt(c, "duplicate key %s (Kafka's reader would keep the last one)", appendJSONString(nil, key))
+			return r.errAt(c, "duplicate key %s (Kafka's reader would keep the last one)", AppendJSONString(nil, key))
 		}
 		if key == unknownTagsKey {
 			if unknown >= 0 {

@@ -3,12 +3,13 @@ package exchange
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec"
 )
 
-// AppendJSON appends r's audit line (its json keys, in field order, as
-// encoding/json writes them but for the escaping of <, > and &, which it
-// leaves as they are) to b, without a newline. It is Audit's encoder,
+// AppendJSON appends r's audit line (its json keys, in field order, the
+// same JSON values encoding/json writes, strings escaped as
+// codec.AppendJSONString escapes them) to b, without a newline. It is Audit's encoder,
 // without reflection or allocation (BenchmarkAppendJSON compares it with
 // encoding/json).
 func (r *Record) AppendJSON(b []byte) []byte {
@@ -110,55 +111,6 @@ func appendKey(b []byte, key, s string) []byte {
 	return appendString(b, s)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string: ", \ and control characters
-// escaped, bytes that are not UTF-8 as U+FFFD (as encoding/json does).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are escaped, as encoding/json does.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString appends s as a JSON string (codec.AppendJSONString, the one
+// JSON string writer).
+func appendString(b []byte, s string) []byte { return codec.AppendJSONString(b, s) }

@@ -8,8 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/tree"
 )
@@ -550,61 +550,13 @@ func appendStringOrNull(b []byte, s string, ok bool) []byte {
 	return appendJSONString(b, s)
 }
 
-// appendJSONString writes s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for k := 0; k < len(s); {
-		ch := s[k]
-		if ch < utf8.RuneSelf {
-			b = appendJSONASCII(b, ch)
-			k++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[k:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[k:k+size]...)
-		}
-		k += size
-	}
-	return append(b, '"')
-}
+// appendJSONString writes s as a JSON string (codec.AppendJSONString, the
+// one JSON string writer).
+func appendJSONString(b []byte, s string) []byte { return codec.AppendJSONString(b, s) }
 
 // appendJSONBytes is appendJSONString for bytes.
-func appendJSONBytes(b, d []byte) []byte {
-	return append(appendJSONChars(append(b, '"'), d), '"')
-}
+func appendJSONBytes(b, d []byte) []byte { return codec.AppendJSONString(b, d) }
 
 // appendJSONChars appends d escaped as appendJSONString escapes, without
 // the quotes.
-func appendJSONChars(b, d []byte) []byte {
-	for k := 0; k < len(d); {
-		ch := d[k]
-		if ch < utf8.RuneSelf {
-			b = appendJSONASCII(b, ch)
-			k++
-			continue
-		}
-		r, size := utf8.DecodeRune(d[k:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, d[k:k+size]...)
-		}
-		k += size
-	}
-	return b
-}
-
-// appendJSONASCII appends an ASCII character of a JSON string.
-func appendJSONASCII(b []byte, ch byte) []byte {
-	switch {
-	case ch == '"' || ch == '\\':
-		return append(b, '\\', ch)
-	case ch < 0x20:
-		return append(b, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&15])
-	}
-	return append(b, ch)
-}
+func appendJSONChars(b, d []byte) []byte { return codec.AppendJSONChars(b, d) }

@@ -2,6 +2,7 @@ package conform_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/client"
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/conform"
 	"github.com/kwire/kwire/internal/kafkatest"
 	"github.com/kwire/kwire/spec"
@@ -29,6 +31,15 @@ func TestKafkaReference(t *testing.T) {
 	s, err := spec.Embedded("3.9.1")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A fresh cluster answers COORDINATOR_NOT_AVAILABLE to FindCoordinator
+	// until its __consumer_offsets (__transaction_state) is created and
+	// loaded: both clusters are made ready for groups and transactions
+	// first, so that the comparison is of releases,
+	// not of the clusters' ages.
+	for _, keyType := range []int{0, 1} { // groups, transactions
+		coordinatorReady(t, s, target.Bootstrap, keyType)
+		coordinatorReady(t, s, ref.Bootstrap, keyType)
 	}
 	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: target.Bootstrap, Reference: ref.Bootstrap, Set: s,
 		Random: 1, Seed: 1, Client: client.Options{Timeout: 5 * time.Second}})
@@ -64,14 +75,16 @@ func TestKafkaReference(t *testing.T) {
 	// partitions and answers an undefined isolation level with
 	// UNKNOWN_SERVER_ERROR, OffsetFetch v1 answers a topic 3.9.1 leaves
 	// out (and v8 with no groups, where 3.9.1 never answers),
-	// ConsumerGroupDescribe v0 is served (3.9.1 refuses it).
+	// ConsumerGroupDescribe v0 is served (3.9.1 refuses it), DescribeGroups
+	// authorizes two more operations on a group (DESCRIBE_CONFIGS and
+	// ALTER_CONFIGS: group configurations).
 	for rule := range rules {
 		if rule != "apiversions" && rule != "differs" {
 			t.Errorf("a finding of rule %s: only apiversions and differs are explained", rule)
 		}
 	}
 	for api := range apis {
-		if !slices.Contains([]string{"ApiVersions", "ConsumerGroupDescribe", "ListOffsets", "OffsetFetch"}, api) {
+		if !slices.Contains([]string{"ApiVersions", "ConsumerGroupDescribe", "DescribeGroups", "ListOffsets", "OffsetFetch"}, api) {
 			t.Errorf("%s differs from the reference: not explained in docs/conform.md", api)
 		}
 	}
@@ -83,5 +96,37 @@ func TestKafkaReference(t *testing.T) {
 	// ConsumerGroupDescribe v0 announced, then UNSUPPORTED_VERSION).
 	if r.RefCounts.Findings != 2 {
 		t.Errorf("the reference has %d probes with findings, want 2", r.RefCounts.Findings)
+	}
+}
+
+// coordinatorReady asks addr for the coordinator of "kwire-ready" (keyType
+// 0 a group, 1 a transactional id) until FindCoordinator (v4) answers NONE,
+// for at most a minute.
+func coordinatorReady(t *testing.T, s *spec.Set, addr string, keyType int) {
+	t.Helper()
+	c := codec.New(s)
+	req := s.Request(10)
+	body, err := codec.FromJSON([]byte(fmt.Sprintf(`{"keyType":%d,"coordinatorKeys":["kwire-ready"]}`, keyType)), req, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		last := "no answer"
+		if cn, err := client.Dial(context.Background(), addr, c, client.Options{Timeout: 5 * time.Second}); err == nil {
+			x, err := cn.Call(context.Background(), req, 4, body)
+			cn.Close()
+			if err == nil && x.Response != nil {
+				v, err := x.Response.Get("FindCoordinatorResponse.Coordinators[0].ErrorCode")
+				if err == nil && x.Response.Num(v.Node()) == 0 {
+					return
+				}
+				last = "not NONE"
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: FindCoordinator did not answer NONE within a minute (%s)", addr, last)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

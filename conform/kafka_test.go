@@ -74,10 +74,10 @@ func TestKafkaMutateCleanup(t *testing.T) {
 	var steps []string
 	for _, p := range r.Probes {
 		if p.Kind == "scenario" && strings.HasPrefix(p.Err, "topic lifecycle") {
-			steps = append(steps, p.API+" "+p.Outcome.String())
+			steps = append(steps, stepText(p))
 		}
 	}
-	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass, Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass (uncompressed), Produce pass (gzip), Produce pass (snappy), Produce pass (lz4), Produce pass (zstd), Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
 		t.Errorf("steps %s\nwant %s", got, want)
 	}
 	steps = nil

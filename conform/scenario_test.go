@@ -31,13 +31,13 @@ func TestLifecycleKfake(t *testing.T) {
 	var steps []string
 	for _, p := range r.Probes {
 		if p.Kind == "scenario" && strings.HasPrefix(p.Err, "topic lifecycle") {
-			steps = append(steps, p.API+" "+p.Outcome.String())
+			steps = append(steps, stepText(p))
 			for _, f := range p.Findings {
 				t.Errorf("%s: %s", p.Name(), f)
 			}
 		}
 	}
-	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass, Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass (uncompressed), Produce pass (gzip), Produce pass (snappy), Produce pass (lz4), Produce pass (zstd), Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
 		t.Errorf("steps %s\nwant %s\n%s", got, want, text(t, r))
 	}
 	if names := gone(t, s, addr, "kwire-conform-life"); strings.Contains(names, "kwire-conform-life") {
@@ -150,4 +150,14 @@ func TestIdempotentKfake(t *testing.T) {
 	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, InitProducerId pass, Produce pass, Produce pass, Produce pass, Produce pass, ListOffsets pass, DeleteTopics pass"; got != want {
 		t.Errorf("steps %s\nwant %s", got, want)
 	}
+}
+
+// stepText is a scenario step as the tests list it: "Produce pass", with
+// the step's note in parentheses ("Produce pass (gzip)").
+func stepText(p conform.Probe) string {
+	s := p.API + " " + p.Outcome.String()
+	if _, note, _ := strings.Cut(p.Err, ": "); note != "" {
+		s += " (" + note + ")"
+	}
+	return s
 }

@@ -50,6 +50,11 @@ func (s *scenario) call(ctx context.Context, key int16, js string, check func(b 
 // whose newer versions are not a client's (AddPartitionsToTxn v4+ is the
 // brokers').
 func (s *scenario) callAt(ctx context.Context, key, hi int16, js string, check func(b tree.Value, p *Probe)) tree.Value {
+	return s.callV(ctx, key, hi, func(int16) string { return js }, check)
+}
+
+// callV is callAt with the body written for the version sent: js(v).
+func (s *scenario) callV(ctx context.Context, key, hi int16, js func(v int16) string, check func(b tree.Value, p *Probe)) tree.Value {
 	if s.failed {
 		return tree.Value{}
 	}
@@ -85,7 +90,7 @@ func (s *scenario) callAt(ctx context.Context, key, hi int16, js string, check f
 		v = hi
 	}
 	p.Version = v
-	bt, _, err := codec.FromJSONDropped([]byte(js), m, v)
+	bt, _, err := codec.FromJSONDropped([]byte(js(v)), m, v)
 	if err != nil {
 		p.Outcome, p.Err = NotSent, fmt.Sprintf("body: %v", err)
 		return tree.Value{}

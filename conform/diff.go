@@ -263,11 +263,11 @@ func differ(r, ref *Report, c *codec.Codec) {
 	refs := map[string]*Probe{}
 	for i := range ref.Probes {
 		p := &ref.Probes[i]
-		refs[p.Name()] = p
+		refs[diffKey(p)] = p
 	}
 	for i := range r.Probes {
 		p := &r.Probes[i]
-		q := refs[p.Name()]
+		q := refs[diffKey(p)]
 		if q == nil || p.Kind == "apiversions" {
 			continue
 		}
@@ -287,10 +287,32 @@ func differ(r, ref *Report, c *codec.Codec) {
 			fs = append(fs, Finding{Rule: "differs", Offset: -1, Message: fmt.Sprintf("%s, the reference %s", outcomeText(p), outcomeText(q))})
 		}
 		if len(fs) > 0 {
+			if p.Kind == "scenario" {
+				for i := range fs {
+					fs[i].Message = fmt.Sprintf("%s, step %d (%s): %s", scenarioOf(p), p.Index+1, p.API, fs[i].Message)
+				}
+			}
 			p.Findings = append(p.Findings, fs...)
 			p.Outcome = Found
 		}
 	}
+}
+
+// diffKey matches a probe of the target with the reference's: its Name,
+// and for a scenario's step the scenario's name (steps of two scenarios
+// share API, version and index).
+func diffKey(p *Probe) string {
+	if p.Kind == "scenario" {
+		return scenarioOf(p) + ": " + p.Name()
+	}
+	return p.Name()
+}
+
+// scenarioOf is the name of the scenario a step belongs to ("topic
+// lifecycle"): Probe.Err's part before its first colon.
+func scenarioOf(p *Probe) string {
+	name, _, _ := strings.Cut(p.Err, ":")
+	return name
 }
 
 // outcomeText is a probe's outcome as the differential mode compares it:

@@ -125,9 +125,12 @@ func (e *engine) groupScenario(ctx context.Context) {
 		expect(p, p.Error == "", pr.Field("ErrorCode"), "OffsetCommit of %s (generation %s): error %s, want NONE", group, gen, orNone(p.Error))
 	})
 	s.offsetFetch(ctx, group, topic, id, 2)
+	if s.failed {
+		return // the deferred leave
+	}
 	s.leave(ctx, group, member)
 	left = true
-	if _, ok := s.conn.Versions()[consumerGroupHeartbeatKey]; ok {
+	if _, ok := s.conn.Versions()[consumerGroupHeartbeatKey]; ok && !s.failed {
 		e.consumerGroup(ctx, s, topic, id)
 	}
 }

@@ -26,7 +26,7 @@ type Ignore struct {
 // Ignored is the differential mode's ignore list, printed with its report.
 var Ignored = []Ignore{
 	{Why: "throttle", Fields: []string{"ThrottleTimeMs"}},
-	{Why: "ids", Fields: []string{"ClusterId", "TopicId", "NodeId", "BrokerId", "ControllerId", "ProducerId", "SessionId", "MemberId", "LeaderId", "CoordinatorId", "ClientInstanceId"}, Suffixes: []string{"Uuid"}},
+	{Why: "ids", Fields: []string{"ClusterId", "TopicId", "NodeId", "BrokerId", "ControllerId", "ProducerId", "SessionId", "MemberId", "Leader", "LeaderId", "CoordinatorId", "ClientInstanceId"}, Suffixes: []string{"Uuid"}},
 	{Why: "hosts and ports", Fields: []string{"Host", "Port", "Rack", "Brokers", "Endpoints", "NodeEndpoints", "Listeners"}},
 	{Why: "leader choice and epochs", Fields: []string{"ReplicaNodes", "IsrNodes", "OfflineReplicas", "EligibleLeaderReplicas", "LastKnownElr"}, Suffixes: []string{"Epoch"}},
 	{Why: "timestamps", Suffixes: []string{"TimeMs", "Timestamp", "TimestampMs"}},
@@ -149,12 +149,14 @@ func (s *shaper) array(i int32, p, name string) {
 	}
 }
 
-// key is the values of element e's key fields (mapKey), joined by ",";
-// "" when it has none.
+// key is the values of element e's key fields (mapKey) that are not
+// ignored, joined by ","; "" when it has none.
 func (s *shaper) key(e int32) string {
 	var parts []string
 	s.t.Children(e, func(c int32) bool {
-		if f := s.t.Field(c); f != nil && f.MapKey && s.t.Nodes[c].Kind() == tree.Field {
+		// A key that is an id of the target's (a TopicId) names nothing
+		// the reference shares: such elements are matched by index.
+		if f := s.t.Field(c); f != nil && f.MapKey && s.t.Nodes[c].Kind() == tree.Field && !ignored(f.Name) {
 			parts = append(parts, f.Name+"="+s.leaf(c, f.Name).text)
 		}
 		return true

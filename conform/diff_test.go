@@ -81,3 +81,47 @@ func hex4(off int32) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[off>>12&15], digits[off>>8&15], digits[off>>4&15], digits[off&15]})
 }
+
+// TestDifferentialScenarios: the mutating scenarios against two kfakes
+// answer alike step by step; a target whose Fetch answers say log start
+// offset 1 (which no step's expectation reads) differs from the reference
+// at the Fetch steps, each finding naming its scenario and step.
+func TestDifferentialScenarios(t *testing.T) {
+	ref := startKfake(t)
+	_, target := editKfake(t, func(key, v int16, fr []byte) []byte {
+		if key != 1 {
+			return fr
+		}
+		return editJSON(t, key, v, fr, func(body map[string]any) {
+			eachFetchPartition(body, func(p map[string]any) { p["logStartOffset"] = 1 })
+		})
+	})
+	for _, tc := range []struct {
+		target string
+		want   []string
+	}{
+		{startKfake(t), nil},
+		{target, []string{
+			"Fetch v18 scenario 7: FetchResponse.Responses[0].Partitions[0].LogStartOffset at 0x003b: topic lifecycle, step 8 (Fetch): 1, the reference 0",
+			"Fetch v18 scenario 13: FetchResponse.Responses[0].Partitions[0].LogStartOffset at 0x003b: transactions, step 14 (Fetch): 1, the reference 0",
+			"Fetch v18 scenario 14: FetchResponse.Responses[0].Partitions[0].LogStartOffset at 0x003b: transactions, step 15 (Fetch): 1, the reference 0",
+		}},
+	} {
+		r, err := conform.Run(context.Background(), conform.Options{Bootstrap: tc.target, Reference: ref, Set: set44(t), Mutate: true, Scenarios: conform.MutatingScenarios, APIs: []int16{18}, Seed: 1,
+			Client: client.Options{Timeout: 5 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range r.Probes {
+			for _, f := range p.Findings {
+				if f.Rule == "differs" {
+					got = append(got, p.Name()+": "+f.String())
+				}
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("differences\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package conform_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -128,7 +129,9 @@ func editJSON(t *testing.T, key, v int16, fr []byte, fn func(body map[string]any
 		return fr
 	}
 	var body map[string]any
-	if err := json.Unmarshal(js, &body); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber() // int64s (producer ids) whole
+	if err := dec.Decode(&body); err != nil {
 		t.Errorf("edit: %v", err)
 		return fr
 	}

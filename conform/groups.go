@@ -103,12 +103,15 @@ func (e *engine) groupScenario(ctx context.Context) {
 	gen := strconv.FormatInt(generation, 10)
 	left := false
 	defer func() {
-		// A member left behind by a failed step keeps the group from
-		// being deleted: it leaves, as a last step.
-		if member != "" && !left && s.failed && ctx.Err() == nil {
+		// A member left behind by a failed step, or by a cancelled run
+		// (Ctrl-C), keeps the group from being deleted: it leaves, as a
+		// last step.
+		if member != "" && !left && (s.failed || ctx.Err() != nil) {
+			lctx, cancel := leaveContext(ctx)
+			defer cancel()
 			s.failed = false
 			s.conn = gc
-			s.leave(ctx, group, member)
+			s.leave(lctx, group, member)
 		}
 	}()
 	as := assignment(topic)
@@ -178,10 +181,13 @@ func (e *engine) consumerGroup(ctx context.Context, s *scenario, topic string, i
 	defer func() {
 		// A member left behind by a failed step keeps the group from
 		// being deleted: it leaves, as a last step.
-		if epoch > 0 && s.failed && ctx.Err() == nil {
+		if epoch > 0 && (s.failed || ctx.Err() != nil) {
+			lctx, cancel := leaveContext(ctx)
+			defer cancel()
 			s.failed = false
 			s.conn = gc
 			epoch = -1
+			ctx = lctx // heartbeat's
 			heartbeat("leave after the failure", func(tree.Value, *Probe) {})
 		}
 	}()
@@ -265,4 +271,13 @@ func (s *scenario) leave(ctx context.Context, group, member string) {
 			expect(p, ok, ms, "LeaveGroup of %s: the answer's members are not the one that left (%d members)", group, ms.Len())
 		}
 	})
+}
+
+// leaveContext is the context of a member's last leave: ctx, or when ctx
+// is cancelled (Ctrl-C) one that outlives it, as the cleanup's does.
+func leaveContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 }

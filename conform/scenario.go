@@ -98,8 +98,17 @@ func (s *scenario) callV(ctx context.Context, key, hi int16, js func(v int16) st
 	if j, err := codec.ToJSON(nil, bt, 0, m, v, codec.ConverterOptions); err == nil {
 		p.Body = j
 	}
+	if err := ctx.Err(); err != nil {
+		// Cancelled (Ctrl-C): not sent, so that the connection stays
+		// whole for the last steps and the cleanup.
+		p.Outcome, p.Err = NotSent, err.Error()
+		return tree.Value{}
+	}
 	x, err := s.conn.Call(ctx, m, v, bt)
 	e.keep(&p, x)
+	if x == nil || x.Response == nil {
+		s.lost()
+	}
 	switch {
 	case x == nil:
 		p.Outcome, p.Err = NotSent, err.Error()
@@ -127,6 +136,15 @@ func (s *scenario) callV(ctx context.Context, key, hi int16, js func(v int16) st
 		p.Outcome = KafkaError
 	}
 	return b
+}
+
+// lost forgets the scenario's connection after a call that got no answer
+// (the connection may be closed): when it is the run's, the run dials
+// anew for what follows (the cleanup).
+func (s *scenario) lost() {
+	if s.conn == s.e.conn {
+		s.e.conn = nil
+	}
 }
 
 // expect adds a finding of rule "scenario" to p unless ok.

@@ -310,3 +310,38 @@ func TestGroupsPlantedFault(t *testing.T) {
 		t.Errorf("deleted %q, cleanup %q", r.Deleted, r.Cleanup)
 	}
 }
+
+// TestInterruptedGroupsLeave: a run cancelled (Ctrl-C) while a classic
+// member is in its group still has the member leave, so that the group is
+// deleted at the end with the topic.
+func TestInterruptedGroupsLeave(t *testing.T) {
+	addr := startKfake(t)
+	s := set44(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := conform.Run(ctx, conform.Options{Bootstrap: addr, Set: s, Mutate: true, Scenarios: []string{conform.Groups}, APIs: []int16{18}, Prefix: "kwire-conform-int",
+		Client: client.Options{Timeout: 5 * time.Second},
+		OnProbe: func(p *conform.Probe) {
+			if p.API == "SyncGroup" {
+				cancel()
+			}
+		}})
+	if err == nil {
+		t.Fatal("no error from a cancelled run")
+	}
+	var steps []string
+	for _, p := range r.Probes {
+		if p.Kind == "scenario" {
+			steps = append(steps, p.API+" "+p.Outcome.String())
+		}
+	}
+	if got := strings.Join(steps, ", "); !strings.Contains(got, "SyncGroup pass, Heartbeat not-sent, LeaveGroup pass") {
+		t.Errorf("steps %s", got)
+	}
+	if !slices.Contains(r.Deleted, "group kwire-conform-int-classic") || !slices.Contains(r.Deleted, "topic kwire-conform-int-groups") || len(r.Cleanup) > 0 {
+		t.Errorf("deleted %q, cleanup %q", r.Deleted, r.Cleanup)
+	}
+	if names := gone(t, s, addr, "kwire-conform-int"); strings.Contains(names, "kwire-conform-int") {
+		t.Errorf("topics after the run: %s", names)
+	}
+}

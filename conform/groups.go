@@ -162,7 +162,8 @@ func (e *engine) consumerGroup(ctx context.Context, s *scenario, topic string, i
 	}
 	member := base64.RawURLEncoding.EncodeToString(uuid[:])
 	epoch := int64(0)
-	assigned := false
+	// in: the member has joined and not yet left.
+	assigned, in := false, false
 	qg, qt := strconv.Quote(group), strconv.Quote(topic)
 	heartbeat := func(what string, check func(b tree.Value, p *Probe)) {
 		mid := member
@@ -179,9 +180,10 @@ func (e *engine) consumerGroup(ctx context.Context, s *scenario, topic string, i
 		})
 	}
 	defer func() {
-		// A member left behind by a failed step keeps the group from
-		// being deleted: it leaves, as a last step.
-		if epoch > 0 && (s.failed || ctx.Err() != nil) {
+		// A member left behind by a failed step (its leave too), or by a
+		// cancelled run (Ctrl-C), keeps the group from being deleted: it
+		// leaves, as a last step.
+		if in && (s.failed || ctx.Err() != nil) {
 			lctx, cancel := leaveContext(ctx)
 			defer cancel()
 			s.failed = false
@@ -214,6 +216,7 @@ func (e *engine) consumerGroup(ctx context.Context, s *scenario, topic string, i
 			}
 			expect(p, p.Error == "", b.Field("ErrorCode"), "ConsumerGroupHeartbeat joining %s: error %s, want NONE", group, orNone(p.Error))
 			epoch = b.Field("MemberEpoch").Int()
+			in = p.Error == "" && epoch >= 1
 			expect(p, epoch >= 1, b.Field("MemberEpoch"), "ConsumerGroupHeartbeat joining %s: member epoch %d, want 1 or more", group, epoch)
 			got := b.Field("MemberId").String()
 			if p.Version == 0 {
@@ -253,6 +256,7 @@ func (e *engine) consumerGroup(ctx context.Context, s *scenario, topic string, i
 		expect(p, p.Error == "", b.Field("ErrorCode"), "ConsumerGroupHeartbeat leaving %s (member epoch -1): error %s, want NONE", group, orNone(p.Error))
 		ep := b.Field("MemberEpoch")
 		expect(p, ep.Int() == -1, ep, "ConsumerGroupHeartbeat leaving %s: member epoch %d, want -1", group, ep.Int())
+		in = p.Error != ""
 	})
 }
 

@@ -295,7 +295,8 @@ func TestLifecyclePlantedFault(t *testing.T) {
 
 // TestGroupsPlantedFault: a kfake that answers the classic Heartbeat
 // REBALANCE_IN_PROGRESS fails that step only; the member then leaves, so
-// that the group is deleted at the end all the same.
+// that the group is deleted at the end all the same. One that refuses the
+// KIP-848 leave once fails that step only, and the member leaves again.
 func TestGroupsPlantedFault(t *testing.T) {
 	c, addr := editKfake(t, func(_, _ int16, fr []byte) []byte { return fr })
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Heartbeat}, Err: kerr.RebalanceInProgress, Count: -1})
@@ -307,6 +308,24 @@ func TestGroupsPlantedFault(t *testing.T) {
 		t.Errorf("findings %q", findings)
 	}
 	if !slices.Contains(r.Deleted, "group kwire-conform-fault-classic") || len(r.Cleanup) > 0 {
+		t.Errorf("deleted %q, cleanup %q", r.Deleted, r.Cleanup)
+	}
+
+	// KIP-848: the first leave (member epoch -1) refused; the member
+	// leaves again as a last step, and the group is deleted.
+	c, addr = editKfake(t, func(_, _ int16, fr []byte) []byte { return fr })
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ConsumerGroupHeartbeat}, Err: kerr.UnknownServerError, When: func(r kmsg.Request) bool {
+		return r.(*kmsg.ConsumerGroupHeartbeatRequest).MemberEpoch == -1
+	}})
+	steps, findings, r = runScenario(t, addr, conform.Groups)
+	if got, want := strings.Join(steps[len(steps)-4:], ", "), "ConsumerGroupHeartbeat pass (join), ConsumerGroupHeartbeat finding (leave), ConsumerGroupHeartbeat pass (leave after the failure), DeleteTopics pass"; got != want {
+		t.Errorf("steps %s\nwant %s", got, want)
+	}
+	if len(findings) != 2 || !strings.HasSuffix(findings[0], "ConsumerGroupHeartbeat leaving kwire-conform-fault-consumer (member epoch -1): error UNKNOWN_SERVER_ERROR, want NONE") ||
+		!strings.HasSuffix(findings[1], "ConsumerGroupHeartbeatResponse.MemberEpoch at 0x0011: ConsumerGroupHeartbeat leaving kwire-conform-fault-consumer: member epoch 0, want -1") {
+		t.Errorf("findings %q", findings)
+	}
+	if !slices.Contains(r.Deleted, "group kwire-conform-fault-consumer") || len(r.Cleanup) > 0 {
 		t.Errorf("deleted %q, cleanup %q", r.Deleted, r.Cleanup)
 	}
 }

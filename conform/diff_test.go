@@ -83,9 +83,10 @@ func hex4(off int32) string {
 }
 
 // TestDifferentialScenarios: the mutating scenarios against two kfakes
-// answer alike step by step; a target whose Fetch answers say log start
-// offset 1 (which no step's expectation reads) differs from the reference
-// at the Fetch steps, each finding naming its scenario and step.
+// answer alike step by step; a target whose Fetch answers name a
+// preferred read replica 7 (which no step's expectation reads) differs
+// from the reference at the Fetch steps, each finding naming its scenario
+// and step.
 func TestDifferentialScenarios(t *testing.T) {
 	ref := startKfake(t)
 	_, target := editKfake(t, func(key, v int16, fr []byte) []byte {
@@ -93,7 +94,7 @@ func TestDifferentialScenarios(t *testing.T) {
 			return fr
 		}
 		return editJSON(t, key, v, fr, func(body map[string]any) {
-			eachFetchPartition(body, func(p map[string]any) { p["logStartOffset"] = 1 })
+			eachFetchPartition(body, func(p map[string]any) { p["preferredReadReplica"] = 7 })
 		})
 	})
 	for _, tc := range []struct {
@@ -102,9 +103,9 @@ func TestDifferentialScenarios(t *testing.T) {
 	}{
 		{startKfake(t), nil},
 		{target, []string{
-			"Fetch v18 scenario 7: FetchResponse.Responses[0].Partitions[0].LogStartOffset at 0x003b: topic lifecycle, step 8 (Fetch): 1, the reference 0",
-			"Fetch v18 scenario 13: FetchResponse.Responses[0].Partitions[0].LogStartOffset at 0x003b: transactions, step 14 (Fetch): 1, the reference 0",
-			"Fetch v18 scenario 14: FetchResponse.Responses[0].Partitions[0].LogStartOffset at 0x003b: transactions, step 15 (Fetch): 1, the reference 0",
+			"Fetch v18 scenario 7: FetchResponse.Responses[0].Partitions[0].PreferredReadReplica at 0x0044: topic lifecycle, step 8 (Fetch): 7, the reference -1",
+			"Fetch v18 scenario 13: FetchResponse.Responses[0].Partitions[0].PreferredReadReplica at 0x0044: transactions, step 14 (Fetch): 7, the reference -1",
+			"Fetch v18 scenario 14: FetchResponse.Responses[0].Partitions[0].PreferredReadReplica at 0x0055: transactions, step 15 (Fetch): 7, the reference -1",
 		}},
 	} {
 		r, err := conform.Run(context.Background(), conform.Options{Bootstrap: tc.target, Reference: ref, Set: set44(t), Mutate: true, Scenarios: conform.MutatingScenarios, APIs: []int16{18}, Seed: 1,

@@ -2,6 +2,7 @@ package conform_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -139,11 +140,8 @@ func TestKafkaDifferentialScenariosKfake(t *testing.T) {
 			// "topic lifecycle, step 1 (CreateTopics): …" and the
 			// path's last field, elements left out.
 			where, _, _ := strings.Cut(f.Message, ":")
-			path := f.Path
-			if i := strings.LastIndexByte(path, '.'); i >= 0 {
-				path = path[i+1:]
-			}
-			path, _, _ = strings.Cut(path, "[")
+			path := elemRE.ReplaceAllString(f.Path, "") // keys may hold dots
+			path = path[strings.LastIndexByte(path, '.')+1:]
 			if s := where + " " + path; !slices.Contains(got, s) {
 				got = append(got, s)
 			}
@@ -165,6 +163,10 @@ func TestKafkaDifferentialScenariosKfake(t *testing.T) {
 		t.Errorf("differences\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// elemRE matches an element's index or key in a path ("[0]",
+// "[Name=\"cleanup.policy\"]").
+var elemRE = regexp.MustCompile(`\[[^\]]*\]`)
 
 // ignoredField reports whether conform.Ignored leaves out a field of that
 // name.

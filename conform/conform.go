@@ -257,18 +257,26 @@ type Options struct {
 	// values); by default they are overwritten as package secret does.
 	ShowSecrets bool
 	// Scenarios are the scenarios run after the probes, by name (Edges,
-	// Lifecycle, Idempotent); Lifecycle and Idempotent only with Mutate.
+	// and the MutatingScenarios, which run only with Mutate).
 	Scenarios []string
 }
 
 // The scenarios' names (Options.Scenarios): the protocol edges (an unknown
-// ApiVersions version, an unknown api key, an oversized frame: read-only),
-// the topic lifecycle and the idempotent produce (with Mutate).
+// ApiVersions version, an unknown api key, an oversized frame: read-only);
+// with Mutate, the topic lifecycle (every codec), the idempotent produce,
+// the transactions (a commit and an abort, read back at both isolation
+// levels) and the consumer groups (classic, and KIP-848 where announced).
 const (
-	Edges      = "edges"
-	Lifecycle  = "lifecycle"
-	Idempotent = "idempotent"
+	Edges        = "edges"
+	Lifecycle    = "lifecycle"
+	Idempotent   = "idempotent"
+	Transactions = "transactions"
+	Groups       = "groups"
 )
+
+// MutatingScenarios are the scenarios that create topics and groups, run
+// only with Options.Mutate.
+var MutatingScenarios = []string{Lifecycle, Idempotent, Transactions, Groups}
 
 // DefaultRandom is the default number of random requests per (API,
 // version).
@@ -370,6 +378,12 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	if o.Mutate && slices.Contains(o.Scenarios, Idempotent) && ctx.Err() == nil {
 		e.idempotent(ctx)
 	}
+	if o.Mutate && slices.Contains(o.Scenarios, Transactions) && ctx.Err() == nil {
+		e.transactions(ctx)
+	}
+	if o.Mutate && slices.Contains(o.Scenarios, Groups) && ctx.Err() == nil {
+		e.groupScenario(ctx)
+	}
 	return r, ctx.Err()
 }
 
@@ -385,8 +399,9 @@ type engine struct {
 	handshake *tree.Tree
 	entry     map[int16]int32
 	names     body.Names
-	// extra are the topics the scenarios created, deleted at the end.
-	extra []string
+	// extra are the topics the scenarios created, groups the groups they
+	// made, deleted at the end.
+	extra, groups []string
 }
 
 func (e *engine) dial(ctx context.Context) (*client.Conn, error) {

@@ -26,7 +26,7 @@ type Ignore struct {
 // Ignored is the differential mode's ignore list, printed with its report.
 var Ignored = []Ignore{
 	{Why: "throttle", Fields: []string{"ThrottleTimeMs"}},
-	{Why: "ids", Fields: []string{"ClusterId", "TopicId", "NodeId", "BrokerId", "ControllerId", "ProducerId", "SessionId", "MemberId", "LeaderId", "CoordinatorId", "ClientInstanceId"}, Suffixes: []string{"Uuid"}},
+	{Why: "ids", Fields: []string{"ClusterId", "TopicId", "NodeId", "BrokerId", "ControllerId", "ProducerId", "SessionId", "MemberId", "Leader", "LeaderId", "CoordinatorId", "ClientInstanceId"}, Suffixes: []string{"Uuid"}},
 	{Why: "hosts and ports", Fields: []string{"Host", "Port", "Rack", "Brokers", "Endpoints", "NodeEndpoints", "Listeners"}},
 	{Why: "leader choice and epochs", Fields: []string{"ReplicaNodes", "IsrNodes", "OfflineReplicas", "EligibleLeaderReplicas", "LastKnownElr"}, Suffixes: []string{"Epoch"}},
 	{Why: "timestamps", Suffixes: []string{"TimeMs", "Timestamp", "TimestampMs"}},
@@ -183,12 +183,14 @@ func (s *shaper) keys(elems []int32) []string {
 	return keys
 }
 
-// key is the values of element e's key fields (mapKey), joined by ",";
-// "" when it has none.
+// key is the values of element e's key fields (mapKey) that are not
+// ignored, joined by ","; "" when it has none.
 func (s *shaper) key(e int32) string {
 	var parts []string
 	s.t.Children(e, func(c int32) bool {
-		if f := s.t.Field(c); f != nil && f.MapKey && s.t.Nodes[c].Kind() == tree.Field {
+		// A key that is an id of the target's (a TopicId) names nothing
+		// the reference shares: such elements are matched by index.
+		if f := s.t.Field(c); f != nil && f.MapKey && s.t.Nodes[c].Kind() == tree.Field && !ignored(f.Name) {
 			parts = append(parts, f.Name+"="+s.leaf(c, f.Name).text)
 		}
 		return true
@@ -314,11 +316,11 @@ func differ(r, ref *Report, c *codec.Codec) {
 	refs := map[string]*Probe{}
 	for i := range ref.Probes {
 		p := &ref.Probes[i]
-		refs[p.Name()] = p
+		refs[diffKey(p)] = p
 	}
 	for i := range r.Probes {
 		p := &r.Probes[i]
-		q := refs[p.Name()]
+		q := refs[diffKey(p)]
 		if q == nil || p.Kind == "apiversions" {
 			continue
 		}
@@ -338,10 +340,32 @@ func differ(r, ref *Report, c *codec.Codec) {
 			fs = append(fs, Finding{Rule: "differs", Offset: -1, Message: fmt.Sprintf("%s, the reference %s", outcomeText(p), outcomeText(q))})
 		}
 		if len(fs) > 0 {
+			if p.Kind == "scenario" {
+				for i := range fs {
+					fs[i].Message = fmt.Sprintf("%s, step %d (%s): %s", scenarioOf(p), p.Index+1, p.API, fs[i].Message)
+				}
+			}
 			p.Findings = append(p.Findings, fs...)
 			p.Outcome = Found
 		}
 	}
+}
+
+// diffKey matches a probe of the target with the reference's: its Name,
+// and for a scenario's step the scenario's name (steps of two scenarios
+// share API, version and index).
+func diffKey(p *Probe) string {
+	if p.Kind == "scenario" {
+		return scenarioOf(p) + ": " + p.Name()
+	}
+	return p.Name()
+}
+
+// scenarioOf is the name of the scenario a step belongs to ("topic
+// lifecycle"): Probe.Err's part before its first colon.
+func scenarioOf(p *Probe) string {
+	name, _, _ := strings.Cut(p.Err, ":")
+	return name
 }
 
 // outcomeText is a probe's outcome as the differential mode compares it:

@@ -2,8 +2,8 @@ package conform_test
 
 import (
 	"context"
-	"regexp"
 	"encoding/binary"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +119,50 @@ func TestCompareIdentity(t *testing.T) {
 	y := enc(`{"groups":[{"groupId":"a","errorCode":16},{"groupId":"a","errorCode":0}]}`)
 	if fs := conform.Compare(x, y); len(fs) != 2 || !strings.Contains(fs[0].Path+fs[1].Path, "Groups[0]") {
 		t.Errorf("by index: %v", fs)
+	}
+}
+
+// TestDifferentialScenarios: the mutating scenarios against two kfakes
+// answer alike step by step; a target whose Fetch answers name a
+// preferred read replica 7 (which no step's expectation reads) differs
+// from the reference at the Fetch steps, each finding naming its scenario
+// and step.
+func TestDifferentialScenarios(t *testing.T) {
+	ref := startKfake(t)
+	_, target := editKfake(t, func(key, v int16, fr []byte) []byte {
+		if key != 1 {
+			return fr
+		}
+		return editJSON(t, key, v, fr, func(body map[string]any) {
+			eachFetchPartition(body, func(p map[string]any) { p["preferredReadReplica"] = 7 })
+		})
+	})
+	for _, tc := range []struct {
+		target string
+		want   []string
+	}{
+		{startKfake(t), nil},
+		{target, []string{
+			"Fetch v18 scenario 7: FetchResponse.Responses[0].Partitions[0].PreferredReadReplica at 0x0044: topic lifecycle, step 8 (Fetch): 7, the reference -1",
+			"Fetch v18 scenario 13: FetchResponse.Responses[0].Partitions[0].PreferredReadReplica at 0x0044: transactions, step 14 (Fetch): 7, the reference -1",
+			"Fetch v18 scenario 14: FetchResponse.Responses[0].Partitions[0].PreferredReadReplica at 0x0055: transactions, step 15 (Fetch): 7, the reference -1",
+		}},
+	} {
+		r, err := conform.Run(context.Background(), conform.Options{Bootstrap: tc.target, Reference: ref, Set: set44(t), Mutate: true, Scenarios: conform.MutatingScenarios, APIs: []int16{18}, Seed: 1,
+			Client: client.Options{Timeout: 5 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range r.Probes {
+			for _, f := range p.Findings {
+				if f.Rule == "differs" {
+					got = append(got, p.Name()+": "+f.String())
+				}
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("differences\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
 	}
 }

@@ -24,6 +24,13 @@
 // sent to read-only APIs only, with topic auto-creation off and no replica
 // id.
 //
+// Options.Scenarios then runs sequences whose later steps depend on the
+// earlier ones, each step a probe of kind "scenario" with the results
+// Kafka gives: the protocol edges (read-only) and, with Options.Mutate
+// (MutatingScenarios), the topic lifecycle with every codec, the
+// idempotent produce, transactions (commit, abort, both isolation levels)
+// and consumer groups (classic and KIP-848).
+//
 // Report holds the probes; WriteText (a matrix of APIs × versions, then
 // each finding with the kwire call command that replays it), WriteJSON
 // (JSON lines) and WriteJUnit (JUnit XML) write it.

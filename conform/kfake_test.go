@@ -24,7 +24,7 @@ import (
 	"github.com/kwire/kwire/tree"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/kfake.txt with the report of the kfake run")
+var update = flag.Bool("update", false, "rewrite testdata/kfake*.txt with the reports of the kfake runs")
 
 // startKfake starts franz-go's kfake, one broker, for the test.
 func startKfake(t *testing.T) string {
@@ -57,26 +57,33 @@ func TestKfake(t *testing.T) {
 	}
 	c := r.Counts()
 	t.Logf("kfake: %s", r.Summary())
+	golden(t, r, "kfake.txt")
+	if c.Probes < 10 || c.Timeouts > 0 {
+		t.Errorf("counts %+v", c)
+	}
+}
+
+// golden compares the text report of r, what varies between runs blanked
+// (stable), with testdata/name; -update rewrites the file.
+func golden(t *testing.T, r *conform.Report, name string) {
+	t.Helper()
 	stable(r)
 	var b bytes.Buffer
 	if err := r.WriteText(&b, conform.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "kfake.txt")
+	file := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != string(want) {
-		t.Errorf("report differs from %s (go test -run TestKfake -update rewrites it):\n%s", golden, b.String())
-	}
-	if c.Probes < 10 || c.Timeouts > 0 {
-		t.Errorf("counts %+v", c)
+		t.Errorf("report differs from %s (go test -run %s -update rewrites it):\n%s", file, t.Name(), b.String())
 	}
 }
 

@@ -131,18 +131,21 @@ func (e *engine) cleanup(ctx context.Context) {
 			return `{"topicNames":[` + topic + `],"timeoutMs":15000}`
 		})
 	}
-	gc, found, err := e.coordinator(cctx, conn, e.names.Group)
-	switch {
-	case err != nil:
-		e.r.Cleanup = append(e.r.Cleanup, fmt.Sprintf("deleting group %s: %v", e.names.Group, err))
-	case found:
-		if gc != conn {
-			defer gc.Close()
+	run := conn
+	for _, g := range append([]string{e.names.Group}, e.groups...) {
+		gc, found, err := e.coordinator(cctx, run, g)
+		switch {
+		case err != nil:
+			e.r.Cleanup = append(e.r.Cleanup, fmt.Sprintf("deleting group %s: %v", g, err))
+		case found:
+			if gc != run {
+				defer gc.Close()
+			}
 			conn = gc
+			del(deleteGroupsKey, "group "+g, func(int16) string {
+				return `{"groupsNames":[` + strconv.Quote(g) + `]}`
+			})
 		}
-		del(deleteGroupsKey, "group "+e.names.Group, func(int16) string {
-			return `{"groupsNames":[` + strconv.Quote(e.names.Group) + `]}`
-		})
 	}
 }
 

@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -16,6 +15,7 @@ import (
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -34,12 +34,27 @@ type scenario struct {
 	failed bool
 	// leader is the connection to the topic's leader, when not the run's.
 	leader *client.Conn
+	// conns are the other connections the scenario opened (coordinators),
+	// closed at its end.
+	conns []*client.Conn
 }
 
 // call sends one step of the scenario: body as JSON (fields of other
 // versions dropped), at the highest version both sides support. It returns
 // the answer's body, nil when the step failed (the probe says why).
 func (s *scenario) call(ctx context.Context, key int16, js string, check func(b tree.Value, p *Probe)) tree.Value {
+	return s.callAt(ctx, key, -1, js, check)
+}
+
+// callAt is call at a version no higher than hi (-1: any), for APIs
+// whose newer versions are not a client's (AddPartitionsToTxn v4+ is the
+// brokers').
+func (s *scenario) callAt(ctx context.Context, key, hi int16, js string, check func(b tree.Value, p *Probe)) tree.Value {
+	return s.callV(ctx, key, hi, func(int16) string { return js }, check)
+}
+
+// callV is callAt with the body written for the version sent: js(v).
+func (s *scenario) callV(ctx context.Context, key, hi int16, js func(v int16) string, check func(b tree.Value, p *Probe)) tree.Value {
 	if s.failed {
 		return tree.Value{}
 	}
@@ -67,8 +82,15 @@ func (s *scenario) call(ctx context.Context, key int16, js string, check func(b 
 		p.Outcome, p.Err = NotSent, err.Error()
 		return tree.Value{}
 	}
+	if hi >= 0 && v > hi {
+		if rg := s.conn.Versions()[key]; rg.Min > hi {
+			p.Outcome, p.Err = NotSent, fmt.Sprintf("the target announces %s v%d-%d, a client's are v%d at most", p.API, rg.Min, rg.Max, hi)
+			return tree.Value{}
+		}
+		v = hi
+	}
 	p.Version = v
-	bt, _, err := codec.FromJSONDropped([]byte(js), m, v)
+	bt, _, err := codec.FromJSONDropped([]byte(js(v)), m, v)
 	if err != nil {
 		p.Outcome, p.Err = NotSent, fmt.Sprintf("body: %v", err)
 		return tree.Value{}
@@ -76,8 +98,17 @@ func (s *scenario) call(ctx context.Context, key int16, js string, check func(b 
 	if j, err := codec.ToJSON(nil, bt, 0, m, v, codec.ConverterOptions); err == nil {
 		p.Body = j
 	}
+	if err := ctx.Err(); err != nil {
+		// Cancelled (Ctrl-C): not sent, so that the connection stays
+		// whole for the last steps and the cleanup.
+		p.Outcome, p.Err = NotSent, err.Error()
+		return tree.Value{}
+	}
 	x, err := s.conn.Call(ctx, m, v, bt)
 	e.keep(&p, x)
+	if x == nil || x.Response == nil {
+		s.lost()
+	}
 	switch {
 	case x == nil:
 		p.Outcome, p.Err = NotSent, err.Error()
@@ -105,6 +136,15 @@ func (s *scenario) call(ctx context.Context, key int16, js string, check func(b 
 		p.Outcome = KafkaError
 	}
 	return b
+}
+
+// lost forgets the scenario's connection after a call that got no answer
+// (the connection may be closed): when it is the run's, the run dials
+// anew for what follows (the cleanup).
+func (s *scenario) lost() {
+	if s.conn == s.e.conn {
+		s.e.conn = nil
+	}
 }
 
 // expect adds a finding of rule "scenario" to p unless ok.
@@ -208,6 +248,9 @@ func (s *scenario) end(ctx context.Context, topic string) {
 	if s.leader != nil {
 		s.leader.Close()
 	}
+	for _, c := range s.conns {
+		c.Close()
+	}
 	s.conn = s.e.conn
 	if s.conn == nil {
 		return
@@ -281,10 +324,13 @@ func (s *scenario) latest(ctx context.Context, topic string, want int64) {
 }
 
 // lifecycle is the topic lifecycle scenario (--mutate): CreateTopics of
-// <prefix>-lifecycle (one partition), Metadata until it has a leader,
-// Produce of a RecordBatch of 3 records (acks -1) to its leader, Fetch
-// from offset 0 (the batch back byte for byte from its magic on, at base
-// offset 0), ListOffsets (latest: 3), DeleteTopics.
+// <prefix>-lifecycle (one partition), Metadata until it has a leader, then
+// to its leader one Produce (acks -1) per codec of lifecycleCodecs of a
+// RecordBatch of 3 records (a codec the target answers
+// UNSUPPORTED_COMPRESSION_TYPE is one it does not accept, left out of what
+// follows), one Fetch from offset 0 (every batch accepted back byte for
+// byte from its magic on, at the base offset its Produce was answered),
+// ListOffsets (latest: 3 per batch accepted), DeleteTopics.
 func (e *engine) lifecycle(ctx context.Context) {
 	topic := e.names.Prefix + "-lifecycle"
 	s := e.begin(ctx, "topic lifecycle")
@@ -297,23 +343,47 @@ func (e *engine) lifecycle(ctx context.Context) {
 		return
 	}
 	q := strconv.Quote(topic)
-	batch := produceBatch(mrand.New(mrand.NewPCG(e.o.Seed, 0x11fec7c1e)), time.Now(), -1, -1, -1)
+	r := mrand.New(mrand.NewPCG(e.o.Seed, 0x11fec7c1e))
+	now := time.Now()
+	var sent [][]byte // the batches the target accepted, in offset order
+	for _, c := range lifecycleCodecs {
+		batch, err := codecBatch(r, now, c)
+		if err != nil {
+			s.e.r.Cleanup = append(s.e.r.Cleanup, fmt.Sprintf("%s batch: %v", c, err))
+			continue
+		}
+		base := int64(len(sent) * lifecycleRecords)
+		s.call(ctx, 0, produceJSON(topic, id, batch), func(b tree.Value, p *Probe) {
+			pr := b.Field("Responses").Elem(0).Field("PartitionResponses").Elem(0)
+			p.Err = c.String()
+			if p.Error == "UNSUPPORTED_COMPRESSION_TYPE" {
+				p.Err += " not accepted"
+				return // a legitimate answer: the codec is left out
+			}
+			expect(p, pr.Field("ErrorCode").Int() == 0, pr.Field("ErrorCode"), "Produce of a %s batch to %s: error %s, want NONE", c, topic, orNone(p.Error))
+			expect(p, pr.Field("BaseOffset").Int() == base, pr.Field("BaseOffset"), "Produce of a %s batch to %s: base offset %d, want %d", c, topic, pr.Field("BaseOffset").Int(), base)
+			if len(p.Findings) == 0 {
+				sent = append(sent, batch)
+			}
+		})
+	}
+	total := int64(len(sent) * lifecycleRecords)
 	tid := base64.RawURLEncoding.EncodeToString(id[:])
-	s.produce(ctx, topic, id, batch, "", 0)
 	s.call(ctx, 1, `{"replicaId":-1,"maxWaitMs":500,"minBytes":1,"maxBytes":1048576,"isolationLevel":0,"sessionId":0,"sessionEpoch":-1,"topics":[{"topic":`+q+`,"topicId":"`+tid+`","partitions":[{"partition":0,"currentLeaderEpoch":-1,"fetchOffset":0,"lastFetchedEpoch":-1,"logStartOffset":-1,"partitionMaxBytes":1048576}]}],"forgottenTopicsData":[],"rackId":""}`, func(b tree.Value, p *Probe) {
 		pd := b.Field("Responses").Elem(0).Field("Partitions").Elem(0)
 		expect(p, pd.Field("ErrorCode").Int() == 0, pd.Field("ErrorCode"), "Fetch of %s: error %s, want NONE", topic, p.Error)
-		expect(p, pd.Field("HighWatermark").Int() == lifecycleRecords, pd.Field("HighWatermark"), "Fetch of %s: high watermark %d, want %d", topic, pd.Field("HighWatermark").Int(), lifecycleRecords)
+		expect(p, pd.Field("HighWatermark").Int() == total, pd.Field("HighWatermark"), "Fetch of %s: high watermark %d, want %d", topic, pd.Field("HighWatermark").Int(), total)
 		recs := pd.Field("Records")
-		got := recs.Tree().Data(recs.Node())
-		// Base offset (0-7), batch length (8-11) and partition leader
-		// epoch (12-15) are the broker's; from the magic on (CRC,
-		// attributes, timestamps, producer fields, records) it is the
-		// batch produced.
-		ok := len(got) == len(batch) && len(got) > 16 && bytes.Equal(got[16:], batch[16:]) && bytes.Equal(got[:8], make([]byte, 8))
-		expect(p, ok, recs, "Fetch of %s: the records are not the batch produced at base offset 0 (%d bytes, produced %d)", topic, len(got), len(batch))
+		got := batchNodes(recs)
+		expect(p, len(got) == len(sent), recs, "Fetch of %s: %d batches, produced %d", topic, len(got), len(sent))
+		t := recs.Tree()
+		for i := range min(len(got), len(sent)) {
+			f, _ := records.BatchFactsOf(t, got[i])
+			expect(p, sameBatch(t.Span(got[i]), sent[i], int64(i*lifecycleRecords)), t.At(got[i]),
+				"Fetch of %s: batch %d (%s) is not the batch produced at base offset %d (%d bytes, produced %d)", topic, i, f.Attributes.Compression(), i*lifecycleRecords, len(t.Span(got[i])), len(sent[i]))
+		}
 	})
-	s.latest(ctx, topic, lifecycleRecords)
+	s.latest(ctx, topic, total)
 }
 
 // idempotent is the idempotent produce scenario (--mutate), on the topic

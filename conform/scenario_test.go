@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,13 +32,13 @@ func TestLifecycleKfake(t *testing.T) {
 	var steps []string
 	for _, p := range r.Probes {
 		if p.Kind == "scenario" && strings.HasPrefix(p.Err, "topic lifecycle") {
-			steps = append(steps, p.API+" "+p.Outcome.String())
+			steps = append(steps, stepText(p))
 			for _, f := range p.Findings {
 				t.Errorf("%s: %s", p.Name(), f)
 			}
 		}
 	}
-	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass, Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
+	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, Produce pass (uncompressed), Produce pass (gzip), Produce pass (snappy), Produce pass (lz4), Produce pass (zstd), Fetch pass, ListOffsets pass, DeleteTopics pass"; got != want {
 		t.Errorf("steps %s\nwant %s\n%s", got, want, text(t, r))
 	}
 	if names := gone(t, s, addr, "kwire-conform-life"); strings.Contains(names, "kwire-conform-life") {
@@ -150,4 +151,81 @@ func TestIdempotentKfake(t *testing.T) {
 	if got, want := strings.Join(steps, ", "), "CreateTopics pass, Metadata pass, InitProducerId pass, Produce pass, Produce pass, Produce pass, Produce pass, ListOffsets pass, DeleteTopics pass"; got != want {
 		t.Errorf("steps %s\nwant %s", got, want)
 	}
+}
+
+// stepText is a scenario step as the tests list it: "Produce pass", with
+// the step's note in parentheses ("Produce pass (gzip)").
+func stepText(p conform.Probe) string {
+	s := p.API + " " + p.Outcome.String()
+	if _, note, _ := strings.Cut(p.Err, ": "); note != "" {
+		s += " (" + note + ")"
+	}
+	return s
+}
+
+// TestScenariosKfake runs the mutating scenarios (topic lifecycle with
+// every codec, idempotent produce, transactions, groups) against kfake and
+// compares the text report with testdata/kfake-scenarios.txt (go test -run
+// TestScenariosKfake -update rewrites it): every step as Kafka's, the
+// topics and groups deleted at the end.
+func TestScenariosKfake(t *testing.T) {
+	addr := startKfake(t)
+	s := set44(t)
+	r, err := conform.Run(context.Background(), conform.Options{Bootstrap: addr, Set: s, Mutate: true, Scenarios: conform.MutatingScenarios, APIs: []int16{18}, Prefix: "kwire-conform-scen", Seed: 1,
+		Client: client.Options{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(scenarioSteps(t, r), "\n"), strings.Join(wantScenarioSteps, "\n"); got != want {
+		t.Errorf("steps\n%s\nwant\n%s", got, want)
+	}
+	for _, g := range []string{"group kwire-conform-scen-classic", "group kwire-conform-scen-consumer", "group kwire-conform-scen-txn-group"} {
+		if !slices.Contains(r.Deleted, g) {
+			t.Errorf("%s not deleted: deleted %q, cleanup %q", g, r.Deleted, r.Cleanup)
+		}
+	}
+	if len(r.Cleanup) > 0 {
+		t.Errorf("cleanup: %q", r.Cleanup)
+	}
+	if names := gone(t, s, addr, "kwire-conform-scen"); strings.Contains(names, "kwire-conform-scen") {
+		t.Errorf("topics after the run: %s", names)
+	}
+	golden(t, r, "kfake-scenarios.txt")
+}
+
+// wantScenarioSteps are the steps of the mutating scenarios as Kafka 4.4.0
+// answers them (TestKafkaMutateCleanup), and kfake (TestScenariosKfake).
+var wantScenarioSteps = []string{
+	"topic lifecycle: CreateTopics pass", "topic lifecycle: Metadata pass",
+	"topic lifecycle: Produce pass (uncompressed)", "topic lifecycle: Produce pass (gzip)", "topic lifecycle: Produce pass (snappy)", "topic lifecycle: Produce pass (lz4)", "topic lifecycle: Produce pass (zstd)",
+	"topic lifecycle: Fetch pass", "topic lifecycle: ListOffsets pass", "topic lifecycle: DeleteTopics pass",
+	"idempotent produce: CreateTopics pass", "idempotent produce: Metadata pass", "idempotent produce: InitProducerId pass",
+	"idempotent produce: Produce pass", "idempotent produce: Produce pass", "idempotent produce: Produce pass", "idempotent produce: Produce pass",
+	"idempotent produce: ListOffsets pass", "idempotent produce: DeleteTopics pass",
+	"transactions: CreateTopics pass", "transactions: Metadata pass", "transactions: FindCoordinator pass", "transactions: InitProducerId pass",
+	"transactions: AddPartitionsToTxn pass", "transactions: Produce pass", "transactions: AddOffsetsToTxn pass", "transactions: FindCoordinator pass",
+	"transactions: TxnOffsetCommit pass", "transactions: EndTxn pass (commit)", "transactions: AddPartitionsToTxn pass", "transactions: Produce pass",
+	"transactions: EndTxn pass (abort)", "transactions: Fetch pass (read_uncommitted)", "transactions: Fetch pass (read_committed)",
+	"transactions: FindCoordinator pass", "transactions: OffsetFetch pass", "transactions: DeleteTopics pass",
+	"groups: CreateTopics pass", "groups: Metadata pass", "groups: FindCoordinator pass", "groups: JoinGroup pass (MEMBER_ID_REQUIRED, as expected)",
+	"groups: JoinGroup pass", "groups: SyncGroup pass", "groups: Heartbeat pass", "groups: OffsetCommit pass", "groups: OffsetFetch pass", "groups: LeaveGroup pass",
+	"groups: FindCoordinator pass", "groups: ConsumerGroupHeartbeat pass (join)", "groups: ConsumerGroupHeartbeat pass (leave)", "groups: DeleteTopics pass",
+}
+
+// scenarioSteps lists r's scenario steps as "scenario: API outcome
+// (note)", and reports each finding of a step as a test error.
+func scenarioSteps(t *testing.T, r *conform.Report) []string {
+	t.Helper()
+	var steps []string
+	for _, p := range r.Probes {
+		if p.Kind != "scenario" {
+			continue
+		}
+		name, _, _ := strings.Cut(p.Err, ":")
+		steps = append(steps, name+": "+stepText(p))
+		for _, f := range p.Findings {
+			t.Errorf("%s (%s): %s", p.Name(), name, f)
+		}
+	}
+	return steps
 }

@@ -135,6 +135,18 @@ func LogBatches(t *tree.Tree) []LogBatch {
 	return out
 }
 
+// LogBatchOf is LogBatches' entry for RecordBatch node bi of t, a tree
+// this package built or one holding the span nodes of a records field
+// (codec.AppendRecordSpans: a Fetch response's Records); ok is false when
+// bi is not a RecordBatch node.
+func LogBatchOf(t *tree.Tree, bi int32) (b LogBatch, ok bool) {
+	if t == nil || bi < 0 || int(bi) >= len(t.Nodes) || t.Nodes[bi].Kind() != tree.RecordBatch {
+		return LogBatch{}, false
+	}
+	var lz lazyReader
+	return logBatch(t, bi, &lz), true
+}
+
 // lazyReader holds the tree a lazy record's fields are read into, one
 // record at a time (logRecord), for a whole listing.
 type lazyReader struct {

@@ -70,6 +70,33 @@ func TestLogBatchesOffsetsControlAndBadCRC(t *testing.T) {
 	}
 }
 
+// TestLogBatchOf: one entry read on its own is LogBatches' entry for it; a
+// node that is not a RecordBatch is refused.
+func TestLogBatchOf(t *testing.T) {
+	ctl := records.Batch{BaseOffset: 7, Control: true, Records: []records.KeyValue{{Key: mustHex(t, "00000000"), Value: mustHex(t, "000000000000")}}}.Bytes()
+	data := records.Batch{BaseOffset: 8, Records: []records.KeyValue{{Value: []byte("a")}}}.Bytes()
+	tr := records.Decode(append(ctl, data...), records.Options{})
+	bs := records.LogBatches(tr)
+	if len(bs) != 2 {
+		t.Fatalf("%d batches", len(bs))
+	}
+	for _, want := range bs {
+		got, ok := records.LogBatchOf(tr, want.Node)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("LogBatchOf(%d) = %+v, %v; want %+v", want.Node, got, ok, want)
+		}
+	}
+	if b, _ := records.LogBatchOf(tr, bs[0].Node); b.Records[0].ControlType() != records.ControlAbort || b.BaseOffset != 7 {
+		t.Errorf("control batch %+v", b)
+	}
+	if _, ok := records.LogBatchOf(tr, bs[0].Node+1); ok {
+		t.Error("a batch field taken for a batch")
+	}
+	if _, ok := records.LogBatchOf(tr, int32(len(tr.Nodes))); ok {
+		t.Error("a node past the end taken for a batch")
+	}
+}
+
 func TestParseSnapshotName(t *testing.T) {
 	off, ep, err := records.ParseSnapshotName("00000000000000000010-0000000001.checkpoint")
 	if err != nil || off != 10 || ep != 1 {

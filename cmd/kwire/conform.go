@@ -24,7 +24,7 @@ type conformCmd struct {
 	Random      int           `help:"Seeded random valid requests per version of each read-only API, besides its valid body." default:"3" placeholder:"N"`
 	Seed        uint64        `help:"Seed of the random requests (the same seed sends the same requests)." default:"1" placeholder:"N"`
 	Mutate      bool          `help:"Also send mutating APIs (Produce, CreateTopics, DeleteTopics, offset commits, group joins, transactions, configs, ACLs…), only about a topic, group and transactional id that conform creates under kwire-conform-<random> and deletes at the end (also after Ctrl-C)."`
-	Scenarios   []string      `help:"After the probes, run these scenarios (comma-separated, or all): edges, the protocol edges (ApiVersions at version 127, a request of api key 1000, a frame whose size prefix is over any limit: Kafka answers the first with UNSUPPORTED_VERSION and closes on the others; a fragile target may not survive them); with --mutate, lifecycle (CreateTopics, Metadata, Produce of 3 records, Fetch: the batch back byte for byte, ListOffsets, DeleteTopics of a topic <prefix>-lifecycle) and idempotent (InitProducerId, then Produce of sequences 0, 0 again, 3 and 10: a duplicate appends nothing, a gap is OUT_OF_ORDER_SEQUENCE_NUMBER)." placeholder:"NAME"`
+	Scenarios   []string      `help:"After the probes, run these scenarios (comma-separated, or all): edges, the protocol edges (ApiVersions at version 127, a request of api key 1000, a frame whose size prefix is over any limit: Kafka answers the first with UNSUPPORTED_VERSION and closes on the others; a fragile target may not survive them); with --mutate, each on a topic of its own: lifecycle (CreateTopics, Metadata, Produce of a batch of 3 records with each codec: none, gzip, snappy, lz4, zstd; Fetch: each batch back byte for byte; ListOffsets, DeleteTopics), idempotent (InitProducerId, then Produce of sequences 0, 0 again, 3 and 10: a duplicate appends nothing, a gap is OUT_OF_ORDER_SEQUENCE_NUMBER), transactions (InitProducerId with a transactional id, AddPartitionsToTxn, transactional Produce, AddOffsetsToTxn, TxnOffsetCommit, EndTxn commit, a second transaction aborted; Fetch read_uncommitted: both batches and the COMMIT and ABORT markers; read_committed: the aborted transaction listed; OffsetFetch) and groups (classic: JoinGroup with the MEMBER_ID_REQUIRED rejoin, SyncGroup, Heartbeat, OffsetCommit, OffsetFetch, LeaveGroup; KIP-848 where announced: ConsumerGroupHeartbeat join, until assigned, leave with member epoch -1)." placeholder:"NAME"`
 	ClusterAPIs bool          `name:"cluster-apis" help:"Also send inter-broker and KRaft-quorum APIs (Vote, BeginQuorumEpoch, BrokerHeartbeat, replica Fetch…), which can disturb a live cluster: for test clusters only."`
 	API         []string      `name:"api" help:"Probe only these APIs (names or keys; repeatable, or comma-separated). The ApiVersions answer is always judged." placeholder:"NAME"`
 	Reference   string        `help:"Differential mode: send the same probes (same seed, same TLS and SASL flags) to this reference first, a real Apache Kafka, and report where each answer of the target differs from the reference's; what legitimately varies (ids, hosts, ports, throttle, timestamps, leader choice…) is left out, and the list printed." placeholder:"HOST:PORT"`
@@ -47,7 +47,12 @@ func (c *conformCmd) Help() string {
   --mutate        also mutating APIs, each body naming only the topic, group and
                   transactional id conform creates under kwire-conform-<random>; the
                   topic and group are deleted at the end, also after Ctrl-C. No random
-                  requests to mutating APIs.
+                  requests to mutating APIs. The scenarios lifecycle, idempotent,
+                  transactions and groups run only with --mutate: each creates a topic
+                  <prefix>-<scenario>, groups and transactions make groups
+                  <prefix>-classic, -consumer, -txn-group (all deleted at the end) and
+                  the transactional id <prefix>-txn (no API deletes one: the target
+                  expires it, after transactional.id.expiration.ms on Kafka).
   --cluster-apis  also inter-broker and KRaft-quorum APIs.
 Exit status: 0 no finding, 1 findings (or the target cannot be reached), 2 usage.`
 }
@@ -72,17 +77,17 @@ func (a *app) conform(c *conformCmd) error {
 	for _, n := range c.Scenarios {
 		switch n = strings.TrimSpace(n); n {
 		case "all":
-			scenarios = append(scenarios, conform.Edges, conform.Lifecycle, conform.Idempotent)
-		case conform.Edges, conform.Lifecycle, conform.Idempotent:
+			scenarios = append(append(scenarios, conform.Edges), conform.MutatingScenarios...)
+		case conform.Edges, conform.Lifecycle, conform.Idempotent, conform.Transactions, conform.Groups:
 			scenarios = append(scenarios, n)
 		default:
-			return usagef("--scenarios %s: want edges, lifecycle, idempotent or all", n)
+			return usagef("--scenarios %s: want edges, lifecycle, idempotent, transactions, groups or all", n)
 		}
 	}
 	if !c.Mutate {
-		mutating := func(n string) bool { return n == conform.Lifecycle || n == conform.Idempotent }
+		mutating := func(n string) bool { return slices.Contains(conform.MutatingScenarios, n) }
 		if !slices.Contains(c.Scenarios, "all") && slices.ContainsFunc(scenarios, mutating) {
-			return usagef("--scenarios lifecycle and idempotent create and delete a topic: add --mutate")
+			return usagef("--scenarios lifecycle, idempotent, transactions and groups create and delete topics and groups: add --mutate")
 		}
 		scenarios = slices.DeleteFunc(scenarios, mutating)
 	}

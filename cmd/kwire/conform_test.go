@@ -51,7 +51,7 @@ func TestConform(t *testing.T) {
 		}
 	}
 
-	for _, args := range [][]string{{"conform"}, {"conform", "nohost"}, {"conform", b.Addr, "--api", "Nope"}, {"conform", b.Addr, "--random", "-1"}, {"conform", b.Addr, "--format", "xml"}, {"conform", b.Addr, "--scenarios", "lifecycle"}, {"conform", b.Addr, "--scenarios", "nope"}} {
+	for _, args := range [][]string{{"conform"}, {"conform", "nohost"}, {"conform", b.Addr, "--api", "Nope"}, {"conform", b.Addr, "--random", "-1"}, {"conform", b.Addr, "--format", "xml"}, {"conform", b.Addr, "--scenarios", "lifecycle"}, {"conform", b.Addr, "--scenarios", "transactions"}, {"conform", b.Addr, "--scenarios", "edges,groups"}, {"conform", b.Addr, "--scenarios", "nope"}} {
 		if r := kwire(t, args...); r.code != 2 || r.stdout != "" {
 			t.Errorf("kwire %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}
@@ -66,6 +66,10 @@ func TestConform(t *testing.T) {
 	}
 	if r := kwire(t, "conform", "127.0.0.1:1"); r.code != 1 || !strings.Contains(r.stderr, "127.0.0.1:1") {
 		t.Errorf("unreachable: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := kwire(t, "conform", "--help"); r.code != 0 || !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "transactions (InitProducerId with a transactional id") ||
+		!strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "groups (classic: JoinGroup with the MEMBER_ID_REQUIRED rejoin") {
+		t.Errorf("--help: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := kwire(t, "conform", "--classes"); r.code != 0 || !strings.Contains(r.stdout, "\n3    Metadata                             read-only (default)\n") {
 		t.Errorf("--classes: exit %d\n%s", r.code, r.stdout)

@@ -67,14 +67,25 @@ func TestKfake(t *testing.T) {
 // (stable), with testdata/name; -update rewrites the file.
 func golden(t *testing.T, r *conform.Report, name string) {
 	t.Helper()
+	goldenText(t, r, name, nil)
+}
+
+// goldenText is golden with the text report passed through norm (when not
+// nil) first.
+func goldenText(t *testing.T, r *conform.Report, name string, norm func(string) string) {
+	t.Helper()
 	stable(r)
 	var b bytes.Buffer
 	if err := r.WriteText(&b, conform.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	got := b.String()
+	if norm != nil {
+		got = norm(got)
+	}
 	file := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,8 +93,8 @@ func golden(t *testing.T, r *conform.Report, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.String() != string(want) {
-		t.Errorf("report differs from %s (go test -run %s -update rewrites it):\n%s", file, t.Name(), b.String())
+	if got != string(want) {
+		t.Errorf("report differs from %s (go test -run %s -update rewrites it):\n%s", file, t.Name(), got)
 	}
 }
 

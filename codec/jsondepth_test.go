@@ -127,3 +127,41 @@ func TestFromJSONDepthBound(t *testing.T) {
 		}
 	})
 }
+
+// FuzzFromJSON reads any text as the body of a few messages: it never
+// panics, a failure is a *codec.JSONError whose offset lies in the input
+// and whose path is at most MaxJSONErrorPath bytes, and what reads encodes.
+func FuzzFromJSON(f *testing.F) {
+	s, c := specs(f)
+	names := []string{"VoteRequest", "StreamsGroupDescribeResponse", "SaslAuthenticateRequest", "ProduceRequest"}
+	for _, seed := range []string{
+		`{"clusterId":"abc","voterId":2,"topics":[]}`,
+		`{"clusterId":` + strings.Repeat("[", 70),
+		`{"clusterId":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `}`,
+		`{"` + strings.Repeat("k", 600) + `":1}`,
+		`{"topics":[{"` + strings.Repeat("é", 300) + `":[[[`,
+		`{"authBytes":"AGFsaWNlAHNlY3JldA=="}`,
+	} {
+		for k := range names {
+			f.Add(uint8(k), []byte(seed))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		m := msg(t, s, names[int(which)%len(names)])
+		v := m.ValidVersions.Hi
+		body, err := codec.FromJSON(data, m, v)
+		if err != nil {
+			var je *codec.JSONError
+			if !errors.As(err, &je) {
+				t.Fatalf("%T: %v", err, err)
+			}
+			if je.Offset < 0 || je.Offset > len(data) || len(je.Path) > codec.MaxJSONErrorPath {
+				t.Fatalf("offset %d of %d bytes, path of %d bytes: %v", je.Offset, len(data), len(je.Path), err)
+			}
+			return
+		}
+		if _, err := c.Encode(m, v, nil, body); err != nil {
+			t.Fatalf("%s v%d read but does not encode: %v", m.Name, v, err)
+		}
+	})
+}

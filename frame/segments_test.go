@@ -133,3 +133,30 @@ func TestSplitterGapInSegmentedFrame(t *testing.T) {
 		}
 	}
 }
+
+// A frame over Max taken after its Head (Take, as the proxy's rewriter
+// does) past its first MiB is delivered whole with the bytes fed.
+func TestSplitterTakeSegmentedFrame(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789abcdef"), (3<<20)/16)
+	big := cat(wire.AppendInt32(nil, int32(len(body))), body)
+	for _, step := range []int{8, 65536, 1<<20 + 3} {
+		s := &frame.Splitter{Max: -1, Head: 8}
+		var got []byte
+		for off := 0; off < len(big); off += step {
+			s.Feed(big[off:min(off+step, len(big))])
+			for ev := s.Next(); ev.Kind != frame.None; ev = s.Next() {
+				switch ev.Kind {
+				case frame.Head:
+					if !s.Take() {
+						t.Fatal("Take refused")
+					}
+				case frame.Whole:
+					got = append([]byte(nil), ev.Bytes...)
+				}
+			}
+		}
+		if !bytes.Equal(got, big) {
+			t.Errorf("step %d: %d bytes delivered, want the %d fed", step, len(got), len(big))
+		}
+	}
+}

@@ -288,7 +288,7 @@ func (s *Splitter) Take() bool {
 		// The head was in buf.
 		s.buf, s.out = s.out, nil
 	} else {
-		s.buf = append(grow(s.buf[:0], len(h.Bytes), n), h.Bytes...)
+		s.buf = append(grow(s.buf[:0], len(h.Bytes), min(n, bigFrame)), h.Bytes...)
 	}
 	s.bufOff, s.size, s.whole = h.Off, h.Size, true
 	s.state, s.skip = InFrame, 0

@@ -108,7 +108,9 @@ const (
 // a MiB each, filled one after the other, so that an unfinished frame holds
 // its bytes and at most a MiB more, whatever its size. Once the last
 // byte arrives the frame is copied into one buffer of its exact size and
-// the segments are freed. Frames over the limit are reported by their first
+// the segments are freed. (A free buffer that a large frame before left,
+// as large as the frame, is used instead of segments: it is memory the
+// process holds already.) Frames over the limit are reported by their first
 // bytes and skipped without being buffered.
 //
 // The zero Splitter delivers frames of 0 to DefaultMax bytes whole and stops
@@ -198,7 +200,7 @@ type Pending struct {
 	// frame is begun.
 	Size int64
 	// Bytes are, for InFrame, the frame's bytes that arrived (size prefix
-	// on), at most its first MiB (the rest is held in segments, see
+	// on), or its first MiB when the rest is held in segments (see
 	// Splitter); for Scanning, the bytes kept to be judged. Valid until
 	// the next call to the Splitter.
 	Bytes []byte
@@ -324,7 +326,7 @@ type Gapped struct {
 	FrameOff int64
 	Size     int64
 	// Bytes are the lost frame's bytes that had been buffered (size prefix
-	// on; at most its first MiB, see Pending.Bytes), when it was being
+	// on; or its first MiB, see Pending.Bytes), when it was being
 	// buffered. Valid until the next call. Have is the number of them
 	// that arrived (size prefix included).
 	Bytes []byte
@@ -528,22 +530,32 @@ func (s *Splitter) frame() (Event, bool) {
 
 // fill buffers the bytes of a frame delivered whole: its first bigFrame
 // bytes in buf, the rest in segments, copied into one buffer of the
-// frame's size once all have arrived.
+// frame's size once all have arrived. When a free buffer of that size is
+// at hand (bigBufs: a large frame before it), the frame goes on in it
+// instead, without segments.
 func (s *Splitter) fill() (Event, bool) {
 	n := int(4 + s.size)
-	if k := min(min(n, bigFrame)-len(s.buf), len(s.in)); k > 0 {
-		s.buf = append(grow(s.buf, k, min(n, bigFrame)), s.in[:k]...)
-		s.consume(k)
-	}
 	for len(s.in) > 0 && s.held() < n {
-		if len(s.segs) == 0 || len(s.segs[len(s.segs)-1]) == cap(s.segs[len(s.segs)-1]) {
-			s.segs = append(s.segs, newSeg(n-s.held()))
+		switch {
+		case cap(s.buf) >= n || len(s.buf) < bigFrame && len(s.segs) == 0:
+			end := n
+			if cap(s.buf) < n {
+				end = min(n, bigFrame)
+			}
+			k := min(end-len(s.buf), len(s.in))
+			s.buf = append(grow(s.buf, k, end), s.in[:k]...)
+			s.consume(k)
+		case len(s.segs) == 0 && s.pooled(n):
+		default:
+			if len(s.segs) == 0 || len(s.segs[len(s.segs)-1]) == cap(s.segs[len(s.segs)-1]) {
+				s.segs = append(s.segs, newSeg(n-s.held()))
+			}
+			last := &s.segs[len(s.segs)-1]
+			k := min(cap(*last)-len(*last), len(s.in))
+			*last = append(*last, s.in[:k]...)
+			s.segLen += k
+			s.consume(k)
 		}
-		last := &s.segs[len(s.segs)-1]
-		k := min(cap(*last)-len(*last), len(s.in))
-		*last = append(*last, s.in[:k]...)
-		s.segLen += k
-		s.consume(k)
 	}
 	if s.held() < n {
 		return Event{}, false
@@ -719,6 +731,21 @@ func (s *Splitter) freeSegs() {
 		s.segs[i] = nil
 	}
 	s.segs, s.segLen = s.segs[:0], 0
+}
+
+// pooled moves buf into a free buffer of bigBufs that holds n bytes, if
+// one is at hand.
+func (s *Splitter) pooled(n int) bool {
+	v, ok := bigBufs.Get().(*[]byte)
+	if !ok {
+		return false
+	}
+	if cap(*v) < n {
+		bigBufs.Put(v)
+		return false
+	}
+	s.buf = append((*v)[:0], s.buf...)
+	return true
 }
 
 // frameBuf returns a buffer of n bytes for a frame whose bytes have all

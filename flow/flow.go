@@ -983,6 +983,9 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		f.Err = fmt.Errorf("correlation id %d matches no request seen on this connection", corr)
 		if c.o.KeepTrees {
 			f.Tree = &tree.Tree{Bytes: append([]byte(nil), fr...)}
+			if !c.o.ShowSecrets {
+				secret.RedactUnattributed(f.Tree)
+			}
 		}
 		c.report(x)
 		return

@@ -21,6 +21,10 @@
 //     not decoded (each Raw node: the undecoded rest, an unknown tagged
 //     field's payload), since where the credential lies in them is not
 //     known;
+//   - a response whose request was not seen (a capture that began after
+//     it): what it answers is not known, so it may be any of these (a
+//     SaslAuthenticate response's server signature), and every byte after
+//     its correlation id is secret (RedactUnattributed);
 //   - the fields Hmac (the HMAC of a delegation token, the token's password:
 //     CreateDelegationTokenResponse, RenewDelegationTokenRequest,
 //     ExpireDelegationTokenRequest, DescribeDelegationTokenResponse), Salt
@@ -108,6 +112,21 @@ func Redact(t *tree.Tree, o Options) int {
 		r.node(int32(i))
 	}
 	return r.n
+}
+
+// RedactUnattributed overwrites with Fill every byte of t, a tree that
+// holds only the bytes of a response whose request was not seen (no
+// nodes: nothing says what it is), after its size prefix and correlation
+// id, in place; it returns the number of bytes overwritten.
+func RedactUnattributed(t *tree.Tree) int {
+	if t == nil || len(t.Nodes) > 0 || len(t.Bytes) <= 8 {
+		return 0
+	}
+	d := t.Bytes[8:]
+	for i := range d {
+		d[i] = Fill
+	}
+	return len(d)
 }
 
 // Redacted returns t with its secrets redacted: t itself when it holds

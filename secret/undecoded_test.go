@@ -127,3 +127,23 @@ func TestAuth(t *testing.T) {
 		t.Errorf("Auth: %v, want %s", got, want)
 	}
 }
+
+// The bytes of a response whose request was not seen are all secret after
+// its correlation id.
+func TestRedactUnattributed(t *testing.T) {
+	b := framed(append([]byte{0, 0, 0, 99}, "v=server-signature"...))
+	tr := &tree.Tree{Bytes: append([]byte(nil), b...)}
+	if n := secret.RedactUnattributed(tr); n != 18 || !bytes.Equal(tr.Bytes[:8], b[:8]) || string(tr.Bytes[8:]) != strings.Repeat("*", 18) {
+		t.Errorf("%d bytes: %q", n, tr.Bytes)
+	}
+	// A tree with nodes says what it is: left to Redact.
+	cd := codec.New(set)
+	dt, err := cd.DecodeResponse(framed([]byte{0, 0, 0, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}), set.Message("SaslAuthenticateResponse"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := append([]byte(nil), dt.Bytes...)
+	if n := secret.RedactUnattributed(dt); n != 0 || !bytes.Equal(dt.Bytes, before) {
+		t.Errorf("a decoded tree: %d bytes overwritten", n)
+	}
+}

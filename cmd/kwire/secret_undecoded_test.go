@@ -106,6 +106,8 @@ func TestPcapRedactsUndecodableAuth(t *testing.T) {
 		c.Send(true, x[0], 0)
 		c.Send(false, x[1], 0)
 	}
+	// A response to a request not seen: what it answers is not known.
+	c.Send(false, withSize(append([]byte{0, 0, 0, 99}, "v="+plantedPassword...)), 0)
 	// A SaslAuthenticate cut short by the end of the capture.
 	c.Send(true, withSize(append(append(authHeader(36, 2, 6, true), 0x40), plantedPassword...))[:30], 0)
 	c.Close()
@@ -149,6 +151,10 @@ func TestPcapRedactsUndecodableAuth(t *testing.T) {
 	r = kwire(t, "--show-secrets", "pcap", "--tree", "--values", "hex", p)
 	if !strings.Contains(r.stdout, "0x7f00616c69636500"+hex.EncodeToString([]byte(plantedPassword))[:16]) {
 		t.Errorf("--show-secrets hides the undecoded auth bytes:\n%.3000s", r.stdout)
+	}
+	r = kwire(t, "--show-secrets", "pcap", "--tree", "--format", "json", p)
+	if !strings.Contains(r.stdout, `"hex":"0000001700000063763d`+hex.EncodeToString([]byte(plantedPassword))+`"`) {
+		t.Errorf("--show-secrets hides the response to a request not seen:\n%.3000s", r.stdout)
 	}
 }
 

@@ -183,3 +183,77 @@ func BenchmarkSplitterLargeFrame(b *testing.B) {
 		}
 	}
 }
+
+// FuzzSplitterSegments builds a stream of frames of up to 4 MiB from
+// recipe (a frame of b<<14 + b bytes per byte b; an odd recipe cuts the
+// last frame in half) and feeds it in chunks from 1 byte to 3 MiB that
+// seed picks: the frames are delivered with their bytes, and the one cut
+// short is reported with what arrived.
+func FuzzSplitterSegments(f *testing.F) {
+	f.Add([]byte{64, 0, 200}, uint64(1))
+	f.Add([]byte{1, 255, 63, 64, 65}, uint64(2))
+	f.Add([]byte{128, 128}, uint64(3))
+	f.Fuzz(func(t *testing.T, recipe []byte, seed uint64) {
+		if len(recipe) > 6 {
+			recipe = recipe[:6]
+		}
+		var stream []byte
+		var frames [][]byte
+		for i, b := range recipe {
+			n := int(b)<<14 + int(b)
+			fr := cat(wire.AppendInt32(nil, int32(n)), bytes.Repeat([]byte{b ^ byte(i)}, n))
+			if n > 0 {
+				fr[len(fr)-1] = byte(i) // the frame's end is its own
+			}
+			if i == len(recipe)-1 && len(recipe)%2 == 1 {
+				stream = append(stream, fr[:len(fr)/2]...)
+				break
+			}
+			frames = append(frames, fr)
+			stream = append(stream, fr...)
+		}
+		r := rand.New(rand.NewPCG(seed, 1))
+		s := &frame.Splitter{}
+		k := 0
+		for off := 0; off < len(stream); {
+			step := 1 + [3]int{r.IntN(100), r.IntN(200 << 10), r.IntN(3 << 20)}[r.IntN(3)]
+			chunk := append([]byte(nil), stream[off:min(off+step, len(stream))]...)
+			s.Feed(chunk)
+			for ev := s.Next(); ev.Kind != frame.None; ev = s.Next() {
+				if ev.Kind != frame.Whole || k >= len(frames) || !bytes.Equal(ev.Bytes, frames[k]) {
+					t.Fatalf("event %v at %d (%d bytes), want frame %d of %d", ev.Kind, ev.Off, len(ev.Bytes), k, len(frames))
+				}
+				k++
+			}
+			clear(chunk)
+			off += len(chunk)
+		}
+		if k != len(frames) {
+			t.Fatalf("%d frames delivered, want %d", k, len(frames))
+		}
+		s.End()
+		s.Next()
+		p := s.Close()
+		if len(recipe)%2 == 1 {
+			cut := stream[len(stream)-(len(stream)-frameStart(frames)):]
+			want := int64(len(cut)) - 4
+			if len(cut) < 4 {
+				want = int64(len(cut))
+			}
+			if p.State != frame.InFrame || p.Off != int64(frameStart(frames)) || p.Have != want || !firstBytes(p.Bytes, cut, int64(len(cut))) && len(cut) > 0 {
+				t.Fatalf("the cut frame: state %d, off %d, have %d (want %d), %d bytes", p.State, p.Off, p.Have, want, len(p.Bytes))
+			}
+		} else if p.Off != -1 {
+			t.Fatalf("ended inside a frame at %d", p.Off)
+		}
+	})
+}
+
+// frameStart is where the frame after frames starts.
+func frameStart(frames [][]byte) int {
+	n := 0
+	for _, f := range frames {
+		n += len(f)
+	}
+	return n
+}

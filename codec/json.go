@@ -97,9 +97,38 @@ func (e *JSONError) Error() string { return e.Path + ": " + e.Msg }
 func (e *JSONError) Unwrap() error { return e.Err }
 
 // jsonPath renders p as the JSON path of an error ("$.topics[0].lastOffset"),
-// keys quoted as Kafka's converter writes strings.
+// keys quoted as Kafka's converter writes strings, cut by cutMiddle.
 func jsonPath(p tree.Path) string {
-	return string(p.AppendJSON(nil, AppendJSONString[string]))
+	return cutMiddle(string(p.AppendJSON(nil, AppendJSONString[string])), MaxJSONErrorPath)
+}
+
+// MaxJSONDepth bounds how deeply FromJSON's input may nest objects and
+// arrays (the root object is depth 1). The deepest message of the embedded
+// specs nests 10 levels in this JSON (StreamsGroupDescribeResponse); a
+// document nested deeper is refused as soon as its opening bracket is read,
+// with the path so far, before anything below it is held.
+const MaxJSONDepth = 64
+
+// MaxJSONErrorPath bounds the JSON path a *JSONError names, in bytes: a
+// longer path (long keys) keeps its start and its end around "…".
+const MaxJSONErrorPath = 256
+
+// cutMiddle returns s when it is at most n bytes, else its first and last
+// bytes around "…" (n bytes in all, cut at UTF-8 character boundaries).
+func cutMiddle(s string, n int) string {
+	const mark = "…"
+	if len(s) <= n {
+		return s
+	}
+	keep := n - len(mark)
+	head, tail := keep/2, len(s)-(keep-keep/2)
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + mark + s[tail:]
 }
 
 // appendKey appends lowerCaseFirst(name), the JSON key of a spec field
@@ -865,6 +894,11 @@ func tokenizeJSON(data []byte) ([]jsonVal, *JSONError) {
 		case json.Delim:
 			switch tok {
 			case '{', '[':
+				if len(stack) >= MaxJSONDepth {
+					e := malformed(off, "")
+					e.Msg = fmt.Sprintf("objects and arrays nested deeper than %d levels at byte %d (Kafka's messages nest a few)", MaxJSONDepth, off)
+					return nil, e
+				}
 				k := jsonArray
 				if tok == '{' {
 					k = jsonObject
@@ -991,7 +1025,7 @@ func (r *jsonReader) fields(st *spec.Struct, o int32) error {
 		dup := func() error {
 			r.push(key, false)
 			defer r.pop()
-			return r.errAt(c, "duplicate key %s (Kafka's reader would keep the last one)", AppendJSONString(nil, key))
+			return r.errAt(c, "duplicate key %s (Kafka's reader would keep the last one)", cutMiddle(string(AppendJSONString(nil, key)), MaxJSONErrorPath))
 		}
 		if key == unknownTagsKey {
 			if unknown >= 0 {

@@ -201,6 +201,11 @@ type Stats struct {
 	NotKafka [2]string
 	// Exchanges and Problems count the events reported.
 	Exchanges, Problems int64
+	// Held is the most bytes of one frame each direction held at once:
+	// its largest frame delivered whole, or the bytes that arrived of the
+	// frame its stream ended inside (size prefix included). A caller may
+	// return memory to the system after a connection that held much.
+	Held [2]int64
 }
 
 // stream is the decoding state of one direction.
@@ -642,6 +647,7 @@ func (c *Conn) judge(d Dir, b []byte) frame.Verdict {
 // is not retained.
 func (c *Conn) whole(s *stream, fr []byte, off int64, start, end time.Time) {
 	c.stats.Frames[s.dir]++
+	c.stats.Held[s.dir] = max(c.stats.Held[s.dir], int64(len(fr)))
 	f := &Frame{Offset: off, Size: len(fr), Start: start, End: end, HeaderVersion: -1}
 	switch {
 	case s.dir == ClientToServer && c.sasl.raw && !(c.judge(s.dir, fr) == frame.Accept && c.trial(s, fr)):
@@ -977,6 +983,9 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		f.Err = fmt.Errorf("correlation id %d matches no request seen on this connection", corr)
 		if c.o.KeepTrees {
 			f.Tree = &tree.Tree{Bytes: append([]byte(nil), fr...)}
+			if !c.o.ShowSecrets {
+				secret.RedactUnattributed(f.Tree)
+			}
 		}
 		c.report(x)
 		return
@@ -1127,7 +1136,7 @@ func (c *Conn) lost(s *stream, g frame.Gapped, at time.Time) {
 		return
 	}
 	f := &Frame{Offset: g.FrameOff, Size: 4 + int(g.Size), Start: c.startOf(s, g.FrameOff, at), End: at, HeaderVersion: -1,
-		Err: fmt.Errorf("bytes of this frame were lost (%d of %d arrived)", len(fr), 4+g.Size)}
+		Err: fmt.Errorf("bytes of this frame were lost (%d of %d arrived)", g.Have, 4+g.Size)}
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
@@ -1149,12 +1158,12 @@ func (c *Conn) End(d Dir, at time.Time) {
 	p := s.sp.Close()
 	switch p.State {
 	case frame.InFrame:
-		if len(p.Bytes) > 0 {
-			pr := c.problem(s, Truncated, p.Off, at)
-			pr.Have, pr.Size = int64(len(p.Bytes))-4, p.Size
-			if len(p.Bytes) < 4 {
-				pr.Size, pr.Have = -1, int64(len(p.Bytes))
+		if p.Off >= 0 {
+			if p.Size >= 0 {
+				c.stats.Held[s.dir] = max(c.stats.Held[s.dir], 4+p.Have)
 			}
+			pr := c.problem(s, Truncated, p.Off, at)
+			pr.Size, pr.Have = p.Size, p.Have
 			c.report(pr)
 		}
 	case frame.Skipping:

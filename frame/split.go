@@ -101,11 +101,17 @@ const (
 // then that many bytes) incrementally: bytes are fed in chunks of any size
 // (Feed) and Next reports the frames they complete. A frame that lies whole
 // in one chunk is reported in place, without copying; the bytes of a frame
-// split across chunks are buffered, in a buffer that grows with the bytes
-// that arrive (doubling, never beyond the frame), never with what a size
+// split across chunks are buffered as they arrive, never by what a size
 // prefix claims: a Splitter holds at most one frame (bounded by Max) of
-// buffered data. Frames over the limit are reported by their first bytes
-// and skipped without being buffered.
+// buffered data. The first MiB of a frame is held in one buffer that
+// doubles as bytes arrive (never beyond the frame); the rest in segments of
+// a MiB each, filled one after the other, so that an unfinished frame holds
+// its bytes and at most a MiB more, whatever its size. Once the last
+// byte arrives the frame is copied into one buffer of its exact size and
+// the segments are freed. (A free buffer that a large frame before left,
+// as large as the frame, is used instead of segments: it is memory the
+// process holds already.) Frames over the limit are reported by their first
+// bytes and skipped without being buffered.
 //
 // The zero Splitter delivers frames of 0 to DefaultMax bytes whole and stops
 // at a negative size. Set the fields before the first Feed. A Splitter is
@@ -137,6 +143,10 @@ type Splitter struct {
 	// stream offset bufOff. alt holds the rest of a judged window.
 	buf, alt []byte
 	bufOff   int64
+	// segs hold the bytes of a frame delivered whole past its first
+	// bigFrame bytes (which buf holds), segLen their count.
+	segs   [][]byte
+	segLen int
 	// out is a buffer handed out in the last event, taken back at the next
 	// call.
 	out []byte
@@ -190,12 +200,15 @@ type Pending struct {
 	// frame is begun.
 	Size int64
 	// Bytes are, for InFrame, the frame's bytes that arrived (size prefix
-	// on); for Scanning, the bytes kept to be judged. Valid until the next
-	// call to the Splitter.
+	// on), or its first MiB when the rest is held in segments (see
+	// Splitter); for Scanning, the bytes kept to be judged. Valid until
+	// the next call to the Splitter.
 	Bytes []byte
-	// Have is, for Skipping, the number of bytes of the frame after its
-	// size prefix that went by; for Scanning, the number of bytes since
-	// the search began.
+	// Have is, for InFrame, the number of bytes of the frame begun that
+	// arrived after its size prefix (while the prefix itself is
+	// incomplete, Size -1, the bytes of it that arrived); for Skipping,
+	// the number of bytes of the frame after its size prefix that went
+	// by; for Scanning, the number of bytes since the search began.
 	Have int64
 }
 
@@ -205,9 +218,9 @@ func (s *Splitter) Pending() Pending {
 	switch s.state {
 	case InFrame:
 		if len(s.buf) > 0 {
-			p.Off, p.Bytes = s.bufOff, s.buf
+			p.Off, p.Bytes, p.Have = s.bufOff, s.buf, int64(len(s.buf))
 			if len(s.buf) >= 4 {
-				p.Size = s.size
+				p.Size, p.Have = s.size, int64(s.held())-4
 			}
 		}
 	case Skipping:
@@ -277,7 +290,7 @@ func (s *Splitter) Take() bool {
 		// The head was in buf.
 		s.buf, s.out = s.out, nil
 	} else {
-		s.buf = append(grow(s.buf[:0], len(h.Bytes), n), h.Bytes...)
+		s.buf = append(grow(s.buf[:0], len(h.Bytes), min(n, bigFrame)), h.Bytes...)
 	}
 	s.bufOff, s.size, s.whole = h.Off, h.Size, true
 	s.state, s.skip = InFrame, 0
@@ -289,7 +302,7 @@ func (s *Splitter) Take() bool {
 func (s *Splitter) Stop() {
 	s.settle()
 	s.state = Stopped
-	s.skipped += int64(len(s.buf))
+	s.skipped += int64(s.held())
 	s.release()
 }
 
@@ -313,8 +326,11 @@ type Gapped struct {
 	FrameOff int64
 	Size     int64
 	// Bytes are the lost frame's bytes that had been buffered (size prefix
-	// on), when it was being buffered. Valid until the next call.
+	// on; or its first MiB, see Pending.Bytes), when it was being
+	// buffered. Valid until the next call. Have is the number of them
+	// that arrived (size prefix included).
 	Bytes []byte
+	Have  int64
 }
 
 // Gap tells the Splitter that n bytes of the stream will never arrive (lost
@@ -346,8 +362,8 @@ func (s *Splitter) Gap(n int64) Gapped {
 		}
 	case InFrame:
 		if len(s.buf) >= 4 {
-			if rem := 4 + s.size - int64(len(s.buf)); n <= rem {
-				g = Gapped{InStep: true, Lost: true, FrameOff: s.bufOff, Size: s.size, Bytes: s.buf}
+			if rem := 4 + s.size - int64(s.held()); n <= rem {
+				g = Gapped{InStep: true, Lost: true, FrameOff: s.bufOff, Size: s.size, Bytes: s.buf, Have: int64(s.held())}
 				s.state, s.skip, s.frameOff, s.whole = Skipping, rem-n, s.bufOff, false
 				if s.skip == 0 {
 					s.state = InFrame
@@ -382,7 +398,7 @@ func (s *Splitter) GapToFrame(n int64) Gapped {
 		return g
 	case InFrame:
 		if len(s.buf) > 0 {
-			g.Lost, g.FrameOff, g.Bytes = true, s.bufOff, s.buf
+			g.Lost, g.FrameOff, g.Bytes, g.Have = true, s.bufOff, s.buf, int64(s.held())
 			if len(s.buf) >= 4 {
 				g.Size = s.size
 			}
@@ -409,16 +425,19 @@ func (s *Splitter) End() {
 }
 
 // Close ends the Splitter after End: it returns what the stream ended
-// inside (see Pending) and frees the buffers. Later input is only counted.
+// inside (see Pending; its Bytes are no longer the Splitter's, and stay
+// valid) and frees the buffers. Later input is only counted.
 func (s *Splitter) Close() Pending {
 	s.settle()
 	p := s.Pending()
 	if p.State == Scanning {
 		s.skipped += int64(len(s.buf))
 	}
-	p.Bytes = append([]byte(nil), p.Bytes...)
 	s.state = Ended
-	s.buf, s.alt, s.out = nil, nil, nil
+	// The stream is over: its segments are left to the garbage collector,
+	// not pooled, so that a stream that ended inside a large frame does
+	// not keep its bytes' worth of memory.
+	s.buf, s.alt, s.out, s.segs, s.segLen = nil, nil, nil, nil, 0
 	return p
 }
 
@@ -509,15 +528,46 @@ func (s *Splitter) frame() (Event, bool) {
 	return s.headEvent(b, s.size), true
 }
 
-// fill buffers the bytes of a frame delivered whole.
+// fill buffers the bytes of a frame delivered whole: its first bigFrame
+// bytes in buf, the rest in segments, copied into one buffer of the
+// frame's size once all have arrived. When a free buffer of that size is
+// at hand (bigBufs: a large frame before it), the frame goes on in it
+// instead, without segments.
 func (s *Splitter) fill() (Event, bool) {
 	n := int(4 + s.size)
-	if k := min(n-len(s.buf), len(s.in)); k > 0 {
-		s.buf = append(grow(s.buf, k, n), s.in[:k]...)
-		s.consume(k)
+	for len(s.in) > 0 && s.held() < n {
+		switch {
+		case cap(s.buf) >= n || len(s.buf) < bigFrame && len(s.segs) == 0:
+			end := n
+			if cap(s.buf) < n {
+				end = min(n, bigFrame)
+			}
+			k := min(end-len(s.buf), len(s.in))
+			s.buf = append(grow(s.buf, k, end), s.in[:k]...)
+			s.consume(k)
+		case len(s.segs) == 0 && s.pooled(n):
+		default:
+			if len(s.segs) == 0 || len(s.segs[len(s.segs)-1]) == cap(s.segs[len(s.segs)-1]) {
+				s.segs = append(s.segs, newSeg(n-s.held()))
+			}
+			last := &s.segs[len(s.segs)-1]
+			k := min(cap(*last)-len(*last), len(s.in))
+			*last = append(*last, s.in[:k]...)
+			s.segLen += k
+			s.consume(k)
+		}
 	}
-	if len(s.buf) < n {
+	if s.held() < n {
 		return Event{}, false
+	}
+	if len(s.segs) > 0 {
+		fr := frameBuf(n)
+		k := copy(fr, s.buf)
+		for _, g := range s.segs {
+			k += copy(fr[k:], g)
+		}
+		s.freeSegs()
+		s.buf = fr
 	}
 	ev := Event{Kind: Whole, Off: s.bufOff, Size: s.size, Bytes: s.buf}
 	s.whole = false
@@ -624,9 +674,11 @@ func (s *Splitter) scan() (Event, bool) {
 }
 
 // handOut empties buf, whose bytes an event (or Gapped) carries: they
-// stay untouched until the next call takes the buffer back (settle).
+// stay untouched until the next call takes the buffer back (settle). The
+// segments of a frame lost in a gap are freed.
 func (s *Splitter) handOut() {
 	s.out, s.buf = s.buf, nil
+	s.freeSegs()
 }
 
 // settle takes back a buffer handed out by the last event.
@@ -646,9 +698,72 @@ func (s *Splitter) settle() {
 	}
 }
 
-// release empties buf; one that a large frame made grow goes to bigBufs,
-// so that an idle stream does not keep megabytes.
+// held is the number of bytes of the current frame buffered (InFrame).
+func (s *Splitter) held() int { return len(s.buf) + s.segLen }
+
+// segSize is the size of the segments that hold a frame past its first
+// bigFrame bytes.
+const segSize = 1 << 20
+
+// segs holds free segments, shared by all Splitters (and emptied by the
+// garbage collector when unused).
+var segs sync.Pool
+
+// newSeg returns an empty segment for at most left more bytes of a frame:
+// segSize bytes, or left when the frame ends before.
+func newSeg(left int) []byte {
+	if left < segSize {
+		return make([]byte, 0, left)
+	}
+	if v, ok := segs.Get().(*[]byte); ok {
+		return (*v)[:0]
+	}
+	return make([]byte, 0, segSize)
+}
+
+// freeSegs puts the segments back, those of segSize bytes in the pool.
+func (s *Splitter) freeSegs() {
+	for i, g := range s.segs {
+		if cap(g) == segSize {
+			g = g[:0]
+			segs.Put(&g)
+		}
+		s.segs[i] = nil
+	}
+	s.segs, s.segLen = s.segs[:0], 0
+}
+
+// pooled moves buf into a free buffer of bigBufs that holds n bytes, if
+// one is at hand.
+func (s *Splitter) pooled(n int) bool {
+	v, ok := bigBufs.Get().(*[]byte)
+	if !ok {
+		return false
+	}
+	if cap(*v) < n {
+		bigBufs.Put(v)
+		return false
+	}
+	s.buf = append((*v)[:0], s.buf...)
+	return true
+}
+
+// frameBuf returns a buffer of n bytes for a frame whose bytes have all
+// arrived: one from bigBufs when it is large enough, else a new one.
+func frameBuf(n int) []byte {
+	if v, ok := bigBufs.Get().(*[]byte); ok {
+		if cap(*v) >= n {
+			return (*v)[:n]
+		}
+		bigBufs.Put(v)
+	}
+	return make([]byte, n)
+}
+
+// release empties buf (and the segments); one that a large frame made grow
+// goes to bigBufs, so that an idle stream does not keep megabytes.
 func (s *Splitter) release() {
+	s.freeSegs()
 	if cap(s.buf) > bigFrame {
 		b := s.buf[:0]
 		bigBufs.Put(&b)

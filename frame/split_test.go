@@ -98,7 +98,7 @@ whole off=11 size=9 bytes=00000009b2b2b2b2b2b2b2b2b2
 whole off=24 size=2 bytes=00000002c3c3
 head off=30 size=20 bytes=00000014d4d4
 head off=54 size=1 bytes=00000001e5
-end 0 off=59 size=9 have=0 bytes=000000090102 skipped=33
+end 0 off=59 size=9 have=2 bytes=000000090102 skipped=33
 `
 	checkChunkings(t, mk, stream, want)
 
@@ -109,7 +109,7 @@ whole off=11 size=9 bytes=00000009b2b2b2b2b2b2b2b2b2
 whole off=24 size=2 bytes=00000002c3c3
 whole off=30 size=20 bytes=00000014d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4
 whole off=54 size=1 bytes=00000001e5
-end 0 off=59 size=9 have=0 bytes=000000090102 skipped=0
+end 0 off=59 size=9 have=2 bytes=000000090102 skipped=0
 `
 	checkChunkings(t, func() *frame.Splitter { return &frame.Splitter{} }, stream, want0)
 }

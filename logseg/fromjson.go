@@ -113,13 +113,17 @@ func originalOffset(edits []jsonEdit, off int) int {
 }
 
 // jsonSpans lists the values of the JSON document data up to depth 4 with
-// their paths, in document order; false when data is not one JSON value.
+// their paths, in document order; false when data is not one JSON value or
+// nests deeper than codec.MaxJSONDepth.
 func jsonSpans(data []byte) ([]jsonSpan, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var spans []jsonSpan
 	var walk func(path string, depth int) bool
 	walk = func(path string, depth int) bool {
+		if depth > codec.MaxJSONDepth {
+			return false // too deep: codec says where
+		}
 		start := int(dec.InputOffset())
 		for start < len(data) && strings.IndexByte(" \t\r\n,:", data[start]) >= 0 {
 			start++

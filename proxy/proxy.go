@@ -35,6 +35,8 @@ import (
 	"hash"
 	"io"
 	"net"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -287,6 +289,10 @@ type Proxy struct {
 	// names are the topic names by id that every connection's decoder
 	// learns and reads (flow.Options.Names).
 	names flow.Names
+	// releasing is set while a releaseMemory is due; released is when
+	// the last one ran (Unix nanoseconds).
+	releasing atomic.Bool
+	released  atomic.Int64
 }
 
 // New listens on o.Listen and returns the proxy; Serve starts accepting.
@@ -695,6 +701,35 @@ func (p *Proxy) handle(client net.Conn, id uint64, r *route) {
 	}
 	st := c.stats
 	p.emit(Event{Kind: Closed, Conn: id, Client: st.Client, Upstream: st.Upstream, Time: st.Closed, Stats: &st, Err: c.err, Broker: br})
+	if st.Flow.Held[0]+st.Flow.Held[1] >= releaseHeld {
+		p.releaseMemory()
+	}
+}
+
+// releaseHeld is how many bytes of frames a connection must have held
+// (flow.Stats.Held, both directions) for its end to return memory to the
+// system.
+const releaseHeld = 16 << 20
+
+// releaseMemory returns the memory that connections no longer hold to the
+// system soon (two garbage collections, then runtime/debug.FreeOSMemory
+// returns the free pages), at most once a second, once for connections that
+// end together: without it a large frame's buffers stay counted in the
+// process's resident memory until the next collection, which an idle
+// proxy may not run for minutes.
+func (p *Proxy) releaseMemory() {
+	if !p.releasing.CompareAndSwap(false, true) {
+		return
+	}
+	wait := max(100*time.Millisecond, time.Until(time.Unix(0, p.released.Load()).Add(time.Second)))
+	time.AfterFunc(wait, func() {
+		// Two collections: the first moves the buffers pooled for reuse
+		// to the pools' victim caches, the second frees them.
+		runtime.GC()
+		debug.FreeOSMemory()
+		p.released.Store(time.Now().UnixNano())
+		p.releasing.Store(false)
+	})
 }
 
 // abort closes both sides, ending both directions.

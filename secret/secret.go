@@ -14,6 +14,17 @@
 //     the bytes SASLRanges finds for the connection's mechanism (PLAIN's
 //     password, SCRAM's proofs, salts and server signatures, OAUTHBEARER's
 //     token, all of GSSAPI's and an unknown mechanism's tokens);
+//   - in a message of an authentication exchange (SaslHandshake and
+//     SaslAuthenticate, request or response, any version) that did not
+//     decode whole — a version the specs do not have, an auth_bytes length
+//     past the end of the frame, a frame cut short — every byte that was
+//     not decoded (each Raw node: the undecoded rest, an unknown tagged
+//     field's payload), since where the credential lies in them is not
+//     known;
+//   - a response whose request was not seen (a capture that began after
+//     it): what it answers is not known, so it may be any of these (a
+//     SaslAuthenticate response's server signature), and every byte after
+//     its correlation id is secret (RedactUnattributed);
 //   - the fields Hmac (the HMAC of a delegation token, the token's password:
 //     CreateDelegationTokenResponse, RenewDelegationTokenRequest,
 //     ExpireDelegationTokenRequest, DescribeDelegationTokenResponse), Salt
@@ -96,14 +107,26 @@ func Redact(t *tree.Tree, o Options) int {
 	if t == nil || len(t.Nodes) == 0 || o.Show {
 		return 0
 	}
-	r := redactor{t: t, o: o}
-	if t.Message != nil {
-		r.client = t.Message.Type == spec.Request
-	}
+	r := newRedactor(t, o, false)
 	for i := range t.Nodes {
 		r.node(int32(i))
 	}
 	return r.n
+}
+
+// RedactUnattributed overwrites with Fill every byte of t, a tree that
+// holds only the bytes of a response whose request was not seen (no
+// nodes: nothing says what it is), after its size prefix and correlation
+// id, in place; it returns the number of bytes overwritten.
+func RedactUnattributed(t *tree.Tree) int {
+	if t == nil || len(t.Nodes) > 0 || len(t.Bytes) <= 8 {
+		return 0
+	}
+	d := t.Bytes[8:]
+	for i := range d {
+		d[i] = Fill
+	}
+	return len(d)
 }
 
 // Redacted returns t with its secrets redacted: t itself when it holds
@@ -128,10 +151,7 @@ func Has(t *tree.Tree, o Options) bool {
 	if t == nil || len(t.Nodes) == 0 {
 		return false
 	}
-	r := redactor{t: t, o: o, dry: true}
-	if t.Message != nil {
-		r.client = t.Message.Type == spec.Request
-	}
+	r := newRedactor(t, o, true)
 	for i := range t.Nodes {
 		if r.node(int32(i)); r.n > 0 {
 			return true
@@ -140,12 +160,39 @@ func Has(t *tree.Tree, o Options) bool {
 	return false
 }
 
+// The api keys of the authentication exchange: SaslHandshake and
+// SaslAuthenticate.
+const (
+	saslHandshakeKey    = 17
+	saslAuthenticateKey = 36
+)
+
+// Auth reports whether m is a message of an authentication exchange: a
+// SaslHandshake or SaslAuthenticate request or response (every version:
+// the api key says it).
+func Auth(m *spec.Message) bool {
+	return m != nil && (m.Type == spec.Request || m.Type == spec.Response) &&
+		(m.APIKey == saslHandshakeKey || m.APIKey == saslAuthenticateKey)
+}
+
+func newRedactor(t *tree.Tree, o Options, dry bool) redactor {
+	r := redactor{t: t, o: o, dry: dry}
+	if t.Message != nil {
+		r.client = t.Message.Type == spec.Request
+		r.auth = Auth(t.Message)
+	}
+	return r
+}
+
 type redactor struct {
 	t      *tree.Tree
 	o      Options
 	client bool
-	dry    bool
-	n      int
+	// auth: t is a message of an authentication exchange, whose
+	// undecoded bytes are secret.
+	auth bool
+	dry  bool
+	n    int
 	// sensitiveEnd is the node index up to which the nodes lie inside a
 	// struct whose IsSensitive is true.
 	sensitiveEnd int32
@@ -174,6 +221,10 @@ func (r *redactor) node(i int32) {
 	case tree.Body, tree.Struct, tree.Embedded:
 		if !n.Null() {
 			r.config(i)
+		}
+	case tree.Raw:
+		if r.auth {
+			r.mark(i, []Range{{0, t.DataLen(i)}})
 		}
 	}
 }

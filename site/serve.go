@@ -3,9 +3,11 @@ package site
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -35,8 +37,26 @@ type DecodeFunc func(set *spec.Set, q DecodeQuery) (*render.Page, error)
 // MaxDecodeHex bounds the hex text the decode page accepts (characters).
 const MaxDecodeHex = 4 << 20
 
-// Handler serves the site over HTTP: the files of dir (a directory written
-// by Generate) when dir is not nil, else every page rendered on demand.
+// Dir opens the directory path (one written by Generate) for Handler. Only
+// names that resolve inside path are served: a symbolic link is followed
+// when it is relative and its target stays inside the directory (a link
+// between two pages of the site), while a link that leaves the directory
+// (through "..", or an absolute one, even to a file inside), a dangling link
+// and anything that is not a regular file (a directory, a device, a named
+// pipe, a socket) are refused, so the server answers 404 as for a missing
+// page. The directory is opened once: renaming it later does not move what
+// is served, and the returned closer releases it.
+func Dir(path string) (fs.FS, io.Closer, error) {
+	r, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.FS(), r, nil
+}
+
+// Handler serves the site over HTTP: the files of dir (a directory opened
+// by Dir, written by Generate) when dir is not nil, else every page
+// rendered on demand. Of dir only regular files are served.
 // A path may leave out ".html" (…/Vote/v2/request) or name a directory
 // (…/4.4.0/). When decode is not nil, /decode is a page where pasted hex is
 // decoded on the server into the same view as the atlas pages, and the
@@ -101,7 +121,21 @@ func (s *Site) read(dir fs.FS, p string) ([]byte, error) {
 	if !s.exists(dir, p) {
 		return nil, fs.ErrNotExist
 	}
-	return fs.ReadFile(dir, p)
+	// The name was a regular file when stat'ed; check the file opened, so
+	// that a file swapped for something else in between is not read.
+	f, err := dir.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fs.ErrNotExist
+	}
+	return io.ReadAll(f)
 }
 
 func serveBytes(w http.ResponseWriter, r *http.Request, name string, b []byte) {

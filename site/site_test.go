@@ -391,7 +391,7 @@ func TestHandler(t *testing.T) {
 	if _, err := s.Generate(dir, 1); err != nil {
 		t.Fatal(err)
 	}
-	srv2 := httptest.NewServer(s.Handler(os.DirFS(dir), nil))
+	srv2 := httptest.NewServer(s.Handler(mustDir(t, dir), nil))
 	defer srv2.Close()
 	resp, err := srv2.Client().Get(srv2.URL + "/4.4.0/EndQuorumEpoch/v1/request")
 	if err != nil {

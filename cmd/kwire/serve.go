@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -33,7 +34,16 @@ func (a *app) serve(c *serveCmd) error {
 	if err != nil {
 		return err
 	}
-	h := siteHandler(sets, c.Dir)
+	var dir fs.FS
+	if c.Dir != "" {
+		d, closer, err := site.Dir(c.Dir)
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		dir = d
+	}
+	h := siteHandler(sets, dir)
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
@@ -55,14 +65,9 @@ func (a *app) serve(c *serveCmd) error {
 }
 
 // siteHandler is the handler of kwire serve: the site of sets (the files
-// under dir when dir is not empty) and its decode page.
-func siteHandler(sets []*spec.Set, dir string) http.Handler {
-	s := site.New(sets...)
-	var fsys = os.DirFS(dir)
-	if dir == "" {
-		fsys = nil
-	}
-	return s.Handler(fsys, serveDecode)
+// of dir, opened by site.Dir, when dir is not nil) and its decode page.
+func siteHandler(sets []*spec.Set, dir fs.FS) http.Handler {
+	return site.New(sets...).Handler(dir, serveDecode)
 }
 
 // serveDecode decodes the decode page's hex as `kwire decode` does.

@@ -16,7 +16,7 @@ func TestServeDecodesPastedHex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(siteHandler([]*spec.Set{set}, ""))
+	srv := httptest.NewServer(siteHandler([]*spec.Set{set}, nil))
 	defer srv.Close()
 	get := func(p string) (int, string) {
 		t.Helper()

@@ -42,24 +42,14 @@ func Removed(set *spec.Set, m *spec.Message) string {
 
 // Elsewhere names the newest other embedded release where message name
 // has version v (any version when v is nil), as a hint to append to an
-// error: "; Kafka 3.9.2 has versions 0-7: try --kafka 3.9". Releases are
-// parsed newest first and only until one has it.
+// error: "; Kafka 3.9.2 has versions 0-7: try --kafka 3.9". Only that
+// release is parsed (spec.NewestEmbeddedMessage).
 func Elsewhere(set *spec.Set, name string, v *int16) string {
-	for _, r := range bundle.Releases() {
-		if r == set.Release {
-			continue
-		}
-		other, err := spec.Embedded(r)
-		if err != nil {
-			continue
-		}
-		m := other.Message(name)
-		if m == nil || m.ValidVersions.Empty() || v != nil && !m.ValidVersions.Contains(*v) {
-			continue
-		}
-		return fmt.Sprintf("; Kafka %s has versions %s: try --kafka %s", r, m.ValidVersions, bundle.Flag(r))
+	other, m := spec.NewestEmbeddedMessage(name, v, set.Release)
+	if m == nil {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("; Kafka %s has versions %s: try --kafka %s", other.Release, m.ValidVersions, bundle.Flag(other.Release))
 }
 
 // Decode says the errors of render.Decode in the command's terms:

@@ -72,6 +72,11 @@ func TestExitStatusRule(t *testing.T) {
 		{[]string{"decode", "--hex", "00", "--hex", "01"}, 2, "kwire: --hex given twice: give one (see kwire decode --help)\n"},
 		{[]string{"--kafka", "3.9", "show", "Vote", "--kafka", "4.4"}, 2, "kwire: --kafka given twice: give one (see kwire show --help)\n"},
 		{[]string{"compat", "--kafka", "3.9", "--kafka", "4.4", "--format", "json", "--format", "text"}, 2, "kwire: --format given twice: give one (see kwire compat --help)\n"},
+		// pcap: a missing key log and an unknown API name are findings;
+		// no capture named, or two, a malformed command line.
+		{[]string{"pcap", "--keylog", nodir, "../../docs/examples/clients.pcap"}, 1, "kwire: --keylog: open " + nodir + ": no such file or directory\n"},
+		{[]string{"pcap", "--api", "Nope", "../../docs/examples/clients.pcap"}, 1, "kwire: --api: unknown API or message \"Nope\" in Kafka 4.4.0 (`kwire list` shows all 191: Produce, Fetch, ListOffsets, Metadata, LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, …)\n"},
+		{[]string{"pcap"}, 2, "kwire: give a capture FILE (- for standard input) or --interface NAME\n"},
 		// help and completion name what is wrong.
 		{[]string{"help", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, wireshark, help, completion\n"},
 		{[]string{"--kafka", "3.9", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, wireshark, help, completion (see kwire --help)\n"},

@@ -220,6 +220,9 @@ func (a *app) proxy(c *proxyCmd) error {
 	if err == nil && r.findings > 0 {
 		err = fmt.Errorf("the clients' requests have %d %s %s", r.findings, plural(r.findings, "finding", "findings"), findingsWhere(c.Format))
 	}
+	if err == nil {
+		err = upgradeFound(r.wt, c.Format)
+	}
 	return err
 }
 

@@ -65,6 +65,7 @@ func TestExitStatusRule(t *testing.T) {
 		// --version without a number, or before a command.
 		{[]string{"show", "Vote", "--version"}, 2, "kwire: --version needs a version number (e.g. --version 2) (see kwire show --help)\n"},
 		{[]string{"show", "--version", "--response", "Vote"}, 2, `kwire: --version needs a version number (e.g. --version 2), not "--response" (see kwire show --help)` + "\n"},
+		{[]string{"show", "Vote", "--version", "-1"}, 2, "kwire: --version -1: a version is a number from 0 to 32767 (e.g. --version 2) (see kwire show --help)\n"},
 		{[]string{"--version", "show", "Vote"}, 2, "kwire: --version before a command asks for kwire's own version; a message version goes after the command: kwire show … --version N (see kwire --help)\n"},
 		// A flag that holds one value, given twice: kong would keep the last.
 		{[]string{"show", "Vote", "--version", "2", "--specs", "a.json", "--specs", "b.json"}, 2, "kwire: --specs given twice: give one; for several spec files put them in one directory (see kwire show --help)\n"},

@@ -453,12 +453,12 @@ func TestLogBatchInParts(t *testing.T) {
 	}
 	out := mustRun(t, "log", path)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) != 30001 || lines[0] != "batch 0  records 30000  attributes 0x0004  epoch 0  magic 2  CRC valid" ||
+	if len(lines) != 30001 || lines[0] != "batch 0  records 30000  attributes 0x0004 (zstd, CreateTime)  epoch 0  magic 2  CRC valid" ||
 		!strings.HasPrefix(lines[30000], `  offset 29999  CreateTime 1700000029999  key "key-29999"  value 0x`) {
 		t.Errorf("%d lines: %q … %q", len(lines), lines[0], lines[len(lines)-1])
 	}
 	ranged := mustRun(t, "log", path, "--offset", "25000..25001")
-	if want := "batch 0  records 30000  attributes 0x0004  epoch 0  magic 2  CRC valid\n" + lines[25001] + "\n" + lines[25002] + "\n"; ranged != want {
+	if want := "batch 0  records 30000  attributes 0x0004 (zstd, CreateTime)  epoch 0  magic 2  CRC valid\n" + lines[25001] + "\n" + lines[25002] + "\n"; ranged != want {
 		t.Errorf("--offset 25000..25001:\n%s\nwant\n%s", ranged, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/internal/connflags"
+	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/secret"
@@ -106,7 +107,7 @@ func (a *app) call(c *callCmd) error {
 			fmt.Fprintf(a.stderr, "kwire: note: no body given: sending the smallest %s v%d (kwire show %s --version %d --request --format kafka)\n", req.Name, v, req.BaseName(), v)
 		}
 	} else if bt, err = codec.FromJSON(body, req, v); err != nil {
-		return fmt.Errorf("%s v%d body: %w", req.Name, v, err)
+		return fmt.Errorf("%s v%d body: %w%s", req.Name, v, err, hint.MissingField(req, v, err))
 	}
 	x, err := conn.Call(ctx, req, v, bt)
 	if x == nil || x.Response == nil {

@@ -72,3 +72,15 @@ func TestCallSaysWhatThePeerSpeaks(t *testing.T) {
 		t.Errorf("plaintext broker: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A body that lacks a field new in the version sent: the error says which
+// field, and which version has none (Produce v13 names topics by id).
+func TestCallBodyLackingANewField(t *testing.T) {
+	b := fakebroker.Start(t, fakebroker.Options{})
+	body := `{"transactionalId":null,"acks":-1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[]}]}`
+	r := kwire(t, "call", "--bootstrap", b.Addr, "--version", "13", "Produce", body)
+	want := "kwire: ProduceRequest v13 body: $.topicData[0].topicId: missing: the field is mandatory in version 13; topicId is in ProduceRequest v13 and later: give it, or send --version 12\n"
+	if r.code != 1 || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q\nwant …%q", r.code, r.stderr, want)
+	}
+}

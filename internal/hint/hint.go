@@ -8,6 +8,7 @@ package hint
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/cli"
@@ -50,6 +51,24 @@ func Elsewhere(set *spec.Set, name string, v *int16) string {
 		return ""
 	}
 	return fmt.Sprintf("; Kafka %s has versions %s: try --kafka %s", other.Release, m.ValidVersions, bundle.Flag(other.Release))
+}
+
+// MissingField says, for a JSON body of m at version v that lacks a field
+// new in v (a *codec.JSONError with Missing), which version has no such
+// field: "; topicId is in ProduceRequest v13 and later: give it, or send
+// --version 12". "" for other errors, and for a field as old as m's
+// oldest valid version.
+func MissingField(m *spec.Message, v int16, err error) string {
+	var je *codec.JSONError
+	if !errors.As(err, &je) || je.Missing == nil {
+		return ""
+	}
+	lo := je.Missing.Versions.Lo
+	if lo == 0 || lo > v || !m.ValidVersions.Contains(lo-1) {
+		return ""
+	}
+	name := je.Path[strings.LastIndexByte(je.Path, '.')+1:]
+	return fmt.Sprintf("; %s is in %s v%d and later: give it, or send --version %d", name, m.Name, lo, lo-1)
 }
 
 // Decode says the errors of render.Decode in the command's terms:

@@ -74,7 +74,39 @@ func MissingField(m *spec.Message, v int16, err error) string {
 // Decode says the errors of render.Decode in the command's terms:
 // which flag is missing or disagrees with the bytes, which other embedded
 // release has a version, how to decode a response.
-func Decode(set *spec.Set, err error) error {
+func Decode(set *spec.Set, err error) error { return decode(set, err, flagTerms) }
+
+// DecodeForm is Decode in the terms of the atlas's decode page, whose
+// form has an API field, a version field, a response box and a release
+// menu: "tick response", not "add --response".
+func DecodeForm(set *spec.Set, err error) error { return decode(set, err, formTerms) }
+
+// terms are the words a hint uses for what the user gives.
+type terms struct {
+	api, version, apiAndVersion string // "--api", "--version N" and both
+	versionSays                 string // "--version" as what says a version
+	asResponse                  string // how to decode a response
+	addResponse, dropResponse   string
+	release                     func(r string) string // "try --kafka 3.9"
+	frames                      string                // where all frames are read
+}
+
+var flagTerms = terms{
+	api: "--api", version: "--version N", apiAndVersion: "--api NAME and --version N", versionSays: "--version",
+	asResponse:  "decode them with --api NAME --response --version N",
+	addResponse: "add --response", dropResponse: "drop --response",
+	release: func(r string) string { return "try --kafka " + bundle.Flag(r) },
+	frames:  " (kwire pcap reads both directions of connections from a capture)",
+}
+
+var formTerms = terms{
+	api: "the API field", version: "a version", apiAndVersion: "an API and a version", versionSays: "the version field",
+	asResponse:  "decode them with an API, a version and the response box ticked",
+	addResponse: "tick the response box", dropResponse: "untick the response box",
+	release: func(r string) string { return "choose release " + r },
+}
+
+func decode(set *spec.Set, err error, t terms) error {
 	var (
 		se *render.StreamError
 		ce *render.ClaimError
@@ -86,36 +118,39 @@ func Decode(set *spec.Set, err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &se):
-		return fmt.Errorf("frame %d (at 0x%04x of the input): %w (kwire pcap reads both directions of connections from a capture)", se.Frame, se.Offset, Decode(set, se.Err))
+		return fmt.Errorf("frame %d (at 0x%04x of the input): %w%s", se.Frame, se.Offset, decode(set, se.Err, t), t.frames)
 	case errors.As(err, &ce):
 		switch {
 		case ce.NotAPI:
-			return cli.Usagef("%s is a %s type, not an API: drop --response", ce.Message.Name, ce.Message.Type)
+			return cli.Usagef("%s is a %s type, not an API: %s", ce.Message.Name, ce.Message.Type, t.dropResponse)
 		case ce.Message != nil && !render.IsAPI(ce.Message):
-			return cli.Usagef("decoding %s needs --version N: a %s type's bytes do not say their version", ce.Message.Name, ce.Message.Type)
+			return cli.Usagef("decoding %s needs %s: a %s type's bytes do not say their version", ce.Message.Name, t.version, ce.Message.Type)
 		case ce.NeedAPI:
-			return cli.Usagef("decoding a response needs --api NAME and --version N: a response does not say what it answers")
+			return cli.Usagef("decoding a response needs %s: a response does not say what it answers", t.apiAndVersion)
 		}
-		return cli.Usagef("decoding a response needs --version N: a response does not say what it answers")
+		return cli.Usagef("decoding a response needs %s: a response does not say what it answers", t.version)
 	case errors.As(err, &me):
 		if me.Claimed != nil {
-			return fmt.Errorf("%w as --api says", err)
+			return fmt.Errorf("%w as %s says", err, t.api)
 		}
-		return fmt.Errorf("%w as --version says", err)
+		return fmt.Errorf("%w as %s says", err, t.versionSays)
 	case errors.As(err, &ne):
-		why, how := "", "these may be the bytes of a response: decode them with --api NAME --response --version N"
+		why, how := "", "these may be the bytes of a response: "+t.asResponse
 		if ne.Why != "" {
 			why = "; " + ne.Why
 		}
 		if ne.Claimed != nil {
-			how = "if these bytes are a response, add --response"
+			how = "if these bytes are a response, " + t.addResponse
 		}
 		if ne.Release != nil {
-			how = fmt.Sprintf("try --kafka %s; or %s", bundle.Flag(ne.Release.Release), how)
+			how = fmt.Sprintf("%s; or %s", t.release(ne.Release.Release), how)
 		}
 		return fmt.Errorf("%w%s: %s", ne.Err, why, how)
 	case errors.As(err, &ve):
-		return fmt.Errorf("%w%s", err, Elsewhere(set, ve.Message, &ve.Version))
+		if other, m := spec.NewestEmbeddedMessage(ve.Message, &ve.Version, set.Release); m != nil {
+			return fmt.Errorf("%w; Kafka %s has versions %s: %s", err, other.Release, m.ValidVersions, t.release(other.Release))
+		}
+		return err
 	}
 	return err
 }

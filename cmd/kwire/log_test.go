@@ -462,3 +462,25 @@ func TestLogBatchInParts(t *testing.T) {
 		t.Errorf("--offset 25000..25001:\n%s\nwant\n%s", ranged, want)
 	}
 }
+
+// A filter that keeps no record says so, and which offsets were read,
+// instead of printing nothing.
+func TestLogFilterThatKeepsNothingSaysSo(t *testing.T) {
+	const seg = "../../docs/examples/__consumer_offsets-21"
+	for _, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"--offset", "9999..10000"}, "kwire: note: no record matched --offset 9999..10000: the 6 records read have offsets 0..5\n"},
+		{[]string{"--type", "PartitionRecord", "--format", "json"}, "kwire: note: no record matched --type PartitionRecord: the 6 records read have offsets 0..5\n"},
+	} {
+		r := kwire(t, append([]string{"log", seg}, c.args...)...)
+		if r.code != 0 || r.stdout != "" || r.stderr != c.note {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want the note %q", c.args, r.code, r.stdout, r.stderr, c.note)
+		}
+	}
+	// A filter that keeps records: no note.
+	if r := kwire(t, "log", seg, "--offset", "2..2"); r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "offset 2 ") {
+		t.Errorf("--offset 2..2: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

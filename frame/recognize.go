@@ -83,7 +83,7 @@ func recognizeRequest(set *spec.Set, b []byte) (Recognition, bool) {
 	if !ok {
 		return more, false
 	}
-	if size < 10 || size > DefaultMax {
+	if size < 10 { // api key, version, correlation id: 8; then 2 at least
 		return Recognition{}, false
 	}
 	key, ver, ok := RequestAPI(b)

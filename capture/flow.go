@@ -50,7 +50,8 @@ type FlowOptions struct {
 	// what their first bytes are, and OnOpen, OnEvent and OnClose are not
 	// called for them. Assembler.Ports should then be empty (every
 	// connection followed). The events of a connection are held while it is
-	// judged: up to detectMax bytes (and the segment that crosses it).
+	// judged: up to detectMax bytes (and the segment that crosses it) in up
+	// to detectMax events.
 	Detect *spec.Set
 	// KafkaPorts are the ports whose connections are decoded whatever
 	// their first bytes (with Detect; without it Assembler.Ports decides).
@@ -263,7 +264,7 @@ func (h *heldConn) add(e *Event, set *spec.Set) detectVerdict {
 			first[ev.Dir] = append(first[ev.Dir], ev.Data...)
 		}
 	}
-	done := e.Kind == EventClose || h.bytes >= detectMax || len(h.events) >= 256
+	done := e.Kind == EventClose || h.bytes >= detectMax || len(h.events) >= detectMax
 	r := frame.Recognize(set, first[ClientToServer])
 	switch {
 	case r.Protocol == frame.KafkaRequest:

@@ -84,3 +84,15 @@ func TestCallBodyLackingANewField(t *testing.T) {
 		t.Errorf("exit %d, stderr %q\nwant …%q", r.code, r.stderr, want)
 	}
 }
+
+// kwire conform against a TLS listener without --tls says to add it, as
+// call does.
+func TestConformSaysThePeerSpeaksTLS(t *testing.T) {
+	ca := testcert.New(t, "127.0.0.1")
+	cert, key := ca.Leaf("broker")
+	b := tlsBroker(t, cert, key, "")
+	r := kwire(t, "conform", b.Addr)
+	if r.code != 1 || !strings.HasSuffix(r.stderr, "; the peer speaks TLS: add --tls\n") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -339,8 +339,13 @@ func (r *pcapRun) summary(st capture.Stats, f capture.Format, readErr error) {
 		r.writeJSON(report.NewSummary(f, st, r.tot, readErr))
 	} else if err := report.WriteSummary(r.w, f, st, r.tot, r.c.Port); err != nil && r.err == nil {
 		r.err = err
-	} else if r.wt.Filtering() {
-		// The filters' verdict, also when nothing matched.
-		r.write(fmt.Sprintf("filters: %s matched, of %d\n", plural(int(r.matched), "1 exchange", fmt.Sprintf("%d exchanges", r.matched)), r.tot.Exchanges))
+	} else {
+		if r.tot.NotKafka["TLS"] > 0 && r.c.KeyLog == "" {
+			r.write("hint: --keylog FILE decrypts TLS with the secrets an SSLKEYLOGFILE holds (with --port PORT for a port other than 9092)\n")
+		}
+		if r.wt.Filtering() {
+			// The filters' verdict, also when nothing matched.
+			r.write(fmt.Sprintf("filters: %s matched, of %d\n", plural(int(r.matched), "1 exchange", fmt.Sprintf("%d exchanges", r.matched)), r.tot.Exchanges))
+		}
 	}
 }

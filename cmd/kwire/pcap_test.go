@@ -352,6 +352,9 @@ func TestPcapFindsKafkaOnAnyPort(t *testing.T) {
 	if strings.Contains(out, "ignored:") {
 		t.Errorf("nothing is ignored for its port:\n%s", out)
 	}
+	if !strings.HasSuffix(out, "\nnot Kafka: 1 stream looks like HTTP\nhint: --keylog FILE decrypts TLS with the secrets an SSLKEYLOGFILE holds (with --port PORT for a port other than 9092)\n") {
+		t.Errorf("no --keylog hint for the TLS stream:\n%s", out)
+	}
 	// JSON counts the connection decoded.
 	js := mustRun(t, "pcap", "--format", "json", p)
 	if !strings.Contains(js, `"connections":1,"exchanges":3,`) || !strings.Contains(js, `"not_kafka":{"HTTP":1,"TLS":1}`) {

@@ -2,7 +2,11 @@ package capture
 
 import (
 	"io"
+	"slices"
 	"time"
+
+	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/spec"
 
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/tlsdecrypt"
@@ -39,7 +43,24 @@ type FlowOptions struct {
 	// and what cannot be decrypted (problem true; the message starts with
 	// "TLS").
 	OnTLS func(c *Conn, t time.Time, msg string, problem bool)
+	// Detect, when not nil, finds Kafka by the bytes: a connection with
+	// no end on a port of KafkaPorts is decoded only when the first bytes
+	// its client sends are a Kafka request of these specs
+	// (frame.Recognize); the others are counted in FlowTotals.NotKafka by
+	// what their first bytes are, and OnOpen, OnEvent and OnClose are not
+	// called for them. Assembler.Ports should then be empty (every
+	// connection followed). The events of a connection are held while it is
+	// judged: up to detectMax bytes (and the segment that crosses it) in up
+	// to detectMax events.
+	Detect *spec.Set
+	// KafkaPorts are the ports whose connections are decoded whatever
+	// their first bytes (with Detect; without it Assembler.Ports decides).
+	KafkaPorts []uint16
 }
+
+// detectMax is the number of bytes of a connection held while Detect
+// judges it: a request header with a client id of up to about 4 KiB.
+const detectMax = 4096
 
 // FlowTotals sum the decoders' flow.Stats over every connection, both
 // directions together.
@@ -50,8 +71,16 @@ type FlowTotals struct {
 	// Kafka), Missing those missing from the capture.
 	Bytes, Skipped, Missing int64
 	// NotKafka counts the streams found to speak another protocol, by
-	// protocol ("TLS", "HTTP").
+	// protocol ("TLS", "HTTP"); with Detect also the connections not
+	// decoded, by what their first bytes are (frame.Recognition.Short:
+	// "TLS", "HTTP", "text", "binary").
 	NotKafka map[string]int
+	// Connections counts the connections decoded, and Ports them by the
+	// server's port; Found are the ports among them where Detect found
+	// Kafka (not in KafkaPorts).
+	Connections int
+	Ports       map[uint16]int
+	Found       map[uint16]bool
 }
 
 // DecodeFlows reads r's packets to the end, reassembles the TCP connections
@@ -61,7 +90,9 @@ type FlowTotals struct {
 // end of the capture): what came before it is decoded and reported, and
 // the connections open then are closed as at the end of a capture.
 func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
-	tot := FlowTotals{NotKafka: map[string]int{}}
+	tot := FlowTotals{NotKafka: map[string]int{}, Ports: map[uint16]int{}, Found: map[uint16]bool{}}
+	// held are the events of the connections Detect has not judged yet.
+	held := map[*Conn]*heldConn{}
 	decoders := map[*Conn]*flow.Conn{}
 	// tlsConns holds the decrypting Conn of each TLS connection, and nil
 	// for a connection found not to be TLS; a connection not in it has
@@ -72,8 +103,15 @@ func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 			o.OnTLS(c, t, msg, problem)
 		}
 	}
-	asm := NewAssembler(o.Assembler, func(e *Event) {
+	var handle func(e *Event)
+	handle = func(e *Event) {
 		if e.Kind == EventOpen {
+			if o.Detect != nil && !slices.Contains(o.KafkaPorts, e.Conn.Server.Port()) && !slices.Contains(o.KafkaPorts, e.Conn.Client.Port()) && held[e.Conn] == nil {
+				held[e.Conn] = &heldConn{open: *e}
+				return
+			}
+			tot.Connections++
+			tot.Ports[e.Conn.Server.Port()]++
 			if o.OnOpen != nil {
 				o.OnOpen(e.Conn, e.Time)
 			}
@@ -85,6 +123,27 @@ func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 					o.OnEvent(c, ev)
 				}
 			})
+			return
+		}
+		if h := held[e.Conn]; h != nil {
+			switch h.add(e, o.Detect) {
+			case detectDecode:
+				tot.Found[e.Conn.Server.Port()] = true
+				handle(&h.open) // held: opens the decoder
+				delete(held, e.Conn)
+				for i := range h.events {
+					handle(&h.events[i])
+				}
+			case detectWait:
+			case detectIgnore:
+				if !h.ignored && h.what != "" {
+					tot.NotKafka[h.what]++
+				}
+				h.ignored, h.events = true, nil
+			}
+			if e.Kind == EventClose {
+				delete(held, e.Conn)
+			}
 			return
 		}
 		fc := decoders[e.Conn]
@@ -147,7 +206,8 @@ func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 				o.OnClose(e.Conn, e.Time, e.Reason)
 			}
 		}
-	})
+	}
+	asm := NewAssembler(o.Assembler, handle)
 	var readErr error
 	for {
 		p, err := r.Next()
@@ -162,4 +222,60 @@ func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 	}
 	asm.Flush()
 	return asm.Stats(), tot, readErr
+}
+
+// heldConn is a connection Detect is judging: its events so far (their
+// data copied), or ignored once judged not Kafka.
+type heldConn struct {
+	open    Event
+	events  []Event
+	bytes   int
+	ignored bool
+	what    string // what the bytes are, once judged not Kafka
+}
+
+// detectVerdict is what heldConn.add decides.
+type detectVerdict uint8
+
+const (
+	detectWait   detectVerdict = iota // hold the events, judge again
+	detectDecode                      // Kafka: decode, replaying the events held
+	detectIgnore                      // not Kafka (what names it)
+)
+
+// add holds e and judges the connection. A connection is judged by
+// its client's first bytes, or by the server's when the client sent none
+// by the end; past detectMax bytes or at its close it is judged on what
+// came.
+func (h *heldConn) add(e *Event, set *spec.Set) detectVerdict {
+	if h.ignored {
+		return detectIgnore
+	}
+	c := *e
+	if e.Kind == EventData {
+		// Whole: the events are replayed if the connection is Kafka.
+		c.Data = append([]byte(nil), e.Data...)
+		h.bytes += len(e.Data)
+	}
+	h.events = append(h.events, c)
+	var first [2][]byte
+	for _, ev := range h.events {
+		if ev.Kind == EventData && len(first[ev.Dir]) < detectMax {
+			first[ev.Dir] = append(first[ev.Dir], ev.Data...)
+		}
+	}
+	done := e.Kind == EventClose || h.bytes >= detectMax || len(h.events) >= detectMax
+	r := frame.Recognize(set, first[ClientToServer])
+	switch {
+	case r.Protocol == frame.KafkaRequest:
+		return detectDecode
+	case !done && (r.More || len(first[ClientToServer]) == 0):
+		return detectWait
+	case len(first[ClientToServer]) == 0 && len(first[ServerToClient]) > 0:
+		r = frame.Recognize(set, first[ServerToClient])
+	}
+	if len(first[ClientToServer])+len(first[ServerToClient]) > 0 {
+		h.what = r.Short()
+	}
+	return detectIgnore
 }

@@ -47,6 +47,69 @@ var (
 	ErrTimeout = errors.New("timed out")
 )
 
+// NotKafkaError is the error of a response whose first bytes are another
+// protocol's (frame.Recognize: a TLS record, HTTP or other text): the node
+// at Addr is not a plaintext Kafka listener.
+type NotKafkaError struct {
+	// Addr is the node's address.
+	Addr string
+	// Found is what the bytes are (Protocol TLS or Text).
+	Found frame.Recognition
+	// Err is the error reading them as a frame gives (*codec.FrameError).
+	Err error
+}
+
+func (e *NotKafkaError) Error() string {
+	return fmt.Sprintf("the node at %s answered with %s, not a Kafka response (%v)", e.Addr, e.Found, e.Err)
+}
+
+func (e *NotKafkaError) Unwrap() error { return e.Err }
+
+// SpeaksTLS reports whether the node at addr answers a TLS ClientHello
+// with TLS (a ServerHello or an alert), within timeout: for saying "add
+// TLS" when a plaintext connection was closed without an answer. The
+// server's certificate is not checked (nothing is sent after the
+// handshake).
+func SpeaksTLS(ctx context.Context, addr string, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer nc.Close()
+	tc := tls.Client(nc, &tls.Config{InsecureSkipVerify: true, ServerName: "kwire-probe"}) // #nosec: a probe, no data
+	err = tc.HandshakeContext(ctx)
+	// An alert the node sent is a net.OpError "remote error".
+	var oe *net.OpError
+	return err == nil || errors.As(err, &oe) && oe.Op == "remote error"
+}
+
+// Probe asks the node at addr what it speaks, within timeout: it sends
+// an HTTP HEAD request line and says what the first bytes of the answer
+// are (frame.Recognize with set); Unknown when none came. For saying what
+// a node that did not answer a Kafka request in time is.
+func Probe(ctx context.Context, set *spec.Set, addr string, timeout time.Duration) frame.Recognition {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return frame.Recognition{}
+	}
+	defer nc.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+	}
+	if _, err := io.WriteString(nc, "HEAD / HTTP/1.0\r\n\r\n"); err != nil {
+		return frame.Recognition{}
+	}
+	buf := make([]byte, 64)
+	n, _ := io.ReadAtLeast(nc, buf, len(buf))
+	return frame.Recognize(set, buf[:n])
+}
+
 // CorrelationError is the error of a response whose correlation id is not
 // the request's: the connection is out of step (and closed).
 type CorrelationError struct{ Got, Want int32 }
@@ -104,6 +167,11 @@ type Conn struct {
 	// sp splits the responses read into rbuf (its input between calls).
 	sp   frame.Splitter
 	rbuf []byte
+	// fed is the count of bytes fed to sp; chunk the last bytes fed (in
+	// rbuf), from stream offset fed-len(chunk): a frame that is not one
+	// is judged by its first bytes there (frame.Recognize).
+	fed   int64
+	chunk []byte
 
 	// versions is the broker's ApiVersionsResponse.ApiKeys by api key.
 	versions map[int16]Range
@@ -506,11 +574,21 @@ func (cn *Conn) readFrame() ([]byte, error) {
 		case frame.Whole:
 			return append([]byte(nil), ev.Bytes...), nil
 		case frame.Head, frame.Negative:
-			return nil, &codec.FrameError{Size: ev.Size, Limit: cn.opts.MaxFrame, Have: 0}
+			fe := &codec.FrameError{Size: ev.Size, Limit: cn.opts.MaxFrame, Have: 0}
+			first := ev.Bytes
+			if at := ev.Off - (cn.fed - int64(len(cn.chunk))); at >= 0 && at < int64(len(cn.chunk)) {
+				first = cn.chunk[at:]
+			}
+			if r := frame.Recognize(cn.codec.Set, first); r.Protocol == frame.TLS || r.Protocol == frame.Text {
+				return nil, &NotKafkaError{Addr: cn.addr, Found: r, Err: fe}
+			}
+			return nil, fe
 		}
 		n, err := cn.nc.Read(cn.rbuf)
 		if n > 0 {
-			cn.sp.Feed(cn.rbuf[:n])
+			cn.chunk = cn.rbuf[:n]
+			cn.fed += int64(n)
+			cn.sp.Feed(cn.chunk)
 			continue
 		}
 		if err == nil {
@@ -521,7 +599,10 @@ func (cn *Conn) readFrame() ([]byte, error) {
 			err = io.ErrUnexpectedEOF
 		}
 		if p.Size >= 0 {
-			return nil, fmt.Errorf("frame of %d bytes: %w", p.Size, err)
+			err = fmt.Errorf("frame of %d bytes: %w", p.Size, err)
+		}
+		if r := frame.Recognize(cn.codec.Set, p.Bytes); len(p.Bytes) > 0 && (r.Protocol == frame.TLS || r.Protocol == frame.Text) {
+			return nil, &NotKafkaError{Addr: cn.addr, Found: r, Err: err}
 		}
 		return nil, err
 	}

@@ -88,6 +88,10 @@ type JSONError struct {
 	Msg    string
 	Offset int
 	Err    error
+	// Missing is the field a mandatory value of which is missing ("missing:
+	// the field is mandatory in version N"), nil for other errors: a
+	// caller may say which versions lack it.
+	Missing *spec.Field
 }
 
 // Error renders the JSON path and the problem: "$.topics[0].lastOffset: …".
@@ -1091,7 +1095,9 @@ func (r *jsonReader) fields(st *spec.Struct, o int32) error {
 		case c < 0 && sizes != nil && sizes[k] >= 0:
 			err = r.errAt(sizes[k], "missing: only %sSizeInBytes is given (Kafka's serializeRecords=false); the records' bytes are not in the JSON", lowerFirst(f.Name))
 		case c < 0:
-			err = r.errAt(o, "missing: the field is mandatory in version %d", r.v)
+			e := r.errAt(o, "missing: the field is mandatory in version %d", r.v)
+			e.Missing = f
+			err = e
 		default:
 			err = r.value(f, c, f.NullableIn(r.v))
 		}

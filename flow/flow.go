@@ -74,7 +74,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kwire/kwire/clientcheck"
 	"github.com/kwire/kwire/codec"
@@ -580,9 +579,11 @@ func (c *Conn) trial(s *stream, fr []byte) bool {
 
 // judge says whether b starts with a plausible frame of direction d, from
 // its size prefix and header: for a response, a size of at least 4 and a
-// correlation id awaited; for a request, a size of at least 10, an api key
-// of the spec set at a valid version, and a client id (header v1 and v2)
-// that fits the frame and is UTF-8.
+// correlation id awaited; for a request, a size within MaxFrame and a
+// header that frame.Recognize takes for a Kafka request's (a size of at
+// least 10, an api key of the spec set at a valid version, a correlation id
+// that is not negative, a client id that fits the frame and is printable
+// UTF-8).
 func (c *Conn) judge(d Dir, b []byte) frame.Verdict {
 	size32, ok := frame.Size(b)
 	if !ok {
@@ -607,39 +608,14 @@ func (c *Conn) judge(d Dir, b []byte) frame.Verdict {
 		}
 		return frame.Reject
 	}
-	if size < 10 {
-		return frame.Reject
-	}
-	key, ver, ok := frame.RequestAPI(b)
-	if !ok {
+	// A request: what frame.Recognize says of a stream's first bytes.
+	switch r := frame.Recognize(c.set, b); {
+	case r.Protocol == frame.KafkaRequest:
+		return frame.Accept
+	case r.More:
 		return frame.NeedMore
 	}
-	m := c.set.Request(key)
-	if m == nil || !m.ValidVersions.Contains(ver) {
-		return frame.Reject
-	}
-	hv := frame.RequestHeaderVersion(m, ver)
-	if hv == 0 {
-		return frame.Accept // header v0: api key, version, correlation id only
-	}
-	n16, ok := frame.RequestClientIDLen(b)
-	if !ok {
-		return frame.NeedMore
-	}
-	n := int64(n16)
-	if n < -1 || 10+max(n, 0) > size || (hv == 2 && 10+max(n, 0)+1 > size) {
-		return frame.Reject
-	}
-	if n > 0 {
-		if int64(len(b)) < 14+n {
-			return frame.NeedMore
-		}
-		h, err := frame.ParseRequestHeader(b, 1)
-		if err != nil || !utf8.Valid(h.ClientID) {
-			return frame.Reject
-		}
-	}
-	return frame.Accept
+	return frame.Reject
 }
 
 // whole handles a complete frame fr (size prefix included) at stream

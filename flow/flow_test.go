@@ -628,3 +628,21 @@ func TestTreePoolIsSharedAndBounded(t *testing.T) {
 		conn.Close(t0)
 	}
 }
+
+// A resynchronisation takes the judgement of frame.Recognize: a candidate
+// whose correlation id is negative (which no client sends at the start of
+// its count) is passed over, though it would decode.
+func TestResyncPassesOverANegativeCorrelationID(t *testing.T) {
+	c := codec.New(testSet)
+	odd := reqFrame(t, c, "ApiVersions", 3, -7, "cli", "")
+	req := reqFrame(t, c, "ApiVersions", 3, 5, "cli", "")
+	in := append(append([]byte{0xff, 0xff, 0xff, 0xf0}, odd...), req...)
+	for _, chunk := range []int{1, 3, 1 << 20} {
+		r := newConn(Options{})
+		feed(r.conn, ClientToServer, in, t0, chunk)
+		r.conn.Close(t0)
+		if len(r.ex) != 1 || r.ex[0].CorrelationID != 5 || r.ex[0].Request.Offset != int64(4+len(odd)) {
+			t.Fatalf("chunk %d: exchanges %+v, problems %v", chunk, r.ex, r.pr)
+		}
+	}
+}

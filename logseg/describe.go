@@ -228,7 +228,9 @@ func metadataRecord(cd *codec.Codec, value []byte) *tree.Tree {
 
 // BatchText is a batch's line of a text listing (without a line end):
 // "batch 5  records 3  attributes 0x0000  epoch 0  magic 2  CRC valid",
-// with "  control" after it for a control batch.
+// with "  control" after it for a control batch. Attributes with other
+// bits set are spelled out after their hex: "attributes 0x0001 (gzip,
+// CreateTime)" (records.Attributes.AppendText).
 func BatchText(b *records.LogBatch) string {
 	crc := "valid"
 	if !b.CRCValid {
@@ -238,7 +240,11 @@ func BatchText(b *records.LogBatch) string {
 	if b.Control {
 		kind = "  control"
 	}
-	return fmt.Sprintf("batch %d  records %d  attributes 0x%04x  epoch %d  magic %d  CRC %s%s", b.BaseOffset, b.Count, uint16(b.Attributes), b.LeaderEpoch, b.Magic, crc, kind)
+	attrs := fmt.Sprintf("0x%04x", uint16(b.Attributes))
+	if a := records.Attributes(b.Attributes); a&^0x20 != 0 { // control is said at the end
+		attrs += " (" + string(a.AppendText(nil, b.Magic)) + ")"
+	}
+	return fmt.Sprintf("batch %d  records %d  attributes %s  epoch %d  magic %d  CRC %s%s", b.BaseOffset, b.Count, attrs, b.LeaderEpoch, b.Magic, crc, kind)
 }
 
 // AppendText appends the record's line of a text listing, with its line

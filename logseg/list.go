@@ -63,6 +63,12 @@ type Lister struct {
 	// Values says how keys and values are printed.
 	Values render.Values
 
+	// Read counts the records of the windows listed, Kept those printed,
+	// and First and Last are the lowest and highest offsets read (valid
+	// when Read > 0): for saying what a filter that kept nothing missed.
+	Read, Kept  int64
+	First, Last int64
+
 	// shown says whether the line of the last batch is printed, for the
 	// window that continues it.
 	shown bool
@@ -88,6 +94,13 @@ func (l *Lister) Window(w *Window, header *string, out io.Writer) error {
 			*shown = true
 		}
 		for _, r := range b.Records {
+			if l.Read == 0 || r.Offset < l.First {
+				l.First = r.Offset
+			}
+			if l.Read == 0 || r.Offset > l.Last {
+				l.Last = r.Offset
+			}
+			l.Read++
 			if l.Offsets != nil && !l.Offsets.Has(r.Offset) {
 				continue
 			}
@@ -99,6 +112,7 @@ func (l *Lister) Window(w *Window, header *string, out io.Writer) error {
 			if l.Type != "" && !d.IsType(l.Type) {
 				continue
 			}
+			l.Kept++
 			if l.JSON {
 				var err error
 				if buf, err = d.AppendJSON(buf, l.Values); err != nil {

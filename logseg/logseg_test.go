@@ -383,7 +383,7 @@ func TestRecordLinesTimestampsAndHeaders(t *testing.T) {
 	wantText := `batch 0  records 2  attributes 0x0000  epoch 0  magic 2  CRC valid
   offset 0  CreateTime 1700000000000  key "k"  value "{\"a\": 1}"  headers "h1"="x" "h 2"=null "h3"=0xff
   offset 1  CreateTime 1700000000042  key null  value "abc"
-batch 2  records 2  attributes 0x0008  epoch 0  magic 2  CRC valid
+batch 2  records 2  attributes 0x0008 (uncompressed, LogAppendTime)  epoch 0  magic 2  CRC valid
   offset 2  LogAppendTime 1700000000042  key "k"  value "{\"a\": 1}"  headers "h1"="x" "h 2"=null "h3"=0xff
   offset 3  LogAppendTime 1700000000042  key null  value "abc"
 batch 4  records 1  attributes 0x0000  epoch 0  magic 0  CRC valid

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,7 +38,7 @@ type Summary struct {
 // capture.DecodeFlows (st, tot and its error readErr).
 func NewSummary(f capture.Format, st capture.Stats, tot capture.FlowTotals, readErr error) *Summary {
 	j := &Summary{Type: "summary", Format: f.String(), Packets: st.Packets, NotTCP: st.NotTCP,
-		Undecodable: st.Undecodable, OtherPorts: st.OtherPorts, Connections: st.Connections,
+		Undecodable: st.Undecodable, OtherPorts: st.OtherPorts, Connections: tot.Connections,
 		Exchanges: tot.Exchanges, Problems: tot.Problems, Bytes: tot.Bytes, NotDecoded: tot.Skipped, Missing: tot.Missing,
 		Retransmitted: st.Retransmitted, OutOfOrder: st.OutOfOrder, NotKafka: tot.NotKafka}
 	if readErr != nil {
@@ -45,6 +46,41 @@ func NewSummary(f capture.Format, st capture.Stats, tot capture.FlowTotals, read
 		j.Error = &s
 	}
 	return j
+}
+
+// connectionWords says how many connections were decoded on which
+// ports: "1 connection on port 9092", "3 connections on ports 9092 (2),
+// 19092 (1, Kafka found by its first bytes)", "no Kafka connection (none on
+// port 9092, and no other connection's first bytes are a Kafka request)".
+func connectionWords(st capture.Stats, tot capture.FlowTotals, ports []uint16) string {
+	if len(ports) > 0 {
+		ps := make([]string, len(ports))
+		for i, p := range ports {
+			ps[i] = fmt.Sprint(p)
+		}
+		return fmt.Sprintf("%s on port %s", count(int64(st.Connections), "connection"), strings.Join(ps, ","))
+	}
+	if tot.Connections == 0 {
+		return "no Kafka connection (none on port 9092, and no other connection's first bytes are a Kafka request)"
+	}
+	seen := slices.Sorted(maps.Keys(tot.Ports))
+	if len(seen) == 1 {
+		p := seen[0]
+		found := ""
+		if tot.Found[p] {
+			found = " (Kafka found by its first bytes)"
+		}
+		return fmt.Sprintf("%s on port %d%s", count(int64(tot.Connections), "connection"), p, found)
+	}
+	var ps []string
+	for _, p := range seen {
+		found := ""
+		if tot.Found[p] {
+			found = ", Kafka found by its first bytes"
+		}
+		ps = append(ps, fmt.Sprintf("%d (%d%s)", p, tot.Ports[p], found))
+	}
+	return fmt.Sprintf("%s on ports %s", count(int64(tot.Connections), "connection"), strings.Join(ps, ", "))
 }
 
 // count renders "1 packet", "2 packets".
@@ -56,18 +92,15 @@ func count(n int64, what string) string {
 }
 
 // WriteSummary writes a capture's summary in text, after a blank line:
-// the format, packets, connections on ports, exchanges and problems; the
-// bytes reassembled, not decoded, missing, retransmitted and the segments
-// out of order; the streams that are not Kafka, by protocol (TLS, HTTP,
-// then the others by name); the packets ignored, when there are any.
+// the format, packets, connections on ports (ports: those of --port; none:
+// the ports where connections were decoded, Kafka found by its first
+// bytes marked), exchanges and problems; the bytes reassembled, not
+// decoded, missing, retransmitted and the segments out of order; the
+// streams that are not Kafka, by protocol (TLS, HTTP, then the others by
+// name); the packets ignored, when there are any.
 func WriteSummary(w io.Writer, f capture.Format, st capture.Stats, tot capture.FlowTotals, ports []uint16) error {
 	var b strings.Builder
-	ps := make([]string, len(ports))
-	for i, p := range ports {
-		ps[i] = fmt.Sprint(p)
-	}
-	fmt.Fprintf(&b, "\n%s: %s; %s on port %s, %s, %s\n", f, count(int64(st.Packets), "packet"),
-		count(int64(st.Connections), "connection"), strings.Join(ps, ","),
+	fmt.Fprintf(&b, "\n%s: %s; %s, %s, %s\n", f, count(int64(st.Packets), "packet"), connectionWords(st, tot, ports),
 		count(tot.Exchanges, "exchange"), count(tot.Problems, "problem"))
 	fmt.Fprintf(&b, "bytes: %d reassembled, %d not decoded, %d missing from the capture, %d retransmitted; %s out of order\n",
 		tot.Bytes, tot.Skipped, tot.Missing, st.Retransmitted, count(int64(st.OutOfOrder), "segment"))
@@ -93,6 +126,12 @@ func WriteSummary(w io.Writer, f capture.Format, st capture.Stats, tot capture.F
 			fmt.Fprintf(&b, " (first: %s)", st.FirstUndecodable)
 		}
 		b.WriteByte('\n')
+	}
+	switch {
+	case len(ports) > 0 && st.Connections == 0 && st.OtherPorts > 0:
+		b.WriteString("hint: no connection on the --port ports; without --port, Kafka is found on any port by its clients' first bytes\n")
+	case len(ports) == 0 && tot.Connections == 0 && st.Connections > 0:
+		b.WriteString("hint: no connection began with a Kafka request; for Kafka on a port other than 9092 whose connections started before the capture, give --port PORT\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/capture"
@@ -33,7 +34,39 @@ func TestSummary(t *testing.T) {
 		t.Errorf("empty summary:\n%q\nwant\n%q", b.String(), want)
 	}
 
-	j, _ := json.Marshal(NewSummary(capture.FormatPcap, st, capture.FlowTotals{Exchanges: 1, Bytes: 5, NotKafka: map[string]int{}}, errors.New("cut")))
+	// --port given, nothing on it, connections elsewhere: the hint.
+	b.Reset()
+	WriteSummary(&b, capture.FormatPcap, capture.Stats{Packets: 5, OtherPorts: 5}, capture.FlowTotals{}, []uint16{9092})
+	if want := "\npcap: 5 packets; 0 connections on port 9092, 0 exchanges, 0 problems\nbytes: 0 reassembled, 0 not decoded, 0 missing from the capture, 0 retransmitted; 0 segments out of order\n" +
+		"ignored: 5 TCP packets on other ports, 0 not TCP, 0 that do not decode\n" +
+		"hint: no connection on the --port ports; without --port, Kafka is found on any port by its clients' first bytes\n"; b.String() != want {
+		t.Errorf("nothing on --port:\n%s\nwant\n%s", b.String(), want)
+	}
+	// Without --port: the ports where Kafka was found, or why none.
+	for _, c := range []struct {
+		tot  capture.FlowTotals
+		want string
+	}{
+		{capture.FlowTotals{Connections: 1, Exchanges: 3, Ports: map[uint16]int{19092: 1}, Found: map[uint16]bool{19092: true}},
+			"1 connection on port 19092 (Kafka found by its first bytes), 3 exchanges"},
+		{capture.FlowTotals{Connections: 3, Exchanges: 3, Ports: map[uint16]int{9092: 2, 19092: 1}, Found: map[uint16]bool{19092: true}},
+			"3 connections on ports 9092 (2), 19092 (1, Kafka found by its first bytes), 3 exchanges"},
+		{capture.FlowTotals{Connections: 1, Exchanges: 3, Ports: map[uint16]int{9092: 1}},
+			"1 connection on port 9092, 3 exchanges"},
+		{capture.FlowTotals{NotKafka: map[string]int{"HTTP": 1}},
+			"no Kafka connection (none on port 9092, and no other connection's first bytes are a Kafka request), 0 exchanges"},
+	} {
+		b.Reset()
+		WriteSummary(&b, capture.FormatPcap, capture.Stats{Packets: 9, Connections: 2}, c.tot, nil)
+		if !strings.HasPrefix(b.String(), "\npcap: 9 packets; "+c.want+", 0 problems\n") {
+			t.Errorf("without --port:\n%s\nwant first line …%s", b.String(), c.want)
+		}
+		if hint := strings.Contains(b.String(), "hint: no connection began with a Kafka request"); hint != (c.tot.Connections == 0) {
+			t.Errorf("without --port, hint %v:\n%s", hint, b.String())
+		}
+	}
+
+	j, _ := json.Marshal(NewSummary(capture.FormatPcap, st, capture.FlowTotals{Connections: 1, Exchanges: 1, Bytes: 5, NotKafka: map[string]int{}}, errors.New("cut")))
 	if want := `{"type":"summary","format":"pcap","packets":12,"not_tcp":0,"undecodable":1,"other_ports":4,"connections":1,"exchanges":1,"problems":0,"bytes":5,"bytes_not_decoded":0,"bytes_missing":0,"bytes_retransmitted":3,"segments_out_of_order":1,"not_kafka":{},"error":"cut"}`; string(j) != want {
 		t.Errorf("summary JSON\n%s\nwant\n%s", j, want)
 	}

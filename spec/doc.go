@@ -23,4 +23,11 @@
 // Kafka's 4.4.0 behaviour differ, Kafka wins; one documented difference is
 // that removed APIs in Kafka 4.x ship as stubs with "validVersions": "none"
 // and no flexibleVersions, which are accepted here.
+//
+// names.txt is generated from the embedded releases (TestEmbeddedNames
+// checks it; go test ./spec -run TestEmbeddedNames -update rewrites it):
+// each message's name, type, api key, internal topic and valid versions in
+// every embedded release. The hints of an unknown name or a missing version
+// (Set.Lookup's errors, NewestEmbeddedMessage) read it, so that they parse
+// only the release they name instead of every embedded release.
 package spec

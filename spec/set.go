@@ -386,9 +386,27 @@ func (s *Set) Lookup(name string) (req, resp *Message, err error) {
 // Kafka 3.5–4.4 only (try --kafka 4.4)"; "" when none does or name is no
 // such record.
 func (s *Set) recordElsewhere(name string) string {
+	// The index (names.txt) names the releases; only the first one that
+	// has the record is parsed, for its spec's type and topic.
 	var rs []string
 	var first *Message
-	for o := range embeddedExcept(s.Release, nil) {
+	for _, r := range bundle.Releases() {
+		if r == s.Release {
+			continue
+		}
+		switch names().hasRecord(r, name) {
+		case indexNo:
+			continue
+		case indexYes:
+			if first != nil {
+				rs = append(rs, r)
+				continue
+			}
+		}
+		o, err := Embedded(r)
+		if err != nil {
+			continue
+		}
 		m, _, err := o.lookup(name)
 		if err != nil || m == nil || m.Topic == "" {
 			continue
@@ -396,7 +414,7 @@ func (s *Set) recordElsewhere(name string) string {
 		if first == nil {
 			first = m
 		}
-		rs = append(rs, o.Release)
+		rs = append(rs, r)
 	}
 	if first == nil {
 		return ""
@@ -410,7 +428,8 @@ func (s *Set) recordElsewhere(name string) string {
 // --kafka 3.9), named ListConfigResources in Kafka 4.4.0"; "" when no
 // other release has it.
 func (s *Set) otherRelease(name string) string {
-	for o := range embeddedExcept(s.Release, nil) {
+	may := func(r string) bool { return names().has(r, name) != indexNo }
+	for o := range embeddedExcept(s.Release, may) {
 		r := o.Release
 		req, resp, err := o.lookup(name)
 		if err != nil {

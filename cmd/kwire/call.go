@@ -13,8 +13,10 @@ import (
 
 	"github.com/kwire/kwire/client"
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/internal/connflags"
+	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/secret"
@@ -76,7 +78,7 @@ func (a *app) call(c *callCmd) error {
 	cd := codec.New(set)
 	conn, err := client.Dial(ctx, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl})
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.Bootstrap, err)
+		return fmt.Errorf("%s: %w%s", c.Bootstrap, err, peerHint(ctx, set, c.Bootstrap, tc != nil, c.Timeout, err))
 	}
 	defer conn.Close()
 	if s := conn.Session(); s != nil {
@@ -105,7 +107,7 @@ func (a *app) call(c *callCmd) error {
 			fmt.Fprintf(a.stderr, "kwire: note: no body given: sending the smallest %s v%d (kwire show %s --version %d --request --format kafka)\n", req.Name, v, req.BaseName(), v)
 		}
 	} else if bt, err = codec.FromJSON(body, req, v); err != nil {
-		return fmt.Errorf("%s v%d body: %w", req.Name, v, err)
+		return fmt.Errorf("%s v%d body: %w%s", req.Name, v, err, hint.MissingField(req, v, err))
 	}
 	x, err := conn.Call(ctx, req, v, bt)
 	if x == nil || x.Response == nil {
@@ -166,4 +168,38 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 		return err
 	}
 	return decodeErr
+}
+
+// peerHint says what a node that did not answer as Kafka speaks and which
+// flag to add: "; the peer speaks TLS: add --tls" when its answer was a
+// TLS record, or when it closed a plaintext connection and answers a TLS
+// handshake (client.SpeaksTLS); "; the peer speaks HTTP, not Kafka: is
+// HOST:PORT a Kafka listener?" for text, or when it did not answer in time
+// and answers an HTTP request (client.Probe). "" otherwise.
+func peerHint(ctx context.Context, set *spec.Set, addr string, tlsOn bool, timeout time.Duration, err error) string {
+	probeTimeout := min(timeout, 5*time.Second) // each question's bound
+	var nk *client.NotKafkaError
+	switch {
+	case errors.As(err, &nk) && nk.Found.Protocol == frame.TLS && !tlsOn:
+		return "; the peer speaks TLS: add --tls"
+	case errors.As(err, &nk) && nk.Found.Protocol == frame.Text:
+		what := nk.Found.Name
+		if what == "" {
+			what = "a text protocol"
+		}
+		return fmt.Sprintf("; the peer speaks %s, not Kafka: is %s a Kafka listener?", what, addr)
+	case errors.Is(err, client.ErrClosed) && !tlsOn && client.SpeaksTLS(ctx, addr, probeTimeout):
+		return "; the peer speaks TLS: add --tls"
+	case errors.Is(err, client.ErrTimeout) && !tlsOn:
+		// An HTTP server waits for the end of a request line that a
+		// Kafka request does not have: ask it in its own terms.
+		if r := client.Probe(ctx, set, addr, probeTimeout); r.Protocol == frame.Text {
+			what := r.Name
+			if what == "" {
+				what = "a text protocol"
+			}
+			return fmt.Sprintf("; the peer speaks %s, not Kafka (it answers an HTTP request with %q): is %s a Kafka listener?", what, r.Line, addr)
+		}
+	}
+	return ""
 }

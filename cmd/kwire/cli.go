@@ -83,7 +83,7 @@ type decodeCmd struct {
 	Response bool    `help:"The bytes are a framed response (needs --api and --version)."`
 	Hex      *string `help:"The bytes as hex (spaces, newlines, ':' and 0x prefixes are ignored) or a hex dump with offsets (xxd, hexdump -C, od -Ax -tx1, Wireshark's Copy as Hex Dump, kwire's byte grid)." placeholder:"HEX"`
 	File     string  `arg:"" optional:"" help:"File holding the bytes, raw or as hex text or a hex dump; - reads standard input."`
-	Format   string  `help:"Output format: text, json (the page), or kafka (the body as JSON in the format of Kafka's JsonConverters, on one line)." enum:"text,json,kafka" default:"text"`
+	Format   string  `help:"Output format: text, json (the page; JSON lines, one compact page per line, when the bytes hold several frames), or kafka (the body as JSON in the format of Kafka's JsonConverters, on one line)." enum:"text,json,kafka" default:"text"`
 	Strict   bool    `help:"Refuse what Kafka's readers tolerate: tagged fields out of ascending order or repeated, and a tagged field whose size prefix is wrong."`
 	// MaxDecompressed bounds each compressed record payload (bytes).
 	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to; larger payloads (decompression bombs) are reported, not followed." default:"268435456" placeholder:"BYTES"`

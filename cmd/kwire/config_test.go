@@ -43,6 +43,10 @@ func TestProxyConfigFile(t *testing.T) {
 	if r = stop(); r.code != 0 || strings.Contains(r.stdout, "{") || strings.Contains(r.stdout, "Metadata") {
 		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.stdout)
 	}
+	// The filters that kept nothing say so when the proxy stops.
+	if !strings.HasSuffix(r.stdout, "filters: 0 exchanges matched, of 1\n") {
+		t.Errorf("no filter verdict at the end:\n%s", r.stdout)
+	}
 	for _, tc := range []struct{ yaml, want string }{
 		{"upstream: " + up + "\nupstreem: x\n", cfg + `:2:1: "upstreem" is not a flag`},
 		{"upstream: {host: x}\n", cfg + ":1:11: upstream: a value or a list of values was expected"},

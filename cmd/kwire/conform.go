@@ -127,6 +127,10 @@ func (a *app) conform(c *conformCmd) error {
 		Random: c.Random, Seed: c.Seed, Mutate: c.Mutate, ClusterAPIs: c.ClusterAPIs, APIs: keys, Reference: c.Reference, Scenarios: scenarios, ShowSecrets: a.cli.ShowSecrets,
 	})
 	if r == nil {
+		if runErr != nil {
+			// A peer that is no plaintext Kafka listener: say what it speaks.
+			runErr = fmt.Errorf("%w%s", runErr, peerHint(ctx, set, c.Bootstrap, tc != nil, c.Timeout, runErr))
+		}
 		return runErr
 	}
 	wo := conform.WriteOptions{Kafka: a.cli.Kafka, Connection: replayFlags(c)}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,13 @@ func (a *app) decode(c *decodeCmd) error {
 	}
 	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}
 	pages, err := render.Decode(set, claim, b)
+	var ne *render.NotRequestError
+	if errors.As(err, &ne) && ne.Claimed == nil && ne.Why != "" && len(pages) == 1 {
+		// One frame whose header is no request's, and no --api: the page
+		// would show it as a request it is not; the hint says what to
+		// give.
+		pages = nil
+	}
 	err = hint.Decode(set, err)
 	if pages == nil {
 		return a.notLoaded(err)
@@ -53,6 +61,13 @@ func (a *app) decode(c *decodeCmd) error {
 				fmt.Fprintf(a.stderr, "kwire: note: %s\n", note)
 			}
 		}
+		if c.Format == "json" && len(pages) > 1 {
+			// Several frames: JSON lines, one compact page per line.
+			if werr := a.writePageLine(p); werr != nil {
+				return werr
+			}
+			continue
+		}
 		if werr := a.writePage(p, c.Format); werr != nil {
 			return werr
 		}
@@ -62,6 +77,23 @@ func (a *app) decode(c *decodeCmd) error {
 			err = a.recordProblems(p)
 		}
 	}
+	return err
+}
+
+// writePageLine prints the page JSON of p (as writePage) compacted on
+// one line: a line of JSON lines.
+func (a *app) writePageLine(p *render.Page) error {
+	var b bytes.Buffer
+	if err := render.WritePageJSON(&b, p, a.renderOptions()); err != nil {
+		return err
+	}
+	var line bytes.Buffer
+	line.Grow(b.Len())
+	if err := json.Compact(&line, b.Bytes()); err != nil {
+		return err
+	}
+	line.WriteByte('\n')
+	_, err := a.stdout.Write(line.Bytes())
 	return err
 }
 

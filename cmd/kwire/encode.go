@@ -49,7 +49,7 @@ func (a *app) encode(c *encodeCmd) error {
 	cd := codec.New(set)
 	body, dropped, err := logseg.FromJSON(cd, data, m, v)
 	if err != nil {
-		return jsonInputError(err, name, data)
+		return fmt.Errorf("%w%s", jsonInputError(err, name, data), hint.MissingField(m, v, err))
 	}
 	for _, path := range dropped {
 		fmt.Fprintf(a.stderr, "kwire: warning: %s: %s v%d has no such field; it is ignorable, so it is left out, as Kafka does\n", path, m.Name, v)

@@ -65,6 +65,7 @@ func TestExitStatusRule(t *testing.T) {
 		// --version without a number, or before a command.
 		{[]string{"show", "Vote", "--version"}, 2, "kwire: --version needs a version number (e.g. --version 2) (see kwire show --help)\n"},
 		{[]string{"show", "--version", "--response", "Vote"}, 2, `kwire: --version needs a version number (e.g. --version 2), not "--response" (see kwire show --help)` + "\n"},
+		{[]string{"show", "Vote", "--version", "-1"}, 2, "kwire: --version -1: a version is a number from 0 to 32767 (e.g. --version 2) (see kwire show --help)\n"},
 		{[]string{"--version", "show", "Vote"}, 2, "kwire: --version before a command asks for kwire's own version; a message version goes after the command: kwire show … --version N (see kwire --help)\n"},
 		// A flag that holds one value, given twice: kong would keep the last.
 		{[]string{"show", "Vote", "--version", "2", "--specs", "a.json", "--specs", "b.json"}, 2, "kwire: --specs given twice: give one; for several spec files put them in one directory (see kwire show --help)\n"},
@@ -72,6 +73,11 @@ func TestExitStatusRule(t *testing.T) {
 		{[]string{"decode", "--hex", "00", "--hex", "01"}, 2, "kwire: --hex given twice: give one (see kwire decode --help)\n"},
 		{[]string{"--kafka", "3.9", "show", "Vote", "--kafka", "4.4"}, 2, "kwire: --kafka given twice: give one (see kwire show --help)\n"},
 		{[]string{"compat", "--kafka", "3.9", "--kafka", "4.4", "--format", "json", "--format", "text"}, 2, "kwire: --format given twice: give one (see kwire compat --help)\n"},
+		// pcap: a missing key log and an unknown API name are findings;
+		// no capture named, or two, a malformed command line.
+		{[]string{"pcap", "--keylog", nodir, "../../docs/examples/clients.pcap"}, 1, "kwire: --keylog: open " + nodir + ": no such file or directory\n"},
+		{[]string{"pcap", "--api", "Nope", "../../docs/examples/clients.pcap"}, 1, "kwire: --api: unknown API or message \"Nope\" in Kafka 4.4.0 (`kwire list` shows all 191: Produce, Fetch, ListOffsets, Metadata, LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, …)\n"},
+		{[]string{"pcap"}, 2, "kwire: give a capture FILE (- for standard input) or --interface NAME\n"},
 		// help and completion name what is wrong.
 		{[]string{"help", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, wireshark, help, completion\n"},
 		{[]string{"--kafka", "3.9", "nosuch"}, 2, "kwire: unknown command nosuch: the commands are list, show, decode, encode, version, lint, compat, history, diff, log, site, serve, call, pcap, proxy, conform, wireshark, help, completion (see kwire --help)\n"},

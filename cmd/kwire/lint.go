@@ -63,6 +63,13 @@ func (a *app) lint(c *lintCmd) error {
 					applied[x.Problem] = true
 				}
 			}
+			// Say which errors --fix left alone, so that a run that
+			// writes nothing does not pass for one that had nothing to do.
+			for _, p := range r.Problems.Errors() {
+				if !applied[p] {
+					fixLines = append(fixLines, fmt.Sprintf("%s: no automatic fix for this error [%s]: edit the file", p.Pos, p.Rule))
+				}
+			}
 		}
 		if c.Format == "json" {
 			fixOf := map[*spec.Error]*spec.Fix{}

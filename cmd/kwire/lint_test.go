@@ -145,3 +145,24 @@ func TestLintFixWording(t *testing.T) {
 		t.Errorf("lint --fix of a clean file: exit %d, %v\n%s", r.code, err, r.stdout)
 	}
 }
+
+// lint --fix on an error it cannot fix (a near type name that may be one
+// of several) writes no copy and says so, not nothing.
+func TestLintFixSaysWhatItDidNotFix(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "T.json")
+	const src = `{"apiKey": 99, "type": "request", "listeners": ["broker"], "name": "TRequest", "validVersions": "0", "flexibleVersions": "none",
+  "fields": [{ "name": "A", "type": "int33", "versions": "0+", "about": "x" }]}
+`
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "lint", "--fix", f)
+	want := f + `:2:37: error: field "A": unknown type "int33"; did you mean "int32"? [bad-type]` + "\n" +
+		f + ":2:37: no automatic fix for this error [bad-type]: edit the file\n"
+	if r.code != 1 || r.stdout != want {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, want)
+	}
+	if _, err := os.Stat(f + ".fixed"); err == nil {
+		t.Errorf("a copy was written with nothing fixed")
+	}
+}

@@ -177,6 +177,21 @@ func (a *app) log(c *logCmd) error {
 			return err
 		}
 	}
+	if (c.Offset != "" || c.Type != "") && !c.Tree && state == nil && lister.Kept == 0 {
+		// An empty listing is not a silent one: say what was read.
+		var filters []string
+		if c.Offset != "" {
+			filters = append(filters, "--offset "+c.Offset)
+		}
+		if c.Type != "" {
+			filters = append(filters, "--type "+c.Type)
+		}
+		read := "no records were read"
+		if lister.Read > 0 {
+			read = fmt.Sprintf("the %d %s read have offsets %d..%d", lister.Read, plural(int(lister.Read), "record", "records"), lister.First, lister.Last)
+		}
+		fmt.Fprintf(a.stderr, "kwire: note: no record matched %s: %s\n", strings.Join(filters, " "), read)
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d %s in the records %s", failed, plural(failed, "problem", "problems"), problemsWhere(c.Format))
 	}

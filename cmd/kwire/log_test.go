@@ -453,12 +453,34 @@ func TestLogBatchInParts(t *testing.T) {
 	}
 	out := mustRun(t, "log", path)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) != 30001 || lines[0] != "batch 0  records 30000  attributes 0x0004  epoch 0  magic 2  CRC valid" ||
+	if len(lines) != 30001 || lines[0] != "batch 0  records 30000  attributes 0x0004 (zstd, CreateTime)  epoch 0  magic 2  CRC valid" ||
 		!strings.HasPrefix(lines[30000], `  offset 29999  CreateTime 1700000029999  key "key-29999"  value 0x`) {
 		t.Errorf("%d lines: %q … %q", len(lines), lines[0], lines[len(lines)-1])
 	}
 	ranged := mustRun(t, "log", path, "--offset", "25000..25001")
-	if want := "batch 0  records 30000  attributes 0x0004  epoch 0  magic 2  CRC valid\n" + lines[25001] + "\n" + lines[25002] + "\n"; ranged != want {
+	if want := "batch 0  records 30000  attributes 0x0004 (zstd, CreateTime)  epoch 0  magic 2  CRC valid\n" + lines[25001] + "\n" + lines[25002] + "\n"; ranged != want {
 		t.Errorf("--offset 25000..25001:\n%s\nwant\n%s", ranged, want)
+	}
+}
+
+// A filter that keeps no record says so, and which offsets were read,
+// instead of printing nothing.
+func TestLogFilterThatKeepsNothingSaysSo(t *testing.T) {
+	const seg = "../../docs/examples/__consumer_offsets-21"
+	for _, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"--offset", "9999..10000"}, "kwire: note: no record matched --offset 9999..10000: the 6 records read have offsets 0..5\n"},
+		{[]string{"--type", "PartitionRecord", "--format", "json"}, "kwire: note: no record matched --type PartitionRecord: the 6 records read have offsets 0..5\n"},
+	} {
+		r := kwire(t, append([]string{"log", seg}, c.args...)...)
+		if r.code != 0 || r.stdout != "" || r.stderr != c.note {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want the note %q", c.args, r.code, r.stdout, r.stderr, c.note)
+		}
+	}
+	// A filter that keeps records: no note.
+	if r := kwire(t, "log", seg, "--offset", "2..2"); r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "offset 2 ") {
+		t.Errorf("--offset 2..2: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

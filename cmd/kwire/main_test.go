@@ -1408,8 +1408,13 @@ func TestDecodeSaysWhatTheBytesMayBe(t *testing.T) {
 	// A response decoded as a request: the form that decodes a response.
 	r := kwire(t, "decode", "--hex", voteResponseV2)
 	const want = "kwire: RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0 (valid versions: 3-13); the bytes do not read as a request header (RequestHeader.ClientId at 0x000c: need 260 bytes, have 20): these may be the bytes of a response: decode them with --api NAME --response --version N\n"
-	if r.code != 1 || r.stderr != want || strings.Contains(r.stdout, "error: ") {
-		t.Errorf("response as request: exit %d, stderr %q", r.code, r.stderr)
+	if r.code != 1 || r.stderr != want || r.stdout != "" {
+		t.Errorf("response as request: exit %d, stderr %q; want only the hint, no page (stdout %.200q)", r.code, r.stderr, r.stdout)
+	}
+	// With --api, the page of what --api says, and the hint to add
+	// --response.
+	if r := kwire(t, "decode", "--api", "Vote", "--hex", voteResponseV2); r.code != 1 || r.stdout == "" || !strings.HasSuffix(r.stderr, "if these bytes are a response, add --response\n") {
+		t.Errorf("response as request with --api: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Produce v0 that decodes in Kafka 3.9: the hint to use it.
 	p0 := "00000017 0000 0000 00000007 0003 616263 0001 00000000 00000000"

@@ -27,13 +27,13 @@ import (
 type pcapCmd struct {
 	File      string        `arg:"" optional:"" help:"The capture: a pcap or pcapng file, gzip-compressed or not; - reads standard input (a pipe from tcpdump -U -w -, as it arrives)."`
 	Interface string        `name:"interface" help:"Capture from this network interface (Ethernet or loopback, Linux, root or CAP_NET_RAW) instead of a file, until Ctrl-C." placeholder:"NAME"`
-	Port      []uint16      `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server." default:"9092" placeholder:"PORT"`
+	Port      []uint16      `help:"Kafka server port; repeat or separate by commas. Connections on other ports are ignored; without a captured handshake the end on this port is the server. Without --port, connections on port 9092 are decoded, and those on any other port whose client's first bytes are a Kafka request (the summary names the ports found)." placeholder:"PORT"`
 	Tree      bool          `help:"Print the object tree of each request and response under its line (text), or their page JSON, body and header (json)."`
 	Format    string        `help:"Output format: text (one line per exchange, problem and notice, then a summary), json (one object per line), or parquet (the exchanges as Parquet files in --out, the schema of docs/exchanges.md; the rest as text)." enum:"text,json,parquet" default:"text"`
 	Out       string        `help:"The directory --format parquet writes its files to." placeholder:"DIR"`
 	MaxFrame  int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
 	Idle      time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
-	KeyLog    string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." type:"existingfile" placeholder:"FILE"`
+	KeyLog    string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." placeholder:"FILE"`
 	watchflags.Flags
 }
 
@@ -53,6 +53,8 @@ type pcapRun struct {
 	failed bool
 	// findings counts the findings of the clients' requests (--check).
 	findings int
+	// matched counts the exchanges the filters kept.
+	matched int64
 }
 
 // pcap reads a capture, reassembles its TCP connections on the Kafka
@@ -68,8 +70,11 @@ func (a *app) pcap(c *pcapCmd) error {
 	if err != nil {
 		return err
 	}
-	if (c.File == "") == (c.Interface == "") {
-		return usagef("give a capture FILE (- for standard input) or --interface NAME, not both")
+	switch {
+	case c.File == "" && c.Interface == "":
+		return usagef("give a capture FILE (- for standard input) or --interface NAME")
+	case c.File != "" && c.Interface != "":
+		return usagef("give a capture FILE or --interface NAME, not both")
 	}
 	var in io.Reader
 	name := c.File
@@ -117,7 +122,11 @@ func (a *app) pcap(c *pcapCmd) error {
 	if c.Interface != "" {
 		name = "interface " + c.Interface
 		if cr, err = capture.OpenInterface(c.Interface, capture.InterfaceOptions{Idle: r.flush, Stop: ctx.Done(), Ports: c.Port}); err == nil {
-			fmt.Fprintf(a.stderr, "kwire pcap: capturing on %s, TCP port %s; Ctrl-C ends\n", c.Interface, strings.Trim(fmt.Sprint(c.Port), "[]"))
+			ports := "TCP port " + strings.Trim(fmt.Sprint(c.Port), "[]")
+			if len(c.Port) == 0 {
+				ports = "TCP (Kafka on port 9092 or found by its first bytes)"
+			}
+			fmt.Fprintf(a.stderr, "kwire pcap: capturing on %s, %s; Ctrl-C ends\n", c.Interface, ports)
 		}
 	} else {
 		pr := capture.NewPipeReader(in)
@@ -129,10 +138,14 @@ func (a *app) pcap(c *pcapCmd) error {
 	}
 	cd := codec.New(set)
 	cd.MaxFrame = c.MaxFrame
+	var detect *spec.Set
+	if len(c.Port) == 0 {
+		detect = set // Kafka on 9092 and wherever its first bytes are
+	}
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
 		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}, Check: c.Check, Touched: r.pq != nil},
-		OnOpen:    r.open, OnEvent: r.flowEvent, KeyLog: kl, OnTLS: r.tls,
+		OnOpen:    r.open, OnEvent: r.flowEvent, KeyLog: kl, OnTLS: r.tls, Detect: detect, KafkaPorts: []uint16{defaultKafkaPort},
 		OnClose: func(c *capture.Conn, _ time.Time, _ string) {
 			wt.Closed(traffic.Conn{ID: uint64(c.ID)})
 			r.tr.Closed(uint64(c.ID))
@@ -167,8 +180,28 @@ func (a *app) pcap(c *pcapCmd) error {
 	if r.findings > 0 {
 		return fmt.Errorf("%s: the clients' requests have %d %s %s", name, r.findings, plural(r.findings, "finding", "findings"), findingsWhere(r.c.Format))
 	}
-	return nil
+	return upgradeFound(r.wt, r.c.Format)
 }
+
+// upgradeFound is the error that makes the exit status 1 when the upgrade
+// check (--upgrade-check) found clients the target does not accept; nil
+// when it found none or was not asked for.
+func upgradeFound(wt *traffic.Watcher, format string) error {
+	us := wt.Upgrades()
+	if len(us) == 0 {
+		return nil
+	}
+	where := "(the upgrade check above)"
+	if format == "json" {
+		where = `(the "upgrade" lines of the output)`
+	}
+	n := len(us)
+	return fmt.Errorf("--upgrade-check: %d %s of the clients %s not accepted by the target release %s", n, plural(n, "API version", "API versions"), plural(n, "is", "are"), where)
+}
+
+// defaultKafkaPort is the port kwire pcap decodes whatever its first
+// bytes when --port is not given.
+const defaultKafkaPort = 9092
 
 // pcapContext is the context kwire pcap reads under: cancelled by SIGINT
 // or SIGTERM, which end the input as its end would. Tests replace it.
@@ -196,7 +229,7 @@ func (r *pcapRun) open(c *capture.Conn, t time.Time) {
 func readKeyLog(w io.Writer, path string) (*tlsdecrypt.KeyLog, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--keylog: %w", err) // a missing file is a finding: exit 1
 	}
 	defer f.Close()
 	kl, bad, err := tlsdecrypt.ParseKeyLog(f)
@@ -228,6 +261,9 @@ func (r *pcapRun) flowEvent(c *capture.Conn, ev flow.Event) {
 	}
 	if !r.wt.Keep(traffic.Conn{ID: uint64(c.ID), Client: c.Client.String()}, ev) {
 		return
+	}
+	if _, ok := ev.(*flow.Exchange); ok {
+		r.matched++
 	}
 	switch x := ev.(type) {
 	case *flow.Exchange:
@@ -303,5 +339,13 @@ func (r *pcapRun) summary(st capture.Stats, f capture.Format, readErr error) {
 		r.writeJSON(report.NewSummary(f, st, r.tot, readErr))
 	} else if err := report.WriteSummary(r.w, f, st, r.tot, r.c.Port); err != nil && r.err == nil {
 		r.err = err
+	} else {
+		if r.tot.NotKafka["TLS"] > 0 && r.c.KeyLog == "" {
+			r.write("hint: --keylog FILE decrypts TLS with the secrets an SSLKEYLOGFILE holds (with --port PORT for a port other than 9092)\n")
+		}
+		if r.wt.Filtering() {
+			// The filters' verdict, also when nothing matched.
+			r.write(fmt.Sprintf("filters: %s matched, of %d\n", plural(int(r.matched), "1 exchange", fmt.Sprintf("%d exchanges", r.matched)), r.tot.Exchanges))
+		}
 	}
 }

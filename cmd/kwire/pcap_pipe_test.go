@@ -213,10 +213,16 @@ func writeTemp(t *testing.T, b []byte) string {
 
 // TestPcapFileOrInterface: a capture file or --interface, exactly one.
 func TestPcapFileOrInterface(t *testing.T) {
-	for _, args := range [][]string{{"pcap"}, {"pcap", "--interface", "lo", "-"}} {
-		r := kwire(t, args...)
-		if r.code != 2 || !strings.Contains(r.stderr, "give a capture FILE (- for standard input) or --interface NAME, not both") {
-			t.Errorf("kwire %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pcap"}, "kwire: give a capture FILE (- for standard input) or --interface NAME\n"},
+		{[]string{"pcap", "--interface", "lo", "-"}, "kwire: give a capture FILE or --interface NAME, not both\n"},
+	} {
+		r := kwire(t, c.args...)
+		if r.code != 2 || r.stderr != c.want {
+			t.Errorf("kwire %s: exit %d, stderr %q, want %q", strings.Join(c.args, " "), r.code, r.stderr, c.want)
 		}
 	}
 }

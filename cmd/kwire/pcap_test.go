@@ -305,12 +305,81 @@ func TestPcapOtherPortsIgnored(t *testing.T) {
 	c.Handshake()
 	c.Send(true, cv.apiReq, 0)
 	c.Send(false, cv.apiResp, 0)
-	out := mustRun(t, "pcap", writeCapture(t, f))
+	out := mustRun(t, "pcap", "--port", "9092", writeCapture(t, f))
 	if ls := outputLines(out); len(ls) != 1 || !strings.Contains(ls[0], "ApiVersions(18) v3") {
 		t.Errorf("lines %q", ls)
 	}
 	if !strings.Contains(out, "ignored: 4 TCP packets on other ports") {
 		t.Errorf("summary:\n%s", out)
+	}
+}
+
+// Without --port, Kafka is found on any port by the client's first bytes
+// (frame.Recognize), decoded, and the port named; the other connections
+// are counted by what they are. --port restricts, and says where to look
+// when nothing is on its ports.
+func TestPcapFindsKafkaOnAnyPort(t *testing.T) {
+	cv := newConversation(t)
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	web := capturetest.NewConv(f, "10.0.0.1:50001", "10.0.0.3:443", 1, 1, pcapT0)
+	web.Handshake()
+	web.Send(true, []byte("\x16\x03\x01\x02\x00 a TLS client hello"), 0)
+	web.Close()
+	h := capturetest.NewConv(f, "10.0.0.1:50002", "10.0.0.4:8080", 1, 1, pcapT0)
+	h.Handshake()
+	h.Send(true, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), 0)
+	h.Send(false, []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), 0)
+	h.Close()
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:19092", 1000, 900000, pcapT0.Add(time.Second))
+	c.Handshake()
+	cv.exchanges(c, 20) // requests in segments of 20 bytes: judged across segments
+	c.Close()
+	p := writeCapture(t, f)
+	conn := "#3 10.0.0.1:50000→10.0.0.2:19092"
+	out := mustRun(t, "pcap", p)
+	wantOutput(t, out,
+		conn+`  ApiVersions(18) v3  corr 101  client "kwire-test"  req `+itoa(len(cv.apiReq))+` B  resp 23 B  2.000 ms`,
+		conn+`  Metadata(3) v12  corr 102  client "kwire-test"  req `+itoa(len(cv.mdReq))+` B  resp `+itoa(len(cv.mdResp))+` B  2.000 ms  errors UNKNOWN_TOPIC_OR_PARTITION(3) at MetadataResponse.Topics[0].ErrorCode`,
+		conn+`  Produce(0) v9  corr 103  client "kwire-test"  req `+itoa(len(cv.prReq))+` B  resp `+itoa(len(cv.prResp))+` B  2.000 ms`)
+	for _, want := range []string{
+		"\npcap: ", " packets; 1 connection on port 19092 (Kafka found by its first bytes), 3 exchanges, 0 problems\n",
+		"\nnot Kafka: 1 stream looks like TLS\nnot Kafka: 1 stream looks like HTTP\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ignored:") {
+		t.Errorf("nothing is ignored for its port:\n%s", out)
+	}
+	if !strings.HasSuffix(out, "\nnot Kafka: 1 stream looks like HTTP\nhint: --keylog FILE decrypts TLS with the secrets an SSLKEYLOGFILE holds (with --port PORT for a port other than 9092)\n") {
+		t.Errorf("no --keylog hint for the TLS stream:\n%s", out)
+	}
+	// JSON counts the connection decoded.
+	js := mustRun(t, "pcap", "--format", "json", p)
+	if !strings.Contains(js, `"connections":1,"exchanges":3,`) || !strings.Contains(js, `"not_kafka":{"HTTP":1,"TLS":1}`) {
+		t.Errorf("JSON summary:\n%s", js)
+	}
+	// --port restricts: the port given decodes, another finds nothing and
+	// says where to look.
+	if out := mustRun(t, "pcap", "--port", "19092", p); len(outputLines(out)) != 3 {
+		t.Errorf("--port 19092:\n%s", out)
+	}
+	out = mustRun(t, "pcap", "--port", "9092", p)
+	if !strings.Contains(out, "0 connections on port 9092") || !strings.HasSuffix(out, "\nhint: no connection on the --port ports; without --port, Kafka is found on any port by its clients' first bytes\n") {
+		t.Errorf("--port 9092:\n%s", out)
+	}
+	// No Kafka at all: the summary says so and how a capture started
+	// mid-connection is read.
+	f = capturetest.NewPcap(layers.LinkTypeEthernet)
+	h = capturetest.NewConv(f, "10.0.0.1:50002", "10.0.0.4:8080", 1, 1, pcapT0)
+	h.Handshake()
+	h.Send(true, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), 0)
+	h.Close()
+	out = mustRun(t, "pcap", writeCapture(t, f))
+	if !strings.Contains(out, "; no Kafka connection (none on port 9092, and no other connection's first bytes are a Kafka request), 0 exchanges, 0 problems\n") ||
+		!strings.HasSuffix(out, "\nhint: no connection began with a Kafka request; for Kafka on a port other than 9092 whose connections started before the capture, give --port PORT\n") {
+		t.Errorf("no Kafka:\n%s", out)
 	}
 }
 

@@ -141,7 +141,9 @@ type proxyRun struct {
 	// findings counts the findings of the clients' requests (--check),
 	// printed or not.
 	findings int
-	svc      *service
+	// exchanges counts the exchanges, matched those the filters kept.
+	exchanges, matched int
+	svc                *service
 }
 
 // proxy forwards connections to the upstream broker and prints what goes
@@ -211,7 +213,14 @@ func (a *app) proxy(c *proxyCmd) error {
 	if serr := r.svc.close(); err == nil {
 		err = serr
 	}
-	r.write(func() error { return r.wt.WriteReport(&r.buf, r.o.JSON) })
+	r.write(func() error {
+		if err := r.wt.WriteReport(&r.buf, r.o.JSON); err != nil || r.o.JSON || !r.wt.Filtering() {
+			return err
+		}
+		// The filters' verdict, also when nothing matched.
+		_, err := fmt.Fprintf(&r.buf, "filters: %s matched, of %d\n", plural(r.matched, "1 exchange", fmt.Sprintf("%d exchanges", r.matched)), r.exchanges)
+		return err
+	})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
@@ -219,6 +228,9 @@ func (a *app) proxy(c *proxyCmd) error {
 	}
 	if err == nil && r.findings > 0 {
 		err = fmt.Errorf("the clients' requests have %d %s %s", r.findings, plural(r.findings, "finding", "findings"), findingsWhere(c.Format))
+	}
+	if err == nil {
+		err = upgradeFound(r.wt, c.Format)
 	}
 	return err
 }
@@ -231,11 +243,16 @@ func (r *proxyRun) event(e proxy.Event) {
 	}
 	r.svc.event(e)
 	r.write(func() error {
-		if x, ok := e.Flow.(*flow.Exchange); ok {
+		x, isExchange := e.Flow.(*flow.Exchange)
+		if isExchange {
 			r.findings += len(x.Findings)
+			r.exchanges++
 		}
 		if !r.wt.KeepProxy(e) {
 			return nil
+		}
+		if isExchange {
+			r.matched++
 		}
 		return report.WriteProxyEvent(&r.buf, e, r.o)
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,12 +41,12 @@ client    client id     software          API version        requests  Kafka 4.0
 pcap: 28 packets; 2 connections on port 9092, 8 exchanges, 0 problems
 `
 	for _, release := range []string{"4.0", "4.0.2"} {
-		out := mustRun(t, "pcap", p, "--api", "Produce,ListOffsets", "--client", "legacy-*", "--upgrade-check", release)
+		out := upgradeRun(t, "pcap", p, "--api", "Produce,ListOffsets", "--client", "legacy-*", "--upgrade-check", release)
 		if !strings.Contains(out, "(decoded with Kafka 3.9.2's specs)\n"+check) {
 			t.Errorf("--upgrade-check %s:\n%s\nwant:%s", release, out, check)
 		}
 	}
-	out := mustRun(t, "pcap", p, "--format", "json", "--upgrade-check", "4.0")
+	out := upgradeRun(t, "pcap", p, "--format", "json", "--upgrade-check", "4.0")
 	var up []string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, `{"type":"upgrade"`) {
@@ -62,7 +63,7 @@ pcap: 28 packets; 2 connections on port 9092, 8 exchanges, 0 problems
 	// Back to Kafka 3.0 (3.0.2): the Java 4.1 client's newer versions. Its
 	// ApiVersions v4 is no blocker: 3.0.2 answers with its own versions
 	// (KIP-511) and the client retries at one of them.
-	out = mustRun(t, "pcap", p, "--upgrade-check", "3.0")
+	out = upgradeRun(t, "pcap", p, "--upgrade-check", "3.0")
 	const back = `
 upgrade check: Kafka 3.0.2 does not accept 2 API versions used by 1 client
 client    client id  software                 API version      requests  Kafka 3.0.2 accepts
@@ -73,4 +74,20 @@ pcap:`
 	if !strings.Contains(out, back) {
 		t.Errorf("--upgrade-check 3.0:\n%s\nwant:%s", out, back)
 	}
+}
+
+// upgradeRun runs kwire with an --upgrade-check that finds API versions
+// the target does not accept: exit 1, saying so on standard error (so
+// that CI can gate on it); it returns the output.
+func upgradeRun(t *testing.T, args ...string) string {
+	t.Helper()
+	r := kwire(t, args...)
+	where := "(the upgrade check above)"
+	if slices.Contains(args, "json") {
+		where = `(the "upgrade" lines of the output)`
+	}
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "kwire: --upgrade-check: ") || !strings.HasSuffix(r.stderr, " not accepted by the target release "+where+"\n") {
+		t.Fatalf("kwire %s: exit %d, stderr %q; want exit 1 and the upgrade check's verdict", strings.Join(args, " "), r.code, r.stderr)
+	}
+	return r.stdout
 }

@@ -77,7 +77,7 @@ func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 		return nil, fmt.Errorf("hex: %v", err)
 	}
 	pages, err := render.Decode(set, render.Claim{API: q.API, Version: q.Version, Response: q.Response}, b)
-	err = hint.Decode(set, err)
+	err = hint.DecodeForm(set, err) // the page's form, not flags
 	if len(pages) == 0 {
 		var u usageError
 		if errors.As(err, &u) {
@@ -86,7 +86,7 @@ func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 		return nil, err
 	}
 	for i := range pages[0].Sides {
-		pages[0].Sides[i].Err = hint.Decode(set, pages[0].Sides[i].Err)
+		pages[0].Sides[i].Err = hint.DecodeForm(set, pages[0].Sides[i].Err)
 	}
 	if err == nil && len(pages) > 1 {
 		err = fmt.Errorf("the bytes hold %d frames: this page shows the first (kwire decode shows them all)", len(pages))

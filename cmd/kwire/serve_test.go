@@ -55,9 +55,29 @@ func TestServeDecodesPastedHex(t *testing.T) {
 	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "hex: ") {
 		t.Errorf("decode of bad hex: %d", code)
 	}
+	// The page's hints speak of its form, not of command-line flags.
 	code, body = get("/decode?response=1&hex=00")
-	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "needs --api NAME and --version N") {
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "decoding a response needs an API and a version: a response does not say what it answers") {
 		t.Errorf("decode of a response without an API: %d\n%s", code, body)
+	}
+	code, body = get("/decode?hex=" + voteResponseV2)
+	if !strings.Contains(body, "these may be the bytes of a response: decode them with an API, a version and the response box ticked") {
+		t.Errorf("decode of a response as a request: %d\n%s", code, body)
+	}
+	code, body = get("/decode?api=Vote&hex=" + voteResponseV2)
+	if !strings.Contains(body, "if these bytes are a response, tick the response box") {
+		t.Errorf("decode of a response with an API: %d\n%s", code, body)
+	}
+	p0 := "000000170000000000000007000361626300010000000000000000"
+	if _, body = get("/decode?hex=" + p0); !strings.Contains(body, "the bytes decode as ProduceRequest v0 of Kafka 3.9.2: choose release 3.9.2") {
+		t.Errorf("decode of Produce v0: %s", body)
+	}
+	for _, flag := range []string{"--api", "--version", "--response", "--kafka"} {
+		for _, q := range []string{"response=1&hex=00", "hex=" + voteResponseV2, "api=Vote&hex=" + voteResponseV2, "hex=" + p0} {
+			if _, body := get("/decode?" + q); strings.Contains(body, flag) {
+				t.Errorf("decode page (%s) names the flag %s:\n%s", q, flag, body)
+			}
+		}
 	}
 	if code, _ := get("/4.4.0/Vote/v2/request"); code != 200 {
 		t.Errorf("GET /4.4.0/Vote/v2/request: %d", code)

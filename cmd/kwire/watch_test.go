@@ -63,18 +63,34 @@ pcap: 28 packets; 2 connections on port 9092, 8 exchanges, 0 problems
 	if len(lines) != 3 || !strings.HasPrefix(lines[2], `{"type":"summary"`) {
 		t.Errorf("JSON: two ApiVersions exchanges and the summary, no upgrade line:\n%s", out)
 	}
-	out = mustRun(t, "pcap", p, "--format", "json", "--api", "Produce,ListOffsets", "--upgrade-check", "4.4")
+	out = upgradeRun(t, "pcap", p, "--format", "json", "--api", "Produce,ListOffsets", "--upgrade-check", "4.4")
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 7 || lines[4] != `{"type":"upgrade","client":"10.0.0.1","client_id":"legacy-app","software_name":"librdkafka","software_version":"1.9.2","api":"Produce","version":2,"count":2,"accepted_versions":"3-13"}` ||
 		lines[5] != `{"type":"upgrade","client":"10.0.0.1","client_id":"legacy-app","software_name":"librdkafka","software_version":"1.9.2","api":"ListOffsets","version":0,"count":1,"accepted_versions":"1-11"}` {
 		t.Errorf("JSON upgrade lines:\n%s", out)
 	}
 
-	for _, bad := range [][]string{{"--api", "Nope"}, {"--client", "["}, {"--upgrade-check", "2.0"}} {
-		r := kwire(t, append([]string{"pcap", p}, bad...)...)
-		if r.code != 2 || !strings.Contains(r.stderr, bad[0]) {
-			t.Errorf("%v: exit %d, %s", bad, r.code, r.stderr)
+	// An unknown API name is a finding (exit 1, as for every unknown
+	// name); a malformed pattern or an unknown release a bad flag (2).
+	for _, bad := range []struct {
+		args []string
+		code int
+	}{{[]string{"--api", "Nope"}, 1}, {[]string{"--client", "["}, 2}, {[]string{"--upgrade-check", "2.0"}, 2}} {
+		r := kwire(t, append([]string{"pcap", p}, bad.args...)...)
+		if r.code != bad.code || !strings.Contains(r.stderr, bad.args[0]) {
+			t.Errorf("%v: exit %d, %s", bad.args, r.code, r.stderr)
 		}
+	}
+	// --upgrade-check that finds nothing: exit 0, and the verdict says so.
+	if out := mustRun(t, "pcap", p, "--api", "ApiVersions", "--upgrade-check", "4.4"); !strings.Contains(out, "upgrade check: Kafka 4.4.0 accepts every API version the clients used") {
+		t.Errorf("upgrade check without findings:\n%s", out)
+	}
+	// A filter that matches nothing says so.
+	if out := mustRun(t, "pcap", p, "--topic", "nosuch"); len(outputLines(out)) != 0 || !strings.HasSuffix(out, "\nfilters: 0 exchanges matched, of 8\n") {
+		t.Errorf("--topic nosuch:\n%s", out)
+	}
+	if out := mustRun(t, "pcap", p, "--topic", "payments", "--slower-than", "100ms"); !strings.HasSuffix(out, "\nfilters: 1 exchange matched, of 8\n") {
+		t.Errorf("--topic payments:\n%s", out)
 	}
 }
 
@@ -105,7 +121,7 @@ func TestProxyFiltersStatsAndUpgradeCheckOnSIGINT(t *testing.T) {
 		frameOf(t, oc, "Produce", true, 2, 2, `{"acks":1,"timeoutMs":1000,"topicData":[]}`),
 		frameOf(t, oc, "Metadata", true, 4, 3, ""))
 	r := stop()
-	if r.code != 0 {
+	if r.code != 1 || !strings.HasSuffix(r.stderr, "kwire: --upgrade-check: 1 API version of the clients is not accepted by the target release (the \"upgrade\" lines of the output)\n") {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

@@ -113,6 +113,8 @@ func TestExplainParse(t *testing.T) {
 		{[]string{"show", "--version"}, "--version needs a version number (e.g. --version 2)"},
 		{[]string{"show", "--version", "x", "Vote"}, `--version needs a version number (e.g. --version 2), not "x"`},
 		{[]string{"show", "--version", "2", "--nosuch"}, kongErr.Error()},
+		// kong's own words for -1 suggest --version="-1".
+		{[]string{"show", "Vote", "--version", "-1"}, "--version -1: a version is a number from 0 to 32767 (e.g. --version 2)"},
 	} {
 		err := ExplainParse(k.Model, c.args, kongErr)
 		if err.Error() != c.want || ExitCode(err) != 2 {

@@ -46,7 +46,9 @@ func RootVersion(args []string, globals ...string) (bool, error) {
 
 // ExplainParse rewrites kong's parse error about args of app where a
 // plainer one is known: a --version with no number after it ("expected int
-// value but got "EOL"") says that --version needs a version number, and a
+// value but got "EOL"") says that --version needs a version number (and a
+// negative one, which kong reads as a short flag, that versions are not
+// negative), and a
 // command line without a command whose word kong did not expect
 // ("unexpected argument nosuch") names the commands. Other errors are
 // returned as they are; all are UsageErrors.
@@ -65,8 +67,14 @@ func ExplainParse(app *kong.Application, args []string, err error) error {
 		if i+1 == len(args) {
 			return Usagef("--version needs a version number (e.g. --version 2)")
 		}
-		if _, perr := strconv.ParseInt(args[i+1], 10, 16); perr != nil {
+		n, perr := strconv.ParseInt(args[i+1], 10, 16)
+		if perr != nil {
 			return Usagef("--version needs a version number (e.g. --version 2), not %q", args[i+1])
+		}
+		if n < 0 {
+			// kong reads "-1" as a short flag and suggests --version="-1",
+			// which no message has either.
+			return Usagef("--version %d: a version is a number from 0 to 32767 (e.g. --version 2)", n)
 		}
 	}
 	return UsageError{err}

@@ -71,3 +71,27 @@ func ExampleRemoved() {
 	// Output:
 	// (its spec says validVersions "none": the API was removed); Kafka 3.9.2 has versions 0-7: try --kafka 3.9
 }
+
+// A body without a field that is new in the version sent: the hint names
+// the field and the version before it.
+func TestMissingField(t *testing.T) {
+	s := embedded(t, "4.4.0")
+	produce := s.Message("ProduceRequest")
+	body := []byte(`{"transactionalId":null,"acks":-1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[]}]}`)
+	_, err := codec.FromJSON(body, produce, 13)
+	if got, want := hint.MissingField(produce, 13, err), "; topicId is in ProduceRequest v13 and later: give it, or send --version 12"; got != want {
+		t.Errorf("Produce v13 without topicId (%v): %q, want %q", err, got, want)
+	}
+	// At v12 the same body encodes.
+	if _, err := codec.FromJSON(body, produce, 12); err != nil {
+		t.Errorf("v12: %v", err)
+	}
+	// A field as old as the message: no version lacks it.
+	_, err = codec.FromJSON([]byte(`{"transactionalId":null,"timeoutMs":1000,"topicData":[]}`), produce, 12)
+	if got := hint.MissingField(produce, 12, err); err == nil || got != "" {
+		t.Errorf("acks missing (%v): %q, want no hint", err, got)
+	}
+	if got := hint.MissingField(produce, 12, errors.New("other")); got != "" {
+		t.Errorf("other error: %q", got)
+	}
+}

@@ -106,6 +106,10 @@ func require(t testing.TB, cpFile, install string) string {
 		if Required() {
 			t.Fatal(msg)
 		}
+		skips.Lock()
+		skips.n++
+		skips.why = why
+		skips.Unlock()
 		t.Skip(msg)
 		return ""
 	}
@@ -821,14 +825,55 @@ func (s *sharedT) Skip(args ...any)                  { s.Fatal(args...) }
 
 // Main runs a package's tests (m.Run) and then stops the shared node, if
 // one was started: func TestMain(m *testing.M) { os.Exit(kafkatest.Main(m)) }.
+//
+// When tests were skipped because Kafka is not installed, Main writes one
+// line saying how many and why (SkipNotice) to the terminal (/dev/tty),
+// where `go test ./...` shows it without -v (the go command keeps the
+// output of a passing package to itself), else to standard error.
 func Main(m *testing.M) int {
 	code := m.Run()
 	shared.Lock()
-	defer shared.Unlock()
 	if st := shared.t; st != nil {
 		st.runCleanups()
 	}
+	shared.Unlock()
+	skips.Lock()
+	n, why := skips.n, skips.why
+	skips.Unlock()
+	if line := SkipNotice(filepath.Base(os.Args[0]), n, why); line != "" {
+		w := io.WriteCloser(nopCloser{os.Stderr})
+		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			w = tty
+		}
+		fmt.Fprintln(w, line)
+		w.Close()
+	}
 	return code
+}
+
+// skips counts the tests that Require skipped, with the last reason.
+var skips struct {
+	sync.Mutex
+	n   int
+	why string
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// SkipNotice is the line Main prints when n tests of test binary bin
+// ("kwire.test") were skipped because real Kafka is not available (why:
+// the missing file or program); "" when n is 0.
+func SkipNotice(bin string, n int, why string) string {
+	if n == 0 {
+		return ""
+	}
+	tests := "tests"
+	if n == 1 {
+		tests = "test"
+	}
+	return fmt.Sprintf("%s: %d live %s skipped: real Kafka not available: %s (run interop/kafka/install.sh)", bin, n, tests, why)
 }
 
 // newClusterID returns a random cluster id in the form Kafka's Uuid takes

@@ -2,11 +2,13 @@ package records_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"slices"
 	"testing"
 
+	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kwire/kwire/internal/testseg"
@@ -305,5 +307,62 @@ func TestSnappyLengthNotBacked(t *testing.T) {
 	wantProblems(t, tr, "records[0].records at 0x003d: snappy payload does not decompress: xerial chunk at +16 (9 bytes): snappy block of 9 bytes says it decodes to 104857600 bytes")
 	if got > 1<<20 {
 		t.Errorf("a xerial chunk saying 100 MiB allocates %d bytes", got)
+	}
+}
+
+// A xerial snappy payload is bounded as the other codecs' are: one whose
+// chunks declare more than the limit is refused before a chunk is decoded
+// (80 chunks of 1 MiB of zeros under a limit of 64 MiB allocate less than
+// 1 MiB, where they took the 64 MiB they fitted), and one within the
+// limit but past what is held is streamed a chunk at a time by
+// DecodeParts: 48 MiB of records allocate less than 16 MiB, every record
+// there.
+func TestSnappyMemory(t *testing.T) {
+	chunk := snappy.Encode(nil, make([]byte, 1<<20))
+	x := []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1}
+	for range 80 {
+		x = binary.BigEndian.AppendUint32(x, uint32(len(chunk)))
+		x = append(x, chunk...)
+	}
+	bomb := batch{attrs: 2, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(x)
+	var tr *tree.Tree
+	got := allocated(func() { tr = records.Decode(bomb, records.Options{MaxDecompressed: 64 << 20}) })
+	wantProblems(t, tr, "records[0].records at 0x003d: snappy payload decompresses to more than 67108864 bytes, the decompression limit: not followed")
+	t.Logf("80 MiB of snappy past a limit of 64 MiB: %d bytes allocated", got)
+	if got > 1<<20 {
+		t.Errorf("80 MiB of snappy past a limit of 64 MiB allocate %d bytes", got)
+	}
+
+	value := bytes.Repeat([]byte("0123456789abcdef"), 1<<12) // 64 KiB
+	rs := make([]rec, 768)
+	for i := range rs {
+		rs[i] = rec{value: value}
+	}
+	seg := dataBatch(0, 2, rs, func(p []byte) []byte { return xerialBytes(p, 32<<10) })
+	n := 0
+	var last []byte
+	got = allocated(func() {
+		err := records.DecodeParts(seg, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				t.Errorf("problem %s", p)
+			}
+			for _, b := range records.LogBatches(pt) {
+				n += len(b.Records)
+				if len(b.Records) > 0 {
+					last = slices.Clone(b.Records[len(b.Records)-1].Value)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	t.Logf("48 MiB of snappy records in parts: %d bytes allocated", got)
+	if n != len(rs) || !bytes.Equal(last, value) {
+		t.Errorf("%d records, the last value %d bytes", n, len(last))
+	}
+	if got > 16<<20 {
+		t.Errorf("48 MiB of snappy records in parts allocate %d bytes", got)
 	}
 }

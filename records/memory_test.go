@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/snappy"
@@ -218,7 +220,9 @@ func TestMaxNodes(t *testing.T) {
 // The records of a decompressed view make at most 64 Ki nodes and 16 a
 // byte of its compressed payload in a tree: 2 MiB of the smallest
 // records, which zstd takes to a few hundred bytes, are cut there with a
-// problem; DecodeParts, whose parts are bounded, lists them all.
+// problem. DecodeParts, whose parts are bounded, stops at 8 Ki records
+// and 2 a byte of the payload (the records of a plain view's nodes) with
+// a problem as well, and lists them all when Options.MaxRecords allows.
 func TestViewNodes(t *testing.T) {
 	one := recordBytes(0, rec{})
 	n := 2 << 20 / len(one)
@@ -231,18 +235,33 @@ func TestViewNodes(t *testing.T) {
 	k := (16 + limit - 17 + 7) / 8
 	wantProblems(t, tr, fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes makes at most %d nodes (64 Ki and 16 a byte; a bomb?)",
 		k, k*len(one), (n-k)*len(one), len(payload), limit))
-	got := 0
-	records.DecodeParts(b, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
-		for _, b := range records.LogBatches(pt) {
-			got += len(b.Records)
-		}
-		if len(pt.Problems) > 0 {
-			t.Errorf("parts: %s", problems(pt))
-		}
-		return nil
-	})
-	if got != n {
-		t.Errorf("parts: %d records, want %d", got, n)
+	parts := func(o records.Options) (int, string) {
+		got, probs := 0, ""
+		records.DecodeParts(b, o, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, b := range records.LogBatches(pt) {
+				got += len(b.Records)
+			}
+			probs += problems(pt)
+			return nil
+		})
+		return got, probs
+	}
+	k = 8<<10 + 2*len(payload)
+	got, probs := parts(records.Options{})
+	// (A part's decompressed offsets count from its own Virtual.)
+	probs = regexp.MustCompile(`decompressed v0x[0-9a-f]+`).ReplaceAllString(probs, "decompressed v…")
+	if want := fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v…): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?)\n",
+		k, (n-k)*len(one), len(payload), k); got != k || probs != want {
+		t.Errorf("parts: %d records, problems\n%s\nwant %d,\n%s", got, probs, k, want)
+	}
+	got, probs = parts(records.Options{MaxRecords: int64(n)})
+	if got != n || probs != "" {
+		t.Errorf("parts, MaxRecords %d: %d records, problems %s", n, got, probs)
+	}
+	got, probs = parts(records.Options{MaxRecords: 10})
+	probs = regexp.MustCompile(`decompressed v0x[0-9a-f]+`).ReplaceAllString(probs, "decompressed v…")
+	if want := fmt.Sprintf("records[0].decompressed.Record[10] at 0x003d (decompressed v…): %d bytes of records not decoded: the compressed payload holds more than 10 records, the records limit\n", (n-10)*len(one)); got != 10 || probs != want {
+		t.Errorf("parts, MaxRecords 10: %d records, problems\n%s\nwant\n%s", got, probs, want)
 	}
 }
 
@@ -312,8 +331,9 @@ func TestSnappyLengthNotBacked(t *testing.T) {
 
 // A xerial snappy payload is bounded as the other codecs' are: one whose
 // chunks declare more than the limit is refused before a chunk is decoded
-// (80 chunks of 1 MiB of zeros under a limit of 64 MiB allocate less than
-// 1 MiB, where they took the 64 MiB they fitted), and one within the
+// (80 chunks of 1 MiB of zeros, 4 MB, under a limit of 64 MiB allocate
+// what the tree of their bytes may take, 4 bytes a byte, and 4 MiB, where
+// they took more than the 64 MiB they fitted), and one within the
 // limit but past what is held is streamed a chunk at a time by
 // DecodeParts: 48 MiB of records allocate less than 16 MiB, every record
 // there.
@@ -329,7 +349,7 @@ func TestSnappyMemory(t *testing.T) {
 	got := allocated(func() { tr = records.Decode(bomb, records.Options{MaxDecompressed: 64 << 20}) })
 	wantProblems(t, tr, "records[0].records at 0x003d: snappy payload decompresses to more than 67108864 bytes, the decompression limit: not followed")
 	t.Logf("80 MiB of snappy past a limit of 64 MiB: %d bytes allocated", got)
-	if got > 1<<20 {
+	if got > 4*uint64(len(bomb))+4<<20 {
 		t.Errorf("80 MiB of snappy past a limit of 64 MiB allocate %d bytes", got)
 	}
 
@@ -365,4 +385,47 @@ func TestSnappyMemory(t *testing.T) {
 	if got > 16<<20 {
 		t.Errorf("48 MiB of snappy records in parts allocate %d bytes", got)
 	}
+}
+
+// One Budget bounds what the payloads of an input decompress to across
+// every decode of it, whole or in parts: two batches of 12 MiB each
+// under a budget of 20 MiB decompress once, the second is reported, in
+// the same call or the next; with nothing left, not even a small one is
+// decompressed. Without a Budget each call has its own bounds, as before.
+func TestBudget(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	rs := []rec{{value: big}, {value: big}, {value: big}}
+	one := dataBatch(0, 4, rs, zstdBytes)
+	size := int64(len(recordsBytes(rs)))
+	two := append(slices.Clone(one), one...)
+	spent := fmt.Sprintf("records[1].records at 0x%04x: zstd payload: the decompression budget of the input (20971520 bytes) has %d bytes left: not decompressed", len(one)+61, 20<<20-size)
+
+	b := records.NewBudget(20 << 20)
+	tr := records.Decode(two, records.Options{Budget: b})
+	wantProblems(t, tr, spent)
+	if int64(len(tr.Virtual)) != size || b.Left() != 20<<20-size {
+		t.Errorf("whole: %d virtual bytes, %d left", len(tr.Virtual), b.Left())
+	}
+	// The next call of the same input: nothing is decompressed.
+	tr = records.Decode(one, records.Options{Budget: b})
+	wantProblems(t, tr, strings.Replace(strings.Replace(spent, "records[1]", "records[0]", 1), fmt.Sprintf("0x%04x", len(one)+61), "0x003d", 1))
+
+	b = records.NewBudget(20 << 20)
+	var probs []string
+	for range 2 {
+		err := records.DecodeParts(one, records.Options{Budget: b}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				probs = append(probs, p.String())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := strings.Replace(strings.Replace(spent, "records[1]", "records[0]", 1), fmt.Sprintf("0x%04x", len(one)+61), "0x003d", 1); !slices.Equal(probs, []string{want}) {
+		t.Errorf("parts: problems %q, want %q", probs, want)
+	}
+	tr = records.Decode(two, records.Options{})
+	wantProblems(t, tr)
 }

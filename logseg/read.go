@@ -32,6 +32,14 @@ type Options struct {
 	// MaxDecompressed bounds what one compressed payload may decompress
 	// to (records.Options.MaxDecompressed; 0 is its default).
 	MaxDecompressed int64
+	// MaxDecompressedTotal bounds what the compressed payloads of one
+	// file decompress to together: its records.Budget (0:
+	// records.DefaultBudget), however many windows it is read in.
+	MaxDecompressedTotal int64
+	// MaxRecords bounds the records of one compressed payload that Read
+	// decodes (records.Options.MaxRecords; 0: what the payload's bytes
+	// allow, past which it is reported as a bomb).
+	MaxRecords int64
 	// Metadata decodes the values of data records as KRaft metadata
 	// records in every file; they always are in the files IsMetadata
 	// names.
@@ -68,6 +76,8 @@ func (o Options) recordsOptions(path string) records.Options {
 		ro = o.Codec.RecordsOptions()
 	}
 	ro.MaxDecompressed = o.MaxDecompressed
+	ro.MaxRecords = o.MaxRecords
+	ro.Budget = records.NewBudget(o.MaxDecompressedTotal)
 	ro.Metadata = o.Metadata || IsMetadata(path)
 	if t := o.topic(path); t != "" && o.Codec != nil {
 		ro.KeyValue, ro.Metadata = KeyValueDecoder(o.Codec, t), false
@@ -354,9 +364,9 @@ func Read(path string, o Options, fn func(w *Window) error) (Summary, error) {
 // Continued): memory is bounded by the window's bytes, one part, and
 // one payload's decompressed bytes up to 8 MiB, whatever they decompress
 // to. The windows list exactly what a decode of the whole file lists, and
-// Summary's Problems are that decode's, with two differences: the bounds
-// of one decode (records.DefaultMaxDecompressedTotal, the checksums of a
-// search for the next batch) apply per window, and from an entry that is
+// Summary's Problems are that decode's, with two differences: the bound
+// of the checksums of a search for the next batch applies per window (the
+// decompression budget, MaxDecompressedTotal, is the file's), and from an entry that is
 // not whole (records.EntrySize: a header Kafka's reader does not take, a
 // length past the end) the rest of the file is one window, as the decoder
 // takes it (a partial batch, or bytes it skips to the next batch), except
@@ -559,6 +569,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 		// A metadata log by its content (a copy, standard input): decoded
 		// as one, so that its credentials are in the tree to redact.
 		ro.Metadata = true
+		ro.Budget = records.NewBudget(o.MaxDecompressedTotal) // decoded again
 		t = records.Decode(data, ro)
 	}
 	s := Summary{Size: int64(len(data)), Batches: entries(t), Stdin: path == "-"}

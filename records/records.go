@@ -1144,6 +1144,12 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 	} else {
 		v, warn, err = decompress(t.Virtual, codec, payload, magic, limit)
 	}
+	if cap(v) > cap(t.Virtual) {
+		// The room the attempt made, kept for the next payload: one
+		// input of many payloads past what is held does not make it
+		// again for each.
+		t.Virtual = v[:start]
+	}
 	if err == errTooLarge {
 		t.Virtual = t.Virtual[:start]
 		if limit < min(d.o.MaxDecompressed, d.room) {

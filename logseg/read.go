@@ -387,6 +387,7 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		eof     bool
 		virtual int
 	)
+	fa, size := seekable(r)
 	// fill reads until buf holds n bytes or r ends, growing buf with the
 	// bytes that arrive.
 	fill := func(n int64) error {
@@ -428,6 +429,28 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 			// Not to the end: decoded as they are.
 			buf = append(make([]byte, n, n+int64(len(rest))), rest...)
 		}
+		if skip := garbage(buf, fa, s.Size, size); skip {
+			// Bytes that are not an entry, more than a window of them: the
+			// next entry is searched for in the file, as the decoder
+			// searches for it, without holding what lies before it.
+			next, err := records.NextEntryAt(fa, s.Size, size)
+			if err != nil {
+				return s, err
+			}
+			n := size - s.Size
+			if next >= 0 {
+				n = next - s.Size
+			}
+			ro.FileOffset = s.Size
+			zero := n <= int64(len(buf)) && allZero(buf[:n])
+			s.Problems = append(s.Problems, shiftProblem(records.Skipped(buf, n, next >= 0, zero, 0, ro), ro.Path, s.Size, s.Batches, virtual))
+			s.Size += n
+			if _, err := fa.Seek(s.Size, io.SeekStart); err != nil {
+				return s, err
+			}
+			buf, eof = buf[:0], s.Size >= size
+			continue
+		}
 		end, err := windowEnd(buf, fill, func() []byte { return buf })
 		if err != nil {
 			return s, err
@@ -462,6 +485,38 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		s.Size += int64(end)
 		buf = buf[:copy(buf, buf[end:])]
 	}
+}
+
+// seekable is r as a file read from its start, with its size, when it
+// is a regular file at its start (nil otherwise): one ReadFrom may search
+// for the next entry without holding the bytes before it (garbage).
+func seekable(r io.Reader) (*os.File, int64) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil, 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, 0
+	}
+	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
+		return nil, 0
+	}
+	return f, st.Size()
+}
+
+// garbage reports whether the window buf, at offset off of file f of size
+// bytes, starts with bytes that are not an entry (records.EntrySize, or
+// one that runs past the end of the file), and the file
+// holds more than buf after off, and buf is not all zero bytes (whose
+// run may go on past it): ReadFrom skips them without holding them
+// (records.NextEntryAt).
+func garbage(buf []byte, f *os.File, off, size int64) bool {
+	if f == nil || len(buf) < records.EntryHeader || size-off <= int64(len(buf)) || allZero(buf) {
+		return false
+	}
+	total := records.EntrySize(buf)
+	return total == 0 || off+total > size
 }
 
 // zeroRun is the fewest zero bytes at the start of a window that ReadFrom

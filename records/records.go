@@ -940,12 +940,16 @@ func (d *decoder) at(a area, off int32) string {
 // and at most MaxBatchLength, then, when present, magic 0, 1 or 2 with a
 // length its entries can have and attributes with no unknown bit or
 // compression.
-func partialBatch(rest []byte) (string, bool) {
-	if len(rest) < logOverhead {
-		return fmt.Sprintf("partial batch: %s, too short for a batch header", wire.Bytes(len(rest))), true
+func partialBatch(rest []byte) (string, bool) { return partialBatchOf(rest, int64(len(rest))) }
+
+// partialBatchOf is partialBatch of n bytes whose first ones are rest
+// (EntryHeader of them at least, when there are as many).
+func partialBatchOf(rest []byte, n int64) (string, bool) {
+	if n < logOverhead {
+		return fmt.Sprintf("partial batch: %s, too short for a batch header", wire.Bytes(int(n))), true
 	}
 	length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
-	msg := fmt.Sprintf("partial batch: batchLength %d, %s present", length, wire.Bytes(len(rest)-logOverhead))
+	msg := fmt.Sprintf("partial batch: batchLength %d, %s present", length, wire.Bytes(int(n-logOverhead)))
 	if length < legacyMinV0 || length > MaxBatchLength {
 		return "", false
 	}

@@ -394,6 +394,11 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		for !eof && int64(len(buf)) < n {
 			if len(buf) == cap(buf) {
 				grow := min(n-int64(len(buf)), max(int64(len(buf)), 64<<10))
+				if fa != nil {
+					// The file's size is known: room for what it holds
+					// of the n bytes, at once, rather than doubling.
+					grow = max(min(n, size-s.Size)-int64(len(buf)), 1)
+				}
 				buf = slices.Grow(buf, int(grow))
 			}
 			k, err := r.Read(buf[len(buf):cap(buf)])

@@ -218,11 +218,13 @@ func TestMaxNodes(t *testing.T) {
 }
 
 // The records of a decompressed view make at most 64 Ki nodes and 16 a
-// byte of its compressed payload in a tree: 2 MiB of the smallest
+// byte of its compressed payload in a tree, and are at most 8 Ki and 2 a
+// byte (the records of a plain view's nodes): 2 MiB of the smallest
 // records, which zstd takes to a few hundred bytes, are cut there with a
-// problem. DecodeParts, whose parts are bounded, stops at 8 Ki records
-// and 2 a byte of the payload (the records of a plain view's nodes) with
-// a problem as well, and lists them all when Options.MaxRecords allows.
+// problem, where both bounds meet; records with a header make more nodes
+// and meet the node bound first. DecodeParts, whose parts are bounded,
+// stops at the same record with the same problem, and lists them all when
+// Options.MaxRecords allows.
 func TestViewNodes(t *testing.T) {
 	one := recordBytes(0, rec{})
 	n := 2 << 20 / len(one)
@@ -233,8 +235,17 @@ func TestViewNodes(t *testing.T) {
 	// 16 nodes before the view (root, batch, header, payload leaf), the
 	// view's own, then 8 a record: record k is the first not decoded.
 	k := (16 + limit - 17 + 7) / 8
-	wantProblems(t, tr, fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes makes at most %d nodes (64 Ki and 16 a byte; a bomb?)",
-		k, k*len(one), (n-k)*len(one), len(payload), limit))
+	wantProblems(t, tr, fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?)",
+		k, k*len(one), (n-k)*len(one), len(payload), k))
+	// With a header, a record makes 11 nodes.
+	hone := recordBytes(0, rec{headers: [][2][]byte{{[]byte("h"), nil}}})
+	hn := 2 << 20 / len(hone)
+	hpayload := zstdBytes(bytes.Repeat(hone, hn))
+	htr := records.Decode(batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: int32(hn)}.bytes(hpayload), records.Options{})
+	hlimit := 64<<10 + 16*len(hpayload)
+	if got := problems(htr); !strings.Contains(got, fmt.Sprintf("a compressed payload of %d bytes makes at most %d nodes (64 Ki and 16 a byte; a bomb?)", len(hpayload), hlimit)) {
+		t.Errorf("records with a header: %s", got)
+	}
 	parts := func(o records.Options) (int, string) {
 		got, probs := 0, ""
 		records.DecodeParts(b, o, 1<<16, func(pt *tree.Tree, _ bool) error {

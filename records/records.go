@@ -99,11 +99,12 @@ type Options struct {
 	// payloads hold.
 	MaxNodes int
 	// MaxRecords bounds the records of one compressed payload of a v2
-	// batch that DecodeParts decodes: past it, the rest of the payload is
-	// one Raw leaf with a problem, not decoded. 0 means 8 Ki and 2 a byte
-	// of the compressed payload, what the nodes of a whole decode's view
-	// of it allow plain records (a payload of a few KB claiming millions
-	// of records is a bomb: DecodeParts bounds memory, not output).
+	// batch: past it, the rest of the payload is one Raw leaf with a
+	// problem, not decoded. 0 means 8 Ki and 2 a byte of the compressed
+	// payload, what the nodes of a whole decode's view of it allow plain
+	// records (a payload of a few KB claiming millions of records is a
+	// bomb: DecodeParts bounds memory, not output). A whole decode's view
+	// is bounded by its nodes as well.
 	MaxRecords int64
 	// Set holds the specs of the KRaft control records (LeaderChangeMessage,
 	// SnapshotHeaderRecord, SnapshotFooterRecord, KRaftVersionRecord,
@@ -655,24 +656,23 @@ func (d *decoder) viewArea(a area, n int) area {
 	return a
 }
 
-// Bounds of the records of one decompressed view that DecodeParts
-// decodes, unless Options.MaxRecords says otherwise: viewRecordsBase and
+// Bounds of the records of one decompressed view, unless
+// Options.MaxRecords says otherwise: viewRecordsBase and
 // viewRecordsPerByte times the bytes of the compressed payload, the
 // records that a whole decode's view node bound (viewNodes) lets through
-// at the 8 nodes of a plain record. Its parts bound memory, not work: a
-// payload of a few KB claiming millions of records would otherwise be
-// decoded to its end, and listed.
+// at the 8 nodes of a plain record. DecodeParts, whose parts bound memory,
+// not work, would otherwise decode a payload of a few KB claiming
+// millions of records to its end, and list them.
 const (
 	viewRecordsBase    = viewNodesBase / 8
 	viewRecordsPerByte = viewNodesPerByte / 8
 )
 
 // recordsArea sets the record bound of view a of a compressed payload of
-// n bytes in DecodeParts (Options.MaxRecords, or what n allows).
+// n bytes (Options.MaxRecords, or what n allows). A whole decode's view of
+// plain records reaches it where it reaches its node bound (viewArea),
+// and reports it the same as DecodeParts does.
 func (d *decoder) recordsArea(a area, n int) area {
-	if d.parts == nil {
-		return a
-	}
 	a.payload = n
 	a.maxRecords = int32(min(viewRecordsBase+viewRecordsPerByte*int64(n), 1<<31-1))
 	if d.o.MaxRecords > 0 {

@@ -128,6 +128,19 @@ func TestGenerateHostileInputs(t *testing.T) {
 		}
 		write(name, b)
 	}
+	// Small ones, for the fuzz corpora: a zstd batch claiming 100000
+	// records that its payload holds, and a xerial snappy batch whose
+	// chunks declare 17 x 64 KiB (past FuzzRecords's limit of 1 MiB).
+	countBomb := hostileZstdBatch(t, 0, 100000, -1)
+	write("fuzz-countbomb.bin", countBomb)
+	write("fuzz-countbomb.frame", produceV3(countBomb))
+	x := append([]byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}, 0, 0, 0, 1, 0, 0, 0, 1)
+	zc := snappy.Encode(nil, make([]byte, 64<<10))
+	for range 17 {
+		x = binary.BigEndian.AppendUint32(x, uint32(len(zc)))
+		x = append(x, zc...)
+	}
+	write("fuzz-snappybomb.bin", records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), Count: 1, Records: x}.Bytes())
 	// The baseline: a batch of ten small records.
 	small := hostileZstdBatch(t, 0, 10, 10)
 	write("small.log", small)

@@ -99,3 +99,35 @@ func TestLargeEntryReadOnce(t *testing.T) {
 		t.Errorf("a batch of %d bytes: %d bytes allocated", len(big), got)
 	}
 }
+
+// writeSizes records the size of each write.
+type writeSizes []int
+
+func (w *writeSizes) Write(b []byte) (int, error) { *w = append(*w, len(b)); return len(b), nil }
+
+// A Lister writes a window's lines as they come, 64 KiB or a line at a
+// time, not the window's text whole: 2 MiB of lines of a batch of 128
+// records of 16 KiB values are written in pieces of at most 64 KiB and a
+// line, all of them.
+func TestListerWritesAsItGoes(t *testing.T) {
+	var kvs []records.KeyValue
+	for range 128 {
+		kvs = append(kvs, records.KeyValue{Value: bytes.Repeat([]byte("v"), 16<<10)})
+	}
+	path := writeFile(t, t.TempDir(), "00000000000000000000.log", records.Batch{Records: kvs}.Bytes())
+	for _, js := range []bool{false, true} {
+		var w writeSizes
+		l := logseg.Lister{JSON: js}
+		header := ""
+		if _, err := logseg.Read(path, logseg.Options{Lazy: true}, func(win *logseg.Window) error { return l.Window(win, &header, &w) }); err != nil {
+			t.Fatal(err)
+		}
+		total, most := 0, 0
+		for _, n := range w {
+			total, most = total+n, max(most, n)
+		}
+		if total < 128*(16<<10) || most > 64<<10+17<<10 {
+			t.Errorf("json %v: %d bytes in %d writes, the largest %d", js, total, len(w), most)
+		}
+	}
+}

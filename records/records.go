@@ -463,7 +463,8 @@ type parts struct {
 	err       error
 }
 
-// DecodeParts decodes the records bytes data as Decode does, handing the
+// DecodeParts decodes the records bytes data as Decode does (with
+// Options.Budget, not bounded by MaxDecompressedTotal), handing the
 // tree over to fn in parts of about maxNodes nodes or fewer (and no more
 // than a part's decompressed records need), so that memory is bounded by
 // the part, not by data or what its payloads decompress to: each part is
@@ -499,6 +500,11 @@ func DecodeParts(data []byte, o Options, maxNodes int, fn func(t *tree.Tree, con
 	}
 	d := newDecoder(&b, o)
 	d.parts = &parts{fn: fn, maxNodes: max(maxNodes, 64)}
+	if o.Budget != nil {
+		// The parts bound what is held: what the payloads decompress to
+		// together is the input's budget.
+		d.room = 1<<63 - 1
+	}
 	d.entries(data, 0, area{path: o.Path, wireOff: -1})
 	if d.parts.err != nil {
 		return d.parts.err

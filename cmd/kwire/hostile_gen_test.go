@@ -65,8 +65,8 @@ func hostileZstdBatch(t testing.TB, base int64, count, n int) []byte {
 	return records.RawBatch{BaseOffset: base, Attributes: records.Attributes(records.CompressionZstd), LastOffsetDelta: int32(count - 1), Count: int32(count), Records: buf.Bytes()}.Bytes()
 }
 
-// hostileXerial is a snappy batch in xerial framing whose chunks each
-// decode to chunk bytes of a record value, total bytes in all (about).
+// hostileXerialBatch is a snappy batch in xerial framing of one record
+// whose value is total bytes, in chunks that each decode to chunk bytes.
 func hostileXerialBatch(t testing.TB, base int64, total, chunk int) []byte {
 	// One record whose value is total bytes: its header, then the value's
 	// bytes in chunks.
@@ -166,6 +166,22 @@ func TestGenerateHostileInputs(t *testing.T) {
 	// 2: a 1 GiB snappy bomb and a 250 MiB snappy payload (xerial).
 	write("snappybomb.log", hostileXerialBatch(t, 0, 1<<30, 1<<20))
 	snap := hostileXerialBatch(t, 0, 250<<20, 32<<10)
+	write("snappy250one.log", snap)
+	// 250 MiB of records of 64 KiB values, in 32 KiB chunks as
+	// snappy-java writes them.
+	var plain []byte
+	for i := range 4000 {
+		plain = hostileRecord(plain, i, 64<<10)
+	}
+	x = append([]byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}, 0, 0, 0, 1, 0, 0, 0, 1)
+	for p := plain; len(p) > 0; {
+		n := min(32<<10, len(p))
+		c := snappy.Encode(nil, p[:n])
+		x = binary.BigEndian.AppendUint32(x, uint32(len(c)))
+		x = append(x, c...)
+		p = p[n:]
+	}
+	snap = records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), LastOffsetDelta: 3999, Count: 4000, Records: x}.Bytes()
 	write("snappy250.log", snap)
 	write("snappy250.frame", produceV3(snap))
 	// 6: a zstd batch claiming 30M records that its payload holds.

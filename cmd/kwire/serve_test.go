@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
 )
 
@@ -68,10 +69,11 @@ func TestServeDecodesPastedHex(t *testing.T) {
 }
 
 // One request to the decode page is bounded: four zstd batches of 24 MiB
-// each (a few hundred KB of hex) are refused past 8 MiB, the page says so,
-// and the request allocates less than 64 MiB, where it held all 96 MiB and
-// more; a request that finds the most decodes at once running waits, then
-// is told the server is busy.
+// each (a few KB of hex) are refused past 8 MiB, the page says so, and the
+// request allocates less than 64 MiB, where it held all 96 MiB and more;
+// more than 512 Ki hex digits are refused (the page of a frame takes
+// about 200 bytes a byte); a request that finds the most decodes at once
+// running waits, then is told the server is busy.
 func TestServeDecodeBounded(t *testing.T) {
 	set, err := spec.Embedded("4.4.0")
 	if err != nil {
@@ -109,6 +111,18 @@ func TestServeDecodeBounded(t *testing.T) {
 	}
 	if got > 64<<20 {
 		t.Errorf("decode of four batches of 24 MiB allocates %d bytes", got)
+	}
+
+	// More hex than the page takes: refused before it is parsed.
+	big := url.Values{"hex": {strings.Repeat("00", site.MaxDecodeHex/2+1)}}
+	resp, err := srv.Client().PostForm(srv.URL+"/decode", big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(b), "too much hex: the decode page takes at most 524288 characters") {
+		t.Errorf("decode of 512 KiB and 2 hex digits: %d", resp.StatusCode)
 	}
 
 	defer func(w time.Duration) { serveWait = w }(serveWait)

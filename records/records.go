@@ -654,9 +654,10 @@ const (
 )
 
 // viewArea sets the node bound of view a of a compressed payload of n
-// bytes (none in DecodeParts).
+// bytes (none in DecodeParts, except in a legacy wrapper, whose view is
+// one part).
 func (d *decoder) viewArea(a area, n int) area {
-	if d.parts == nil {
+	if d.parts == nil || a.inWrapper {
 		a.maxNodes, a.payload = d.size()+viewNodesBase+viewNodesPerByte*n, n
 	}
 	return a
@@ -1121,10 +1122,19 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 // given magic, at offset off of area a) into the tree's Virtual area. On
 // failure it appends the payload as a Raw "records" leaf (or leaves it to
 // the caller when leaf is false), reports the problem and returns ok false.
+// It is how a legacy wrapper's value is decompressed: held whole, its
+// messages in one part, so that DecodeParts holds no more than
+// legacyHold of it.
 func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off int32, path string, leaf int32) (out []byte, voff int32, ok bool) {
 	out, voff, _, ok = d.decompressOrStream(a, codec, payload, magic, off, path, leaf, false)
 	return out, voff, ok
 }
+
+// legacyHold is the most bytes a legacy wrapper's value may decompress to
+// in DecodeParts (or MaxDecompressed, when less): its messages are not
+// streamed but held in one part. Kafka's brokers take messages of 1 MB by
+// default (message.max.bytes).
+const legacyHold = 16 << 20
 
 // decompressOrStream is decompress; with stream set, a payload larger than
 // decompressHold is not decompressed into Virtual but returned as a
@@ -1144,6 +1154,10 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 		return nil, 0, nil, false
 	}
 	limit := min(d.o.MaxDecompressed, d.room, d.o.Budget.Left())
+	held := d.parts != nil && !stream && limit > legacyHold
+	if held {
+		limit = legacyHold
+	}
 	t := d.b.T
 	start := len(t.Virtual)
 	var v []byte
@@ -1162,7 +1176,9 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 	}
 	if err == errTooLarge {
 		t.Virtual = t.Virtual[:start]
-		if limit < min(d.o.MaxDecompressed, d.room) {
+		if held {
+			fail(fmt.Sprintf("%s payload of a legacy wrapper decompresses to more than %d bytes, what its messages may take when they are read in parts: not followed", Compression(codec).String(), limit))
+		} else if limit < min(d.o.MaxDecompressed, d.room) {
 			fail(fmt.Sprintf("%s payload: the decompression budget of the input (%d bytes) has %d bytes left: not decompressed", Compression(codec).String(), d.o.Budget.Limit(), limit))
 		} else if limit < d.o.MaxDecompressed {
 			fail(fmt.Sprintf("%s payload: the decompressed views of these records reach their limit of %d bytes together: not decompressed", Compression(codec).String(), d.o.MaxDecompressedTotal))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/rand"
 	"encoding/binary"
 	"io"
@@ -141,6 +142,17 @@ func TestGenerateHostileInputs(t *testing.T) {
 		x = append(x, zc...)
 	}
 	write("fuzz-snappybomb.bin", records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), Count: 1, Records: x}.Bytes())
+	// A legacy gzip wrapper (magic 1) of 64 MiB of small inner messages.
+	{
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		inner := records.Legacy{Magic: 1, Value: []byte("v")}.Bytes()
+		for range (64 << 20) / len(inner) {
+			zw.Write(inner)
+		}
+		zw.Close()
+		write("legacy64.log", records.Legacy{Magic: 1, Attributes: 1, Value: buf.Bytes()}.Bytes())
+	}
 	// The baseline: a batch of ten small records.
 	small := hostileZstdBatch(t, 0, 10, 10)
 	write("small.log", small)

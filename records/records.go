@@ -59,8 +59,13 @@ func (b *Budget) Left() int64 {
 	return max(b.left.Load(), 0)
 }
 
-// Limit is the bytes the budget started with.
-func (b *Budget) Limit() int64 { return b.limit }
+// Limit is the bytes the budget started with (0 for a nil Budget).
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit
+}
 
 // take takes n bytes from the budget.
 func (b *Budget) take(n int64) {

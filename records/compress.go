@@ -335,14 +335,13 @@ func xerialSize(payload []byte, limit int64) (int64, error) {
 // time: it holds one chunk's decoding. Its payload is one that
 // xerialSize checked.
 type xerialReader struct {
-	payload []byte
 	// rest are the chunks still to decode, out what is left to read of
 	// the last one decoded into room.
 	rest, out, room []byte
 }
 
 func (x *xerialReader) reset(payload []byte) error {
-	x.payload, x.rest, x.out = payload, payload[min(xerialHeader, len(payload)):], nil
+	x.rest, x.out = payload[min(xerialHeader, len(payload)):], nil
 	return nil
 }
 

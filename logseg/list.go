@@ -81,7 +81,23 @@ type Lister struct {
 // error is out's, or a record's JSON's.
 func (l *Lister) Window(w *Window, header *string, out io.Writer) error {
 	buf := append(l.buf[:0], *header...)
-	defer func() { l.buf = buf }()
+	defer func() {
+		if cap(buf) <= listKeep {
+			l.buf = buf
+		}
+	}()
+	wrote := false
+	// flush writes what buf holds once it is listFlush bytes, so that the
+	// text of a window is not held whole: a line at most.
+	flush := func() error {
+		if len(buf) < listFlush {
+			return nil
+		}
+		*header, wrote = "", true
+		_, err := out.Write(buf)
+		buf = buf[:0]
+		return err
+	}
 	shown := &l.shown
 	lines := !l.JSON && l.Type == ""
 	for i := range w.Batches {
@@ -121,12 +137,22 @@ func (l *Lister) Window(w *Window, header *string, out io.Writer) error {
 			} else {
 				buf = d.AppendText(buf, l.Values)
 			}
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	if len(buf) == len(*header) {
+	if !wrote && len(buf) == len(*header) || len(buf) == 0 {
 		return nil
 	}
 	*header = ""
 	_, err := out.Write(buf)
 	return err
 }
+
+// The Lister's output buffer: written out once it holds listFlush bytes,
+// and kept for the next window when no more than listKeep.
+const (
+	listFlush = 64 << 10
+	listKeep  = 1 << 20
+)

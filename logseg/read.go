@@ -32,6 +32,14 @@ type Options struct {
 	// MaxDecompressed bounds what one compressed payload may decompress
 	// to (records.Options.MaxDecompressed; 0 is its default).
 	MaxDecompressed int64
+	// MaxDecompressedTotal bounds what the compressed payloads of one
+	// file decompress to together: its records.Budget (0:
+	// records.DefaultBudget), however many windows it is read in.
+	MaxDecompressedTotal int64
+	// MaxRecords bounds the records of one compressed payload that Read
+	// decodes (records.Options.MaxRecords; 0: what the payload's bytes
+	// allow, past which it is reported as a bomb).
+	MaxRecords int64
 	// Metadata decodes the values of data records as KRaft metadata
 	// records in every file; they always are in the files IsMetadata
 	// names.
@@ -68,6 +76,8 @@ func (o Options) recordsOptions(path string) records.Options {
 		ro = o.Codec.RecordsOptions()
 	}
 	ro.MaxDecompressed = o.MaxDecompressed
+	ro.MaxRecords = o.MaxRecords
+	ro.Budget = records.NewBudget(o.MaxDecompressedTotal)
 	ro.Metadata = o.Metadata || IsMetadata(path)
 	if t := o.topic(path); t != "" && o.Codec != nil {
 		ro.KeyValue, ro.Metadata = KeyValueDecoder(o.Codec, t), false
@@ -354,9 +364,9 @@ func Read(path string, o Options, fn func(w *Window) error) (Summary, error) {
 // Continued): memory is bounded by the window's bytes, one part, and
 // one payload's decompressed bytes up to 8 MiB, whatever they decompress
 // to. The windows list exactly what a decode of the whole file lists, and
-// Summary's Problems are that decode's, with two differences: the bounds
-// of one decode (records.DefaultMaxDecompressedTotal, the checksums of a
-// search for the next batch) apply per window, and from an entry that is
+// Summary's Problems are that decode's, with two differences: the bound
+// of the checksums of a search for the next batch applies per window (the
+// decompression budget, MaxDecompressedTotal, is the file's), and from an entry that is
 // not whole (records.EntrySize: a header Kafka's reader does not take, a
 // length past the end) the rest of the file is one window, as the decoder
 // takes it (a partial batch, or bytes it skips to the next batch), except
@@ -377,12 +387,18 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		eof     bool
 		virtual int
 	)
+	fa, size := seekable(r)
 	// fill reads until buf holds n bytes or r ends, growing buf with the
 	// bytes that arrive.
 	fill := func(n int64) error {
 		for !eof && int64(len(buf)) < n {
 			if len(buf) == cap(buf) {
 				grow := min(n-int64(len(buf)), max(int64(len(buf)), 64<<10))
+				if fa != nil {
+					// The file's size is known: room for what it holds
+					// of the n bytes, at once, rather than doubling.
+					grow = max(min(n, size-s.Size)-int64(len(buf)), 1)
+				}
 				buf = slices.Grow(buf, int(grow))
 			}
 			k, err := r.Read(buf[len(buf):cap(buf)])
@@ -418,6 +434,28 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 			// Not to the end: decoded as they are.
 			buf = append(make([]byte, n, n+int64(len(rest))), rest...)
 		}
+		if skip := garbage(buf, fa, s.Size, size); skip {
+			// Bytes that are not an entry, more than a window of them: the
+			// next entry is searched for in the file, as the decoder
+			// searches for it, without holding what lies before it.
+			next, err := records.NextEntryAt(fa, s.Size, size)
+			if err != nil {
+				return s, err
+			}
+			n := size - s.Size
+			if next >= 0 {
+				n = next - s.Size
+			}
+			ro.FileOffset = s.Size
+			zero := n <= int64(len(buf)) && allZero(buf[:n])
+			s.Problems = append(s.Problems, shiftProblem(records.Skipped(buf, n, next >= 0, zero, 0, ro), ro.Path, s.Size, s.Batches, virtual))
+			s.Size += n
+			if _, err := fa.Seek(s.Size, io.SeekStart); err != nil {
+				return s, err
+			}
+			buf, eof = buf[:0], s.Size >= size
+			continue
+		}
 		end, err := windowEnd(buf, fill, func() []byte { return buf })
 		if err != nil {
 			return s, err
@@ -452,6 +490,38 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		s.Size += int64(end)
 		buf = buf[:copy(buf, buf[end:])]
 	}
+}
+
+// seekable is r as a file read from its start, with its size, when it
+// is a regular file at its start (nil otherwise): one ReadFrom may search
+// for the next entry without holding the bytes before it (garbage).
+func seekable(r io.Reader) (*os.File, int64) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil, 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, 0
+	}
+	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
+		return nil, 0
+	}
+	return f, st.Size()
+}
+
+// garbage reports whether the window buf, at offset off of file f of size
+// bytes, starts with bytes that are not an entry (records.EntrySize, or
+// one that runs past the end of the file), and the file
+// holds more than buf after off, and buf is not all zero bytes (whose
+// run may go on past it): ReadFrom skips them without holding them
+// (records.NextEntryAt).
+func garbage(buf []byte, f *os.File, off, size int64) bool {
+	if f == nil || len(buf) < records.EntryHeader || size-off <= int64(len(buf)) || allZero(buf) {
+		return false
+	}
+	total := records.EntrySize(buf)
+	return total == 0 || off+total > size
 }
 
 // zeroRun is the fewest zero bytes at the start of a window that ReadFrom
@@ -559,6 +629,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 		// A metadata log by its content (a copy, standard input): decoded
 		// as one, so that its credentials are in the tree to redact.
 		ro.Metadata = true
+		ro.Budget = records.NewBudget(o.MaxDecompressedTotal) // decoded again
 		t = records.Decode(data, ro)
 	}
 	s := Summary{Size: int64(len(data)), Batches: entries(t), Stdin: path == "-"}

@@ -83,8 +83,23 @@ func openPayload(dst []byte, codec int, payload []byte, magic int8, limit int64)
 	switch codec {
 	case 1, 4:
 	case 2:
-		out, err = unsnappy(dst, payload, limit)
-		return out, nil, "", err
+		if !bytes.HasPrefix(payload, xerialMagic) {
+			// One raw block: decoded whole, within limit and what its
+			// bytes can hold (snappyBlock).
+			out, err = snappyBlock(dst, payload, limit)
+			return out, nil, "", err
+		}
+		size, err := xerialSize(payload, limit)
+		if err != nil {
+			return dst, nil, "", err
+		}
+		if size <= min(limit, decompressHold) {
+			out, err = unsnappy(slices.Grow(dst, int(size)), payload, limit)
+			return out, nil, "", err
+		}
+		x := &xerialReader{}
+		x.reset(payload)
+		return dst, &payloadStream{rd: &reader{Reader: x, reset: x.reset, put: func() {}}, size: size}, "", nil
 	case 3:
 		payload, warn = lz4Header(payload, magic)
 	default:
@@ -243,32 +258,118 @@ func unsnappy(dst, payload []byte, limit int64) ([]byte, error) {
 	if !bytes.HasPrefix(payload, xerialMagic) {
 		return snappyBlock(dst, payload, limit)
 	}
-	if len(payload) < xerialHeader {
-		return dst, fmt.Errorf("xerial snappy header: need %d bytes, have %d", xerialHeader, len(payload))
-	}
 	start := len(dst)
+	err := xerialChunks(payload, func(at int, block []byte) error {
+		var err error
+		dst, err = snappyBlock(dst, block, limit-int64(len(dst)-start))
+		if err != nil && err != errTooLarge {
+			err = fmt.Errorf("xerial chunk at +%d (%d bytes): %w", at, len(block), err)
+		}
+		return err
+	})
+	return dst, err
+}
+
+// xerialChunks calls fn with the raw snappy block of each chunk of a
+// xerial payload in order, and the offset of the chunk's length in the
+// payload; it ends at fn's first error, or at a chunk whose length does
+// not fit.
+func xerialChunks(payload []byte, fn func(at int, block []byte) error) error {
+	if len(payload) < xerialHeader {
+		return fmt.Errorf("xerial snappy header: need %d bytes, have %d", xerialHeader, len(payload))
+	}
 	p := payload[xerialHeader:]
 	at := xerialHeader
 	for len(p) > 0 {
 		if len(p) < 4 {
-			return dst, fmt.Errorf("xerial chunk at +%d: its length needs 4 bytes, %d remain", at, len(p))
+			return fmt.Errorf("xerial chunk at +%d: its length needs 4 bytes, %d remain", at, len(p))
 		}
 		n := int64(int32(binary.BigEndian.Uint32(p)))
 		if n < 0 || n > int64(len(p)-4) {
-			return dst, fmt.Errorf("xerial chunk at +%d: length %d, %s remain", at, n, wire.Bytes(len(p)-4))
+			return fmt.Errorf("xerial chunk at +%d: length %d, %s remain", at, n, wire.Bytes(len(p)-4))
 		}
-		var err error
-		dst, err = snappyBlock(dst, p[4:4+n], limit-int64(len(dst)-start))
-		if err != nil {
-			if err == errTooLarge {
-				return dst, err
-			}
-			return dst, fmt.Errorf("xerial chunk at +%d (%d bytes): %w", at, n, err)
+		if err := fn(at, p[4:4+n]); err != nil {
+			return err
 		}
 		p = p[4+n:]
 		at += 4 + int(n)
 	}
-	return dst, nil
+	return nil
+}
+
+// xerialSize is what a xerial payload decodes to, at most limit bytes
+// (errTooLarge past it). The lengths its chunks declare are added up
+// first, and each checked against its chunk's bytes (snappyMaxRatio), so
+// that a payload declaring more than limit is refused before any chunk
+// is decoded; then every chunk is decoded into room for one chunk, so
+// that the stream of xerialReader cannot fail. Memory is one chunk's
+// decoding, not the payload's.
+func xerialSize(payload []byte, limit int64) (int64, error) {
+	var total int64
+	var most int
+	err := xerialChunks(payload, func(at int, block []byte) error {
+		n, err := snappyLen(block)
+		if err != nil {
+			return fmt.Errorf("xerial chunk at +%d (%d bytes): %w", at, len(block), err)
+		}
+		if total += int64(n); total > limit {
+			return errTooLarge
+		}
+		most = max(most, n)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	room := make([]byte, most)
+	err = xerialChunks(payload, func(at int, block []byte) error {
+		if _, err := snappy.DecodeStrict(room, block); err != nil {
+			return fmt.Errorf("xerial chunk at +%d (%d bytes): %w", at, len(block), err)
+		}
+		return nil
+	})
+	return total, err
+}
+
+// xerialReader streams what a xerial payload decodes to, a chunk at a
+// time: it holds one chunk's decoding. Its payload is one that
+// xerialSize checked.
+type xerialReader struct {
+	// rest are the chunks still to decode, out what is left to read of
+	// the last one decoded into room.
+	rest, out, room []byte
+}
+
+func (x *xerialReader) reset(payload []byte) error {
+	x.rest, x.out = payload[min(xerialHeader, len(payload)):], nil
+	return nil
+}
+
+func (x *xerialReader) Read(b []byte) (int, error) {
+	for len(x.out) == 0 {
+		if len(x.rest) < 4 {
+			return 0, io.EOF
+		}
+		n := int64(int32(binary.BigEndian.Uint32(x.rest)))
+		if n < 0 || n > int64(len(x.rest)-4) {
+			return 0, fmt.Errorf("xerial chunk: length %d, %s remain", n, wire.Bytes(len(x.rest)-4))
+		}
+		block := x.rest[4 : 4+n]
+		x.rest = x.rest[4+n:]
+		k, err := snappyLen(block)
+		if err != nil {
+			return 0, err
+		}
+		if cap(x.room) < k {
+			x.room = make([]byte, k)
+		}
+		if x.out, err = snappy.DecodeStrict(x.room[:k], block); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(b, x.out)
+	x.out = x.out[n:]
+	return n, nil
 }
 
 // snappyMaxRatio bounds what a byte of a raw snappy block decodes to: a
@@ -277,6 +378,19 @@ func unsnappy(dst, payload []byte, limit int64) ([]byte, error) {
 // being the only shorter one), so a block of n bytes decodes to at most
 // 64*n/3 + 11 bytes.
 const snappyMaxRatio = 22
+
+// snappyLen is the length a raw snappy block declares it decodes to,
+// refused when its bytes cannot hold that much (snappyMaxRatio).
+func snappyLen(src []byte) (int, error) {
+	n, err := snappy.DecodedLen(src)
+	if err != nil {
+		return 0, err
+	}
+	if int64(n) > snappyMaxRatio*int64(len(src))+64 {
+		return 0, fmt.Errorf("snappy block of %s says it decodes to %s, more than its bytes can hold", wire.Bytes(len(src)), wire.Bytes(n))
+	}
+	return n, nil
+}
 
 // snappyBlock appends the decoding of one raw snappy block, refusing one
 // whose declared length is past limit, or past what its bytes can decode
@@ -290,8 +404,8 @@ func snappyBlock(dst, src []byte, limit int64) ([]byte, error) {
 	if int64(n) > limit {
 		return dst, errTooLarge
 	}
-	if int64(n) > snappyMaxRatio*int64(len(src))+64 {
-		return dst, fmt.Errorf("snappy block of %s says it decodes to %s, more than its bytes can hold", wire.Bytes(len(src)), wire.Bytes(n))
+	if _, err := snappyLen(src); err != nil {
+		return dst, err
 	}
 	dst = slices.Grow(dst, n)
 	room := dst[len(dst) : len(dst)+n]

@@ -2,11 +2,15 @@ package records_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kwire/kwire/internal/testseg"
@@ -214,9 +218,13 @@ func TestMaxNodes(t *testing.T) {
 }
 
 // The records of a decompressed view make at most 64 Ki nodes and 16 a
-// byte of its compressed payload in a tree: 2 MiB of the smallest
+// byte of its compressed payload in a tree, and are at most 8 Ki and 2 a
+// byte (the records of a plain view's nodes): 2 MiB of the smallest
 // records, which zstd takes to a few hundred bytes, are cut there with a
-// problem; DecodeParts, whose parts are bounded, lists them all.
+// problem, where both bounds meet; records with a header make more nodes
+// and meet the node bound first. DecodeParts, whose parts are bounded,
+// stops at the same record with the same problem, and lists them all when
+// Options.MaxRecords allows.
 func TestViewNodes(t *testing.T) {
 	one := recordBytes(0, rec{})
 	n := 2 << 20 / len(one)
@@ -227,20 +235,44 @@ func TestViewNodes(t *testing.T) {
 	// 16 nodes before the view (root, batch, header, payload leaf), the
 	// view's own, then 8 a record: record k is the first not decoded.
 	k := (16 + limit - 17 + 7) / 8
-	wantProblems(t, tr, fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes makes at most %d nodes (64 Ki and 16 a byte; a bomb?)",
-		k, k*len(one), (n-k)*len(one), len(payload), limit))
-	got := 0
-	records.DecodeParts(b, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
-		for _, b := range records.LogBatches(pt) {
-			got += len(b.Records)
-		}
-		if len(pt.Problems) > 0 {
-			t.Errorf("parts: %s", problems(pt))
-		}
-		return nil
-	})
-	if got != n {
-		t.Errorf("parts: %d records, want %d", got, n)
+	wantProblems(t, tr, fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?)",
+		k, k*len(one), (n-k)*len(one), len(payload), k))
+	// With a header, a record makes 11 nodes.
+	hone := recordBytes(0, rec{headers: [][2][]byte{{[]byte("h"), nil}}})
+	hn := 2 << 20 / len(hone)
+	hpayload := zstdBytes(bytes.Repeat(hone, hn))
+	htr := records.Decode(batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: int32(hn)}.bytes(hpayload), records.Options{})
+	hlimit := 64<<10 + 16*len(hpayload)
+	if got := problems(htr); !strings.Contains(got, fmt.Sprintf("a compressed payload of %d bytes makes at most %d nodes (64 Ki and 16 a byte; a bomb?)", len(hpayload), hlimit)) {
+		t.Errorf("records with a header: %s", got)
+	}
+	parts := func(o records.Options) (int, string) {
+		got, probs := 0, ""
+		records.DecodeParts(b, o, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, b := range records.LogBatches(pt) {
+				got += len(b.Records)
+			}
+			probs += problems(pt)
+			return nil
+		})
+		return got, probs
+	}
+	k = 8<<10 + 2*len(payload)
+	got, probs := parts(records.Options{})
+	// (A part's decompressed offsets count from its own Virtual.)
+	probs = regexp.MustCompile(`decompressed v0x[0-9a-f]+`).ReplaceAllString(probs, "decompressed v…")
+	if want := fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v…): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?)\n",
+		k, (n-k)*len(one), len(payload), k); got != k || probs != want {
+		t.Errorf("parts: %d records, problems\n%s\nwant %d,\n%s", got, probs, k, want)
+	}
+	got, probs = parts(records.Options{MaxRecords: int64(n)})
+	if got != n || probs != "" {
+		t.Errorf("parts, MaxRecords %d: %d records, problems %s", n, got, probs)
+	}
+	got, probs = parts(records.Options{MaxRecords: 10})
+	probs = regexp.MustCompile(`decompressed v0x[0-9a-f]+`).ReplaceAllString(probs, "decompressed v…")
+	if want := fmt.Sprintf("records[0].decompressed.Record[10] at 0x003d (decompressed v…): %d bytes of records not decoded: the compressed payload holds more than 10 records, the records limit\n", (n-10)*len(one)); got != 10 || probs != want {
+		t.Errorf("parts, MaxRecords 10: %d records, problems\n%s\nwant\n%s", got, probs, want)
 	}
 }
 
@@ -305,5 +337,150 @@ func TestSnappyLengthNotBacked(t *testing.T) {
 	wantProblems(t, tr, "records[0].records at 0x003d: snappy payload does not decompress: xerial chunk at +16 (9 bytes): snappy block of 9 bytes says it decodes to 104857600 bytes")
 	if got > 1<<20 {
 		t.Errorf("a xerial chunk saying 100 MiB allocates %d bytes", got)
+	}
+}
+
+// A xerial snappy payload is bounded as the other codecs' are: one whose
+// chunks declare more than the limit is refused before a chunk is decoded
+// (80 chunks of 1 MiB of zeros, 4 MB, under a limit of 64 MiB allocate
+// what the tree of their bytes may take, 4 bytes a byte, and 4 MiB, where
+// they took more than the 64 MiB they fitted), and one within the
+// limit but past what is held is streamed a chunk at a time by
+// DecodeParts: 48 MiB of records allocate less than 16 MiB, every record
+// there.
+func TestSnappyMemory(t *testing.T) {
+	chunk := snappy.Encode(nil, make([]byte, 1<<20))
+	x := []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1}
+	for range 80 {
+		x = binary.BigEndian.AppendUint32(x, uint32(len(chunk)))
+		x = append(x, chunk...)
+	}
+	bomb := batch{attrs: 2, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(x)
+	var tr *tree.Tree
+	got := allocated(func() { tr = records.Decode(bomb, records.Options{MaxDecompressed: 64 << 20}) })
+	wantProblems(t, tr, "records[0].records at 0x003d: snappy payload decompresses to more than 67108864 bytes, the decompression limit: not followed")
+	t.Logf("80 MiB of snappy past a limit of 64 MiB: %d bytes allocated", got)
+	if got > 4*uint64(len(bomb))+4<<20 {
+		t.Errorf("80 MiB of snappy past a limit of 64 MiB allocate %d bytes", got)
+	}
+
+	value := bytes.Repeat([]byte("0123456789abcdef"), 1<<12) // 64 KiB
+	rs := make([]rec, 768)
+	for i := range rs {
+		rs[i] = rec{value: value}
+	}
+	seg := dataBatch(0, 2, rs, func(p []byte) []byte { return xerialBytes(p, 32<<10) })
+	n := 0
+	var last []byte
+	got = allocated(func() {
+		err := records.DecodeParts(seg, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				t.Errorf("problem %s", p)
+			}
+			for _, b := range records.LogBatches(pt) {
+				n += len(b.Records)
+				if len(b.Records) > 0 {
+					last = slices.Clone(b.Records[len(b.Records)-1].Value)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	t.Logf("48 MiB of snappy records in parts: %d bytes allocated", got)
+	if n != len(rs) || !bytes.Equal(last, value) {
+		t.Errorf("%d records, the last value %d bytes", n, len(last))
+	}
+	if got > 16<<20 {
+		t.Errorf("48 MiB of snappy records in parts allocate %d bytes", got)
+	}
+}
+
+// One Budget bounds what the payloads of an input decompress to across
+// every decode of it, whole or in parts: two batches of 12 MiB each
+// under a budget of 20 MiB decompress once, the second is reported, in
+// the same call or the next; with nothing left, not even a small one is
+// decompressed. Without a Budget each call has its own bounds, as before.
+func TestBudget(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	rs := []rec{{value: big}, {value: big}, {value: big}}
+	one := dataBatch(0, 4, rs, zstdBytes)
+	size := int64(len(recordsBytes(rs)))
+	two := append(slices.Clone(one), one...)
+	spent := fmt.Sprintf("records[1].records at 0x%04x: zstd payload: the decompression budget of the input (20971520 bytes) has %d bytes left: not decompressed", len(one)+61, 20<<20-size)
+
+	b := records.NewBudget(20 << 20)
+	tr := records.Decode(two, records.Options{Budget: b})
+	wantProblems(t, tr, spent)
+	if int64(len(tr.Virtual)) != size || b.Left() != 20<<20-size {
+		t.Errorf("whole: %d virtual bytes, %d left", len(tr.Virtual), b.Left())
+	}
+	// The next call of the same input: nothing is decompressed.
+	tr = records.Decode(one, records.Options{Budget: b})
+	wantProblems(t, tr, strings.Replace(strings.Replace(spent, "records[1]", "records[0]", 1), fmt.Sprintf("0x%04x", len(one)+61), "0x003d", 1))
+
+	b = records.NewBudget(20 << 20)
+	var probs []string
+	for range 2 {
+		err := records.DecodeParts(one, records.Options{Budget: b}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				probs = append(probs, p.String())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := strings.Replace(strings.Replace(spent, "records[1]", "records[0]", 1), fmt.Sprintf("0x%04x", len(one)+61), "0x003d", 1); !slices.Equal(probs, []string{want}) {
+		t.Errorf("parts: problems %q, want %q", probs, want)
+	}
+	tr = records.Decode(two, records.Options{})
+	wantProblems(t, tr)
+}
+
+// A legacy wrapper's value is held whole and its messages are one part, so
+// DecodeParts bounds it: a gzip wrapper of 64 MiB of small messages (a
+// few hundred KB) is refused past 16 MiB, allocating less than 24 MiB
+// where it took 1.6 GiB in kwire log; one of 12 MiB is decoded to the
+// node bound of its view, as Decode decodes it, with the same problem.
+func TestLegacyWrapperInParts(t *testing.T) {
+	inner := legacyMessage(0, 1, 0, nil, []byte("v"))
+	wrapper := func(n int) []byte {
+		return legacyWrapper(0, 1, 1, bytes.Repeat(inner, n/len(inner)), gzipBytes)
+	}
+	parts := func(b []byte) (probs []string) {
+		err := records.DecodeParts(b, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				probs = append(probs, p.String())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return probs
+	}
+	big := wrapper(64 << 20)
+	var probs []string
+	got := allocated(func() { probs = parts(big) })
+	t.Logf("a wrapper of 64 MiB in parts: %d bytes allocated", got)
+	if want := "records[0].value at 0x0022: gzip payload of a legacy wrapper decompresses to more than 16777216 bytes, what its messages may take when they are read in parts: not followed"; !slices.Equal(probs, []string{want}) {
+		t.Errorf("a wrapper of 64 MiB in parts: %q", probs)
+	}
+	if got > 24<<20 {
+		t.Errorf("a wrapper of 64 MiB in parts allocates %d bytes", got)
+	}
+	mid := wrapper(12 << 20)
+	probs = parts(mid)
+	whole := records.Decode(mid, records.Options{})
+	var want []string
+	for _, p := range whole.Problems {
+		want = append(want, p.String())
+	}
+	if len(want) != 1 || !strings.Contains(want[0], "makes at most") || !slices.Equal(probs, want) {
+		t.Errorf("a wrapper of 12 MiB in parts: %q\nwhole: %q", probs, want)
 	}
 }

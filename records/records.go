@@ -21,6 +21,59 @@ const DefaultMaxDecompressed = 256 << 20
 // views of one tree together: 1 GiB (virtual offsets are int32).
 const DefaultMaxDecompressedTotal = 1 << 30
 
+// DefaultMaxView is the bound on the decompressed bytes of one tree that
+// commands showing a frame's tree whole (kwire decode, pcap, serve's
+// /decode) hold: 32 MiB. Decode holds a tree's decompressed views in its
+// Virtual; DecodeParts streams them and needs no such bound.
+const DefaultMaxView = 32 << 20
+
+// DefaultBudget is the default Budget of one input: 1 GiB.
+const DefaultBudget = 1 << 30
+
+// Budget is what the compressed payloads of one input (a log file, a
+// capture, the frames of a request) may decompress to together, however
+// many trees, windows and parts they are decoded in: every decode given
+// it (Options.Budget) takes from it the decompressed bytes of each
+// payload it decompresses, held or streamed, and a payload past what is
+// left is reported and not decompressed. It is safe for concurrent use.
+type Budget struct {
+	left  atomic.Int64
+	limit int64
+}
+
+// NewBudget is a Budget of n bytes (0 or less: DefaultBudget).
+func NewBudget(n int64) *Budget {
+	if n <= 0 {
+		n = DefaultBudget
+	}
+	b := &Budget{limit: n}
+	b.left.Store(n)
+	return b
+}
+
+// Left is what the budget still allows (bytes); a nil Budget allows all.
+func (b *Budget) Left() int64 {
+	if b == nil {
+		return 1<<63 - 1
+	}
+	return max(b.left.Load(), 0)
+}
+
+// Limit is the bytes the budget started with (0 for a nil Budget).
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit
+}
+
+// take takes n bytes from the budget.
+func (b *Budget) take(n int64) {
+	if b != nil {
+		b.left.Add(-n)
+	}
+}
+
 // Options control decoding.
 type Options struct {
 	// MaxDecompressed bounds the bytes one compressed payload (a batch's
@@ -36,6 +89,11 @@ type Options struct {
 	// one tree) together. 0 means DefaultMaxDecompressedTotal; it is never
 	// more than that.
 	MaxDecompressedTotal int64
+	// Budget, when set, is the decompression budget of the input the
+	// bytes are part of, shared by every decode of it: a payload that
+	// would decompress to more than it has left is reported, not
+	// decompressed. Nil: no bound but the others.
+	Budget *Budget
 	// MaxNodes bounds the nodes of the tree that records are decoded
 	// into (0: no bound; a lazy record counts as the nodes it makes
 	// whole, so that Expand's tree keeps to it): once it holds that
@@ -45,6 +103,14 @@ type Options struct {
 	// MaxDecompressedTotal it bounds the memory of a tree whatever its
 	// payloads hold.
 	MaxNodes int
+	// MaxRecords bounds the records of one compressed payload of a v2
+	// batch: past it, the rest of the payload is one Raw leaf with a
+	// problem, not decoded. 0 means 8 Ki and 2 a byte of the compressed
+	// payload, what the nodes of a whole decode's view of it allow plain
+	// records (a payload of a few KB claiming millions of records is a
+	// bomb: DecodeParts bounds memory, not output). A whole decode's view
+	// is bounded by its nodes as well.
+	MaxRecords int64
 	// Set holds the specs of the KRaft control records (LeaderChangeMessage,
 	// SnapshotHeaderRecord, SnapshotFooterRecord, KRaftVersionRecord,
 	// VotersRecord). With Decode, their values are decoded; without either,
@@ -402,7 +468,8 @@ type parts struct {
 	err       error
 }
 
-// DecodeParts decodes the records bytes data as Decode does, handing the
+// DecodeParts decodes the records bytes data as Decode does (with
+// Options.Budget, not bounded by MaxDecompressedTotal), handing the
 // tree over to fn in parts of about maxNodes nodes or fewer (and no more
 // than a part's decompressed records need), so that memory is bounded by
 // the part, not by data or what its payloads decompress to: each part is
@@ -438,6 +505,11 @@ func DecodeParts(data []byte, o Options, maxNodes int, fn func(t *tree.Tree, con
 	}
 	d := newDecoder(&b, o)
 	d.parts = &parts{fn: fn, maxNodes: max(maxNodes, 64)}
+	if o.Budget != nil {
+		// The parts bound what is held: what the payloads decompress to
+		// together is the input's budget.
+		d.room = 1<<63 - 1
+	}
 	d.entries(data, 0, area{path: o.Path, wireOff: -1})
 	if d.parts.err != nil {
 		return d.parts.err
@@ -569,6 +641,9 @@ type area struct {
 	// rest of a decompressed view is not decoded (viewNodes), payload
 	// the size of the compressed payload it comes from.
 	maxNodes, payload int
+	// maxRecords, when not 0, is the number of records of a decompressed
+	// view past which the rest is not decoded (DecodeParts: recordsArea).
+	maxRecords int32
 }
 
 // Bounds of the nodes the records of one decompressed view make in a tree
@@ -584,12 +659,50 @@ const (
 )
 
 // viewArea sets the node bound of view a of a compressed payload of n
-// bytes (none in DecodeParts).
+// bytes (none in DecodeParts, except in a legacy wrapper, whose view is
+// one part).
 func (d *decoder) viewArea(a area, n int) area {
-	if d.parts == nil {
+	if d.parts == nil || a.inWrapper {
 		a.maxNodes, a.payload = d.size()+viewNodesBase+viewNodesPerByte*n, n
 	}
 	return a
+}
+
+// Bounds of the records of one decompressed view, unless
+// Options.MaxRecords says otherwise: viewRecordsBase and
+// viewRecordsPerByte times the bytes of the compressed payload, the
+// records that a whole decode's view node bound (viewNodes) lets through
+// at the 8 nodes of a plain record. DecodeParts, whose parts bound memory,
+// not work, would otherwise decode a payload of a few KB claiming
+// millions of records to its end, and list them.
+const (
+	viewRecordsBase    = viewNodesBase / 8
+	viewRecordsPerByte = viewNodesPerByte / 8
+)
+
+// recordsArea sets the record bound of view a of a compressed payload of
+// n bytes (Options.MaxRecords, or what n allows). A whole decode's view of
+// plain records reaches it where it reaches its node bound (viewArea),
+// and reports it the same as DecodeParts does.
+func (d *decoder) recordsArea(a area, n int) area {
+	a.payload = n
+	a.maxRecords = int32(min(viewRecordsBase+viewRecordsPerByte*int64(n), 1<<31-1))
+	if d.o.MaxRecords > 0 {
+		a.maxRecords = int32(min(d.o.MaxRecords, 1<<31-1))
+	}
+	return a
+}
+
+// overRecords is the problem of the n bytes of records of view a not
+// decoded after its first a.maxRecords records (recordsArea), or "".
+func (d *decoder) overRecords(a area, k int32, n int64) string {
+	if a.maxRecords == 0 || k < a.maxRecords {
+		return ""
+	}
+	if d.o.MaxRecords > 0 {
+		return fmt.Sprintf("%s of records not decoded: the compressed payload holds more than %d records, the records limit", wire.Bytes(n), a.maxRecords)
+	}
+	return fmt.Sprintf("%s of records not decoded: a compressed payload of %s holds at most %d records (8 Ki and %d a byte; a bomb?)", wire.Bytes(n), wire.Bytes(a.payload), a.maxRecords, viewRecordsPerByte)
 }
 
 func (a area) flags() tree.Flags {
@@ -839,12 +952,16 @@ func (d *decoder) at(a area, off int32) string {
 // and at most MaxBatchLength, then, when present, magic 0, 1 or 2 with a
 // length its entries can have and attributes with no unknown bit or
 // compression.
-func partialBatch(rest []byte) (string, bool) {
-	if len(rest) < logOverhead {
-		return fmt.Sprintf("partial batch: %s, too short for a batch header", wire.Bytes(len(rest))), true
+func partialBatch(rest []byte) (string, bool) { return partialBatchOf(rest, int64(len(rest))) }
+
+// partialBatchOf is partialBatch of n bytes whose first ones are rest
+// (EntryHeader of them at least, when there are as many).
+func partialBatchOf(rest []byte, n int64) (string, bool) {
+	if n < logOverhead {
+		return fmt.Sprintf("partial batch: %s, too short for a batch header", wire.Bytes(int(n))), true
 	}
 	length := int64(int32(binary.BigEndian.Uint32(rest[8:])))
-	msg := fmt.Sprintf("partial batch: batchLength %d, %s present", length, wire.Bytes(len(rest)-logOverhead))
+	msg := fmt.Sprintf("partial batch: batchLength %d, %s present", length, wire.Bytes(int(n-logOverhead)))
 	if length < legacyMinV0 || length > MaxBatchLength {
 		return "", false
 	}
@@ -987,14 +1104,14 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 	if st != nil {
 		defer st.rd.put()
 		d.b.Leaf(tree.Node{Off: boff, Size: int32(len(body)), S: shCompressed.With(a.flags())})
-		inner := area{virtual: true, wireOff: boff, path: path + ".decompressed"}
+		inner := d.recordsArea(area{virtual: true, wireOff: boff, path: path + ".decompressed"}, len(body))
 		d.b.Open(tree.Node{Off: voff, S: shDecompressed[codec].With(tree.FlagVirtual)})
 		n := d.streamRecords(st, inner, count, info)
 		d.b.Close(int32(len(d.b.T.Virtual)))
 		return n
 	}
 	d.b.Leaf(tree.Node{Off: boff, Size: int32(len(body)), S: shCompressed.With(a.flags())})
-	inner := d.viewArea(area{virtual: true, wireOff: boff, path: path + ".decompressed"}, len(body))
+	inner := d.recordsArea(d.viewArea(area{virtual: true, wireOff: boff, path: path + ".decompressed"}, len(body)), len(body))
 	if a.virtual {
 		inner.wireOff = a.wireOff
 	}
@@ -1010,10 +1127,19 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 // given magic, at offset off of area a) into the tree's Virtual area. On
 // failure it appends the payload as a Raw "records" leaf (or leaves it to
 // the caller when leaf is false), reports the problem and returns ok false.
+// It is how a legacy wrapper's value is decompressed: held whole, its
+// messages in one part, so that DecodeParts holds no more than
+// legacyHold of it.
 func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off int32, path string, leaf int32) (out []byte, voff int32, ok bool) {
 	out, voff, _, ok = d.decompressOrStream(a, codec, payload, magic, off, path, leaf, false)
 	return out, voff, ok
 }
+
+// legacyHold is the most bytes a legacy wrapper's value may decompress to
+// in DecodeParts (or MaxDecompressed, when less): its messages are not
+// streamed but held in one part. Kafka's brokers take messages of 1 MB by
+// default (message.max.bytes).
+const legacyHold = 16 << 20
 
 // decompressOrStream is decompress; with stream set, a payload larger than
 // decompressHold is not decompressed into Virtual but returned as a
@@ -1032,7 +1158,11 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 		}
 		return nil, 0, nil, false
 	}
-	limit := min(d.o.MaxDecompressed, d.room)
+	limit := min(d.o.MaxDecompressed, d.room, d.o.Budget.Left())
+	held := d.parts != nil && !stream && limit > legacyHold
+	if held {
+		limit = legacyHold
+	}
 	t := d.b.T
 	start := len(t.Virtual)
 	var v []byte
@@ -1043,9 +1173,19 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 	} else {
 		v, warn, err = decompress(t.Virtual, codec, payload, magic, limit)
 	}
+	if cap(v) > cap(t.Virtual) {
+		// The room the attempt made, kept for the next payload: one
+		// input of many payloads past what is held does not make it
+		// again for each.
+		t.Virtual = v[:start]
+	}
 	if err == errTooLarge {
 		t.Virtual = t.Virtual[:start]
-		if limit < d.o.MaxDecompressed {
+		if held {
+			fail(fmt.Sprintf("%s payload of a legacy wrapper decompresses to more than %d bytes, what its messages may take when they are read in parts: not followed", Compression(codec).String(), limit))
+		} else if limit < min(d.o.MaxDecompressed, d.room) {
+			fail(fmt.Sprintf("%s payload: the decompression budget of the input (%d bytes) has %d bytes left: not decompressed", Compression(codec).String(), d.o.Budget.Limit(), limit))
+		} else if limit < d.o.MaxDecompressed {
 			fail(fmt.Sprintf("%s payload: the decompressed views of these records reach their limit of %d bytes together: not decompressed", Compression(codec).String(), d.o.MaxDecompressedTotal))
 		} else {
 			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes, the decompression limit: not followed", Compression(codec).String(), d.o.MaxDecompressed))
@@ -1058,11 +1198,12 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 		return nil, 0, nil, false
 	}
 	t.Virtual = v
+	n := int64(len(v) - start)
 	if st != nil {
-		d.room -= st.size
-	} else {
-		d.room -= int64(len(v) - start)
+		n = st.size
 	}
+	d.room -= n
+	d.o.Budget.take(n)
 	if warn != "" {
 		d.problem(a, -1, off, path, warn)
 	}
@@ -1086,6 +1227,11 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	}
 	fl := a.flags()
 	for ; n < count && pos < len(body); n++ {
+		if msg := d.overRecords(a, n, int64(len(body)-pos)); msg != "" {
+			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
+			d.problem(a, i, base+int32(pos), recordPath(path, n), msg)
+			return count
+		}
 		if info.plain && d.parts == nil && d.arena.est == 0 && d.size() < limit {
 			// A plain record, the usual case, without the general path's
 			// checks: the arena is sized, and no part is handed over.

@@ -72,6 +72,10 @@ func (d *decoder) streamRecords(st *payloadStream, a area, count int32, info bat
 		}
 	}
 	for n < count && at < st.size {
+		if msg := d.overRecords(a, n, st.size-at); msg != "" {
+			rest(refUndecoded, recordPath(path, n), msg)
+			return count
+		}
 		if !fill(5) {
 			return count
 		}

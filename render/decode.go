@@ -8,6 +8,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/spec/bundle"
 	"github.com/kwire/kwire/tree"
@@ -29,10 +30,18 @@ type Claim struct {
 	Version *int16
 	// Response says the bytes are framed responses of API at Version.
 	Response bool
-	// Strict and MaxDecompressed set the codec's Strict and its records'
-	// MaxDecompressed (bytes; 0 keeps the default).
-	Strict          bool
+	// Strict sets the codec's Strict.
+	Strict bool
+	// MaxDecompressed bounds what the compressed record payloads of the
+	// bytes decompress to, one or together, since every frame's tree
+	// holds them (bytes; 0: records.DefaultMaxView): it is each payload's
+	// records.Options.MaxDecompressed, each tree's MaxDecompressedTotal
+	// and the Budget of all the bytes' frames.
 	MaxDecompressed int64
+	// MaxNodes bounds the nodes of the records of each frame's tree
+	// (records.Options.MaxNodes; 0: no bound but what the payloads'
+	// bytes allow).
+	MaxNodes int
 }
 
 // ClaimError is a Claim that cannot be decoded as given: a response or a
@@ -170,9 +179,13 @@ func Decode(set *spec.Set, c Claim, b []byte) ([]*Page, error) {
 	}
 	cd := codec.New(set)
 	cd.Strict = c.Strict
-	if c.MaxDecompressed != 0 {
-		cd.Records.MaxDecompressed = c.MaxDecompressed
+	held := c.MaxDecompressed
+	if held <= 0 {
+		held = records.DefaultMaxView
 	}
+	cd.Records.MaxDecompressed, cd.Records.MaxDecompressedTotal = held, held
+	cd.Records.Budget = records.NewBudget(held)
+	cd.Records.MaxNodes = c.MaxNodes
 	version := c.Version
 	switch {
 	case response:

@@ -34,8 +34,11 @@ type DecodeQuery struct {
 // error about the query.
 type DecodeFunc func(set *spec.Set, q DecodeQuery) (*render.Page, error)
 
-// MaxDecodeHex bounds the hex text the decode page accepts (characters).
-const MaxDecodeHex = 4 << 20
+// MaxDecodeHex bounds the hex text the decode page accepts (characters):
+// 512 Ki, frames of 256 KiB. The page of a frame shows every byte, at
+// about 200 bytes of memory a byte while it is made: a request takes 64
+// MiB at most.
+const MaxDecodeHex = 512 << 10
 
 // Dir opens the directory path (one written by Generate) for Handler. Only
 // names that resolve inside path are served: a symbolic link is followed

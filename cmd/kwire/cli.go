@@ -85,8 +85,9 @@ type decodeCmd struct {
 	File     string  `arg:"" optional:"" help:"File holding the bytes, raw or as hex text or a hex dump; - reads standard input."`
 	Format   string  `help:"Output format: text, json (the page; JSON lines, one compact page per line, when the bytes hold several frames), or kafka (the body as JSON in the format of Kafka's JsonConverters, on one line)." enum:"text,json,kafka" default:"text"`
 	Strict   bool    `help:"Refuse what Kafka's readers tolerate: tagged fields out of ascending order or repeated, and a tagged field whose size prefix is wrong."`
-	// MaxDecompressed bounds each compressed record payload (bytes).
-	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to; larger payloads (decompression bombs) are reported, not followed." default:"268435456" placeholder:"BYTES"`
+	// MaxDecompressed bounds the compressed record payloads of the input,
+	// one or together (bytes): the tree holds them.
+	MaxDecompressed int64 `help:"Most bytes the compressed record batches of the input may expand to, one or together (the tree shown holds them); past it payloads (decompression bombs) are reported, not followed." default:"33554432" placeholder:"BYTES"`
 }
 
 type encodeCmd struct {

@@ -93,8 +93,8 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 			shown++
 		}
 	}
-	if shown != 37 { // pcap --port has none: without it Kafka is found on any port
-		t.Errorf("%d defaults shown, want 37", shown)
+	if shown != 39 { // pcap --port has none: without it Kafka is found on any port
+		t.Errorf("%d defaults shown, want 39", shown)
 	}
 	// The default shows once, in the help text, not also as the value
 	// (--color="auto"); kwire's own --version is listed with the root's
@@ -118,7 +118,7 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 		"serve":  "--addr=HOST:PORT Address to listen on (default: 127.0.0.1:8080).",
 		"proxy":  "--listen=HOST:PORT Address to listen on for Kafka clients (default: 127.0.0.1:19092).",
 		"pcap":   "Connections on other ports are ignored; without a captured handshake the end on this port is the server. Without --port, connections on port 9092 are decoded, and those on any other port whose client's first bytes are a Kafka request (the summary names the ports found). --tree",
-		"decode": "larger payloads (decompression bombs) are reported, not followed (default: 268435456).",
+		"decode": "past it payloads (decompression bombs) are reported, not followed (default: 33554432).",
 		"log":    "Most bytes one compressed record batch may expand to (default: 268435456).",
 		"site":   "--workers=N Pages rendered at once (default: one per CPU). --quiet",
 	} {

@@ -29,6 +29,11 @@ type logCmd struct {
 	State    bool     `help:"Replay the records of internal topics and print the state they leave: committed offsets, groups and members, transactions, share-group state (tables, or JSON lines)."`
 	// MaxDecompressed bounds each compressed record payload (bytes).
 	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to." default:"268435456" placeholder:"BYTES"`
+	// MaxDecompressedTotal bounds the compressed payloads of one file
+	// together (bytes).
+	MaxDecompressedTotal int64 `help:"Most bytes the compressed record batches of one file may expand to together; past it batches are reported, not decompressed." default:"1073741824" placeholder:"BYTES"`
+	// MaxRecords bounds the records of one compressed batch.
+	MaxRecords int64 `help:"Most records one compressed record batch may hold (0: 8 Ki and 2 a byte of its compressed records; more are reported as a bomb, not listed)." default:"0" placeholder:"N"`
 }
 
 // logWindow is the window logseg.Read reads files with. A variable for
@@ -38,6 +43,12 @@ var logWindow = logseg.DefaultWindow
 func (a *app) log(c *logCmd) error {
 	if c.MaxDecompressed <= 0 {
 		return usagef("--max-decompressed %d: must be positive", c.MaxDecompressed)
+	}
+	if c.MaxDecompressedTotal <= 0 {
+		return usagef("--max-decompressed-total %d: must be positive", c.MaxDecompressedTotal)
+	}
+	if c.MaxRecords < 0 {
+		return usagef("--max-records %d: must not be negative", c.MaxRecords)
 	}
 	set, err := a.loadSet()
 	if err != nil {
@@ -81,7 +92,7 @@ func (a *app) log(c *logCmd) error {
 		return usagef("- (standard input) may be named once")
 	}
 	cd := codec.New(set)
-	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
+	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, MaxDecompressedTotal: c.MaxDecompressedTotal, MaxRecords: c.MaxRecords, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
 		Lazy: !c.Tree} // the listing reads records' fields; only --tree shows the tree
 	var state *coordstate.State
 	if c.State {

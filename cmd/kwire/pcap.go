@@ -18,6 +18,7 @@ import (
 	"github.com/kwire/kwire/exchange"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/internal/watchflags"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/report"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tlsdecrypt"
@@ -142,6 +143,11 @@ func (a *app) pcap(c *pcapCmd) error {
 	if len(c.Port) == 0 {
 		detect = set // Kafka on 9092 and wherever its first bytes are
 	}
+	// Each frame's tree holds its decompressed records: records.
+	// DefaultMaxView of them at most, and the capture's payloads together
+	// records.DefaultBudget.
+	cd.Records.MaxDecompressed, cd.Records.MaxDecompressedTotal = records.DefaultMaxView, records.DefaultMaxView
+	cd.Records.Budget = records.NewBudget(records.DefaultBudget)
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
 		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}, Check: c.Check, Touched: r.pq != nil},

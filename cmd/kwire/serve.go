@@ -48,7 +48,9 @@ func (a *app) serve(c *serveCmd) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// A request's time is bounded: reading it, and writing its answer
+	// (a decode's work is bounded by serveDecode's budget).
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second}
 	fmt.Fprintf(a.stdout, "serving the Kafka protocol atlas on http://%s/ (decode page: http://%s/decode); Ctrl-C stops\n", ln.Addr(), ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -70,13 +72,41 @@ func siteHandler(sets []*spec.Set, dir fs.FS) http.Handler {
 	return site.New(sets...).Handler(dir, serveDecode)
 }
 
-// serveDecode decodes the decode page's hex as `kwire decode` does.
+// Bounds of one request to the decode page, whose hex site.MaxDecodeHex
+// bounds: what its compressed records may decompress to together
+// (bytes), and the nodes of each frame's records (about 300 bytes of the
+// page a node).
+const (
+	serveMaxDecompressed = 8 << 20
+	serveMaxNodes        = 1 << 16
+)
+
+// serveDecodes bounds the decodes the decode page runs at once; a request
+// that finds none free within serveWait is answered that the server is
+// busy.
+var serveDecodes = make(chan struct{}, 2)
+
+// serveWait is how long a request to the decode page waits for a free
+// decode. A variable for tests.
+var serveWait = 10 * time.Second
+
+// serveDecode decodes the decode page's hex as `kwire decode` does, within
+// the bounds of one request (serveMaxDecompressed, serveMaxNodes), at most
+// cap(serveDecodes) at once.
 func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 	b, err := hexdump.Parse([]byte(q.Hex))
 	if err != nil {
 		return nil, fmt.Errorf("hex: %v", err)
 	}
-	pages, err := render.Decode(set, render.Claim{API: q.API, Version: q.Version, Response: q.Response}, b)
+	wait := time.NewTimer(serveWait)
+	defer wait.Stop()
+	select {
+	case serveDecodes <- struct{}{}:
+		defer func() { <-serveDecodes }()
+	case <-wait.C:
+		return nil, fmt.Errorf("the server is decoding %d requests, its most at once: try again", cap(serveDecodes))
+	}
+	pages, err := render.Decode(set, render.Claim{API: q.API, Version: q.Version, Response: q.Response, MaxDecompressed: serveMaxDecompressed, MaxNodes: serveMaxNodes}, b)
 	err = hint.DecodeForm(set, err) // the page's form, not flags
 	if len(pages) == 0 {
 		var u usageError

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
 )
 
@@ -81,5 +85,76 @@ func TestServeDecodesPastedHex(t *testing.T) {
 	}
 	if code, _ := get("/4.4.0/Vote/v2/request"); code != 200 {
 		t.Errorf("GET /4.4.0/Vote/v2/request: %d", code)
+	}
+}
+
+// One request to the decode page is bounded: four zstd batches of 24 MiB
+// each (a few KB of hex) are refused past 8 MiB, the page says so, and the
+// request allocates less than 64 MiB, where it held all 96 MiB and more;
+// more than 512 Ki hex digits are refused (the page of a frame takes
+// about 200 bytes a byte); a request that finds the most decodes at once
+// running waits, then is told the server is busy.
+func TestServeDecodeBounded(t *testing.T) {
+	set, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(siteHandler([]*spec.Set{set}, nil))
+	defer srv.Close()
+	one := hostileZstdBatch(t, 0, 384, 64<<10)
+	var four []byte
+	for range 4 {
+		four = append(four, one...)
+	}
+	form := url.Values{"hex": {hex.EncodeToString(produceV3(four))}}
+	post := func() (int, string) {
+		t.Helper()
+		resp, err := srv.Client().PostForm(srv.URL+"/decode", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	var code int
+	var body string
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, body = post()
+	runtime.ReadMemStats(&after)
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("four batches of 24 MiB: %d bytes allocated", got)
+	if code != 200 || strings.Count(body, "zstd payload decompresses to more than 8388608 bytes, the decompression limit: not followed") != 4 {
+		t.Errorf("decode of four batches of 24 MiB: %d", code)
+	}
+	if got > 64<<20 {
+		t.Errorf("decode of four batches of 24 MiB allocates %d bytes", got)
+	}
+
+	// More hex than the page takes: refused before it is parsed.
+	big := url.Values{"hex": {strings.Repeat("00", site.MaxDecodeHex/2+1)}}
+	resp, err := srv.Client().PostForm(srv.URL+"/decode", big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(b), "too much hex: the decode page takes at most 524288 characters") {
+		t.Errorf("decode of 512 KiB and 2 hex digits: %d", resp.StatusCode)
+	}
+
+	defer func(w time.Duration) { serveWait = w }(serveWait)
+	serveWait = time.Millisecond
+	for range cap(serveDecodes) {
+		serveDecodes <- struct{}{}
+	}
+	code, body = post()
+	for range cap(serveDecodes) {
+		<-serveDecodes
+	}
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "the server is decoding 2 requests, its most at once: try again") {
+		t.Errorf("decode with every decode taken: %d", code)
 	}
 }

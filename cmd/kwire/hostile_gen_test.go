@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/rand"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket/layers"
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/kwire/kwire/capture/capturetest"
+	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/wire"
+)
+
+// hostileRecord appends record i of a batch: a value of n bytes of 'v'
+// (nil for n < 0), no key, no headers.
+func hostileRecord(b []byte, i, n int) []byte {
+	body := []byte{0}
+	body = wire.AppendVarlong(body, 0)
+	body = wire.AppendVarint(body, int32(i))
+	body = wire.AppendVarint(body, -1)
+	if n < 0 {
+		body = wire.AppendVarint(body, -1)
+	} else {
+		body = wire.AppendVarint(body, int32(n))
+		body = append(body, bytes.Repeat([]byte{'v'}, n)...)
+	}
+	body = wire.AppendVarint(body, 0)
+	b = wire.AppendVarint(b, int32(len(body)))
+	return append(b, body...)
+}
+
+// hostileZstdBatch is a zstd batch of count records of value n bytes,
+// compressed as a stream: the payload decompresses to about count*(n+8)
+// bytes while the batch holds a few KB.
+func hostileZstdBatch(t testing.TB, base int64, count, n int) []byte {
+	var buf bytes.Buffer
+	w, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithWindowSize(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunk []byte
+	for i := 0; i < count; i++ {
+		d := i
+		if n < 0 {
+			// Records all alike (offsetDelta 0): the payload compresses
+			// to a few KB.
+			d = 0
+		}
+		chunk = hostileRecord(chunk[:0], d, n)
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return records.RawBatch{BaseOffset: base, Attributes: records.Attributes(records.CompressionZstd), LastOffsetDelta: int32(count - 1), Count: int32(count), Records: buf.Bytes()}.Bytes()
+}
+
+// hostileXerialBatch is a snappy batch in xerial framing of one record
+// whose value is total bytes, in chunks that each decode to chunk bytes.
+func hostileXerialBatch(t testing.TB, base int64, total, chunk int) []byte {
+	// One record whose value is total bytes: its header, then the value's
+	// bytes in chunks.
+	body := []byte{0}
+	body = wire.AppendVarlong(body, 0)
+	body = wire.AppendVarint(body, 0)
+	body = wire.AppendVarint(body, -1)
+	body = wire.AppendVarint(body, int32(total))
+	head := wire.AppendVarint(nil, int32(len(body)+total+1))
+	head = append(head, body...)
+	out := append([]byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}, 0, 0, 0, 1, 0, 0, 0, 1)
+	put := func(p []byte) {
+		c := snappy.Encode(nil, p)
+		out = binary.BigEndian.AppendUint32(out, uint32(len(c)))
+		out = append(out, c...)
+	}
+	put(head)
+	z := bytes.Repeat([]byte{'v'}, chunk)
+	var c []byte
+	for left := total; left > 0; left -= chunk {
+		if left < chunk {
+			put(z[:left])
+			continue
+		}
+		if c == nil {
+			c = snappy.Encode(nil, z)
+		}
+		out = binary.BigEndian.AppendUint32(out, uint32(len(c)))
+		out = append(out, c...)
+	}
+	put([]byte{0}) // headersCount
+	return records.RawBatch{BaseOffset: base, Attributes: records.Attributes(records.CompressionSnappy), Count: 1, Records: out}.Bytes()
+}
+
+// TestGenerateHostileInputs writes the inputs of issue 29's memory cases
+// to $KWIRE_HOSTILE (skipped when unset), to measure kwire's peak memory
+// on them (/usr/bin/time -v): segments for log, frames for decode, pcap
+// captures for pcap.
+func TestGenerateHostileInputs(t *testing.T) {
+	dir := os.Getenv("KWIRE_HOSTILE")
+	if dir == "" {
+		t.Skip("KWIRE_HOSTILE not set: no inputs to write")
+	}
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes", name, len(b))
+	}
+	pcap := func(name string, frame []byte) {
+		f := capturetest.NewPcap(layers.LinkTypeEthernet)
+		c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 5000, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		c.Handshake()
+		c.Send(true, frame, 1400)
+		c.Close()
+		b, err := f.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(name, b)
+	}
+	// Small ones, for the fuzz corpora: a zstd batch claiming 100000
+	// records that its payload holds, and a xerial snappy batch whose
+	// chunks declare 17 x 64 KiB (past FuzzRecords's limit of 1 MiB).
+	countBomb := hostileZstdBatch(t, 0, 100000, -1)
+	write("fuzz-countbomb.bin", countBomb)
+	write("fuzz-countbomb.frame", produceV3(countBomb))
+	x := append([]byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}, 0, 0, 0, 1, 0, 0, 0, 1)
+	zc := snappy.Encode(nil, make([]byte, 64<<10))
+	for range 17 {
+		x = binary.BigEndian.AppendUint32(x, uint32(len(zc)))
+		x = append(x, zc...)
+	}
+	write("fuzz-snappybomb.bin", records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), Count: 1, Records: x}.Bytes())
+	// A legacy gzip wrapper (magic 1) of 64 MiB of small inner messages.
+	{
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		inner := records.Legacy{Magic: 1, Value: []byte("v")}.Bytes()
+		for range (64 << 20) / len(inner) {
+			zw.Write(inner)
+		}
+		zw.Close()
+		write("legacy64.log", records.Legacy{Magic: 1, Attributes: 1, Value: buf.Bytes()}.Bytes())
+	}
+	// The baseline: a batch of ten small records.
+	small := hostileZstdBatch(t, 0, 10, 10)
+	write("small.log", small)
+	write("small.frame", produceV3(small))
+	pcap("small.pcap", produceV3(small))
+	// A batch of 24 MiB, within decode's bound.
+	b24 := hostileZstdBatch(t, 0, 384, 64<<10)
+	write("b24.frame", produceV3(b24))
+	write("b24.log", b24)
+	// 1: eight zstd batches of 250 MiB each (values of 64 KiB).
+	one := hostileZstdBatch(t, 0, 4000, 64<<10)
+	var eight []byte
+	for i := range 8 {
+		b := bytes.Clone(one)
+		binary.BigEndian.PutUint64(b, uint64(i*4000))
+		eight = append(eight, b...)
+	}
+	write("eight.log", eight)
+	write("eight.frame", produceV3(eight))
+	pcap("eight.pcap", produceV3(eight))
+	write("one.log", one)
+	write("one.frame", produceV3(one))
+	// 2: a 1 GiB snappy bomb and a 250 MiB snappy payload (xerial).
+	write("snappybomb.log", hostileXerialBatch(t, 0, 1<<30, 1<<20))
+	snap := hostileXerialBatch(t, 0, 250<<20, 32<<10)
+	write("snappy250one.log", snap)
+	// 250 MiB of records of 64 KiB values, in 32 KiB chunks as
+	// snappy-java writes them.
+	var plain []byte
+	for i := range 4000 {
+		plain = hostileRecord(plain, i, 64<<10)
+	}
+	x = append([]byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}, 0, 0, 0, 1, 0, 0, 0, 1)
+	for p := plain; len(p) > 0; {
+		n := min(32<<10, len(p))
+		c := snappy.Encode(nil, p[:n])
+		x = binary.BigEndian.AppendUint32(x, uint32(len(c)))
+		x = append(x, c...)
+		p = p[n:]
+	}
+	snap = records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), LastOffsetDelta: 3999, Count: 4000, Records: x}.Bytes()
+	write("snappy250.log", snap)
+	write("snappy250.frame", produceV3(snap))
+	// 6: a zstd batch claiming 30M records that its payload holds.
+	many := hostileZstdBatch(t, 0, 30_000_000, -1)
+	write("many.log", many)
+	write("many.frame", produceV3(many))
+	pcap("many.pcap", produceV3(many))
+	// 8: 200 MB of random bytes as a segment.
+	f, err := os.Create(filepath.Join(dir, "random.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.CopyN(f, rand.Reader, 200_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -885,9 +885,11 @@ func TestWiresharkCommand(t *testing.T) {
 
 // TestWiresharkAgreesOnCaptures compares as TestWiresharkAgreesWithPcap
 // does on real captures named by KWIRE_WIRESHARK_CAPTURES:
-// FILE[,PORT[,KEYLOG]] entries separated by ';' (the captures the live
-// tests keep under KWIRE_ARTIFACTS, of franz-go, sarama and KRaft
-// traffic). Without it, or without tshark, it skips.
+// FILE[,PORT[,KEYLOG]] entries separated by ';'. The live tests
+// (interop/live: TestKeyLog's franz-go, plain and TLS; TestSaramaCaptured;
+// TestQuorumThroughProxies's KRaft controllers) list theirs in
+// KWIRE_ARTIFACTS/wireshark-captures.txt, which .ci/run hands to this test
+// after them. Without it, or without tshark, it skips.
 func TestWiresharkAgreesOnCaptures(t *testing.T) {
 	list := os.Getenv("KWIRE_WIRESHARK_CAPTURES")
 	if list == "" {

@@ -641,9 +641,16 @@ end
 
 -- Conversations: per TCP stream, the requests waiting for their response
 -- (by correlation id), the server's port, and whether each direction is in
--- step with its frames. memo holds what the first pass learnt of each
--- frame, so that later passes (Wireshark's GUI) show the same.
-local streams, memo = {}, {}
+-- step with its frames. What the first pass learnt of each frame is kept
+-- so that later passes (Wireshark's GUI, tshark -2) show the same, in as
+-- few Lua objects as can hold it (the collector walks them all, every
+-- cycle): answered[frame key of a request] is the packet number of its
+-- response; memo[frame key of a response] is {api key, version, request's
+-- packet number, latency in ns}, or false without its request; skipped[packet
+-- number] the bytes skipped to the first plausible frame. A frame key is
+-- the packet number and the frame's offset in the packet's data.
+local streams, memo, answered, skipped = {}, {}, {}, {}
+local function framekey(pinfo, off) return pinfo.number * 134217728 + off end
 
 -- now is the capture time of the packet being dissected, in nanoseconds
 -- since the capture's first packet: pinfo.rel_ts, a double, rounded to
@@ -715,12 +722,7 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
   local c = {tvb = tvb, buf = tvb:raw(off, 4 + size), base = off, lim = fe, flex = false, errs = {}, nt = root}
   local o = off + 4
   local key, ver, av, info, body, corr
-  local pm = memo[pinfo.number]
-  if not pm then
-    pm = {}
-    memo[pinfo.number] = pm
-  end
-  local mk = off
+  local mk = framekey(pinfo, off)
   if isreq then
     if size < 8 then
       x:add_proto_expert_info(ef_malformed, sfmt("Request of %d bytes: a header takes 8", size))
@@ -731,16 +733,14 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
     local a = A[key]
     av = a and a[2][ver]
     local name = a and a[1] or sfmt("Unknown(%d)", key)
-    local m = pm[mk]
     if not pinfo.visited then
-      m = {}
-      pm[mk] = m
-      st.reqs[corr] = {key = key, ver = ver, frame = pinfo.number, t = now(pinfo), m = m}
+      st.reqs[corr] = {key, ver, pinfo.number, now(pinfo), mk}
     end
     info = sfmt("%s v%d request", name, ver)
     if t then
       t:add(f_api, name):set_generated()
-      if m and m.resp then t:add(f_response_in, m.resp):set_generated() end
+      local resp = answered[mk]
+      if resp then t:add(f_response_in, resp):set_generated() end
       t:append_text(", " .. info)
     end
     if not av then
@@ -762,21 +762,21 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
       return
     end
     corr = rd32(c, o)
-    local m = pm[mk]
+    local m = memo[mk]
     if not pinfo.visited then
       local r = st.reqs[corr]
       if r then
         st.reqs[corr] = nil
-        local d = now(pinfo) - r.t
-        m = {key = r.key, ver = r.ver, req = r.frame, lat = d / 1e9, nst = nstime(d)}
-        r.m.resp = pinfo.number
+        m = {r[1], r[2], r[3], now(pinfo) - r[4]}
+        answered[r[5]] = pinfo.number
       else
-        m = {}
+        m = false
       end
-      pm[mk] = m
+      memo[mk] = m
     end
-    local a = m and m.key and A[m.key]
-    av = a and a[2][m.ver]
+    local mkey, mver = m and m[1], m and m[2]
+    local a = mkey and A[mkey]
+    av = a and a[2][mver]
     if not av then
       if t then
         local ht = t:add(tvb(o, 4), "ResponseHeader")
@@ -784,14 +784,14 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
         pcall(walk, c, HS[0][1], ht, o)
         if fe > o + 4 then t:add(f_undecoded, tvb(o + 4, fe - o - 4)) end
       end
-      if m and m.key then
-        local name = a and a[1] or sfmt("Unknown(%d)", m.key)
+      if mkey then
+        local name = a and a[1] or sfmt("Unknown(%d)", mkey)
         if t then
-          t:add(f_request_in, m.req):set_generated()
-          t:append_text(sfmt(", %s v%d response", name, m.ver))
+          t:add(f_request_in, m[3]):set_generated()
+          t:append_text(sfmt(", %s v%d response", name, mver))
         end
-        x:add_proto_expert_info(ef_unknown_api, sfmt("%s version %d is not in these specs (%s)", name, m.ver, SPECS))
-        infos[#infos + 1] = sfmt("%s v%d response (not in these specs)", name, m.ver)
+        x:add_proto_expert_info(ef_unknown_api, sfmt("%s version %d is not in these specs (%s)", name, mver, SPECS))
+        infos[#infos + 1] = sfmt("%s v%d response (not in these specs)", name, mver)
         return
       end
       x:add_proto_expert_info(ef_no_request, sfmt("Response with correlation id %d: its request is not in the capture, so its API and version are unknown", corr))
@@ -799,16 +799,16 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
       infos[#infos + 1] = sfmt("Response, correlation id %d (request not captured)", corr)
       return
     end
-    key, ver = m.key, m.ver
+    key, ver = mkey, mver
     info = sfmt("%s v%d response", a[1], ver)
     if t then
       t:add(f_api, a[1]):set_generated()
       t:add(f_version, ver):set_generated()
-      t:add(f_request_in, m.req):set_generated()
-      t:add(f_latency, m.nst):set_generated()
+      t:add(f_request_in, m[3]):set_generated()
+      t:add(f_latency, nstime(m[4])):set_generated()
       t:append_text(", " .. info)
     end
-    body = {av[2], av[6], a[1] .. "Response", HS[av[4]], "ResponseHeader", m.lat}
+    body = {av[2], av[6], a[1] .. "Response", HS[av[4]], "ResponseHeader", m[4] / 1e9}
   end
   local hs = body[4]
   local ht = t and t:add(tvb(o, 0), body[5])
@@ -877,10 +877,9 @@ function p.dissector(tvb, pinfo, tree)
   local dir = isreq and 1 or 2
   local off = 0
   local infos = {}
-  local pm = memo[pinfo.number]
   -- A direction whose start was not seen in step: find the first
   -- plausible frame (the capture may start mid-stream).
-  local skip = pm and pm.skip
+  local skip = skipped[pinfo.number]
   if not pinfo.visited and not st.synced[dir] then
     skip = nil
     for o = 0, len - 1 do
@@ -894,11 +893,7 @@ function p.dissector(tvb, pinfo, tree)
     end
     skip = skip or len
     if skip < len then st.synced[dir] = true end
-    if not pm then
-      pm = {}
-      memo[pinfo.number] = pm
-    end
-    pm.skip = skip
+    skipped[pinfo.number] = skip
   end
   if skip and skip > 0 then
     local it = tree
@@ -918,7 +913,11 @@ function p.dissector(tvb, pinfo, tree)
       pinfo.desegment_len = DESEGMENT_ONE_MORE_SEGMENT
       break
     end
-    local size = tvb(off, 4):int()
+    -- The size prefix read from a string of four bytes: no TvbRange (a
+    -- userdata the collector must finalise) for it.
+    local b0, b1, b2, b3 = sbyte(tvb:raw(off, 4), 1, 4)
+    local size = ((b0 * 256 + b1) * 256 + b2) * 256 + b3
+    if size >= 2147483648 then size = size - 4294967296 end
     if size < 0 or size > MAX_FRAME then
       local it = tree
       if full then

@@ -129,7 +129,8 @@ end
 
 -- Reading. A context c holds the frame: tvb, buf (its bytes as a string
 -- from tvb offset base), lim (the tvb offset where reading must stop),
--- flex (the message version is flexible), errs (error codes seen).
+-- flex (the message version is flexible), errs (error codes seen, nil
+-- while none is).
 -- Reading past lim raises {offset, message}.
 local function short(c, o, n, what)
   error({o, sfmt("%s: needs %d bytes at offset %d, %d left", what, n, o - c.base, c.lim - o)}, 0)
@@ -208,7 +209,12 @@ local function field(c, e, tree, o, tagged)
         else
           (it or c.nt):add_proto_expert_info(ef_error, name)
         end
-        c.errs[#c.errs + 1] = name or sfmt("error(%d)", code)
+        local es = c.errs
+        if not es then
+          es = {}
+          c.errs = es
+        end
+        es[#es + 1] = name or sfmt("error(%d)", code)
       end
     end
     return o + fx
@@ -719,9 +725,11 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
   else
     x = root
   end
-  local c = {tvb = tvb, buf = tvb:raw(off, 4 + size), base = off, lim = fe, flex = false, errs = {}, nt = root}
+  local c = {tvb = tvb, buf = tvb:raw(off, 4 + size), base = off, lim = fe, flex = false, errs = nil, nt = root}
   local o = off + 4
-  local key, ver, av, info, body, corr
+  -- The message: its schema and flexibility, its name in the tree, its
+  -- header's {schema, flexible} and name, a response's latency (s).
+  local key, ver, av, info, corr, bs, bflex, bname, hs, hname, lat
   local mk = framekey(pinfo, off)
   if isreq then
     if size < 8 then
@@ -754,7 +762,8 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
       infos[#infos + 1] = info .. " (not in these specs)"
       return
     end
-    body = {av[1], av[5], name .. "Request", HQ[av[3]], "RequestHeader"}
+    bs, bflex, hs, hname = av[1], av[5], HQ[av[3]], "RequestHeader"
+    if t then bname = name .. "Request" end
   else
     if size < 4 then
       x:add_proto_expert_info(ef_malformed, sfmt("Response of %d bytes: a header takes 4", size))
@@ -808,19 +817,19 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
       t:add(f_latency, nstime(m[4])):set_generated()
       t:append_text(", " .. info)
     end
-    body = {av[2], av[6], a[1] .. "Response", HS[av[4]], "ResponseHeader", m[4] / 1e9}
+    bs, bflex, hs, hname, lat = av[2], av[6], HS[av[4]], "ResponseHeader", m[4] / 1e9
+    if t then bname = a[1] .. "Response" end
   end
-  local hs = body[4]
-  local ht = t and t:add(tvb(o, 0), body[5])
+  local ht = t and t:add(tvb(o, 0), hname)
   c.flex = hs[2] == 1
   local ok, err = pcall(function()
     local h0 = o
     o = walk(c, hs[1], ht, o)
     if ht then ht:set_len(o - h0) end
-    c.flex = body[2] == 1
-    local bt = t and t:add(tvb(o, 0), body[3])
+    c.flex = bflex == 1
+    local bt = t and t:add(tvb(o, 0), bname)
     local b0 = o
-    o = walk(c, body[1], bt, o)
+    o = walk(c, bs, bt, o)
     if bt then bt:set_len(o - b0) end
   end)
   if not ok then
@@ -836,13 +845,14 @@ local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
     x:add_proto_expert_info(ef_malformed, sfmt("%s after the body", hexnote(fe - o)))
   end
   if not isreq then
-    local ms = sfmt("%.3f ms", body[6] * 1000)
-    if #c.errs == 0 then
+    local ms = sfmt("%.3f ms", lat * 1000)
+    local es = c.errs
+    if not es then
       info = sfmt("%s (%s, NONE)", info, ms)
-    elseif #c.errs == 1 then
-      info = sfmt("%s (%s, %s)", info, ms, c.errs[1])
+    elseif #es == 1 then
+      info = sfmt("%s (%s, %s)", info, ms, es[1])
     else
-      info = sfmt("%s (%s, %d errors: %s…)", info, ms, #c.errs, c.errs[1])
+      info = sfmt("%s (%s, %d errors: %s…)", info, ms, #es, es[1])
     end
   end
   infos[#infos + 1] = info
@@ -871,7 +881,6 @@ function p.dissector(tvb, pinfo, tree)
   -- tshark without -V, -T, -Y or a tap that needs the tree. Then only the
   -- columns and expert infos are made (full false).
   local full = tree.text ~= nil
-  pinfo.cols.protocol = "Kafka"
   local st = stream(pinfo)
   local isreq = isRequest(tvb, pinfo, st)
   local dir = isreq and 1 or 2
@@ -937,8 +946,12 @@ function p.dissector(tvb, pinfo, tree)
     frame(tvb, pinfo, tree, full, off, size, isreq, st, infos)
     off = off + 4 + size
   end
+  -- The columns are set once, when a frame (or a problem) was seen: a
+  -- segment held back for reassembly is shown by TCP.
   if #infos > 0 then
-    pinfo.cols.info = table.concat(infos, "; ")
+    local cols = pinfo.cols
+    cols.protocol = "Kafka"
+    cols.info = table.concat(infos, "; ")
   end
   return len
 end

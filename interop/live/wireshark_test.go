@@ -2,12 +2,14 @@ package live
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kwire/kwire/internal/kafkatest"
@@ -56,6 +58,8 @@ func noteCapture(t *testing.T, file, port, keylog string) {
 // that tshark's PDML of the capture stays small.
 const saramaCaptured = 300
 
+var saramaRuns atomic.Int32
+
 // TestSaramaCaptured captures, with Debian's tcpdump on loopback, sarama
 // producing and consuming straight to the shared broker (ApiVersions,
 // Metadata, Produce, Fetch, ListOffsets as sarama sends them) and notes
@@ -79,7 +83,9 @@ func TestSaramaCaptured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topic := "sarama-captured"
+	// A topic of its own each run: the shared broker outlives a run
+	// (go test -count).
+	topic := fmt.Sprintf("sarama-captured-%d", saramaRuns.Add(1))
 	createTopic(t, c.Bootstrap, topic)
 	pcap := filepath.Join(out, "sarama.pcap")
 	stop := startTcpdump(t, tcpdump, pcap, "tcp port "+port)

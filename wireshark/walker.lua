@@ -108,36 +108,29 @@ end
 p.fields = fields
 p.experts = {ef_malformed, ef_bad_crc, ef_error, ef_undefined_error, ef_no_request, ef_unknown_api, ef_compressed, ef_resync}
 
--- Struct element names ("Topics/TopicData") split once; scalar array
--- elements get an entry of their own.
-for _, s in ipairs(S) do
-  for _, e in ipairs(s) do
-    if e[1] == T_ARRAY then
-      if e[4] > 0 then
-        local a, b = e[5]:match("^(.-)/(.*)$")
-        e[5], e[7] = a, b
-      else
-        e[7] = {-e[4], e[2], 0, 0, e[5], 0}
-      end
-    end
+-- Struct element names ("Topics/TopicData") split once, with a cache of
+-- the element labels ("TopicData[3]"); scalar array elements get an entry
+-- of their own.
+local function prep(e)
+  if e[1] ~= T_ARRAY then return end
+  if e[4] > 0 then
+    local a, b = e[5]:match("^(.-)/(.*)$")
+    e[5], e[7], e[8] = a, b, {}
+  else
+    e[7] = {-e[4], e[2], 0, 0, e[5], 0}
   end
+end
+for _, s in ipairs(S) do
+  for _, e in ipairs(s) do prep(e) end
   if s.t then
-    for _, e in pairs(s.t) do
-      if e[1] == T_ARRAY then
-        if e[4] > 0 then
-          local a, b = e[5]:match("^(.-)/(.*)$")
-          e[5], e[7] = a, b
-        else
-          e[7] = {-e[4], e[2], 0, 0, e[5], 0}
-        end
-      end
-    end
+    for _, e in pairs(s.t) do prep(e) end
   end
 end
 
 -- Reading. A context c holds the frame: tvb, buf (its bytes as a string
 -- from tvb offset base), lim (the tvb offset where reading must stop),
--- flex (the message version is flexible), errs (error codes seen).
+-- flex (the message version is flexible), errs (error codes seen, nil
+-- while none is).
 -- Reading past lim raises {offset, message}.
 local function short(c, o, n, what)
   error({o, sfmt("%s: needs %d bytes at offset %d, %d left", what, n, o - c.base, c.lim - o)}, 0)
@@ -192,25 +185,37 @@ end
 local walk, records
 
 -- field dissects one field of entry e at o and returns the offset after it.
+-- tree is nil when Wireshark builds no tree (tshark without -V, -T, -Y):
+-- then the field is read for its length and error codes only, with no
+-- item, no TvbRange and no record detail; expert infos go to c.nt.
 local function field(c, e, tree, o, tagged)
   local ty = e[1]
   local fx = FIX[ty]
-  local tvb = c.tvb
   if fx then
     need(c, o, fx, e[5])
-    local r = tvb(o, fx)
-    local it = tree:add(PF[e[2]], r)
-    if ERR[e[2]] then
+    local fi = e[2]
+    local it
+    if tree then
+      local r = c.tvb(o, fx)
+      it = tree:add(PF[fi], r)
+      if ERR[fi] then tree:add(f_error_code, r):set_hidden() end
+    end
+    if ERR[fi] then
       local code = rd16(c, o)
-      local h = tree:add(f_error_code, r)
-      h:set_hidden()
-      local name = E[code]
-      if not name then
-        it:add_proto_expert_info(ef_undefined_error, sfmt("Error code %d is not one Kafka defines", code))
-      elseif code ~= 0 then
-        it:add_proto_expert_info(ef_error, name)
+      if code ~= 0 then
+        local name = E[code]
+        if not name then
+          (it or c.nt):add_proto_expert_info(ef_undefined_error, sfmt("Error code %d is not one Kafka defines", code))
+        else
+          (it or c.nt):add_proto_expert_info(ef_error, name)
+        end
+        local es = c.errs
+        if not es then
+          es = {}
+          c.errs = es
+        end
+        es[#es + 1] = name or sfmt("error(%d)", code)
       end
-      if code ~= 0 then c.errs[#c.errs + 1] = name or sfmt("error(%d)", code) end
     end
     return o + fx
   end
@@ -229,33 +234,38 @@ local function field(c, e, tree, o, tagged)
     end
     if n < 0 then
       if e[3] == 0 then error({o, sfmt("%s: null, but the field is not nullable in this version (offset %d)", e[5], o - c.base)}, 0) end
-      local it
-      if ty == T_STRING then it = tree:add(PF[e[2]], tvb(o, l), "")
-      elseif ty == T_BYTES then it = tree:add(PF[e[2]], tvb(o, 0))
-      else
-        it = tree:add(PF[e[2]], tvb(o, l), -1)
-        it:add(f_length, tvb(o, l), l == 4 and n or n + 1)
+      if tree then
+        local tvb, it = c.tvb, nil
+        if ty == T_STRING then it = tree:add(PF[e[2]], tvb(o, l), "")
+        elseif ty == T_BYTES then it = tree:add(PF[e[2]], tvb(o, 0))
+        else
+          it = tree:add(PF[e[2]], tvb(o, l), -1)
+          it:add(f_length, tvb(o, l), l == 4 and n or n + 1)
+        end
+        it:set_text(LABEL[e[2]] .. ": null")
       end
-      it:set_text(LABEL[e[2]] .. ": null")
       return o + l
     end
     need(c, o + l, n, e[5])
-    local r = tvb(o, l + n)
-    if ty == T_STRING then
-      tree:add(PF[e[2]], r, n > 0 and tvb(o + l, n):string(ENC_UTF_8) or "")
-    elseif ty == T_BYTES then
-      -- Wireshark takes a bytes value from its range: the item spans the
-      -- data, after the length prefix.
-      tree:add(PF[e[2]], tvb(o + l, n))
-    else
-      local it = tree:add(PF[e[2]], r, n)
-      it:add(f_length, tvb(o, l), l == 4 and n or n + 1)
-      if n > 0 then records(c, it, o + l, n) end
+    if tree then
+      local tvb = c.tvb
+      if ty == T_STRING then
+        tree:add(PF[e[2]], tvb(o, l + n), n > 0 and tvb(o + l, n):string(ENC_UTF_8) or "")
+      elseif ty == T_BYTES then
+        -- Wireshark takes a bytes value from its range: the item spans the
+        -- data, after the length prefix.
+        tree:add(PF[e[2]], tvb(o + l, n))
+      else
+        local it = tree:add(PF[e[2]], tvb(o, l + n), n)
+        it:add(f_length, tvb(o, l), l == 4 and n or n + 1)
+        if n > 0 then records(c, it, o + l, n) end
+      end
     end
     return o + l + n
   end
   if ty == T_STRUCT then
-    local st = tree:add(tvb(o, 0), e[5])
+    local st
+    if tree then st = tree:add(c.tvb(o, 0), e[5]) end
     local s = o
     if e[3] == 1 then
       local v, l, present
@@ -267,16 +277,18 @@ local function field(c, e, tree, o, tagged)
         v, l = rd8(c, o), 1
         present = v >= 0
       end
-      st:add(f_presence, tvb(o, l), v)
+      if st then st:add(f_presence, c.tvb(o, l), v) end
       o = o + l
       if not present then
-        st:append_text(": null")
-        st:set_len(o - s)
+        if st then
+          st:append_text(": null")
+          st:set_len(o - s)
+        end
         return o
       end
     end
     o = walk(c, e[4], st, o)
-    st:set_len(o - s)
+    if st then st:set_len(o - s) end
     return o
   end
   -- T_ARRAY
@@ -289,55 +301,69 @@ local function field(c, e, tree, o, tagged)
     raw, l = rd32(c, o), 4
     n = raw
   end
-  local at = tree:add(tvb(o, l), e[5])
-  at:add(f_length, tvb(o, l), raw)
+  local at
+  if tree then
+    local r = c.tvb(o, l)
+    at = tree:add(r, e[5])
+    at:add(f_length, r, raw)
+  end
   if n < 0 then
     if e[3] == 0 then error({o, sfmt("%s: null, but the field is not nullable in this version (offset %d)", e[5], o - c.base)}, 0) end
-    at:append_text(": null")
+    if at then at:append_text(": null") end
     return o + l
   end
   if n > c.lim - o - l then
     error({o, sfmt("%s: %d elements, but only %d bytes follow (offset %d)", e[5], n, c.lim - o - l, o - c.base)}, 0)
   end
-  at:append_text(n == 1 and " (1 element)" or sfmt(" (%d elements)", n))
+  if at then at:append_text(n == 1 and " (1 element)" or sfmt(" (%d elements)", n)) end
   local s = o
   o = o + l
   local sub = e[4]
   if sub < 0 then
     local fe = e[7]
     for _ = 1, n do o = field(c, fe, at, o, false) end
-  else
-    local sname = e[7]
+  elseif at then
+    local labels = e[8]
     for i = 0, n - 1 do
-      local et = at:add(tvb(o, 0), sname .. "[" .. i .. "]")
+      local lb = labels[i]
+      if not lb then
+        lb = e[7] .. "[" .. i .. "]"
+        labels[i] = lb
+      end
+      local et = at:add(c.tvb(o, 0), lb)
       local s1 = o
       o = walk(c, sub, et, o)
       et:set_len(o - s1)
     end
+  else
+    for _ = 1, n do o = walk(c, sub, nil, o) end
   end
-  at:set_len(o - s)
+  if at then at:set_len(o - s) end
   return o
 end
 
--- tags dissects a tagged-field section at o.
+-- tags dissects a tagged-field section at o (tree nil: reads it only).
 local function tags(c, t, tree, o)
-  local tvb = c.tvb
   local n, l = uvarint(c, o, "tagged fields")
-  tree:add(f_tagged, tvb(o, l), n)
+  if tree then tree:add(f_tagged, c.tvb(o, l), n) end
   o = o + l
   for _ = 1, n do
     local s = o
     local tag, l1 = uvarint(c, o, "tag")
     o = o + l1
     local sz, l2 = uvarint(c, o, "tag size")
-    local tt = tree:add(tvb(s, 0), "tag " .. tag)
-    tt:add(f_tag, tvb(s, l1), tag)
-    tt:add(f_tag_size, tvb(o, l2), sz)
+    local tt
+    if tree then
+      local tvb = c.tvb
+      tt = tree:add(tvb(s, 0), "tag " .. tag)
+      tt:add(f_tag, tvb(s, l1), tag)
+      tt:add(f_tag_size, tvb(o, l2), sz)
+    end
     o = o + l2
     need(c, o, sz, "tag " .. tag)
     local e = t and t[tag]
     if e then
-      tt:append_text(": " .. e[5])
+      if tt then tt:append_text(": " .. e[5]) end
       local lim = c.lim
       c.lim = o + sz
       local e2 = field(c, e, tt, o, true)
@@ -345,12 +371,12 @@ local function tags(c, t, tree, o)
       if e2 ~= o + sz then
         error({o, sfmt("tag %d (%s): its size says %d bytes, the field takes %d (offset %d)", tag, e[5], sz, e2 - o, o - c.base)}, 0)
       end
-    else
+    elseif tt then
       tt:append_text(" (unknown to the spec)")
-      if sz > 0 then tt:add(f_unknown_tag, tvb(o, sz)) end
+      if sz > 0 then tt:add(f_unknown_tag, c.tvb(o, sz)) end
     end
     o = o + sz
-    tt:set_len(o - s)
+    if tt then tt:set_len(o - s) end
   end
   return o
 end
@@ -391,7 +417,9 @@ local function crctables(poly)
   end
   return {t, a, b}
 end
-local CRC32C, CRC32 = crctables(0x82F63B78), nil
+-- Both are built when first needed: a capture without a tree (tshark
+-- without -V) never checks a CRC, and its start-up is spared the tables.
+local CRC32C, CRC32
 -- crc is the CRC of the bytes i..j (1-based, inclusive) of s.
 local function crc(tabs, s, i, j)
   local t, a, b = tabs[1], tabs[2], tabs[3]
@@ -492,6 +520,7 @@ local function batchV2(c, tree, o, n)
     return
   end
   local want = rdu32(c, o + 17)
+  CRC32C = CRC32C or crctables(0x82F63B78)
   local got = crc(CRC32C, c.buf, o + 21 - c.base + 1, e - c.base)
   local ci = bt:add(B["batch.crc"], tvb(o + 17, 4))
   if want == got then
@@ -618,21 +647,34 @@ end
 
 -- Conversations: per TCP stream, the requests waiting for their response
 -- (by correlation id), the server's port, and whether each direction is in
--- step with its frames. memo holds what the first pass learnt of each
--- frame, so that later passes (Wireshark's GUI) show the same.
-local f_frame_time = Field.new("frame.time")
-local streams, memo = {}, {}
+-- step with its frames. What the first pass learnt of each frame is kept
+-- so that later passes (Wireshark's GUI, tshark -2) show the same, in as
+-- few Lua objects as can hold it (the collector walks them all, every
+-- cycle): answered[frame key of a request] is the packet number of its
+-- response; memo[frame key of a response] is {api key, version, request's
+-- packet number, latency in ns}, or false without its request; skipped[packet
+-- number] the bytes skipped to the first plausible frame. A frame key is
+-- the packet number and the frame's offset in the packet's data.
+local streams, memo, answered, skipped = {}, {}, {}, {}
+local function framekey(pinfo, off) return pinfo.number * 134217728 + off end
 
--- now is the capture time of the packet being dissected: frame.time, exact
--- to the nanosecond, when the tree holds it, else pinfo.abs_ts (a double:
--- exact to a microsecond or so), as in a first pass without a tree
--- (Wireshark's, or tshark -2).
+-- now is the capture time of the packet being dissected, in nanoseconds
+-- since the capture's first packet: pinfo.rel_ts, a double, rounded to
+-- the nanosecond (exact for captures up to 2^20 s, about 12 days, long).
+-- No field extractor (Field.new) is used: one would make Wireshark build
+-- a tree for every packet, which tshark without -V does not need.
+local floor = math.floor
 local function now(pinfo)
-  local fi = f_frame_time()
-  if fi then return fi.value end
-  local t = pinfo.abs_ts
-  local secs = math.floor(t)
-  return NSTime.new(secs, math.floor((t - secs) * 1e9 + 0.5))
+  local t = pinfo.rel_ts
+  local secs = floor(t)
+  return secs * 1e9 + floor((t - secs) * 1e9 + 0.5)
+end
+
+-- nstime is d nanoseconds as an NSTime, its seconds and nanoseconds of the
+-- same sign (as Wireshark subtracts times).
+local function nstime(d)
+  local secs = d >= 0 and floor(d / 1e9) or -floor(-d / 1e9)
+  return NSTime.new(secs, d - secs * 1e9)
 end
 
 -- stream is the state of the TCP connection of the packet, keyed by its
@@ -670,23 +712,28 @@ end
 
 local function hexnote(n) return n == 1 and "1 byte" or sfmt("%d bytes", n) end
 
--- frame dissects one frame of size+4 bytes at off.
-local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
+-- frame dissects one frame of size+4 bytes at off. With full false (no
+-- tree: root is Wireshark's empty tree item) it reads the frame for the
+-- Info column and the expert infos only, adding no item.
+local function frame(tvb, pinfo, root, full, off, size, isreq, st, infos)
   local fe = off + 4 + size
-  local t = root:add(p, tvb(off, 4 + size))
-  t:add(f_size, tvb(off, 4))
-  local c = {tvb = tvb, buf = tvb:raw(off, 4 + size), base = off, lim = fe, flex = false, errs = {}}
-  local o = off + 4
-  local key, ver, av, info, body, corr
-  local pm = memo[pinfo.number]
-  if not pm then
-    pm = {}
-    memo[pinfo.number] = pm
+  local t, x -- t: the frame's item (nil without a tree); x: where expert infos go
+  if full then
+    t = root:add(p, tvb(off, 4 + size))
+    t:add(f_size, tvb(off, 4))
+    x = t
+  else
+    x = root
   end
-  local mk = off
+  local c = {tvb = tvb, buf = tvb:raw(off, 4 + size), base = off, lim = fe, flex = false, errs = nil, nt = root}
+  local o = off + 4
+  -- The message: its schema and flexibility, its name in the tree, its
+  -- header's {schema, flexible} and name, a response's latency (s).
+  local key, ver, av, info, corr, bs, bflex, bname, hs, hname, lat
+  local mk = framekey(pinfo, off)
   if isreq then
     if size < 8 then
-      t:add_proto_expert_info(ef_malformed, sfmt("Request of %d bytes: a header takes 8", size))
+      x:add_proto_expert_info(ef_malformed, sfmt("Request of %d bytes: a header takes 8", size))
       infos[#infos + 1] = "Malformed request"
       return
     end
@@ -694,108 +741,118 @@ local function frame(tvb, pinfo, root, off, size, isreq, st, infos)
     local a = A[key]
     av = a and a[2][ver]
     local name = a and a[1] or sfmt("Unknown(%d)", key)
-    t:add(f_api, name):set_generated()
-    local m = pm[mk]
     if not pinfo.visited then
-      m = {}
-      pm[mk] = m
-      st.reqs[corr] = {key = key, ver = ver, frame = pinfo.number, t = now(pinfo), m = m}
+      st.reqs[corr] = {key, ver, pinfo.number, now(pinfo), mk}
     end
-    if m and m.resp then t:add(f_response_in, m.resp):set_generated() end
-    t:append_text(sfmt(", %s v%d request", name, ver))
     info = sfmt("%s v%d request", name, ver)
+    if t then
+      t:add(f_api, name):set_generated()
+      local resp = answered[mk]
+      if resp then t:add(f_response_in, resp):set_generated() end
+      t:append_text(", " .. info)
+    end
     if not av then
-      local ht = t:add(tvb(o, 8), "RequestHeader")
-      c.flex = false
-      pcall(walk, c, HQ[1][1], ht, o)
-      t:add_proto_expert_info(ef_unknown_api, sfmt("%s version %d is not in these specs (%s)", name, ver, SPECS))
-      if fe > o + 8 then t:add(f_undecoded, tvb(o + 8, fe - o - 8)) end
+      if t then
+        local ht = t:add(tvb(o, 8), "RequestHeader")
+        c.flex = false
+        pcall(walk, c, HQ[1][1], ht, o)
+      end
+      x:add_proto_expert_info(ef_unknown_api, sfmt("%s version %d is not in these specs (%s)", name, ver, SPECS))
+      if t and fe > o + 8 then t:add(f_undecoded, tvb(o + 8, fe - o - 8)) end
       infos[#infos + 1] = info .. " (not in these specs)"
       return
     end
-    body = {av[1], av[5], name .. "Request", HQ[av[3]], "RequestHeader"}
+    bs, bflex, hs, hname = av[1], av[5], HQ[av[3]], "RequestHeader"
+    if t then bname = name .. "Request" end
   else
     if size < 4 then
-      t:add_proto_expert_info(ef_malformed, sfmt("Response of %d bytes: a header takes 4", size))
+      x:add_proto_expert_info(ef_malformed, sfmt("Response of %d bytes: a header takes 4", size))
       infos[#infos + 1] = "Malformed response"
       return
     end
     corr = rd32(c, o)
-    local m = pm[mk]
+    local m = memo[mk]
     if not pinfo.visited then
       local r = st.reqs[corr]
       if r then
         st.reqs[corr] = nil
-        local nst = now(pinfo) - r.t
-        m = {key = r.key, ver = r.ver, req = r.frame, lat = nst:tonumber(), nst = nst}
-        r.m.resp = pinfo.number
+        m = {r[1], r[2], r[3], now(pinfo) - r[4]}
+        answered[r[5]] = pinfo.number
       else
-        m = {}
+        m = false
       end
-      pm[mk] = m
+      memo[mk] = m
     end
-    local a = m and m.key and A[m.key]
-    av = a and a[2][m.ver]
+    local mkey, mver = m and m[1], m and m[2]
+    local a = mkey and A[mkey]
+    av = a and a[2][mver]
     if not av then
-      local ht = t:add(tvb(o, 4), "ResponseHeader")
-      c.flex = false
-      pcall(walk, c, HS[0][1], ht, o)
-      if fe > o + 4 then t:add(f_undecoded, tvb(o + 4, fe - o - 4)) end
-      if m and m.key then
-        t:add(f_request_in, m.req):set_generated()
-        local name = a and a[1] or sfmt("Unknown(%d)", m.key)
-        t:add_proto_expert_info(ef_unknown_api, sfmt("%s version %d is not in these specs (%s)", name, m.ver, SPECS))
-        t:append_text(sfmt(", %s v%d response", name, m.ver))
-        infos[#infos + 1] = sfmt("%s v%d response (not in these specs)", name, m.ver)
+      if t then
+        local ht = t:add(tvb(o, 4), "ResponseHeader")
+        c.flex = false
+        pcall(walk, c, HS[0][1], ht, o)
+        if fe > o + 4 then t:add(f_undecoded, tvb(o + 4, fe - o - 4)) end
+      end
+      if mkey then
+        local name = a and a[1] or sfmt("Unknown(%d)", mkey)
+        if t then
+          t:add(f_request_in, m[3]):set_generated()
+          t:append_text(sfmt(", %s v%d response", name, mver))
+        end
+        x:add_proto_expert_info(ef_unknown_api, sfmt("%s version %d is not in these specs (%s)", name, mver, SPECS))
+        infos[#infos + 1] = sfmt("%s v%d response (not in these specs)", name, mver)
         return
       end
-      t:add_proto_expert_info(ef_no_request, sfmt("Response with correlation id %d: its request is not in the capture, so its API and version are unknown", corr))
-      t:append_text(", response to a request not captured")
+      x:add_proto_expert_info(ef_no_request, sfmt("Response with correlation id %d: its request is not in the capture, so its API and version are unknown", corr))
+      if t then t:append_text(", response to a request not captured") end
       infos[#infos + 1] = sfmt("Response, correlation id %d (request not captured)", corr)
       return
     end
-    key, ver = m.key, m.ver
-    t:add(f_api, a[1]):set_generated()
-    t:add(f_version, ver):set_generated()
-    t:add(f_request_in, m.req):set_generated()
-    t:add(f_latency, m.nst):set_generated()
-    t:append_text(sfmt(", %s v%d response", a[1], ver))
+    key, ver = mkey, mver
     info = sfmt("%s v%d response", a[1], ver)
-    body = {av[2], av[6], a[1] .. "Response", HS[av[4]], "ResponseHeader", m.lat}
+    if t then
+      t:add(f_api, a[1]):set_generated()
+      t:add(f_version, ver):set_generated()
+      t:add(f_request_in, m[3]):set_generated()
+      t:add(f_latency, nstime(m[4])):set_generated()
+      t:append_text(", " .. info)
+    end
+    bs, bflex, hs, hname, lat = av[2], av[6], HS[av[4]], "ResponseHeader", m[4] / 1e9
+    if t then bname = a[1] .. "Response" end
   end
-  local hs = body[4]
-  local ht = t:add(tvb(o, 0), body[5])
+  local ht = t and t:add(tvb(o, 0), hname)
   c.flex = hs[2] == 1
   local ok, err = pcall(function()
     local h0 = o
     o = walk(c, hs[1], ht, o)
-    ht:set_len(o - h0)
-    c.flex = body[2] == 1
-    local bt = t:add(tvb(o, 0), body[3])
+    if ht then ht:set_len(o - h0) end
+    c.flex = bflex == 1
+    local bt = t and t:add(tvb(o, 0), bname)
     local b0 = o
-    o = walk(c, body[1], bt, o)
-    bt:set_len(o - b0)
+    o = walk(c, bs, bt, o)
+    if bt then bt:set_len(o - b0) end
   end)
   if not ok then
     local at, msg = 0, tostring(err)
     if type(err) == "table" then at, msg = err[1], err[2] end
-    t:add_proto_expert_info(ef_malformed, msg)
-    if at < fe and at >= off then t:add(f_undecoded, tvb(at, fe - at)) end
+    x:add_proto_expert_info(ef_malformed, msg)
+    if t and at < fe and at >= off then t:add(f_undecoded, tvb(at, fe - at)) end
     infos[#infos + 1] = info .. " [malformed]"
     return
   end
   if o < fe then
-    t:add(f_undecoded, tvb(o, fe - o))
-    t:add_proto_expert_info(ef_malformed, sfmt("%s after the body", hexnote(fe - o)))
+    if t then t:add(f_undecoded, tvb(o, fe - o)) end
+    x:add_proto_expert_info(ef_malformed, sfmt("%s after the body", hexnote(fe - o)))
   end
   if not isreq then
-    local ms = sfmt("%.3f ms", body[6] * 1000)
-    if #c.errs == 0 then
+    local ms = sfmt("%.3f ms", lat * 1000)
+    local es = c.errs
+    if not es then
       info = sfmt("%s (%s, NONE)", info, ms)
-    elseif #c.errs == 1 then
-      info = sfmt("%s (%s, %s)", info, ms, c.errs[1])
+    elseif #es == 1 then
+      info = sfmt("%s (%s, %s)", info, ms, es[1])
     else
-      info = sfmt("%s (%s, %d errors: %s…)", info, ms, #c.errs, c.errs[1])
+      info = sfmt("%s (%s, %d errors: %s…)", info, ms, #es, es[1])
     end
   end
   infos[#infos + 1] = info
@@ -820,16 +877,18 @@ end
 function p.dissector(tvb, pinfo, tree)
   local len = tvb:len()
   if len == 0 then return 0 end
-  pinfo.cols.protocol = "Kafka"
+  -- Wireshark passes an empty tree item (no text) when it builds no tree:
+  -- tshark without -V, -T, -Y or a tap that needs the tree. Then only the
+  -- columns and expert infos are made (full false).
+  local full = tree.text ~= nil
   local st = stream(pinfo)
   local isreq = isRequest(tvb, pinfo, st)
   local dir = isreq and 1 or 2
   local off = 0
   local infos = {}
-  local pm = memo[pinfo.number]
   -- A direction whose start was not seen in step: find the first
   -- plausible frame (the capture may start mid-stream).
-  local skip = pm and pm.skip
+  local skip = skipped[pinfo.number]
   if not pinfo.visited and not st.synced[dir] then
     skip = nil
     for o = 0, len - 1 do
@@ -843,16 +902,15 @@ function p.dissector(tvb, pinfo, tree)
     end
     skip = skip or len
     if skip < len then st.synced[dir] = true end
-    if not pm then
-      pm = {}
-      memo[pinfo.number] = pm
-    end
-    pm.skip = skip
+    skipped[pinfo.number] = skip
   end
   if skip and skip > 0 then
-    local it = tree:add(p, tvb(0, skip))
-    it:add(f_skipped, tvb(0, skip))
-    it:append_text(sfmt(", %s skipped: the capture starts mid-stream", hexnote(skip)))
+    local it = tree
+    if full then
+      it = tree:add(p, tvb(0, skip))
+      it:add(f_skipped, tvb(0, skip))
+      it:append_text(sfmt(", %s skipped: the capture starts mid-stream", hexnote(skip)))
+    end
     it:add_proto_expert_info(ef_resync, sfmt("%s skipped before the first plausible frame", hexnote(skip)))
     infos[#infos + 1] = sfmt("%s skipped (mid-stream)", hexnote(skip))
     off = skip
@@ -864,10 +922,17 @@ function p.dissector(tvb, pinfo, tree)
       pinfo.desegment_len = DESEGMENT_ONE_MORE_SEGMENT
       break
     end
-    local size = tvb(off, 4):int()
+    -- The size prefix read from a string of four bytes: no TvbRange (a
+    -- userdata the collector must finalise) for it.
+    local b0, b1, b2, b3 = sbyte(tvb:raw(off, 4), 1, 4)
+    local size = ((b0 * 256 + b1) * 256 + b2) * 256 + b3
+    if size >= 2147483648 then size = size - 4294967296 end
     if size < 0 or size > MAX_FRAME then
-      local it = tree:add(p, tvb(off, rem))
-      it:add(f_size, tvb(off, 4))
+      local it = tree
+      if full then
+        it = tree:add(p, tvb(off, rem))
+        it:add(f_size, tvb(off, 4))
+      end
       it:add_proto_expert_info(ef_malformed, sfmt("Frame size %d is out of range (0..%d): the rest of this segment is skipped", size, MAX_FRAME))
       st.synced[dir] = false
       infos[#infos + 1] = "Bad frame size"
@@ -878,11 +943,15 @@ function p.dissector(tvb, pinfo, tree)
       pinfo.desegment_len = 4 + size - rem
       break
     end
-    frame(tvb, pinfo, tree, off, size, isreq, st, infos)
+    frame(tvb, pinfo, tree, full, off, size, isreq, st, infos)
     off = off + 4 + size
   end
+  -- The columns are set once, when a frame (or a problem) was seen: a
+  -- segment held back for reassembly is shown by TCP.
   if #infos > 0 then
-    pinfo.cols.info = table.concat(infos, "; ")
+    local cols = pinfo.cols
+    cols.protocol = "Kafka"
+    cols.info = table.concat(infos, "; ")
   end
   return len
 end

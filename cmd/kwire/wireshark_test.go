@@ -885,9 +885,10 @@ func TestWiresharkCommand(t *testing.T) {
 
 // TestWiresharkAgreesOnCaptures compares as TestWiresharkAgreesWithPcap
 // does on real captures named by KWIRE_WIRESHARK_CAPTURES:
-// FILE[,PORT[,KEYLOG]] entries separated by ';' (the captures the live
-// tests keep under KWIRE_ARTIFACTS, of franz-go, sarama and KRaft
-// traffic). Without it, or without tshark, it skips.
+// FILE[,PORT[,KEYLOG]] entries separated by ';'. The live tests
+// (interop/live: TestKeyLog's franz-go, plain and TLS; TestSaramaCaptured)
+// list theirs in KWIRE_ARTIFACTS/wireshark-captures.txt, which .ci/run
+// hands to this test after them. Without it, or without tshark, it skips.
 func TestWiresharkAgreesOnCaptures(t *testing.T) {
 	list := os.Getenv("KWIRE_WIRESHARK_CAPTURES")
 	if list == "" {
@@ -947,23 +948,7 @@ func TestWiresharkExpertInfo(t *testing.T) {
 	}
 	lua := filepath.Join(t.TempDir(), "kafka4.lua")
 	mustRun(t, "wireshark", "-o", lua)
-	k := newKafkaFrames(t)
-	vote := k.request(t, "Vote", 2, 1, `{"clusterId":"c","voterId":1,"topics":[{"topicName":"t","partitions":[{"partitionIndex":0,"replicaEpoch":1,"replicaId":1,"replicaDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","lastOffsetEpoch":1,"lastOffset":1,"preVote":false}]}]}`)
-	cut := append([]byte(nil), vote[:len(vote)-10]...)
-	binary.BigEndian.PutUint32(cut, uint32(len(cut)-4))
-	unknown := append([]byte(nil), vote...)
-	binary.BigEndian.PutUint16(unknown[4:], 999)
-	binary.BigEndian.PutUint32(unknown[8:], 2)
-	stray := k.response(t, "Vote", 2, 77, `{"errorCode":0,"topics":[],"nodeEndpoints":[]}`)
-	ok := k.response(t, "Vote", 2, 1, `{"errorCode":0,"topics":[],"nodeEndpoints":[]}`)
-	f := capturetest.NewPcap(layers.LinkTypeEthernet)
-	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 900000, pcapT0)
-	c.Handshake()
-	c.Send(true, cut, 0)
-	c.Send(false, ok, 0)
-	c.Send(true, unknown, 0)
-	c.Send(false, stray, 0)
-	ts := tsharkFrames(t, tshark, lua, writeCapture(t, f))
+	ts := tsharkFrames(t, tshark, lua, expertCapture(t))
 	var got []string
 	for _, fr := range ts {
 		got = append(got, strings.Join(fr.expert, " | "))
@@ -980,4 +965,117 @@ func TestWiresharkExpertInfo(t *testing.T) {
 	if u := fieldsOf(ts, "kafka4.undecoded"); len(u) != 3 {
 		t.Errorf("undecoded bytes shown %d times, want 3 (the cut request from where it fails, the unknown API's body, the stray response's body)", len(u))
 	}
+}
+
+// expertCapture is a capture of what does not decode: a Vote request cut
+// short inside its body (its size prefix agrees with the bytes) and its
+// response, a request of an API key the specs do not have, and a response
+// whose request is not in the capture.
+func expertCapture(t *testing.T) string {
+	t.Helper()
+	k := newKafkaFrames(t)
+	vote := k.request(t, "Vote", 2, 1, `{"clusterId":"c","voterId":1,"topics":[{"topicName":"t","partitions":[{"partitionIndex":0,"replicaEpoch":1,"replicaId":1,"replicaDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","lastOffsetEpoch":1,"lastOffset":1,"preVote":false}]}]}`)
+	cut := append([]byte(nil), vote[:len(vote)-10]...)
+	binary.BigEndian.PutUint32(cut, uint32(len(cut)-4))
+	unknown := append([]byte(nil), vote...)
+	binary.BigEndian.PutUint16(unknown[4:], 999)
+	binary.BigEndian.PutUint32(unknown[8:], 2)
+	stray := k.response(t, "Vote", 2, 77, `{"errorCode":0,"topics":[],"nodeEndpoints":[]}`)
+	ok := k.response(t, "Vote", 2, 1, `{"errorCode":0,"topics":[],"nodeEndpoints":[]}`)
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 900000, pcapT0)
+	c.Handshake()
+	c.Send(true, cut, 0)
+	c.Send(false, ok, 0)
+	c.Send(true, unknown, 0)
+	c.Send(false, stray, 0)
+	return writeCapture(t, f)
+}
+
+// Without a tree (tshark with no -V, -T or -Y) the dissector takes its
+// short way, reading each frame for the Info column and the expert infos
+// only: the packet list and the frame-level expert infos must be the
+// ones it gives with a tree (-Y frame makes tshark build one), on every
+// API version, random values, a capture starting mid-frame, 7-byte
+// segments and frames that do not decode.
+func TestWiresharkWithoutTree(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark is not installed (Debian: apt-get install tshark)")
+	}
+	set, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lua := filepath.Join(t.TempDir(), "kafka4.lua")
+	mustRun(t, "wireshark", "--kafka", "4.4.0", "-o", lua)
+	rq, rs := everyVersion{set: set, random: true}.frames(t)
+	run := func(t *testing.T, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(tshark, append([]string{"-n", "-X", "lua_script:" + lua}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || strings.Contains(stderr.String(), "Lua") {
+			t.Fatalf("tshark %q: %v\n%s", args, err, stderr.String())
+		}
+		return string(out)
+	}
+	for _, c := range []struct {
+		name, capture string
+		infos         int // Info columns of kafka4 at least
+		experts       int // kinds of kafka4 expert info at least
+	}{
+		{"random", captureOf(t, rq, rs, 0, 0), 2 * len(rq), 1},
+		{"random, from the middle of the first request", captureOf(t, rq, rs, 0, 9), 2*len(rq) - 1, 2},
+		{"random, segments of 7 bytes", captureOf(t, rq, rs, 7, 0), 2 * len(rq), 1},
+		{"frames that do not decode", expertCapture(t), 4, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plain, tree := run(t, "-r", c.capture), run(t, "-r", c.capture, "-Y", "frame")
+			if plain != tree {
+				t.Errorf("packet list without a tree differs from the one with a tree:\n%s", firstDiff(plain, tree))
+			}
+			if n := strings.Count(plain, " Kafka "); n < c.infos {
+				t.Errorf("%d packets shown as Kafka, want at least %d", n, c.infos)
+			}
+			// The expert infos of frames (not those of record batches,
+			// which are dissected only in a tree).
+			experts := func(args ...string) string {
+				out := run(t, append([]string{"-r", c.capture, "-q", "-z", "expert"}, args...)...)
+				var keep []string
+				for _, l := range strings.Split(out, "\n") {
+					if !strings.Contains(l, "Record batch checksum") && !strings.Contains(l, "ompressed") && !strings.Contains(l, "magic") {
+						keep = append(keep, l)
+					}
+				}
+				return strings.Join(keep, "\n")
+			}
+			p, w := experts(), experts("-Y", "frame")
+			if n := strings.Count(p, "KAFKA4"); n < c.experts {
+				t.Errorf("%d kinds of kafka4 expert info without a tree, want at least %d:\n%s", n, c.experts, p)
+			}
+			if p != w {
+				t.Errorf("expert infos without a tree differ from those with a tree:\n%s", firstDiff(p, w))
+			}
+		})
+	}
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  without: %q\n  with:    %q", i+1, x, y)
+		}
+	}
+	return "(same lines)"
 }

@@ -270,7 +270,7 @@ func TestClientsThroughProxy(t *testing.T) {
 	t.Run("sarama", func(t *testing.T) {
 		topic := "clients-sarama"
 		createTopic(t, c.Bootstrap, topic)
-		produceConsumeSarama(t, c.Bootstrap, topic, redirect)
+		produceConsumeSarama(t, c.Bootstrap, topic, redirect, clientsRecords)
 	})
 
 	// Every connection the clients opened has closed; wait for the tap to
@@ -361,7 +361,7 @@ func (d saramaDialer) Dial(network, addr string) (net.Conn, error) {
 	return d(context.Background(), network, addr)
 }
 
-func produceConsumeSarama(t *testing.T, seed, topic string, dial func(context.Context, string, string) (net.Conn, error)) {
+func produceConsumeSarama(t *testing.T, seed, topic string, dial func(context.Context, string, string) (net.Conn, error), n int) {
 	t.Helper()
 	cfg := sarama.NewConfig()
 	cfg.Version = sarama.V4_0_0_0
@@ -378,17 +378,17 @@ func produceConsumeSarama(t *testing.T, seed, topic string, dial func(context.Co
 		t.Fatal(err)
 	}
 	go func() {
-		for i := 0; i < clientsRecords; i++ {
+		for i := 0; i < n; i++ {
 			prod.Input() <- &sarama.ProducerMessage{Topic: topic, Key: sarama.StringEncoder(recordKey(i)), Value: sarama.StringEncoder(recordValue(i))}
 		}
 	}()
-	for i := 0; i < clientsRecords; i++ {
+	for i := 0; i < n; i++ {
 		select {
 		case <-prod.Successes():
 		case err := <-prod.Errors():
 			t.Fatalf("produce: %v", err)
 		case <-time.After(time.Minute):
-			t.Fatalf("produce: %d of %d acknowledged", i, clientsRecords)
+			t.Fatalf("produce: %d of %d acknowledged", i, n)
 		}
 	}
 	if err := prod.Close(); err != nil {
@@ -407,19 +407,19 @@ func produceConsumeSarama(t *testing.T, seed, topic string, dial func(context.Co
 	defer pc.Close()
 	// sarama keeps producer order within a partition only with one request
 	// in flight; compare the set of keys and each key's value instead.
-	seen := make([]bool, clientsRecords)
-	for got := 0; got < clientsRecords; got++ {
+	seen := make([]bool, n)
+	for got := 0; got < n; got++ {
 		select {
 		case m := <-pc.Messages():
 			var i int
-			if _, err := fmt.Sscanf(string(m.Key), "key-%06d", &i); err != nil || i < 0 || i >= clientsRecords || seen[i] || string(m.Value) != recordValue(i) || m.Offset != int64(got) {
+			if _, err := fmt.Sscanf(string(m.Key), "key-%06d", &i); err != nil || i < 0 || i >= n || seen[i] || string(m.Value) != recordValue(i) || m.Offset != int64(got) {
 				t.Fatalf("message %d: offset %d key %q", got, m.Offset, m.Key)
 			}
 			seen[i] = true
 		case err := <-pc.Errors():
 			t.Fatalf("consume: %v", err)
 		case <-time.After(time.Minute):
-			t.Fatalf("consumed %d of %d", got, clientsRecords)
+			t.Fatalf("consumed %d of %d", got, n)
 		}
 	}
 }

@@ -83,6 +83,8 @@ func TestKeyLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
+	noteCapture(t, pcap, plainPort, "")
+	noteCapture(t, pcap, sslPort, keylog)
 
 	plain := decodePcap(t, out, "plain", true, pcap, "--port", plainPort)
 	ssl := decodePcap(t, out, "ssl-keylog", true, pcap, "--port", sslPort, "--keylog", keylog)

@@ -407,6 +407,17 @@ var batchNames = map[string]string{
 	"Record.headerKey": "record.header_key", "Record.headerValue": "record.header_value",
 }
 
+// controlNames are the filter names of the fields of a control record's
+// key and value (by the key or value and the field's name) that package
+// records decodes: the key's version and type, a transaction marker's.
+var controlNames = map[string]string{
+	"key.length": "record.key_length", "value.length": "record.value_length",
+	"key.version": "control.version", "key.type": "control.type", "key.rest": "control.key_rest",
+	"key.undecoded": "control.undecoded", "value.undecoded": "control.undecoded",
+	"value.version": "txn_marker.version", "value.coordinatorEpoch": "txn_marker.coordinator_epoch",
+	"value.rest": "txn_marker.rest",
+}
+
 var headerFieldNames = map[string]string{
 	"RequestHeader.RequestApiKey": "api_key", "RequestHeader.RequestApiVersion": "api_version",
 	"RequestHeader.CorrelationId": "correlation_id", "RequestHeader.ClientId": "client_id",
@@ -426,9 +437,19 @@ var indexRE = regexp.MustCompile(`\[\d+\]$`)
 // show them: the leaves (and records fields) in tree order.
 func expected(t *testing.T, fr kwFrame) []want {
 	var out []want
+	var emb *kwNode // the message a record's value holds, while in it
 	var walk func(n, parent *kwNode)
 	walk = func(n, parent *kwNode) {
 		if n.Virtual {
+			return
+		}
+		if n.Kind == "embedded" {
+			prev := emb
+			emb = n
+			for _, c := range n.Children {
+				walk(c, n)
+			}
+			emb = prev
 			return
 		}
 		if len(n.Children) > 0 && n.Kind != "records" {
@@ -471,11 +492,19 @@ func expected(t *testing.T, fr kwFrame) []want {
 			if n.Name == "compressed records" {
 				w.name = "batch.compressed"
 			}
+			if parent != nil && parent.Kind == "batch_field" {
+				w.name = controlNames[parent.Name+"."+n.Name]
+			}
 		case "batch_field":
 			w.name = batchNames[n.Region+"."+indexRE.ReplaceAllString(n.Name, "")]
+			if parent != nil && parent.Kind == "batch_field" {
+				w.name = controlNames[parent.Name+"."+n.Name]
+			}
 		default:
 			msg, rest, _ := strings.Cut(n.Path, ".")
-			if h, ok := headerFieldNames[n.Path]; ok {
+			if emb != nil {
+				w.name = strings.TrimPrefix(wireshark.RecordFilterName(emb.Name, strings.TrimPrefix(n.Path, emb.Path+".")), wireshark.ProtoName+".")
+			} else if h, ok := headerFieldNames[n.Path]; ok {
 				w.name = h
 			} else if strings.HasSuffix(msg, "Header") {
 				w.name = "header." + rest
@@ -679,6 +708,7 @@ func TestWiresharkAgreesWithPcap(t *testing.T) {
 	sq, ss := small.frames(t)
 	rq, rs := everyVersion{set: set, random: true}.frames(t)
 	tlsCap, keys := tlsEveryVersion(t, rq, rs)
+	cq, cs := controlExchanges(t, set)
 	for _, c := range []struct {
 		name           string
 		capture        string
@@ -697,6 +727,9 @@ func TestWiresharkAgreesWithPcap(t *testing.T) {
 		// hands the plaintext to kafka4 (registered on tls.port 9093).
 		{"random, TLS 1.3 with its key log", tlsCap, false, 2 * len(rq),
 			[]string{"--port", "9093", "--keylog", keys}, []string{"-o", "tls.keylog_file:" + keys, "-d", "tcp.port==9093,tls"}},
+		// Control batches: COMMIT and ABORT markers, LEADER_CHANGE, a
+		// KRaft snapshot's header, version, voters and footer.
+		{"control batches", captureOf(t, cq, cs, 0, 0), false, 2 * len(cq), nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
@@ -1078,4 +1111,46 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// controlExchanges are Produce v11 requests whose record batches are
+// control batches: transaction markers (COMMIT, ABORT) and KRaft control
+// records (LEADER_CHANGE, a snapshot's SNAPSHOT_HEADER, KRAFT_VERSION,
+// KRAFT_VOTERS and SNAPSHOT_FOOTER), their values random instances of
+// their specs at version 0, each with its response.
+func controlExchanges(t *testing.T, set *spec.Set) (reqs, resps [][]byte) {
+	t.Helper()
+	k := &kafkaFrames{set: set, cd: codec.New(set)}
+	r := rand.New(rand.NewPCG(27, 5))
+	key := func(typ int16) []byte { return binary.BigEndian.AppendUint16([]byte{0, 0}, uint16(typ)) }
+	marker := func(epoch int32) []byte { return binary.BigEndian.AppendUint32([]byte{0, 0}, uint32(epoch)) }
+	kraft := func(typ int16) []byte {
+		m := set.Message(records.ControlMessage(int(typ)))
+		tr, err := k.cd.EncodeBody(m, 0, instance.Random(m, 0, r, instance.RandomOptions{}))
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		return tr.Bytes
+	}
+	batches := [][]byte{
+		records.Batch{BaseOffset: 7, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlCommit), Value: marker(3)}}}.Bytes(),
+		records.Batch{BaseOffset: 9, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlAbort), Value: marker(-1)}}}.Bytes(),
+		records.Batch{BaseOffset: 11, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlLeaderChange), Value: kraft(records.ControlLeaderChange)}}}.Bytes(),
+		records.Batch{BaseOffset: 0, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlSnapshotHead), Value: kraft(records.ControlSnapshotHead)},
+			{Key: key(records.ControlKRaftVersion), Value: kraft(records.ControlKRaftVersion)},
+			{Key: key(records.ControlKRaftVoters), Value: kraft(records.ControlKRaftVoters)}}}.Bytes(),
+		records.Batch{BaseOffset: 3, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlSnapshotFoot), Value: kraft(records.ControlSnapshotFoot)}}}.Bytes(),
+	}
+	for i, b := range batches {
+		corr := int32(i + 1)
+		reqs = append(reqs, k.request(t, "Produce", 11, corr, `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"`+
+			base64.StdEncoding.EncodeToString(b)+`"}]}]}`))
+		resps = append(resps, k.response(t, "Produce", 11, corr, `{"responses":[],"throttleTimeMs":0}`))
+	}
+	return reqs, resps
 }

@@ -919,9 +919,10 @@ func TestWiresharkCommand(t *testing.T) {
 // TestWiresharkAgreesOnCaptures compares as TestWiresharkAgreesWithPcap
 // does on real captures named by KWIRE_WIRESHARK_CAPTURES:
 // FILE[,PORT[,KEYLOG]] entries separated by ';'. The live tests
-// (interop/live: TestKeyLog's franz-go, plain and TLS; TestSaramaCaptured)
-// list theirs in KWIRE_ARTIFACTS/wireshark-captures.txt, which .ci/run
-// hands to this test after them. Without it, or without tshark, it skips.
+// (interop/live: TestKeyLog's franz-go, plain and TLS; TestSaramaCaptured;
+// TestQuorumThroughProxies's KRaft controllers) list theirs in
+// KWIRE_ARTIFACTS/wireshark-captures.txt, which .ci/run hands to this test
+// after them. Without it, or without tshark, it skips.
 func TestWiresharkAgreesOnCaptures(t *testing.T) {
 	list := os.Getenv("KWIRE_WIRESHARK_CAPTURES")
 	if list == "" {

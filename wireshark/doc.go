@@ -6,11 +6,14 @@
 // ProtoField per body field, named by FilterName; S: the struct schemas
 // of every message version, shared where equal; A: per API and version,
 // the request and response schemas and header versions; HQ, HS: the
-// headers; E: Kafka's error names) and a fixed walker (walker.lua) that
+// headers; CT: the control record types of package records, with the
+// schema of the message a KRaft control record's value holds; E: Kafka's
+// error names) and a fixed walker (walker.lua) that
 // interprets them: framing by the int32 size prefix with Wireshark's TCP
 // desegmentation, both header versions, compact and classic lengths,
 // nulls, tagged fields known and unknown, record batches v2 (CRC-32C
-// checked; gzip decompressed where Wireshark's Lua offers it) and legacy
+// checked; gzip decompressed where Wireshark's Lua offers it; control
+// records' keys and values decoded as package records decodes them) and legacy
 // message sets, responses matched to requests by correlation id per TCP
 // stream, resynchronisation when a capture starts mid-stream, and expert
 // info on what does not decode. Tables rather than code per field keep

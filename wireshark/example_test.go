@@ -30,3 +30,13 @@ func ExampleGenerate() {
 	// kafka4.fetch.request.topics.partitions.partition
 	// kafka4.describe_groups.response.groups.error_code
 }
+
+// The fields of a message that a record's value holds (a KRaft control
+// record's) are named after the message.
+func ExampleRecordFilterName() {
+	fmt.Println(wireshark.RecordFilterName("LeaderChangeMessage", "Voters[0].VoterId"))
+	fmt.Println(wireshark.RecordFilterName("VotersRecord", "Voters[1].Endpoints[0].Host"))
+	// Output:
+	// kafka4.leader_change_message.voters.voter_id
+	// kafka4.voters_record.voters.endpoints.host
+}

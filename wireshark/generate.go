@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/frame"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/spec"
 )
 
@@ -77,6 +78,8 @@ type gen struct {
 	// reqH and respH are the request and response header versions, as
 	// Lua constructors (see header).
 	reqH, respH map[int16]string
+	// ctl are the control record types (see control), by type.
+	ctl map[int]string
 }
 
 // apiDef is one API of the dissector: its name and, per version, its
@@ -98,7 +101,9 @@ func Generate(sets ...*spec.Set) ([]byte, error) {
 	}
 	g := &gen{byAbbr: map[string]int{}, byBody: map[string]int{}, apis: map[int16]*apiDef{}}
 	g.reqH, g.respH = map[int16]string{}, map[int16]string{}
+	g.ctl = map[int]string{}
 	for _, s := range sets {
+		g.control(s)
 		rh, sh := s.RequestHeader(), s.ResponseHeader()
 		if rh == nil || sh == nil {
 			return nil, fmt.Errorf("wireshark: the specs of %s have no RequestHeader or ResponseHeader", setName(s))
@@ -159,6 +164,34 @@ func setName(s *spec.Set) string {
 		return "Kafka " + s.Release
 	}
 	return s.Source
+}
+
+// control adds the control record types that package records knows
+// (records.ControlTypeName) and are not in g.ctl yet, each as the Lua
+// constructor {name, value schema, value flexible, value message}: the
+// schema (0 for none) of the message its value holds
+// (records.ControlMessage), at version 0 as package records decodes it,
+// its fields named after the message (FilterName's scheme:
+// kafka4.leader_change_message.voters.voter_id). A message missing from
+// s leaves the type for an older set to fill; with none, its value is
+// shown as bytes, as kwire does without the spec.
+func (g *gen) control(s *spec.Set) {
+	for t := 0; records.ControlTypeName(t) != "UNKNOWN"; t++ {
+		if _, ok := g.ctl[t]; ok {
+			continue
+		}
+		name := records.ControlMessage(t)
+		if name == "" {
+			g.ctl[t] = fmt.Sprintf("{%s,0,0,\"\"}", luaString(records.ControlTypeName(t)))
+			continue
+		}
+		m := s.Message(name)
+		if m == nil || !m.ValidVersions.Contains(0) {
+			continue
+		}
+		si := g.compile(m.Root, 0, m.Flexible(0), snake(m.Name), "")
+		g.ctl[t] = fmt.Sprintf("{%s,%d,%d,%s}", luaString(records.ControlTypeName(t)), si, b2i(m.Flexible(0)), luaString(m.Name))
+	}
 }
 
 // header compiles version v of a header spec, whose fields take the
@@ -299,7 +332,7 @@ func (g *gen) preamble(b *bytes.Buffer, sets []*spec.Set) {
 func oneLine(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ") }
 
 // tables writes the generated data: F (ProtoFields), S (struct schemas), A
-// (APIs), E (error names).
+// (APIs), HQ and HS (headers), CT (control record types), E (error names).
 func (g *gen) tables(b *bytes.Buffer) {
 	b.WriteString("\n-- F: {filter name after \"" + ProtoName + ".\", field name, type, about, error code}\nlocal F = {\n")
 	for _, f := range g.fields {
@@ -345,6 +378,16 @@ func (g *gen) tables(b *bytes.Buffer) {
 		}
 		b.WriteString("}\n")
 	}
+	b.WriteString("\n-- CT[control record type] = {name, value schema (0: none), value flexible, value message}\nlocal CT = {\n")
+	types := make([]int, 0, len(g.ctl))
+	for t := range g.ctl {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	for _, t := range types {
+		fmt.Fprintf(b, "[%d]=%s,\n", t, g.ctl[t])
+	}
+	b.WriteString("}\n")
 	b.WriteString("\n-- E: Kafka's error codes by number\nlocal E = {\n")
 	for c := -1; c <= 32767; c++ {
 		n := flow.ErrorName(int16(c))

@@ -225,3 +225,45 @@ func voteCapture(t *testing.T, set *spec.Set, path string) string {
 	}
 	return path
 }
+
+// Control record types come from package records, the messages their
+// values hold from the specs (version 0, as records decodes them): a set
+// without VotersRecord has no schema for KRAFT_VOTERS, and with several
+// sets an older one does not replace the newest's.
+func TestGeneratedControlTypes(t *testing.T) {
+	all, err := spec.EmbeddedAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lua := string(generate(t, all[0]))
+	for _, want := range []string{
+		"[0]={\"ABORT\",0,0,\"\"},\n[1]={\"COMMIT\",0,0,\"\"},\n[2]={\"LEADER_CHANGE\",",
+		`,1,"LeaderChangeMessage"},`,
+		`[6]={"KRAFT_VOTERS",`,
+		`{"leader_change_message.leader_id","LeaderId",5,"The ID of the newly elected leader.",0}`,
+		`{"voters_record.voters.endpoints.port","Port",4,`,
+		`{"snapshot_header_record.last_contained_log_timestamp","LastContainedLogTimestamp",7,`,
+	} {
+		if !strings.Contains(lua, want) {
+			t.Errorf("%s: the dissector lacks %q", all[0].Release, want)
+		}
+	}
+	var without *spec.Set
+	for _, s := range all {
+		if s.Message("VotersRecord") == nil {
+			without = s
+			break
+		}
+	}
+	if without == nil {
+		t.Fatal("every embedded release has VotersRecord")
+	}
+	if lua := string(generate(t, without)); strings.Contains(lua, `"KRAFT_VOTERS"`) || !strings.Contains(lua, `[2]={"LEADER_CHANGE",`) {
+		t.Errorf("%s (no VotersRecord): KRAFT_VOTERS in CT or LEADER_CHANGE missing", without.Release)
+	}
+	ct := regexp.MustCompile(`(?s)local CT = \{\n(.*?)\n\}`)
+	newest, both := ct.FindStringSubmatch(lua)[1], ct.FindStringSubmatch(string(generate(t, all[0], without)))
+	if both == nil || !strings.Contains(both[1], `"KRAFT_VOTERS"`) || strings.Count(both[1], "\n") != strings.Count(newest, "\n") {
+		t.Errorf("CT of %s and %s:\n%v\nwant the types of %s:\n%s", all[0].Release, without.Release, both, all[0].Release, newest)
+	}
+}

@@ -40,6 +40,22 @@ func FilterName(api string, response bool, path string) string {
 	if response {
 		side = "response"
 	}
+	return ProtoName + "." + snake(api) + "." + side + "." + snakePath(path)
+}
+
+// RecordFilterName is the display filter name of the field at path of a
+// message that a record's value holds (a KRaft control record's
+// LeaderChangeMessage, VotersRecord…): "kafka4." then the message's name
+// and the path's field names, each in snake case, without array indices.
+// RecordFilterName("LeaderChangeMessage", "Voters[0].VoterId") is
+// "kafka4.leader_change_message.voters.voter_id".
+func RecordFilterName(message, path string) string {
+	return ProtoName + "." + snake(message) + "." + snakePath(path)
+}
+
+// snakePath is path's field names in snake case, without array indices,
+// joined by dots.
+func snakePath(path string) string {
 	var parts []string
 	for _, p := range strings.Split(path, ".") {
 		if i := strings.IndexByte(p, '['); i >= 0 {
@@ -47,5 +63,5 @@ func FilterName(api string, response bool, path string) string {
 		}
 		parts = append(parts, snake(p))
 	}
-	return ProtoName + "." + snake(api) + "." + side + "." + strings.Join(parts, ".")
+	return strings.Join(parts, ".")
 }

@@ -56,6 +56,21 @@ bf("record.value", "value", ProtoField.bytes, nil, base.NONE, "Record value (var
 bf("record.headers_count", "headersCount", ProtoField.int32, nil, base.DEC, nil, nil, "Number of record headers (varint)")
 bf("record.header_key", "headerKey", ProtoField.bytes, nil, base.NONE, "Record header key (varint length)")
 bf("record.header_value", "headerValue", ProtoField.bytes, nil, base.NONE, "Record header value (varint length)")
+-- A control record's key and value, as package records decodes them: the
+-- key's int16 version and type (named from CT), a transaction marker's
+-- (ABORT, COMMIT) int16 version and int32 coordinatorEpoch; the value of
+-- a KRaft control record is its message (CT), walked with its schema.
+local CTN = {}
+for t, x in pairs(CT) do CTN[t] = x[1] end
+bf("record.key_length", "length", ProtoField.int32, nil, base.DEC, nil, nil, "Length of a control record's key (varint)")
+bf("record.value_length", "length", ProtoField.int32, nil, base.DEC, nil, nil, "Length of a control record's value (varint)")
+bf("control.version", "version", ProtoField.int16, nil, base.DEC, nil, nil, "Control record key version (0)")
+bf("control.type", "type", ProtoField.int16, nil, base.DEC, CTN, nil, "Control record type")
+bf("control.key_rest", "rest", ProtoField.bytes, nil, base.NONE, "Bytes after the control record key's type (Kafka ignores them)")
+bf("control.undecoded", "undecoded", ProtoField.bytes, nil, base.NONE, "Control record key or value too short to decode")
+bf("txn_marker.version", "version", ProtoField.int16, nil, base.DEC, nil, nil, "Transaction marker version (0)")
+bf("txn_marker.coordinator_epoch", "coordinatorEpoch", ProtoField.int32, nil, base.DEC, nil, nil, "Epoch of the transaction coordinator that wrote the marker")
+bf("txn_marker.rest", "rest", ProtoField.bytes, nil, base.NONE, "Bytes after the transaction marker (Kafka ignores them)")
 bf("message.offset", "offset", ProtoField.int64, nil, base.DEC, nil, nil, "Offset of a legacy message (v0, v1)")
 bf("message.message_size", "messageSize", ProtoField.int32, nil, base.DEC, nil, nil, "Bytes after this field")
 bf("message.crc", "crc", ProtoField.uint32, nil, base.HEX, nil, nil, "CRC-32 of magic..end")
@@ -463,8 +478,85 @@ local pf_rlength, pf_rattributes, pf_rtimestamp, pf_roffset, pf_rkey, pf_rvalue,
 
 local RLABEL = {} -- "Record[i]", made once
 
+-- ctlKey dissects the key of a control record at o and returns the offset
+-- after it and the control record type (-1: none, as when the key is
+-- null, empty or too short).
+local function ctlKey(c, tree, o)
+  local n, l = varint(c, o, "key")
+  local tvb = c.tvb
+  if n < 0 then
+    tree:add(pf_rkey, tvb(o, 0)):set_text("key: null")
+    tree:add_proto_expert_info(ef_malformed, "A control record's key must hold its version and type")
+    return o + l, -1
+  end
+  if n == 0 then
+    tree:add(pf_rkey, tvb(o + l, 0))
+    return o + l, -1
+  end
+  need(c, o + l, n, "key")
+  local kt = tree:add(tvb(o, l + n), "key")
+  kt:add(B["record.key_length"], tvb(o, l), n)
+  local k = o + l
+  if n < 4 then
+    kt:add(B["control.undecoded"], tvb(k, n))
+    kt:add_proto_expert_info(ef_malformed, sfmt("A control record key holds at least 4 bytes (version, type), this one %d", n))
+    return k + n, -1
+  end
+  kt:add(B["control.version"], tvb(k, 2))
+  local typ = rd16(c, k + 2)
+  kt:add(B["control.type"], tvb(k + 2, 2))
+  kt:append_text(": " .. (CTN[typ] or "UNKNOWN"))
+  if n > 4 then kt:add(B["control.key_rest"], tvb(k + 4, n - 4)) end
+  return k + n, typ
+end
+
+-- ctlValue dissects the value of a control record of type typ at o and
+-- returns the offset after it: a transaction marker's fields, a KRaft
+-- control record's message, or bytes for other types.
+local function ctlValue(c, tree, o, typ)
+  local ct = CT[typ]
+  if not ct or (typ > 1 and ct[2] == 0) then return varbytes(c, tree, pf_rvalue, o, "value") end
+  local n, l = varint(c, o, "value")
+  if n <= 0 then return varbytes(c, tree, pf_rvalue, o, "value") end
+  need(c, o + l, n, "value")
+  local tvb = c.tvb
+  local vt = tree:add(tvb(o, l + n), "value")
+  vt:add(B["record.value_length"], tvb(o, l), n)
+  local v, e = o + l, o + l + n
+  if typ <= 1 then
+    if n < 6 then
+      vt:add(B["control.undecoded"], tvb(v, n))
+      vt:add_proto_expert_info(ef_malformed, sfmt("A transaction marker value holds at least 6 bytes (version, coordinatorEpoch), this one %d", n))
+      return e
+    end
+    vt:add(B["txn_marker.version"], tvb(v, 2))
+    vt:add(B["txn_marker.coordinator_epoch"], tvb(v + 2, 4))
+    if n > 6 then vt:add(B["txn_marker.rest"], tvb(v + 6, n - 6)) end
+    return e
+  end
+  local mt = vt:add(tvb(v, n), ct[4])
+  local lim, flex = c.lim, c.flex
+  c.lim, c.flex = e, ct[3] == 1
+  local ok, r = pcall(walk, c, ct[2], mt, v)
+  c.lim, c.flex = lim, flex
+  local at
+  if ok then
+    if r < e then
+      at = r
+      mt:add_proto_expert_info(ef_malformed, sfmt("%s: %d bytes after the message", ct[4], e - r))
+    end
+  else
+    at = type(r) == "table" and r[1] or v
+    mt:add_proto_expert_info(ef_malformed, sfmt("%s: %s", ct[4], type(r) == "table" and r[2] or tostring(r)))
+  end
+  if at and at < e then mt:add(f_undecoded, tvb(at, e - at)) end
+  return e
+end
+
 -- recordsV2 dissects the records of an uncompressed batch from o to e.
-local function recordsV2(c, tree, o, e, count)
+-- With ctl, the batch is a control batch: keys and values are decoded
+-- (ctlKey, ctlValue).
+local function recordsV2(c, tree, o, e, count, ctl)
   local lim = c.lim
   local tvb = c.tvb
   c.lim = e
@@ -491,8 +583,14 @@ local function recordsV2(c, tree, o, e, count)
     local od, l3 = varint(c, o, "offsetDelta")
     rt:add(pf_roffset, tvb(o, l3), od)
     o = o + l3
-    o = varbytes(c, rt, pf_rkey, o, "key")
-    o = varbytes(c, rt, pf_rvalue, o, "value")
+    if ctl then
+      local typ
+      o, typ = ctlKey(c, rt, o)
+      o = ctlValue(c, rt, o, typ)
+    else
+      o = varbytes(c, rt, pf_rkey, o, "key")
+      o = varbytes(c, rt, pf_rvalue, o, "value")
+    end
     local hc, l4 = varint(c, o, "headersCount")
     rt:add(pf_rheaders, tvb(o, l4), hc)
     o = o + l4
@@ -540,12 +638,13 @@ local function batchV2(c, tree, o, n)
   bt:add(B["batch.records_count"], tvb(o + 57, 4))
   local count = rd32(c, o + 57)
   local codec = attrs % 8
+  local ctl = band(attrs, 0x20) ~= 0
   if not p.prefs.records then
     bt:append_text(sfmt(", %d records (not dissected: preference kafka4.records is off)", count))
     return
   end
   if codec == 0 then
-    recordsV2(c, bt, o + 61, e, count)
+    recordsV2(c, bt, o + 61, e, count, ctl)
     return
   end
   local name = CODECS[codec] or sfmt("codec %d", codec)
@@ -554,7 +653,7 @@ local function batchV2(c, tree, o, n)
     if ok and dt then
       local dc = {tvb = dt, buf = dt:raw(), base = 0, lim = dt:len(), flex = c.flex, errs = c.errs}
       local dtree = bt:add(tvb(o + 61, n - 61), sfmt("Records, gzip: %d bytes, decompressed to %d", n - 61, dt:len()))
-      recordsV2(dc, dtree, 0, dt:len(), count)
+      recordsV2(dc, dtree, 0, dt:len(), count, ctl)
       return
     end
   end

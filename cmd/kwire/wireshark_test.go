@@ -407,6 +407,17 @@ var batchNames = map[string]string{
 	"Record.headerKey": "record.header_key", "Record.headerValue": "record.header_value",
 }
 
+// controlNames are the filter names of the fields of a control record's
+// key and value (by the key or value and the field's name) that package
+// records decodes: the key's version and type, a transaction marker's.
+var controlNames = map[string]string{
+	"key.length": "record.key_length", "value.length": "record.value_length",
+	"key.version": "control.version", "key.type": "control.type", "key.rest": "control.key_rest",
+	"key.undecoded": "control.undecoded", "value.undecoded": "control.undecoded",
+	"value.version": "txn_marker.version", "value.coordinatorEpoch": "txn_marker.coordinator_epoch",
+	"value.rest": "txn_marker.rest",
+}
+
 var headerFieldNames = map[string]string{
 	"RequestHeader.RequestApiKey": "api_key", "RequestHeader.RequestApiVersion": "api_version",
 	"RequestHeader.CorrelationId": "correlation_id", "RequestHeader.ClientId": "client_id",
@@ -426,9 +437,19 @@ var indexRE = regexp.MustCompile(`\[\d+\]$`)
 // show them: the leaves (and records fields) in tree order.
 func expected(t *testing.T, fr kwFrame) []want {
 	var out []want
+	var emb *kwNode // the message a record's value holds, while in it
 	var walk func(n, parent *kwNode)
 	walk = func(n, parent *kwNode) {
 		if n.Virtual {
+			return
+		}
+		if n.Kind == "embedded" {
+			prev := emb
+			emb = n
+			for _, c := range n.Children {
+				walk(c, n)
+			}
+			emb = prev
 			return
 		}
 		if len(n.Children) > 0 && n.Kind != "records" {
@@ -471,11 +492,21 @@ func expected(t *testing.T, fr kwFrame) []want {
 			if n.Name == "compressed records" {
 				w.name = "batch.compressed"
 			}
+			if parent != nil && parent.Kind == "batch_field" {
+				w.name = controlNames[parent.Name+"."+n.Name]
+			} else if n.Name == "undecoded" {
+				w.name = "undecoded"
+			}
 		case "batch_field":
 			w.name = batchNames[n.Region+"."+indexRE.ReplaceAllString(n.Name, "")]
+			if parent != nil && parent.Kind == "batch_field" {
+				w.name = controlNames[parent.Name+"."+n.Name]
+			}
 		default:
 			msg, rest, _ := strings.Cut(n.Path, ".")
-			if h, ok := headerFieldNames[n.Path]; ok {
+			if emb != nil {
+				w.name = strings.TrimPrefix(wireshark.RecordFilterName(emb.Name, strings.TrimPrefix(n.Path, emb.Path+".")), wireshark.ProtoName+".")
+			} else if h, ok := headerFieldNames[n.Path]; ok {
 				w.name = h
 			} else if strings.HasSuffix(msg, "Header") {
 				w.name = "header." + rest
@@ -679,6 +710,7 @@ func TestWiresharkAgreesWithPcap(t *testing.T) {
 	sq, ss := small.frames(t)
 	rq, rs := everyVersion{set: set, random: true}.frames(t)
 	tlsCap, keys := tlsEveryVersion(t, rq, rs)
+	cq, cs := controlExchanges(t, set)
 	for _, c := range []struct {
 		name           string
 		capture        string
@@ -697,6 +729,9 @@ func TestWiresharkAgreesWithPcap(t *testing.T) {
 		// hands the plaintext to kafka4 (registered on tls.port 9093).
 		{"random, TLS 1.3 with its key log", tlsCap, false, 2 * len(rq),
 			[]string{"--port", "9093", "--keylog", keys}, []string{"-o", "tls.keylog_file:" + keys, "-d", "tcp.port==9093,tls"}},
+		// Control batches: COMMIT and ABORT markers, LEADER_CHANGE, a
+		// KRaft snapshot's header, version, voters and footer.
+		{"control batches", captureOf(t, cq, cs, 0, 0), false, 2 * len(cq), nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
@@ -886,9 +921,10 @@ func TestWiresharkCommand(t *testing.T) {
 // TestWiresharkAgreesOnCaptures compares as TestWiresharkAgreesWithPcap
 // does on real captures named by KWIRE_WIRESHARK_CAPTURES:
 // FILE[,PORT[,KEYLOG]] entries separated by ';'. The live tests
-// (interop/live: TestKeyLog's franz-go, plain and TLS; TestSaramaCaptured)
-// list theirs in KWIRE_ARTIFACTS/wireshark-captures.txt, which .ci/run
-// hands to this test after them. Without it, or without tshark, it skips.
+// (interop/live: TestKeyLog's franz-go, plain and TLS; TestSaramaCaptured;
+// TestQuorumThroughProxies's KRaft controllers) list theirs in
+// KWIRE_ARTIFACTS/wireshark-captures.txt, which .ci/run hands to this test
+// after them. Without it, or without tshark, it skips.
 func TestWiresharkAgreesOnCaptures(t *testing.T) {
 	list := os.Getenv("KWIRE_WIRESHARK_CAPTURES")
 	if list == "" {
@@ -1078,4 +1114,105 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// controlExchanges are Produce v11 requests whose record batches are
+// control batches: transaction markers (COMMIT, ABORT) and KRaft control
+// records (LEADER_CHANGE, a snapshot's SNAPSHOT_HEADER, KRAFT_VERSION,
+// KRAFT_VOTERS and SNAPSHOT_FOOTER), their values random instances of
+// their specs at version 0, each with its response.
+func controlExchanges(t *testing.T, set *spec.Set) (reqs, resps [][]byte) {
+	t.Helper()
+	k := &kafkaFrames{set: set, cd: codec.New(set)}
+	r := rand.New(rand.NewPCG(27, 5))
+	key := func(typ int16) []byte { return binary.BigEndian.AppendUint16([]byte{0, 0}, uint16(typ)) }
+	marker := func(epoch int32) []byte { return binary.BigEndian.AppendUint32([]byte{0, 0}, uint32(epoch)) }
+	kraft := func(typ int16) []byte {
+		m := set.Message(records.ControlMessage(int(typ)))
+		tr, err := k.cd.EncodeBody(m, 0, instance.Random(m, 0, r, instance.RandomOptions{}))
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		return tr.Bytes
+	}
+	batches := [][]byte{
+		records.Batch{BaseOffset: 7, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlCommit), Value: marker(3)}}}.Bytes(),
+		records.Batch{BaseOffset: 9, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlAbort), Value: marker(-1)}}}.Bytes(),
+		records.Batch{BaseOffset: 11, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlLeaderChange), Value: kraft(records.ControlLeaderChange)}}}.Bytes(),
+		records.Batch{BaseOffset: 0, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlSnapshotHead), Value: kraft(records.ControlSnapshotHead)},
+			{Key: key(records.ControlKRaftVersion), Value: kraft(records.ControlKRaftVersion)},
+			{Key: key(records.ControlKRaftVoters), Value: kraft(records.ControlKRaftVoters)}}}.Bytes(),
+		records.Batch{BaseOffset: 3, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{
+			{Key: key(records.ControlSnapshotFoot), Value: kraft(records.ControlSnapshotFoot)}}}.Bytes(),
+	}
+	for i, b := range batches {
+		corr := int32(i + 1)
+		reqs = append(reqs, k.request(t, "Produce", 11, corr, `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"`+
+			base64.StdEncoding.EncodeToString(b)+`"}]}]}`))
+		resps = append(resps, k.response(t, "Produce", 11, corr, `{"responses":[],"throttleTimeMs":0}`))
+	}
+	return reqs, resps
+}
+
+// Control records that are odd or wrong: kafka4 shows them as kwire pcap
+// does: a key or a transaction marker with bytes after their fields, too
+// short to hold them, empty, an unknown type (its value bytes), and a
+// LeaderChangeMessage cut short (its rest undecoded, and said so).
+func TestWiresharkControlRecordsOdd(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark is not installed (Debian: apt-get install tshark)")
+	}
+	lua := filepath.Join(t.TempDir(), "kafka4.lua")
+	mustRun(t, "wireshark", "--kafka", "4.4.0", "-o", lua)
+	k := newKafkaFrames(t)
+	// LeaderChangeMessage v0: Version 0, LeaderId 1, Voters [{VoterId 2}],
+	// GrantingVoters [], no tagged fields.
+	leaderChange := []byte{0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 2, 0, 1, 0}
+	var reqs, resps [][]byte
+	for i, kv := range []records.KeyValue{
+		{Key: []byte{0, 0, 0, 1, 9, 9}, Value: []byte{0, 0, 0, 0, 0, 1, 8, 8}},
+		{Key: []byte{0, 0, 0}, Value: []byte{1}},
+		{Key: []byte{0, 0, 0, 0}, Value: []byte{0, 0, 0, 1}},
+		{Key: []byte{}, Value: []byte{5}},
+		{Key: []byte{0, 0, 0, 9}, Value: []byte{5, 5}},
+		{Key: []byte{0, 0, 0, 2}, Value: leaderChange},
+		{Key: []byte{0, 0, 0, 2}, Value: leaderChange[:5]},
+	} {
+		b := records.Batch{BaseOffset: 1, Timestamp: 1700000000000, Control: true, Records: []records.KeyValue{kv}}.Bytes()
+		reqs = append(reqs, k.request(t, "Produce", 11, int32(i+1), `{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"`+
+			base64.StdEncoding.EncodeToString(b)+`"}]}]}`))
+		resps = append(resps, k.response(t, "Produce", 11, int32(i+1), `{"responses":[],"throttleTimeMs":0}`))
+	}
+	capFile := captureOf(t, reqs, resps, 0, 0)
+	kw, _ := kwireFrames(t, capFile)
+	ts := tsharkFrames(t, tshark, lua, capFile)
+	r := compare(t, kw, ts)
+	t.Logf("%d frames, %d fields compared, %d disagreements", r.frames, r.fields, r.disagreements)
+	// The cut LeaderChangeMessage is the one frame kafka4 marks, as kwire
+	// reports a problem there.
+	want := "Produce corr 7: tshark: LeaderChangeMessage: LeaderId: needs 4 bytes at offset 114, 3 left"
+	if r.disagreements != 1 || len(r.first) != 1 || !strings.HasPrefix(r.first[0], want) {
+		t.Errorf("disagreements %d, want only %q:\n%s", r.disagreements, want, strings.Join(r.first, "\n"))
+	}
+	if r.frames != 14 {
+		t.Errorf("%d frames compared, want 14", r.frames)
+	}
+	for name, want := range map[string][]string{
+		"kafka4.control.type":                          {"1", "0", "9", "2", "2"},
+		"kafka4.control.key_rest":                      {"0909"},
+		"kafka4.txn_marker.rest":                       {"0808"},
+		"kafka4.control.undecoded":                     {"000000", "00000001"},
+		"kafka4.record.value":                          {"01", "05", "0505"},
+		"kafka4.leader_change_message.voters.voter_id": {"2"},
+		"kafka4.undecoded":                             {"000000"},
+	} {
+		if got := fieldsOf(ts, name); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
 }

@@ -118,6 +118,22 @@ func TestQuorumThroughProxies(t *testing.T) {
 	setPhase := func(p string) { phaseMu.Lock(); phase = p; phaseMu.Unlock() }
 
 	ports := []int{kafkatest.FreePort(t), kafkatest.FreePort(t), kafkatest.FreePort(t)}
+	// With artefacts kept and KWIRE_KAFKA_REQUIRED=1 (CI, where tcpdump
+	// may capture: startTcpdump fails the test otherwise), tcpdump records
+	// the controllers' side of the proxies for
+	// TestWiresharkAgreesOnCaptures: one entry a controller port.
+	if dir := kafkatest.ArtifactDir(t); dir != "" && kafkatest.Required() {
+		if tcpdump, err := exec.LookPath("tcpdump"); err == nil {
+			pcap := filepath.Join(dir, "quorum.pcap")
+			stop := startTcpdump(t, tcpdump, pcap, fmt.Sprintf("tcp port %d or tcp port %d or tcp port %d", ports[0], ports[1], ports[2]))
+			defer func() {
+				stop()
+				for _, p := range ports {
+					noteCapture(t, pcap, fmt.Sprint(p), "")
+				}
+			}()
+		}
+	}
 	front := map[int]string{}
 	for i, p := range ports {
 		id := i + 1

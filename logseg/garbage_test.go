@@ -12,6 +12,7 @@ import (
 
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/render"
 )
 
 // Bytes that are not an entry, more than a window of them, are skipped
@@ -186,6 +187,30 @@ func TestListerWritesAsItGoes(t *testing.T) {
 			total, most = total+n, max(most, n)
 		}
 		if total < 128*(16<<10) || most > 64<<10+17<<10 {
+			t.Errorf("json %v: %d bytes in %d writes, the largest %d", js, total, len(w), most)
+		}
+	}
+}
+
+// A record's value larger than a piece is written as it is encoded, not
+// in a line built whole: a value of 2 MiB (4 MiB of hex, written in one
+// piece before) is written in pieces of at most 64 KiB and a piece's
+// encoding, in JSON and text, every byte of it.
+func TestListerWritesALargeValueInPieces(t *testing.T) {
+	value := bytes.Repeat([]byte("v\x00"), 1<<20)
+	path := writeFile(t, t.TempDir(), "00000000000000000000.log", records.Batch{Records: []records.KeyValue{{Value: value}}}.Bytes())
+	for _, js := range []bool{false, true} {
+		var w writeSizes
+		l := logseg.Lister{JSON: js, Values: render.ValuesHex}
+		header := ""
+		if _, err := logseg.Read(path, logseg.Options{Lazy: true}, func(win *logseg.Window) error { return l.Window(win, &header, &w) }); err != nil {
+			t.Fatal(err)
+		}
+		total, most := 0, 0
+		for _, n := range w {
+			total, most = total+n, max(most, n)
+		}
+		if total < 2*len(value) || most > 64<<10+2*48<<10 {
 			t.Errorf("json %v: %d bytes in %d writes, the largest %d", js, total, len(w), most)
 		}
 	}

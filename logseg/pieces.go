@@ -93,6 +93,9 @@ func appendPieces(dst, b []byte, grain int, text bool, enc func(dst, piece []byt
 // appendJSONStringBody appends what json.Marshal writes of string(b)
 // between its quotes.
 func appendJSONStringBody(dst, b []byte) []byte {
+	if jsonPlain(b) {
+		return append(dst, b...)
+	}
 	q, _ := json.Marshal(string(b))
 	return append(dst, q[1:len(q)-1]...)
 }
@@ -100,6 +103,9 @@ func appendJSONStringBody(dst, b []byte) []byte {
 // appendQuoteBody appends what strconv.Quote writes of string(b) between
 // its quotes.
 func appendQuoteBody(dst, b []byte) []byte {
+	if plainASCII(b) {
+		return append(dst, b...)
+	}
 	n := len(dst)
 	dst = strconv.AppendQuote(dst, string(b))
 	copy(dst[n:], dst[n+1:len(dst)-1])
@@ -143,4 +149,16 @@ func appendTextValue(dst, b []byte, v render.Values, p *pieces) ([]byte, bool) {
 		return append(dst, '"'), true
 	}
 	return appendPieces(append(dst, "0x"...), b, 1, false, hex.AppendEncode, p), true
+}
+
+// jsonPlain reports whether b is printable ASCII that json.Marshal writes
+// in a string as it is: not '"', '\\', nor '<', '>' and '&', which it
+// escapes for HTML.
+func jsonPlain(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }

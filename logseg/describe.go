@@ -262,6 +262,22 @@ func BatchText(b *records.LogBatch) string {
 // bytes ("not a record of __consumer_offsets: key at 0x0083: …  key 0x…
 // value 0x…", "OffsetCommitKey {…}  OffsetCommitValue: … value 0x…").
 func (d *Record) AppendText(dst []byte, v render.Values) []byte {
+	return d.appendText(dst, v, nil)
+}
+
+// appendValueText appends the record's value as appendBytesText does, in
+// pieces written out by p when it is large (pieces.streams).
+func (d *Record) appendValueText(dst []byte, v render.Values, p *pieces) []byte {
+	if !d.ValueNull && p.streams(len(d.Value)) {
+		if out, ok := appendTextValue(dst, d.Value, v, p); ok {
+			return out
+		}
+	}
+	return appendBytesText(dst, d.Value, d.ValueNull, v)
+}
+
+// appendText is AppendText, a large value written out in pieces by p.
+func (d *Record) appendText(dst []byte, v render.Values, p *pieces) []byte {
 	// strconv, not fmt: these are every record's, a listing's most
 	// frequent writes.
 	dst = strconv.AppendInt(append(dst, "  offset "...), d.Offset, 10)
@@ -283,7 +299,7 @@ func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 		}
 		dst = fmt.Appendf(dst, ": %v", d.Err)
 		if !d.ValueNull {
-			dst = appendBytesText(append(dst, "  value "...), d.Value, false, v)
+			dst = d.appendValueText(append(dst, "  value "...), v, p)
 		}
 	case d.Type != "" && d.Data != nil:
 		dst = fmt.Appendf(dst, "%s v%d %s", d.Type, d.Version, d.Data)
@@ -291,7 +307,7 @@ func (d *Record) AppendText(dst []byte, v render.Values) []byte {
 		dst = append(dst, d.Type...)
 	default:
 		dst = appendBytesText(append(dst, "key "...), d.Key, d.KeyNull, v)
-		dst = appendBytesText(append(dst, "  value "...), d.Value, d.ValueNull, v)
+		dst = d.appendValueText(append(dst, "  value "...), v, p)
 	}
 	if d.DecodedWith != "" {
 		dst = fmt.Appendf(dst, "  (decoded with Kafka %s's specs)", d.DecodedWith)
@@ -368,7 +384,18 @@ type jsonHeader struct {
 // release's specs decoded it. Its text line ends "(decoded with Kafka
 // 4.4.0's specs)" then.
 func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
+	return d.appendJSON(dst, v, nil)
+}
+
+// appendJSON is AppendJSON, a large value (pieces.streams) written out in
+// pieces by p: the line is made with the value's member empty, and the
+// value's encoding written where the member's string goes.
+func (d *Record) appendJSON(dst []byte, v render.Values, p *pieces) ([]byte, error) {
 	e := jsonLine{File: d.File, Offset: d.Offset, BatchOffset: d.BatchOffset, Control: d.Control, Type: d.Type, Data: d.Data}
+	// streamed is the form of a value written in pieces (-1: none), and
+	// holder the member that holds it.
+	streamed := -1
+	var holder **string
 	if d.TimestampType != records.NoTimestampType {
 		ts := d.Timestamp
 		e.TimestampType, e.Timestamp = d.TimestampType.String(), &ts
@@ -400,7 +427,24 @@ func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
 		}
 	case d.Data == nil && !d.Control:
 		e.Key, e.KeyBase64, e.KeyHex, e.KeyJSON = bytesJSON(d.Key, d.KeyNull, v)
-		e.Value, e.ValueBase64, e.ValueHex, e.ValueJSON = bytesJSON(d.Value, d.ValueNull, v)
+		if !d.ValueNull && p.streams(len(d.Value)) {
+			streamed = valueForm(d.Value, v)
+		}
+		if streamed >= 0 && streamed != formJSON {
+			switch streamed {
+			case formText:
+				holder = &e.Value
+			case formBase64:
+				holder = &e.ValueBase64
+			default:
+				holder = &e.ValueHex
+			}
+			empty := ""
+			*holder = &empty
+		} else {
+			streamed = -1
+			e.Value, e.ValueBase64, e.ValueHex, e.ValueJSON = bytesJSON(d.Value, d.ValueNull, v)
+		}
 	}
 	for _, h := range d.Headers {
 		jh := jsonHeader{Key: h.Key}
@@ -411,7 +455,27 @@ func (d *Record) AppendJSON(dst []byte, v render.Values) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	dst = append(dst, line...)
+	if streamed < 0 {
+		dst = append(dst, line...)
+		return append(dst, '\n'), nil
+	}
+	// Where the value's string goes: the first byte where the line
+	// differs from the one whose value is "x".
+	x := "x"
+	*holder = &x
+	other, err := json.Marshal(e)
+	if err != nil {
+		return dst, err
+	}
+	at := 0
+	for at < len(line) && line[at] == other[at] {
+		at++
+	}
+	dst = appendJSONValue(append(dst, line[:at]...), d.Value, streamed, p)
+	if p.err != nil {
+		return dst, p.err
+	}
+	dst = append(dst, line[at:]...)
 	return append(dst, '\n'), nil
 }
 

@@ -98,6 +98,13 @@ func (l *Lister) Window(w *Window, header *string, out io.Writer) error {
 		buf = buf[:0]
 		return err
 	}
+	// A large value is written as it is encoded (pieces): its line is
+	// not held whole.
+	p := &pieces{flush: func(b []byte) ([]byte, error) {
+		buf = b
+		err := flush()
+		return buf, err
+	}}
 	shown := &l.shown
 	lines := !l.JSON && l.Type == ""
 	for i := range w.Batches {
@@ -131,11 +138,11 @@ func (l *Lister) Window(w *Window, header *string, out io.Writer) error {
 			l.Kept++
 			if l.JSON {
 				var err error
-				if buf, err = d.AppendJSON(buf, l.Values); err != nil {
+				if buf, err = d.appendJSON(buf, l.Values, p); err != nil {
 					return err
 				}
-			} else {
-				buf = d.AppendText(buf, l.Values)
+			} else if buf = d.appendText(buf, l.Values, p); p.err != nil {
+				return p.err
 			}
 			if err := flush(); err != nil {
 				return err

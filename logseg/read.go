@@ -371,7 +371,11 @@ func Read(path string, o Options, fn func(w *Window) error) (Summary, error) {
 // length past the end) the rest of the file is one window, as the decoder
 // takes it (a partial batch, or bytes it skips to the next batch), except
 // zero bytes that run to the end of the file (a preallocated segment),
-// which are counted and not held. Memory grows with the window, one
+// which are counted and not held, and bytes that are not an entry, more
+// than a window of them, which are skipped to the next whole entry
+// without being held (records.NextEntryAt; when r is not a regular file,
+// records.NextEntryIn, which takes no entry past streamSkipHold, 16 MiB,
+// as the next). Memory grows with the window, one
 // entry, or that rest, never with what a length claims. Errors are those
 // of reading r and of fn.
 func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Summary, error) {
@@ -456,6 +460,22 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 			buf, eof = buf[:0], s.Size >= size
 			continue
 		}
+		if fa == nil && !eof && len(buf) >= records.EntryHeader && records.EntrySize(buf) == 0 && !allZero(buf) {
+			// Bytes that are not an entry, read once (standard input, a
+			// pipe): the next entry is searched for as they are read,
+			// without holding what lies before it.
+			head := slices.Clone(buf)
+			n, rest, err := records.NextEntryIn(buf, r, streamSkipHold)
+			if err != nil {
+				return s, err
+			}
+			ro.FileOffset = s.Size
+			zero := n <= int64(len(head)) && allZero(head[:n])
+			s.Problems = append(s.Problems, shiftProblem(records.Skipped(head, n, rest != nil, zero, 0, ro), ro.Path, s.Size, s.Batches, virtual))
+			s.Size += n
+			buf, eof = rest, rest == nil
+			continue
+		}
 		end, err := windowEnd(buf, fill, func() []byte { return buf })
 		if err != nil {
 			return s, err
@@ -523,6 +543,12 @@ func garbage(buf []byte, f *os.File, off, size int64) bool {
 	total := records.EntrySize(buf)
 	return total == 0 || off+total > size
 }
+
+// streamSkipHold is the largest entry ReadFrom finds after bytes that are
+// not an entry when it reads them once (standard input, a pipe): it holds
+// the bytes of each candidate while it checks it (records.NextEntryIn).
+// Kafka's brokers take batches of 1 MB by default (message.max.bytes).
+const streamSkipHold = 16 << 20
 
 // zeroRun is the fewest zero bytes at the start of a window that ReadFrom
 // counts without holding, when they run to the end: a length of 0 (fewer

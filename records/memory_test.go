@@ -484,3 +484,53 @@ func TestLegacyWrapperInParts(t *testing.T) {
 		t.Errorf("a wrapper of 12 MiB in parts: %q\nwhole: %q", probs, want)
 	}
 }
+
+// A raw snappy block (no xerial framing, as librdkafka and franz-go write
+// it) is decoded whole, so the length its header declares is checked
+// against what the input's Budget has left before any room is made: a
+// block declaring 8 MiB (its bytes can hold that much) under a budget of
+// 4 MiB is refused with the budget's problem, allocating less than 1 MiB
+// in a whole decode and 2 MiB in parts (their trees' room); under a budget of 16 MiB it decodes, and
+// the budget loses what it decoded to.
+func TestRawSnappyBudget(t *testing.T) {
+	value := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	rs := make([]rec, 8)
+	for i := range rs {
+		rs[i] = rec{value: value}
+	}
+	size := int64(len(recordsBytes(rs)))
+	seg := dataBatch(0, 2, rs, func(p []byte) []byte { return snappy.Encode(nil, p) })
+	want := "records[0].records at 0x003d: snappy payload: the decompression budget of the input (4194304 bytes) has 4194304 bytes left: not decompressed"
+	b := records.NewBudget(4 << 20)
+	var tr *tree.Tree
+	records.ForgetVirtualHint()
+	got := allocated(func() { tr = records.Decode(seg, records.Options{Budget: b}) })
+	wantProblems(t, tr, want)
+	if got > 1<<20 {
+		t.Errorf("a raw snappy block of %d bytes past the budget allocates %d bytes", size, got)
+	}
+	var probs []string
+	got = allocated(func() {
+		err := records.DecodeParts(seg, records.Options{Budget: b}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, p := range pt.Problems {
+				probs = append(probs, p.String())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	if !slices.Equal(probs, []string{want}) {
+		t.Errorf("in parts: problems %q, want %q", probs, want)
+	}
+	if got > 2<<20 {
+		t.Errorf("in parts, a raw snappy block of %d bytes past the budget allocates %d bytes", size, got)
+	}
+	b = records.NewBudget(16 << 20)
+	tr = records.Decode(seg, records.Options{Budget: b})
+	wantProblems(t, tr)
+	if n := len(records.LogBatches(tr)[0].Records); n != len(rs) || b.Left() != 16<<20-size {
+		t.Errorf("under a budget of 16 MiB: %d records, %d bytes left, want %d", n, b.Left(), 16<<20-size)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 
 	"github.com/kwire/kwire/tree"
 	"github.com/kwire/kwire/wire"
@@ -61,6 +62,91 @@ func NextEntryAt(r io.ReaderAt, start, end int64) (int64, error) {
 		}
 	}
 	return -1, nil
+}
+
+// NextEntryIn is NextEntryAt for bytes that can be read once (standard
+// input, a pipe): buf holds the first bytes read of bytes that do not
+// start with an entry, and r the bytes after them. It reads r on to the
+// first offset after buf's start where a whole entry whose checksum
+// matches starts, and returns how many bytes lie before it (skipped) and
+// the bytes it read from there on (rest: that entry at least); or, when
+// there is none before r ends or the checksum budget is spent, the count
+// of every byte to r's end, and rest nil. Its checksum budget is a
+// decode's, counted on the bytes read so far (64 MiB and 16 times them).
+// It holds the bytes from the candidate entry it checks on, and takes no
+// entry larger than hold bytes, so memory is bounded by about twice hold
+// and a piece, not by the bytes skipped; NextEntryAt, reading a file,
+// takes any entry the file holds whole. buf's array may be reused.
+func NextEntryIn(buf []byte, r io.Reader, hold int64) (skipped int64, rest []byte, err error) {
+	var base, spent int64 // base: where buf starts, from the start of the bytes
+	eof := false
+	// more reads r until buf holds n bytes or r ends.
+	more := func(n int) error {
+		for !eof && len(buf) < n {
+			if len(buf) == cap(buf) {
+				buf = slices.Grow(buf, max(n-len(buf), skipPiece))
+			}
+			k, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+k]
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// toEnd counts the bytes to r's end without holding them.
+	toEnd := func() (int64, []byte, error) {
+		n := base + int64(len(buf))
+		piece := buf[:cap(buf)]
+		if len(piece) == 0 {
+			piece = make([]byte, skipPiece)
+		}
+		for !eof {
+			k, err := r.Read(piece)
+			n += int64(k)
+			if err == io.EOF {
+				break
+			} else if err != nil {
+				return n, nil, err
+			}
+		}
+		return n, nil, nil
+	}
+	for i := 1; ; i++ {
+		if i >= skipPiece && i >= len(buf)/2 {
+			// What lies before i is skipped: not held.
+			buf = buf[:copy(buf, buf[i:])]
+			base += int64(i)
+			i = 0
+		}
+		if err := more(i + EntryHeader); err != nil {
+			return base + int64(len(buf)), nil, err
+		}
+		if len(buf) < i+EntryHeader {
+			return base + int64(len(buf)), nil, nil
+		}
+		if buf[i+16] > 2 {
+			continue
+		}
+		total := EntrySize(buf[i:])
+		if total == 0 || total > hold {
+			continue
+		}
+		if err := more(i + int(total)); err != nil {
+			return base + int64(len(buf)), nil, err
+		}
+		if int64(len(buf)-i) < total {
+			continue // cut by the end
+		}
+		if spent += total; spent > crcSearchMin+crcSearchFactor*(base+int64(len(buf))) {
+			return toEnd()
+		}
+		if wholeEntry(buf[i:]) {
+			return base + int64(i), buf[i:], nil
+		}
+	}
 }
 
 // entryCRCAt reports whether the entry of total bytes at offset q of r,

@@ -48,9 +48,7 @@ func (a *app) serve(c *serveCmd) error {
 	if err != nil {
 		return err
 	}
-	// A request's time is bounded: reading it, and writing its answer
-	// (a decode's work is bounded by serveDecode's budget).
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second}
+	srv := newServer(h)
 	fmt.Fprintf(a.stdout, "serving the Kafka protocol atlas on http://%s/ (decode page: http://%s/decode); Ctrl-C stops\n", ln.Addr(), ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -64,6 +62,16 @@ func (a *app) serve(c *serveCmd) error {
 		return err
 	}
 	return nil
+}
+
+// serveTimeouts bound a request's time: reading its header, reading all
+// of it, and writing its answer (a decode's work is bounded by
+// serveDecode's budget). A variable for tests.
+var serveTimeouts = struct{ header, read, write time.Duration }{10 * time.Second, 30 * time.Second, 60 * time.Second}
+
+// newServer is the HTTP server of kwire serve for h, with serveTimeouts.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: serveTimeouts.header, ReadTimeout: serveTimeouts.read, WriteTimeout: serveTimeouts.write}
 }
 
 // siteHandler is the handler of kwire serve: the site of sets (the files

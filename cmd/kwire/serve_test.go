@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/hex"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
 )
@@ -156,5 +159,111 @@ func TestServeDecodeBounded(t *testing.T) {
 	}
 	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "the server is decoding 2 requests, its most at once: try again") {
 		t.Errorf("decode with every decode taken: %d", code)
+	}
+}
+
+// The decode page bounds the nodes of one request: an uncompressed batch
+// of 30000 records (240 KB, within the hex the page takes) would make
+// 240001 record nodes and more; the tree stops at 65536 and the page
+// says so, once.
+func TestServeDecodeNodeBound(t *testing.T) {
+	set, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(siteHandler([]*spec.Set{set}, nil))
+	defer srv.Close()
+	var recs []byte
+	const count = 30000
+	for i := range count {
+		recs = hostileRecord(recs, i, -1)
+	}
+	batch := records.RawBatch{LastOffsetDelta: count - 1, Count: count, Records: recs}.Bytes()
+	form := url.Values{"hex": {hex.EncodeToString(produceV3(batch))}}
+	resp, err := srv.Client().PostForm(srv.URL+"/decode", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(b)
+	if resp.StatusCode != 200 || strings.Count(body, "not decoded: the tree holds 65536 nodes, its limit") != 1 {
+		t.Errorf("decode of %d records: %d, %d node bound problems", count, resp.StatusCode, strings.Count(body, "the tree holds 65536 nodes"))
+	}
+	if n := strings.Count(body, `class="q l"`); n > serveMaxNodes {
+		t.Errorf("the page shows %d leaves, more than the %d nodes a request may make", n, serveMaxNodes)
+	}
+}
+
+// kwire serve's server closes a connection whose request header does not
+// come within its header timeout, and one whose body does not come within
+// its read timeout: a peer that opens connections and sends nothing does
+// not hold them; an answer not ready within the write timeout is not sent. The timeouts are made short for the test; what is
+// checked is that the server ends the connection, not how fast.
+func TestServeTimeouts(t *testing.T) {
+	defer func(old struct{ header, read, write time.Duration }) { serveTimeouts = old }(serveTimeouts)
+	serveTimeouts.header, serveTimeouts.read, serveTimeouts.write = 100*time.Millisecond, 200*time.Millisecond, time.Second
+	srv := httptest.NewUnstartedServer(siteHandler(nil, nil))
+	srv.Config = newServer(srv.Config.Handler)
+	srv.Start()
+	defer srv.Close()
+	for _, tc := range []struct{ name, send string }{
+		{"a header never ended", "POST /decode HTTP/1.1\r\nHost: x\r\n"},
+		{"a body never sent", "POST /decode HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nhex=00"},
+	} {
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(c, tc.send); err != nil {
+			t.Fatal(err)
+		}
+		// The test's own bound, far past the server's: a server without
+		// timeouts leaves the read waiting until then.
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		_, err = io.ReadAll(c)
+		c.Close()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Errorf("%s: the server kept the connection open", tc.name)
+		}
+	}
+
+	// An answer not written within the write timeout is not written: a
+	// decode that waits a second for a free decode (every one taken) is
+	// past the write timeout of 200 ms when it answers, and the peer gets
+	// the connection closed, not the page.
+	serveTimeouts.write = 200 * time.Millisecond
+	set, err := spec.Embedded("4.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv2 := httptest.NewUnstartedServer(siteHandler([]*spec.Set{set}, nil))
+	srv2.Config = newServer(srv2.Config.Handler)
+	srv2.Start()
+	defer srv2.Close()
+	defer func(w time.Duration) { serveWait = w }(serveWait)
+	serveWait = time.Second
+	for range cap(serveDecodes) {
+		serveDecodes <- struct{}{}
+	}
+	defer func() {
+		for range cap(serveDecodes) {
+			<-serveDecodes
+		}
+	}()
+	c, err := net.Dial("tcp", srv2.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var got []byte
+	if _, err := io.WriteString(c, "GET /decode?hex=00 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	got, err = io.ReadAll(c)
+	if len(got) > 0 || err != nil {
+		t.Errorf("an answer past the write timeout: %q, %v", got, err)
 	}
 }

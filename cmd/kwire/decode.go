@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/kwire/kwire/capture"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
@@ -26,6 +27,7 @@ func (a *app) decode(c *decodeCmd) error {
 	if err != nil {
 		return err
 	}
+	whole := b
 	if p := capture.Headers(b); p != nil {
 		fmt.Fprintf(a.stderr, "kwire: note: a whole packet: %s; decoding the payload (offsets count from its start)\n", p)
 		b = p.Payload
@@ -38,6 +40,10 @@ func (a *app) decode(c *decodeCmd) error {
 		// would show it as a request it is not; the hint says what to
 		// give.
 		pages = nil
+	}
+	if f := frame.RecognizeFile(whole); err != nil && c.Hex == nil && f != frame.UnknownFile {
+		// Another command's file: say which, not why it is no frame.
+		return errors.New(f.Hint(c.File, "Kafka frames"))
 	}
 	err = hint.Decode(set, err)
 	if pages == nil {

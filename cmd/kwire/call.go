@@ -76,7 +76,11 @@ func (a *app) call(c *callCmd) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cd := codec.New(set)
-	conn, err := client.Dial(ctx, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl})
+	conn, err := dialProbing(ctx, set, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl})
+	var silent *silentPeerError
+	if errors.As(err, &silent) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", c.Bootstrap, err, peerHint(ctx, set, c.Bootstrap, tc != nil, c.Timeout, err))
 	}
@@ -168,6 +172,78 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 		return err
 	}
 	return decodeErr
+}
+
+// probeAfter is how long call waits for the answer to its ApiVersions
+// request before it asks the node, on a second connection alongside, what
+// it speaks (client.Probe): a Kafka broker answers in milliseconds, an
+// HTTP server waits for the end of a request line a Kafka request does not
+// have. A variable for tests.
+var probeAfter = time.Second
+
+// silentPeerError is the error of a node that did not answer ApiVersions
+// within probeAfter and answered the probe in a text protocol.
+type silentPeerError struct {
+	addr  string
+	after time.Duration
+	found frame.Recognition
+}
+
+func (e *silentPeerError) Error() string {
+	what := e.found.Name
+	if what == "" {
+		what = "a text protocol"
+	}
+	return fmt.Sprintf("%s: no answer to ApiVersions in %v (the peer sent nothing); the peer speaks %s, not Kafka (it answers an HTTP request with %q): is %s a Kafka listener?",
+		e.addr, e.after, what, e.found.Line, e.addr)
+}
+
+// dialProbing dials addr as client.Dial does; when no answer came within
+// probeAfter (and o has no TLS), it probes the node alongside: if the
+// probe's answer is text, the dial is given up and the error is a
+// *silentPeerError; else the dial goes on to its own end, so a slow
+// Kafka broker is waited for as long as o.Timeout says.
+func dialProbing(ctx context.Context, set *spec.Set, addr string, cd *codec.Codec, o client.Options) (*client.Conn, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type dialed struct {
+		conn *client.Conn
+		err  error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		conn, err := client.Dial(ctx, addr, cd, o)
+		done <- dialed{conn, err}
+	}()
+	timer := time.NewTimer(probeAfter)
+	defer timer.Stop()
+	var probed chan frame.Recognition
+	for {
+		select {
+		case d := <-done:
+			if probed != nil {
+				cancel()
+				<-probed // the probe ends with ctx
+			}
+			return d.conn, d.err
+		case <-timer.C:
+			if o.TLS != nil || o.Timeout > 0 && o.Timeout <= probeAfter {
+				continue
+			}
+			probed = make(chan frame.Recognition, 1)
+			go func() { probed <- client.Probe(ctx, set, addr, min(o.Timeout, 5*time.Second)) }()
+		case r := <-probed:
+			probed = nil
+			if r.Protocol != frame.Text {
+				continue // the dial decides
+			}
+			cancel()
+			if d := <-done; d.err == nil {
+				return d.conn, nil // it answered after all
+			}
+			return nil, &silentPeerError{addr: addr, after: probeAfter, found: r}
+		}
+	}
 }
 
 // peerHint says what a node that did not answer as Kafka speaks and which

@@ -34,11 +34,9 @@ func (a *app) decode(c *decodeCmd) error {
 	}
 	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}
 	pages, err := render.Decode(set, claim, b)
-	var ne *render.NotRequestError
-	if errors.As(err, &ne) && ne.Claimed == nil && ne.Why != "" && len(pages) == 1 {
-		// One frame whose header is no request's, and no --api: the page
-		// would show it as a request it is not; the hint says what to
-		// give.
+	if render.HintOnly(pages, err) {
+		// One frame whose header is no request's: the page would show it
+		// as a request it is not; the hint says what to give.
 		pages = nil
 	}
 	if f := frame.RecognizeFile(whole); err != nil && c.Hex == nil && f != frame.UnknownFile {

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
@@ -75,6 +76,9 @@ type FormatError struct {
 	Truncated bool
 	// Msg says what is wrong.
 	Msg string
+	// Head is the file's first bytes (at most 64) when it is not a
+	// capture, for saying what it is instead (frame.RecognizeFile).
+	Head []byte
 }
 
 // Error returns "packet 3 at file offset 0x80: …" or "file header: …".
@@ -150,7 +154,8 @@ func Open(r io.Reader) (*Reader, error) {
 		}
 		return &Reader{format: FormatPcapng, ng: ng}, nil
 	}
-	return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng capture: the file starts % x", magic)}
+	head, _ := br.Peek(64)
+	return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng capture: the file starts % x", magic), Head: bytes.Clone(head)}
 }
 
 // Format returns the file's format.

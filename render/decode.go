@@ -128,6 +128,16 @@ func (e *NotRequestError) Error() string {
 // Unwrap returns Err.
 func (e *NotRequestError) Unwrap() error { return e.Err }
 
+// HintOnly reports whether pages and err, as Decode returned them, are one
+// frame whose request header says it is no request (a *NotRequestError
+// that says why, with or without a claimed API): its page would show the
+// bytes as a request they are not, so the error and its hint are shown
+// alone.
+func HintOnly(pages []*Page, err error) bool {
+	var ne *NotRequestError
+	return len(pages) == 1 && errors.As(err, &ne) && ne.Why != ""
+}
+
 // StreamError is the error of one frame of an input that holds several,
 // one after another (a TCP stream's bytes).
 type StreamError struct {

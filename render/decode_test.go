@@ -115,10 +115,14 @@ func TestDecodeResponseAsRequest(t *testing.T) {
 		{"control characters", Claim{}, "00000010 0000 0000 00000001 0002 0001 00000000",
 			"RequestHeader.RequestApiVersion at 0x0006: ProduceRequest has no version 0 (valid versions: 3-13); the client id at 0x000c holds control characters: these bytes may be a response"},
 	} {
-		_, err := Decode(s, c.claim, unhex(t, c.hex))
+		pages, err := Decode(s, c.claim, unhex(t, c.hex))
 		var ne *NotRequestError
 		if !errors.As(err, &ne) || err.Error() != c.err {
 			t.Errorf("%s:\n got %v\nwant %s", c.name, err, c.err)
+		}
+		// Each says why: the page is left out, with a claim or without.
+		if !HintOnly(pages, err) {
+			t.Errorf("%s: HintOnly false, %d pages", c.name, len(pages))
 		}
 	}
 	// Produce v0 of Kafka 3.9 that decodes there: the NotRequestError
@@ -273,5 +277,19 @@ func TestNullableTypes(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s v%d %s: type %q, want %q", c.msg, c.v, c.row, got, c.want)
 		}
+	}
+}
+
+// HintOnly is false for a request that decodes, for a body that does not
+// decode against a header that fits, and for several frames.
+func TestHintOnlyKeepsRequestPages(t *testing.T) {
+	s := embedded(t, "4.4.0")
+	vote := unhex(t, "0000004f00340002000000000000000100000000020102"+strings.Repeat("00", 57)+"000000")
+	if pages, err := Decode(s, Claim{}, vote); err != nil || HintOnly(pages, err) {
+		t.Errorf("VoteRequest v2: %v, HintOnly %v", err, HintOnly(pages, err))
+	}
+	cut := vote[:len(vote)-3]
+	if pages, err := Decode(s, Claim{API: "Vote"}, cut); err == nil || HintOnly(pages, err) {
+		t.Errorf("VoteRequest v2 cut short: %v, HintOnly true", err)
 	}
 }

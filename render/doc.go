@@ -46,8 +46,10 @@
 // Options.Width fits the object tree to a terminal: the about column is
 // wrapped or dropped first; then the notes after values and the type cells
 // are cut with "…" and the type column dropped; then the name column's
-// padding is shortened (a row with a longer name puts its other cells on
-// the line below); then values are cut and last the value column dropped.
+// padding is shortened (a row with a longer name is followed by its value
+// when the value still ends in the value column, else puts its other cells
+// on the line below, under their columns); then values are cut and last the
+// value column dropped.
 // The name, the range ("[0x000e, 16B]"), numbers, uuids and booleans are
 // always whole. Width 0 (output that is not a terminal) writes every column
 // whole.

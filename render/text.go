@@ -70,8 +70,12 @@ type Options struct {
 	//     as far as the values before them;
 	//  5. the name column's padding is shortened, down to MinNameWidth
 	//     columns: a row whose name (with the tree drawing) is wider than
-	//     the column puts its other cells on a line of their own below it,
-	//     under their columns;
+	//     the column puts its value after it when there is no type column
+	//     and the value still ends within the value column (the range
+	//     staying in its column; such values of siblings start in one
+	//     column as far as they fit), else its other cells on a line of
+	//     their own below it, under their columns (a tree drawing deeper
+	//     than the name column is cut there on that line);
 	//  6. values other than numbers, uuids and booleans (strings, bytes)
 	//     are cut, down to MinValueWidth columns;
 	//  7. the value column is dropped.
@@ -317,7 +321,7 @@ func writeTree(s *sink, t *tree.Tree, o Options) {
 	if o.Width > 0 && tw.widths[4] == 0 {
 		tw.narrow(o.Width)
 	}
-	tw.row(0, root, 0, true)
+	tw.row(0, root, 0, true, 0)
 }
 
 // valueCores returns the narrowest a value cell holding value (v, r runes,
@@ -610,7 +614,7 @@ func runeCount(b []byte) int {
 
 // row writes the rows of node i (whose ctx is c, at depth levels below
 // the root; last when it is its parent's last child) and its subtree.
-func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
+func (tw *treeWriter) row(i int32, c ctx, depth int, last bool, valueAt int) {
 	t := tw.t
 	n := &t.Nodes[i]
 	tw.spill()
@@ -638,8 +642,15 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 		switch col {
 		case 0:
 			if runes = tw.appendCell(col, i, c); used+runes > tw.widths[0] {
-				// A name wider than its column (Options.Width): the
-				// other cells go on a line of their own below it.
+				// A name wider than its column (Options.Width): its
+				// value follows it when it still ends within the value
+				// column (no type column), the range staying in its
+				// column; else the other cells go on a line of their
+				// own below it.
+				if at := tw.overflowAt(i, c, used+runes, valueAt); at > 0 {
+					pending, used = at-(used+runes), at-tw.widths[0]-2
+					continue
+				}
 				start = tw.breakRow(i, depth, last, start, c.region)
 				pending, used = tw.widths[0]+2-(len(tw.b)-start), 0
 				continue
@@ -678,10 +689,66 @@ func (tw *treeWriter) row(i int32, c ctx, depth int, last bool) {
 	if len(tw.more) > 0 {
 		tw.moreAbout(i, depth, c.region)
 	}
+	// The values of the children whose names overflow their column
+	// start in one column, as far as they fit.
+	at := 0
+	if tw.fit && tw.widths[1] == 0 && tw.widths[2] > 0 {
+		o := newOrdinals(t, i)
+		for k := i + 1; k < n.End && t.Nodes[k].End > k; k = t.Nodes[k].End {
+			kc := childCtx(t, i, c, k, &o)
+			if end := 4*(depth+1) + tw.nameRunes(k, kc); end > tw.widths[0] && tw.overflowAt(k, kc, end, 0) > 0 {
+				at = max(at, end+2)
+			}
+		}
+	}
 	o := newOrdinals(t, i)
 	for k := i + 1; k < n.End && t.Nodes[k].End > k && tw.err == nil; k = t.Nodes[k].End {
-		tw.row(k, childCtx(t, i, c, k, &o), depth+1, t.Nodes[k].End >= n.End)
+		tw.row(k, childCtx(t, i, c, k, &o), depth+1, t.Nodes[k].End >= n.End, at)
 	}
+}
+
+// overflowAt is the column where the value cell of node i goes when its
+// name, with the tree drawing, ends at column end, past the name column
+// (Options.Width): valueAt, or two columns after the name when that is
+// further, so long as the value still ends within the value column and
+// there is no type column; else 0 (the cells go on a line below).
+func (tw *treeWriter) overflowAt(i int32, c ctx, end, valueAt int) int {
+	if tw.widths[1] != 0 || tw.widths[2] == 0 {
+		return 0
+	}
+	limit := tw.widths[0] + 2 + tw.widths[2]
+	v := tw.valueRunes(i, c)
+	for _, at := range []int{max(end+2, valueAt), end + 2} {
+		if at+v <= limit {
+			return at
+		}
+	}
+	return 0
+}
+
+// nameRunes is the width of node i's name cell, without the tree drawing.
+func (tw *treeWriter) nameRunes(i int32, c ctx) int {
+	if cc := tw.cache; cc != nil {
+		return int(cc.runes[5*int(i)])
+	}
+	tw.cell = appendName(tw.cell[:0], tw.t, i, c)
+	return runeCount(tw.cell)
+}
+
+// valueRunes is the width of node i's value cell as row writes it, "= "
+// included and cut to the value column; 0 when it has no value.
+func (tw *treeWriter) valueRunes(i int32, c ctx) int {
+	var r int
+	if cc := tw.cache; cc != nil {
+		r = int(cc.runes[5*int(i)+2])
+	} else {
+		tw.cell = appendValueText(tw.cell[:0], tw.t, i, c, tw.values)
+		r = runeCount(tw.cell)
+	}
+	if r == 0 {
+		return 0
+	}
+	return min(len("= ")+r, tw.widths[2])
 }
 
 // endLine ends the line whose cells start at tw.b[start:]: no trailing
@@ -722,10 +789,13 @@ func (tw *treeWriter) breakRow(i int32, depth int, last bool, start int, region 
 		tw.b = append(tw.b, colorOf(region)...)
 	}
 	start = len(tw.b)
-	tw.b = append(tw.b, tw.lead[:4*depth]...)
+	lead := tw.lead[:4*depth]
 	if i+1 < n.End && tw.t.Nodes[i+1].End > i+1 {
-		tw.b = append(tw.b, '|')
+		lead = append(lead, '|')
 	}
+	// The cells below stay under their columns: a drawing deeper than
+	// the name column is cut there.
+	tw.b = append(tw.b, lead[:min(len(lead), tw.widths[0])]...)
 	return start
 }
 

@@ -110,8 +110,10 @@ func TestWidthNarrowsTypeAndValue(t *testing.T) {
 		{80, "Partitions", "    |       +-- Partitions              = 1 element              [0x000d, 17B]"},
 		{74, "TopicName", "    |       +-- TopicName               = \"\" (compact, len…  [0x000c, 1B]"},
 		{62, "TopicName", "    |       +-- TopicName           = \"\" (comp…  [0x000c, 1B]"},
-		{62, "PartitionData[0]", "    |       |   +-- PartitionData[0]\n    |       |       |               = struct     [0x000e, 16B]"},
-		{62, "VoteGranted", "    |       |       +-- VoteGranted\n    |       |       |               = false      [0x001c, 1B]"},
+		// Names wider than their column: the value follows, the range
+		// in its column.
+		{62, "PartitionData[0]", "    |       |   +-- PartitionData[0]  = struct   [0x000e, 16B]"},
+		{62, "VoteGranted", "    |       |       +-- VoteGranted     = false  [0x001c, 1B]"},
 		{56, "ErrorCode", "    +-- ErrorCode             = 0          [0x0009, 2B]"},
 		{56, "Partitions", "    |       +-- Partitions    = 1 element  [0x000d, 17B]"},
 		{40, "TopicName", "    |       +-- TopicName  [0x000c, 1B]"},

@@ -30,7 +30,7 @@ type callCmd struct {
 	Body      string        `arg:"" optional:"" help:"The request body as JSON in the format of Kafka's JsonConverters (see kwire show NAME --format kafka), @FILE, or - for standard input. Default: a useful body for common APIs (DescribeQuorum of __cluster_metadata, Metadata of all topics, Produce with acks -1 and no topics…), else the smallest instance of the request (kwire show NAME --request)."`
 	Version   *int16        `help:"Send at this version instead of the highest both kwire's specs and the node support (to see how a node answers a version it does not support)." placeholder:"N"`
 	Format    string        `help:"Output: text (a summary line and the response's object tree), page (request and response pages with byte layouts), json (the page as JSON), kafka (the response body in Kafka's converter JSON)." enum:"text,page,json,kafka" default:"text"`
-	Timeout   time.Duration `help:"Bound on connecting and on each request." default:"10s"`
+	Timeout   time.Duration `help:"Bound on connecting and on each request. To say what a node that does not answer as Kafka speaks, call (without --tls) may open one more connection to it and send one HTTP request line (HEAD / HTTP/1.0) when ApiVersions has no answer after 1s or at the timeout, or a TLS ClientHello when the node closed the connection; a Kafka broker closes such a connection." default:"10s"`
 	ClientID  string        `name:"client-id" help:"The request header's client_id." default:"kwire"`
 	connflags.Flags
 }
@@ -76,7 +76,11 @@ func (a *app) call(c *callCmd) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cd := codec.New(set)
-	conn, err := client.Dial(ctx, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl})
+	conn, err := dialProbing(ctx, set, c.Bootstrap, cd, client.Options{ClientID: c.ClientID, Timeout: c.Timeout, SoftwareVersion: kwireVersion(), TLS: tc, SASL: sasl})
+	var silent *silentPeerError
+	if errors.As(err, &silent) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", c.Bootstrap, err, peerHint(ctx, set, c.Bootstrap, tc != nil, c.Timeout, err))
 	}
@@ -168,6 +172,78 @@ func (a *app) writeCall(c *callCmd, set *spec.Set, x *client.Exchange, decodeErr
 		return err
 	}
 	return decodeErr
+}
+
+// probeAfter is how long call waits for the answer to its ApiVersions
+// request before it asks the node, on a second connection alongside, what
+// it speaks (client.Probe): a Kafka broker answers in milliseconds, an
+// HTTP server waits for the end of a request line a Kafka request does not
+// have. A variable for tests.
+var probeAfter = time.Second
+
+// silentPeerError is the error of a node that did not answer ApiVersions
+// within probeAfter and answered the probe in a text protocol.
+type silentPeerError struct {
+	addr  string
+	after time.Duration
+	found frame.Recognition
+}
+
+func (e *silentPeerError) Error() string {
+	what := e.found.Name
+	if what == "" {
+		what = "a text protocol"
+	}
+	return fmt.Sprintf("%s: no answer to ApiVersions in %v (the peer sent nothing); the peer speaks %s, not Kafka (it answers an HTTP request with %q): is %s a Kafka listener?",
+		e.addr, e.after, what, e.found.Line, e.addr)
+}
+
+// dialProbing dials addr as client.Dial does; when no answer came within
+// probeAfter (and o has no TLS), it probes the node alongside: if the
+// probe's answer is text, the dial is given up and the error is a
+// *silentPeerError; else the dial goes on to its own end, so a slow
+// Kafka broker is waited for as long as o.Timeout says.
+func dialProbing(ctx context.Context, set *spec.Set, addr string, cd *codec.Codec, o client.Options) (*client.Conn, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type dialed struct {
+		conn *client.Conn
+		err  error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		conn, err := client.Dial(ctx, addr, cd, o)
+		done <- dialed{conn, err}
+	}()
+	timer := time.NewTimer(probeAfter)
+	defer timer.Stop()
+	var probed chan frame.Recognition
+	for {
+		select {
+		case d := <-done:
+			if probed != nil {
+				cancel()
+				<-probed // the probe ends with ctx
+			}
+			return d.conn, d.err
+		case <-timer.C:
+			if o.TLS != nil || o.Timeout > 0 && o.Timeout <= probeAfter {
+				continue
+			}
+			probed = make(chan frame.Recognition, 1)
+			go func() { probed <- client.Probe(ctx, set, addr, min(o.Timeout, 5*time.Second)) }()
+		case r := <-probed:
+			probed = nil
+			if r.Protocol != frame.Text {
+				continue // the dial decides
+			}
+			cancel()
+			if d := <-done; d.err == nil {
+				return d.conn, nil // it answered after all
+			}
+			return nil, &silentPeerError{addr: addr, after: probeAfter, found: r}
+		}
+	}
 }
 
 // peerHint says what a node that did not answer as Kafka speaks and which

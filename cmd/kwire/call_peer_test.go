@@ -64,10 +64,22 @@ func TestCallSaysWhatThePeerSpeaks(t *testing.T) {
 	if want := `kwire: ` + addr + `: ApiVersions v5: reading the response: timed out (` + addr + `); the peer speaks HTTP, not Kafka (it answers an HTTP request with "HTTP/1.0 200 OK"): is ` + addr + " a Kafka listener?\n"; r.code != 1 || r.stderr != want {
 		t.Errorf("HTTP server: exit %d, stderr %q\nwant …%q", r.code, r.stderr, want)
 	}
+	// With a longer --timeout, kwire asks alongside after probeAfter
+	// without an answer, and says so then, not at the timeout.
+	r = kwire(t, "call", "--timeout", "10m", "--bootstrap", addr, "ApiVersions")
+	if want := `kwire: ` + addr + `: no answer to ApiVersions in 1s (the peer sent nothing); the peer speaks HTTP, not Kafka (it answers an HTTP request with "HTTP/1.0 200 OK"): is ` + addr + " a Kafka listener?\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("HTTP server, --timeout 10m: exit %d, stderr %q\nwant …%q", r.code, r.stderr, want)
+	}
 
 	// A plaintext Kafka listener that closes the connection is not called
 	// TLS.
 	pb := fakebroker.Start(t, fakebroker.Options{})
+	// One that answers after probeAfter is waited for: the probe's
+	// answer (none: the broker closes on "HEAD") does not end the call.
+	slow := fakebroker.Start(t, fakebroker.Options{Delay: 2 * probeAfter})
+	if r := kwire(t, "call", "--bootstrap", slow.Addr, "ApiVersions"); r.code != 0 {
+		t.Errorf("slow broker: exit %d, stderr %q", r.code, r.stderr)
+	}
 	if r := kwire(t, "call", "--bootstrap", pb.Addr, "ApiVersions"); r.code != 0 || strings.Contains(r.stderr, "TLS") {
 		t.Errorf("plaintext broker: exit %d, stderr %q", r.code, r.stderr)
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
-	kongcompletion "github.com/jotaen/kong-completion"
 
 	"github.com/kwire/kwire/internal/cli"
 	"github.com/kwire/kwire/internal/yamlflags"
@@ -153,7 +152,7 @@ func run(args []string, e *env) (code int) {
 	for _, r := range bundle.Releases() {
 		flags = append(flags, bundle.Flag(r))
 	}
-	kongcompletion.Register(parser, cli.Predictors(flags, logseg.Decoders())...)
+	cli.RegisterCompletion(parser, cli.Predictors(flags, logseg.Decoders())...)
 	version, err := cli.RootVersion(args, "kafka", "specs", "color", "values")
 	if version {
 		args = []string{"version"}

@@ -194,6 +194,17 @@ func TestCompletion(t *testing.T) {
 		"kwire --kafka 3.0 show ConsumerGroupH":  nil,
 		"kwire show --kafka=3.0 ConsumerGroupH":  nil,
 		"kwire --kafka 3.7 show ConsumerGroupHe": {"ConsumerGroupHeartbeat", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse"},
+		// A flag of kwire's after the command is skipped with its value
+		// when counting the command's arguments.
+		"kwire show --kafka 3.0 Vo":                 {"Vote", "VoteRequest", "VoteResponse"},
+		"kwire show --kafka=3.0 Vo":                 {"Vote", "VoteRequest", "VoteResponse"},
+		"kwire call --kafka 3.0 --bootstrap x:1 Vo": {"Vote"},
+		"kwire show --color never --kafka 4.4 Vo":   {"Vote", "VoteRequest", "VoteResponse", "VotersRecord"},
+		"kwire show --kafka 3.0 Vote ":              nil,
+		"kwire pcap --api Met":                      {"Metadata"},
+		"kwire pcap --api=Met":                      {"Metadata"},
+		"kwire proxy --api Met":                     {"Metadata"},
+		"kwire pcap --errors --api Fetch,Met":       nil,
 	} {
 		t.Setenv("COMP_LINE", line)
 		r := kwire(t)

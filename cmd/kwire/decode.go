@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/kwire/kwire/capture"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
@@ -26,18 +27,21 @@ func (a *app) decode(c *decodeCmd) error {
 	if err != nil {
 		return err
 	}
+	whole := b
 	if p := capture.Headers(b); p != nil {
 		fmt.Fprintf(a.stderr, "kwire: note: a whole packet: %s; decoding the payload (offsets count from its start)\n", p)
 		b = p.Payload
 	}
 	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}
 	pages, err := render.Decode(set, claim, b)
-	var ne *render.NotRequestError
-	if errors.As(err, &ne) && ne.Claimed == nil && ne.Why != "" && len(pages) == 1 {
-		// One frame whose header is no request's, and no --api: the page
-		// would show it as a request it is not; the hint says what to
-		// give.
+	if render.HintOnly(pages, err) {
+		// One frame whose header is no request's: the page would show it
+		// as a request it is not; the hint says what to give.
 		pages = nil
+	}
+	if f := frame.RecognizeFile(whole); err != nil && c.Hex == nil && f != frame.UnknownFile {
+		// Another command's file: say which, not why it is no frame.
+		return errors.New(f.Hint(c.File, "Kafka frames"))
 	}
 	err = hint.Decode(set, err)
 	if pages == nil {

@@ -115,3 +115,18 @@ func TestDecodeWholePacket(t *testing.T) {
 		t.Errorf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 }
+
+// Response bytes given with --api but without --response: the hint alone
+// (exit 1), no page of the bytes as the request their header seems to
+// name.
+func TestDecodeResponseWithAPIHintOnly(t *testing.T) {
+	for _, args := range [][]string{
+		{"decode", "--api", "Vote", "--hex", voteResponseV2},
+		{"decode", "--api", "ApiVersions", "--hex", "0000001300000000000002000000000000000000000000"},
+	} {
+		r := kwire(t, args...)
+		if r.code != 1 || r.stdout != "" || !strings.HasSuffix(r.stderr, ": if these bytes are a response, add --response\n") {
+			t.Errorf("%q: exit %d, stdout:\n%s\nstderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}

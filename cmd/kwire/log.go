@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/coordstate"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/progress"
 	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/render"
@@ -90,6 +92,11 @@ func (a *app) log(c *logCmd) error {
 	}
 	if stdin > 1 {
 		return usagef("- (standard input) may be named once")
+	}
+	for _, f := range files {
+		if err := otherCommandsFile(f, "a log segment or snapshot"); err != nil {
+			return err
+		}
 	}
 	cd := codec.New(set)
 	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, MaxDecompressedTotal: c.MaxDecompressedTotal, MaxRecords: c.MaxRecords, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
@@ -237,4 +244,26 @@ func (a *app) logProgress(files []string) *progress.Bar {
 		return nil
 	}
 	return progress.New(a.stderr, total, a.terminal)
+}
+
+// otherCommandsFile returns an error saying which command reads the file
+// at path when its first bytes are a format that another command reads
+// (frame.RecognizeFile), expected saying what this command reads; nil
+// when they are not, or the file cannot be read (the command then says
+// why), or path is "-".
+func otherCommandsFile(path, expected string) error {
+	if path == "-" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 17)
+	n, _ := io.ReadFull(f, head)
+	if ff := frame.RecognizeFile(head[:n]); ff != frame.UnknownFile && ff.Command() != "log" {
+		return errors.New(ff.Hint(path, expected))
+	}
+	return nil
 }

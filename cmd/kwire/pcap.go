@@ -17,6 +17,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/exchange"
 	"github.com/kwire/kwire/flow"
+	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/watchflags"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/report"
@@ -133,6 +134,12 @@ func (a *app) pcap(c *pcapCmd) error {
 		pr := capture.NewPipeReader(in)
 		pr.Idle, pr.Stop = r.flush, ctx.Done()
 		cr, err = capture.Open(pr)
+	}
+	var fe *capture.FormatError
+	if errors.As(err, &fe) && c.Interface == "" {
+		if f := frame.RecognizeFile(fe.Head); f != frame.UnknownFile {
+			return errors.New(f.Hint(c.File, "a pcap or pcapng capture"))
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -115,6 +115,9 @@ func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 		return nil, fmt.Errorf("the server is decoding %d requests, its most at once: try again", cap(serveDecodes))
 	}
 	pages, err := render.Decode(set, render.Claim{API: q.API, Version: q.Version, Response: q.Response, MaxDecompressed: serveMaxDecompressed, MaxNodes: serveMaxNodes}, b)
+	if render.HintOnly(pages, err) {
+		pages = nil // the hint alone, as kwire decode prints it
+	}
 	err = hint.DecodeForm(set, err) // the page's form, not flags
 	if len(pages) == 0 {
 		var u usageError

@@ -68,11 +68,12 @@ func TestServeDecodesPastedHex(t *testing.T) {
 		t.Errorf("decode of a response without an API: %d\n%s", code, body)
 	}
 	code, body = get("/decode?hex=" + voteResponseV2)
-	if !strings.Contains(body, "these may be the bytes of a response: decode them with an API, a version and the response box ticked") {
+	if !strings.Contains(body, "these may be the bytes of a response: decode them with an API, a version and the response box ticked") || strings.Contains(body, "bytes on the wire") {
 		t.Errorf("decode of a response as a request: %d\n%s", code, body)
 	}
 	code, body = get("/decode?api=Vote&hex=" + voteResponseV2)
-	if !strings.Contains(body, "if these bytes are a response, tick the response box") {
+	// The hint alone: no page of the bytes as the request they are not.
+	if !strings.Contains(body, "if these bytes are a response, tick the response box") || strings.Contains(body, "bytes on the wire") {
 		t.Errorf("decode of a response with an API: %d\n%s", code, body)
 	}
 	p0 := "000000170000000000000007000361626300010000000000000000"

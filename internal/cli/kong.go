@@ -375,3 +375,62 @@ func RepeatedFlag(ctx *kong.Context, repeatable ...string) error {
 	}
 	return nil
 }
+
+// RegisterCompletion answers a shell's completion request (COMP_LINE set)
+// for parser's commands, as kongcompletion.Register does, and exits
+// through parser.Exit when it answered. Unlike Register, a command's
+// arguments are counted past the flags its parents declare too: in
+// "kwire show --kafka 3.0 Vo", "3.0" is --kafka's value, not show's
+// argument.
+func RegisterCompletion(parser *kong.Kong, opts ...kongcompletion.Option) {
+	if parser == nil || parser.Model == nil {
+		return
+	}
+	cmd, err := kongcompletion.Command(parser, opts...)
+	if err != nil {
+		parser.Errorf("error running command completion: %v", err)
+		parser.Exit(1)
+		return
+	}
+	inheritFlags(parser.Model.Node, &cmd, nil, nil)
+	c := complete.New(parser.Model.Name, cmd)
+	c.Out = parser.Stdout
+	if c.Complete() {
+		parser.Exit(0)
+	}
+}
+
+// inheritFlags adds the flags of node's parents (argFlags take a value,
+// boolFlags do not) to the flags that cmd's positional predictor skips,
+// and does the same for node's children.
+func inheritFlags(node *kong.Node, cmd *complete.Command, argFlags, boolFlags []string) {
+	for _, f := range node.Flags {
+		if f == nil || f.Hidden {
+			continue
+		}
+		names := []string{"--" + f.Name}
+		if f.Short != 0 {
+			names = append(names, "-"+string(f.Short))
+		}
+		if f.Value.IsBool() {
+			boolFlags = append(slices.Clip(boolFlags), names...)
+		} else {
+			argFlags = append(slices.Clip(argFlags), names...)
+		}
+	}
+	if p, ok := cmd.Args.(*kongcompletion.PositionalPredictor); ok {
+		p.ArgFlags = argFlags
+		p.BoolFlags = boolFlags
+	}
+	for _, child := range node.Children {
+		if child == nil {
+			continue
+		}
+		sub, ok := cmd.Sub[child.Name]
+		if !ok {
+			continue
+		}
+		inheritFlags(child, &sub, argFlags, boolFlags)
+		cmd.Sub[child.Name] = sub
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/xdg-go/scram"
 
@@ -45,6 +46,8 @@ type Options struct {
 	// SessionLifetimeMs is SaslAuthenticateResponse.SessionLifetimeMs
 	// (v1+).
 	SessionLifetimeMs int64
+	// Delay is how long it waits before each answer: a slow broker.
+	Delay time.Duration
 }
 
 // Broker is a running fake broker.
@@ -152,6 +155,7 @@ func (b *Broker) serve(nc net.Conn) {
 		b.received = append(b.received, fr)
 		b.mu.Unlock()
 		resp, keep := b.answer(st, req)
+		time.Sleep(b.o.Delay)
 		if resp != nil {
 			out, err := b.encode(req, resp)
 			if err != nil {

@@ -15,7 +15,7 @@ import (
 // Flags are the flags, for embedding in a kong command struct; their
 // fields are traffic.Settings'.
 type Flags struct {
-	APIs       []string      `name:"api" help:"Print only the exchanges of these APIs (names or keys; repeat or separate by commas)." placeholder:"API"`
+	APIs       []string      `name:"api" help:"Print only the exchanges of these APIs (names or keys; repeat or separate by commas)." placeholder:"API" predictor:"api"`
 	Client     string        `help:"Print only the exchanges whose client id matches this pattern (* ? [a-z], as Go's path.Match)." placeholder:"GLOB"`
 	Errors     bool          `help:"Print only the exchanges with a non-zero error code or a frame that did not decode, and the problems."`
 	SlowerThan time.Duration `name:"slower-than" help:"Print only the exchanges whose latency is over this." placeholder:"DURATION"`

@@ -51,7 +51,10 @@
 // Options.ShowSecrets. From a SaslHandshake request until authentication
 // ends, every client frame that is not a SaslAuthenticate or SaslHandshake
 // request that decoded is redacted whole (secret.RedactFrame) and its
-// client id is not reported: it may be the credential itself.
+// client id is not reported: it may be the credential itself. One that
+// does not decode, of an api key other than theirs, is reported with no value of its header (api key -1,
+// correlation id 0, a DecodeFailed problem that names neither) and awaits
+// no response.
 // Authentication ends when the handshake's response reports an error,
 // when a SaslAuthenticate response with error NONE ends the mechanism's
 // exchange (PLAIN's and OAUTHBEARER's one round, SCRAM's
@@ -907,6 +910,12 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.o.KeepTrees {
 		f.Tree = t
 	}
+	if hidden && err != nil && !c.o.ShowSecrets && key != saslAuthenticateKey && key != saslHandshakeKey {
+		// A SaslAuthenticate or SaslHandshake that does not decode keeps
+		// its header's values (api key, version, correlation id).
+		c.opaqueAuthFrame(s, f, t)
+		return
+	}
 	var findings []clientcheck.Finding
 	if c.check != nil && len(fr) >= 12 {
 		findings = c.check.Request(clientcheck.Request{Tree: t, Err: err, Frame: b, Codec: cd, InFlight: c.inFlight(corr)})
@@ -950,6 +959,30 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 		c.unanswered(c.head + 1)
 	}
 	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings})
+}
+
+// errAuthFrame is the error of a client frame sent while the connection
+// authenticates that does not decode as a request.
+var errAuthFrame = errors.New("sent while the connection authenticates, the frame does not decode as a request; it is redacted whole, its header too")
+
+// opaqueAuthFrame reports frame f, whose tree t did not decode, sent while
+// the connection authenticates: its header may be the credential itself
+// (a token sent where a request was expected), so no value of it is
+// reported — not its api key, version or correlation id, nor the codec's
+// error, which names them — and it awaits no response. It is reported
+// as a DecodeFailed problem and an Exchange of api key -1 with no
+// response.
+func (c *Conn) opaqueAuthFrame(s *stream, f *Frame, t *tree.Tree) {
+	f.Err = errAuthFrame
+	if c.o.KeepTrees {
+		secret.RedactFrame(t, secret.Options{})
+	}
+	pr := c.problem(s, DecodeFailed, f.Offset, f.End)
+	pr.FrameOffset, pr.Size, pr.Err = f.Offset, int64(f.Size), errAuthFrame
+	c.report(pr)
+	x := &Exchange{APIKey: -1, Version: -1, Request: f, Mechanism: c.sasl.mech, User: c.sasl.user,
+		ClientSoftwareName: c.software[0], ClientSoftwareVersion: c.software[1]}
+	c.report(x)
 }
 
 // inFlight reports whether a request with correlation id corr awaits its

@@ -20,11 +20,24 @@ import (
 // ended carries: it is no secret, and shows.
 const afterAuthMarker = "after-auth-visible"
 
+// bareToken is a PLAIN token of a short user name: read as a request
+// header, the password's first 4 bytes are its correlation id
+// (bareTokenCorr), which no output may show.
+const bareToken, bareTokenCorr = "\x00bo\x00" + plantedPassword, "1349280110"
+
+// noHeaderOf fails when out shows bareToken's header as numbers.
+func noHeaderOf(t *testing.T, what, out string) {
+	t.Helper()
+	if strings.Contains(out, bareTokenCorr) || strings.Contains(out, "28416") {
+		t.Errorf("%s: the header of a bare token shows as numbers", what)
+	}
+}
+
 // authWindow is a connection that authenticates with SaslHandshake v1 and
 // PLAIN, sending between the handshake and the SaslAuthenticate answered
 // with error NONE frames that are not a decodable SaslAuthenticate, each
 // holding plantedPassword: a request of an api key the specs do not have
-// (99), the bare PLAIN token with no header at all, and a Metadata request
+// (99), bare PLAIN tokens with no header at all, and a Metadata request
 // whose client id holds it. After authentication an api key 99 request
 // carries afterAuthMarker.
 func authWindow(t *testing.T) [][2][]byte {
@@ -40,6 +53,7 @@ func authWindow(t *testing.T) [][2][]byte {
 		{k.request(t, "SaslHandshake", 1, 1, `{"mechanism":"PLAIN"}`), k.response(t, "SaslHandshake", 1, 1, `{"errorCode":0,"mechanisms":["PLAIN"]}`)},
 		{withSize(append(authHeader(99, 0, 2, false), plain...)), resp(2, 0, 0)},
 		{withSize([]byte(plain)), resp(0x00616c69, 0, 0)},
+		{withSize([]byte(bareToken)), resp(7, 0, 0)},
 		{withSize(md), resp(4, 0, 0, 0, 0)},
 		{k.request(t, "SaslAuthenticate", 2, 5, `{"authBytes":"`+base64.StdEncoding.EncodeToString([]byte(plain))+`"}`),
 			k.response(t, "SaslAuthenticate", 2, 5, `{"errorCode":0,"errorMessage":null,"authBytes":"","sessionLifetimeMs":0}`)},
@@ -64,6 +78,7 @@ func TestPcapRedactsAuthWindow(t *testing.T) {
 	for _, args := range secretFormats {
 		r := kwire(t, append(append([]string{"pcap"}, args...), p)...)
 		noPlanted(t, "pcap "+strings.Join(args, " "), r.stdout+r.stderr)
+		noHeaderOf(t, "pcap "+strings.Join(args, " "), r.stdout+r.stderr)
 		if len(args) > 0 && args[0] == "--tree" && !strings.Contains(r.stdout, "redacted, ") {
 			t.Errorf("pcap %v: nothing redacted:\n%.3000s", args, r.stdout)
 		}
@@ -80,6 +95,7 @@ func TestPcapRedactsAuthWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		noPlanted(t, file, string(b))
+		noHeaderOf(t, file, string(b))
 	}
 	r = kwire(t, "pcap", "--tree", "--format", "json", p)
 	if !strings.Contains(r.stdout, hex.EncodeToString([]byte(afterAuthMarker))) {
@@ -126,11 +142,13 @@ func TestProxyRedactsAuthWindow(t *testing.T) {
 		}
 		r := stop()
 		noPlanted(t, "proxy "+strings.Join(args, " "), r.stdout+r.stderr)
+		noHeaderOf(t, "proxy "+strings.Join(args, " "), r.stdout+r.stderr)
 		b, err := os.ReadFile(audit)
 		if err != nil {
 			t.Fatal(err)
 		}
 		noPlanted(t, "proxy --audit", string(b))
+		noHeaderOf(t, "proxy --audit", string(b))
 		if len(args) > 0 && args[0] == "--tree" && !strings.Contains(r.stdout, "redacted, ") {
 			t.Errorf("proxy %v: nothing redacted:\n%.3000s", args, r.stdout)
 		}

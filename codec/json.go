@@ -103,7 +103,30 @@ func (e *JSONError) Unwrap() error { return e.Err }
 // jsonPath renders p as the JSON path of an error ("$.topics[0].lastOffset"),
 // keys quoted as Kafka's converter writes strings, cut by cutMiddle.
 func jsonPath(p tree.Path) string {
-	return cutMiddle(string(p.AppendJSON(nil, AppendJSONString[string])), MaxJSONErrorPath)
+	b := p.AppendJSON(nil, AppendJSONString[string])
+	if len(b) <= MaxJSONErrorPath {
+		return string(b)
+	}
+	// Cut before converting: a path of a long key is not copied whole.
+	head, tail := cutPoints(b, MaxJSONErrorPath)
+	return string(b[:head]) + cutMark + string(b[tail:])
+}
+
+// cutMark is what cutMiddle puts where it cut.
+const cutMark = "…"
+
+// cutPoints returns where cutMiddle cuts b, longer than n bytes: it keeps
+// b[:head] and b[tail:].
+func cutPoints[S string | []byte](b S, n int) (head, tail int) {
+	keep := n - len(cutMark)
+	head, tail = keep/2, len(b)-(keep-keep/2)
+	for head > 0 && !utf8.RuneStart(b[head]) {
+		head--
+	}
+	for tail < len(b) && !utf8.RuneStart(b[tail]) {
+		tail++
+	}
+	return head, tail
 }
 
 // MaxJSONDepth bounds how deeply FromJSON's input may nest objects and
@@ -120,19 +143,11 @@ const MaxJSONErrorPath = 256
 // cutMiddle returns s when it is at most n bytes, else its first and last
 // bytes around "…" (n bytes in all, cut at UTF-8 character boundaries).
 func cutMiddle(s string, n int) string {
-	const mark = "…"
 	if len(s) <= n {
 		return s
 	}
-	keep := n - len(mark)
-	head, tail := keep/2, len(s)-(keep-keep/2)
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	for tail < len(s) && !utf8.RuneStart(s[tail]) {
-		tail++
-	}
-	return s[:head] + mark + s[tail:]
+	head, tail := cutPoints(s, n)
+	return s[:head] + cutMark + s[tail:]
 }
 
 // appendKey appends lowerCaseFirst(name), the JSON key of a spec field

@@ -48,7 +48,19 @@
 // Token exchange; frames of any size, empty ones too, are accepted while
 // tokens may come. The first client frame that decodes as a request ends
 // the token exchange. Kept trees are redacted (package secret) unless
-// Options.ShowSecrets.
+// Options.ShowSecrets. From a SaslHandshake request until authentication
+// ends, every client frame that is not a SaslAuthenticate or SaslHandshake
+// request that decoded is redacted whole (secret.RedactFrame) and its
+// client id is not reported: it may be the credential itself. One that
+// does not decode, of an api key other than theirs, is reported with no value of its header (api key -1,
+// correlation id 0, a DecodeFailed problem that names neither) and awaits
+// no response.
+// Authentication ends when the handshake's response reports an error,
+// when a SaslAuthenticate response with error NONE ends the mechanism's
+// exchange (PLAIN's and OAUTHBEARER's one round, SCRAM's
+// server-final-message), when the client sends a request that decodes
+// after a SaslAuthenticate response with error NONE (any mechanism), or,
+// after a v0 handshake, when the raw token exchange ends.
 //
 // Internal topics. The records of Kafka's internal topics
 // (__consumer_offsets, __transaction_state, __share_group_state,
@@ -256,6 +268,9 @@ type Conn struct {
 	sasl saslState
 	// saslFields are the spec fields the SASL state is read from.
 	mechField, authField, hsErrField *spec.Field
+	// authErrField and authRespField are SaslAuthenticateResponse's
+	// ErrorCode and AuthBytes.
+	authErrField, authRespField *spec.Field
 	// software is the client software of the last ApiVersions request
 	// (name, version), read with swFields.
 	software [2]string
@@ -339,6 +354,15 @@ type saslState struct {
 	tokens []*Frame
 	// first is set once the first auth bytes of the mechanism were seen.
 	first bool
+	// authing is set from a SaslHandshake request until authentication
+	// ends: the handshake's response reports an error, a SaslAuthenticate
+	// response with error NONE ends the mechanism's exchange (done), the
+	// client sends a request that decodes after a SaslAuthenticate
+	// response with error NONE (ok), or, after a v0 handshake, the client
+	// sends a Kafka request again. Every other client frame meanwhile
+	// that is not a SaslAuthenticate request that decoded is secret
+	// whole (secret.RedactFrame).
+	authing, ok bool
 }
 
 // New returns a Conn that reports its events to emit (called on the
@@ -375,6 +399,8 @@ func New(o Options, emit func(Event)) *Conn {
 	c.mechField = rootField(c.set.Request(saslHandshakeKey), "Mechanism")
 	c.authField = rootField(c.set.Request(saslAuthenticateKey), "AuthBytes")
 	c.hsErrField = rootField(c.set.Response(saslHandshakeKey), "ErrorCode")
+	c.authErrField = rootField(c.set.Response(saslAuthenticateKey), "ErrorCode")
+	c.authRespField = rootField(c.set.Response(saslAuthenticateKey), "AuthBytes")
 	c.swFields = [2]*spec.Field{rootField(c.set.Request(apiVersionsKey), "ClientSoftwareName"), rootField(c.set.Request(apiVersionsKey), "ClientSoftwareVersion")}
 	return c
 }
@@ -631,7 +657,10 @@ func (c *Conn) whole(s *stream, fr []byte, off int64, start, end time.Time) {
 	case s.dir == ServerToClient && len(c.sasl.tokens) > 0 && !c.handshakeV0Response(fr):
 		c.serverToken(f, fr)
 	case s.dir == ClientToServer:
-		c.sasl.raw = false
+		if c.sasl.raw {
+			// A Kafka request ends the raw token exchange.
+			c.sasl.raw, c.sasl.authing = false, false
+		}
 		c.request(s, fr, f)
 	default:
 		c.response(s, fr, f)
@@ -710,6 +739,7 @@ func (c *Conn) saslRequest(t *tree.Tree, key, ver int16, corr int32) {
 		if i := t.Lookup(body, c.mechField); i >= 0 {
 			c.sasl = saslState{mech: string(t.Data(i))}
 		}
+		c.sasl.authing, c.sasl.ok = true, false
 		if ver == 0 {
 			c.sasl.raw, c.sasl.v0corr, c.sasl.v0wait = true, corr, true
 		}
@@ -719,6 +749,71 @@ func (c *Conn) saslRequest(t *tree.Tree, key, ver int16, corr int32) {
 			c.sasl.user = secret.SASLUser(c.sasl.mech, t.Data(i))
 		}
 	}
+}
+
+// authFrame reports whether a client frame of api key key, which decoded
+// with error err, is secret whole: it was sent while the connection
+// authenticates and is not a SaslAuthenticate or SaslHandshake request
+// that decoded. A request that decodes after a SaslAuthenticate response
+// with error NONE ends authentication and is not.
+func (c *Conn) authFrame(key int16, err error) bool {
+	if !c.sasl.authing {
+		return false
+	}
+	if err == nil && (key == saslAuthenticateKey || key == saslHandshakeKey) {
+		return false
+	}
+	if err == nil && c.sasl.ok {
+		c.sasl.authing = false
+		return false
+	}
+	return true
+}
+
+// saslResponse follows a SaslHandshake or SaslAuthenticate response that
+// decoded into t while the connection authenticates: a handshake's error
+// ends authentication (none follows), as does a SaslAuthenticate answered
+// with error NONE whose auth bytes end the mechanism's exchange
+// (mechanismDone).
+func (c *Conn) saslResponse(t *tree.Tree, key int16) {
+	body := t.Part(tree.Body)
+	if body < 0 {
+		return
+	}
+	switch key {
+	case saslHandshakeKey:
+		if i := t.Lookup(body, c.hsErrField); i >= 0 && t.Num(i) != 0 {
+			c.sasl.authing = false
+		}
+	case saslAuthenticateKey:
+		i := t.Lookup(body, c.authErrField)
+		if i < 0 || t.Num(i) != 0 {
+			return
+		}
+		c.sasl.ok = true
+		var auth []byte
+		if j := t.Lookup(body, c.authRespField); j >= 0 {
+			auth = t.Data(j)
+		}
+		if mechanismDone(c.sasl.mech, auth) {
+			c.sasl.authing = false
+		}
+	}
+}
+
+// mechanismDone reports whether a SaslAuthenticate response with error
+// NONE and auth bytes b ends the exchange of mechanism mech: PLAIN's and
+// OAUTHBEARER's one round, SCRAM's server-final-message ("v=", the server
+// signature). Of other mechanisms (GSSAPI's rounds) it is not known: the
+// client's next request that decodes ends it (authFrame).
+func mechanismDone(mech string, b []byte) bool {
+	switch {
+	case mech == "PLAIN", mech == "OAUTHBEARER":
+		return true
+	case strings.HasPrefix(mech, "SCRAM-"):
+		return strings.HasPrefix(string(b), "v=")
+	}
+	return false
 }
 
 // clientSoftware notes the client software that ApiVersions request t
@@ -807,9 +902,19 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if t.Message != nil {
 		f.HeaderVersion = t.HeaderVersion
 	}
-	clientID := c.clientID(fr, f.HeaderVersion)
+	hidden := c.authFrame(key, err)
+	clientID := ""
+	if !hidden {
+		clientID = c.clientID(fr, f.HeaderVersion)
+	}
 	if c.o.KeepTrees {
 		f.Tree = t
+	}
+	if hidden && err != nil && !c.o.ShowSecrets && key != saslAuthenticateKey && key != saslHandshakeKey {
+		// A SaslAuthenticate or SaslHandshake that does not decode keeps
+		// its header's values (api key, version, correlation id).
+		c.opaqueAuthFrame(s, f, t)
+		return
 	}
 	var findings []clientcheck.Finding
 	if c.check != nil && len(fr) >= 12 {
@@ -832,10 +937,13 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 		}
 	}
 	var topics []TopicPartitions
-	if err == nil && c.o.Touched {
+	if err == nil && c.o.Touched && !hidden {
 		topics = Touched(t, c.topics.names())
 	}
 	c.redact(t)
+	if hidden && c.o.KeepTrees {
+		secret.RedactFrame(t, secret.Options{Show: c.o.ShowSecrets})
+	}
 	if len(fr) < 12 {
 		return
 	}
@@ -851,6 +959,30 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 		c.unanswered(c.head + 1)
 	}
 	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings})
+}
+
+// errAuthFrame is the error of a client frame sent while the connection
+// authenticates that does not decode as a request.
+var errAuthFrame = errors.New("sent while the connection authenticates, the frame does not decode as a request; it is redacted whole, its header too")
+
+// opaqueAuthFrame reports frame f, whose tree t did not decode, sent while
+// the connection authenticates: its header may be the credential itself
+// (a token sent where a request was expected), so no value of it is
+// reported — not its api key, version or correlation id, nor the codec's
+// error, which names them — and it awaits no response. It is reported
+// as a DecodeFailed problem and an Exchange of api key -1 with no
+// response.
+func (c *Conn) opaqueAuthFrame(s *stream, f *Frame, t *tree.Tree) {
+	f.Err = errAuthFrame
+	if c.o.KeepTrees {
+		secret.RedactFrame(t, secret.Options{})
+	}
+	pr := c.problem(s, DecodeFailed, f.Offset, f.End)
+	pr.FrameOffset, pr.Size, pr.Err = f.Offset, int64(f.Size), errAuthFrame
+	c.report(pr)
+	x := &Exchange{APIKey: -1, Version: -1, Request: f, Mechanism: c.sasl.mech, User: c.sasl.user,
+		ClientSoftwareName: c.software[0], ClientSoftwareVersion: c.software[1]}
+	c.report(x)
 }
 
 // inFlight reports whether a request with correlation id corr awaits its
@@ -1008,6 +1140,9 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		if b := t.Part(tree.Body); err != nil || b < 0 || t.Lookup(b, c.hsErrField) < 0 || t.Num(t.Lookup(b, c.hsErrField)) != 0 {
 			c.sasl.raw = false
 		}
+	}
+	if c.sasl.authing && err == nil {
+		c.saslResponse(t, q.key)
 	}
 	c.redact(t)
 	x.Errors = ErrorCodes(t)

@@ -67,8 +67,10 @@ const maxErrors = 5
 
 // ExchangeLine renders an exchange on one line after the connection's
 // name conn: api name(key) vN (or "api key K vN" for a key the specs do not
-// know, "? (request not seen)", "SASL token" for raw SASL tokens after a
-// SaslHandshake v0, which have no correlation id), correlation id, client
+// know, "? (request not seen)", "? (redacted: sent while authenticating)"
+// for a frame flow reports with no header, "SASL token" for raw SASL
+// tokens after a SaslHandshake v0; neither of these two has a correlation
+// id), correlation id, client
 // id, the SASL mechanism and user (SASL exchanges, when known), request and
 // response sizes in bytes (or why there is no response), the latency, the
 // response's error codes (at most five, with their field paths, then how
@@ -82,6 +84,10 @@ func ExchangeLine(conn string, x *flow.Exchange) string {
 	switch {
 	case x.Token:
 		b.WriteString("SASL token")
+	case x.APIKey < 0 && x.Request != nil:
+		// A frame sent while authenticating that did not decode: its
+		// header is not shown (flow redacts it whole).
+		b.WriteString("? (redacted: sent while authenticating)")
 	case x.APIKey < 0:
 		b.WriteString("? (request not seen)")
 	case x.API == "":
@@ -89,7 +95,7 @@ func ExchangeLine(conn string, x *flow.Exchange) string {
 	default:
 		fmt.Fprintf(&b, "%s(%d) v%d", x.API, x.APIKey, x.Version)
 	}
-	if !x.Token {
+	if !x.Token && (x.APIKey >= 0 || x.Request == nil) {
 		fmt.Fprintf(&b, "  corr %d", x.CorrelationID)
 	}
 	if x.ClientID != "" {

@@ -60,6 +60,8 @@ func TestExchangeLine(t *testing.T) {
 			`#1 c  api key 999 v1  corr 10  req 12 B  no response`},
 		{flow.Exchange{APIKey: -1, CorrelationID: 11, Response: frame(0, 30, 0, 0)},
 			`#1 c  ? (request not seen)  corr 11  resp 30 B`},
+		{flow.Exchange{APIKey: -1, Version: -1, Request: &flow.Frame{Size: 48, Start: t0, End: t0, Err: errors.New("bad")}, Mechanism: "PLAIN"},
+			`#1 c  ? (redacted: sent while authenticating)  mechanism PLAIN  req 48 B  no response  (request did not decode)`},
 		{flow.Exchange{APIKey: 52, API: "Vote", Version: 2, CorrelationID: 12,
 			Request:  &flow.Frame{Size: 83, Start: t0, End: t0, Err: errors.New("bad")},
 			Response: &flow.Frame{Size: 32, Start: t0, End: t0, Err: errors.New("bad")}},

@@ -21,6 +21,10 @@
 //     not decoded (each Raw node: the undecoded rest, an unknown tagged
 //     field's payload), since where the credential lies in them is not
 //     known;
+//   - a frame a client sends while its connection authenticates (after
+//     the SASL handshake, until authentication ends) that is not a
+//     SaslAuthenticate request that decoded: all of it but its size
+//     prefix (RedactFrame; package flow says when authentication ends);
 //   - a response whose request was not seen (a capture that began after
 //     it): what it answers is not known, so it may be any of these (a
 //     SaslAuthenticate response's server signature), and every byte after
@@ -294,4 +298,45 @@ func (r *redactor) mark(i int32, rs []Range) {
 			d[k] = Fill
 		}
 	}
+}
+
+// RedactFrame redacts the whole of t, the tree of a frame a client sent
+// while its connection authenticates (after the SASL handshake, before
+// authentication ends) that is not a SaslAuthenticate request that
+// decoded: what it holds is not known, so it may be the credential itself
+// (a token sent where a request was expected). Every byte after the int32
+// size prefix, in t.Bytes and t.Virtual, is overwritten with Fill, and
+// every leaf but the size prefix's is marked tree.FlagSecret, in place.
+// It returns the number of bytes overwritten; with Options.Show it
+// leaves t alone and returns 0.
+func RedactFrame(t *tree.Tree, o Options) int {
+	if t == nil || o.Show {
+		return 0
+	}
+	n := 0
+	if len(t.Bytes) > 4 {
+		d := t.Bytes[4:]
+		for i := range d {
+			d[i] = Fill
+		}
+		n += len(d)
+	}
+	for i := range t.Virtual {
+		t.Virtual[i] = Fill
+	}
+	n += len(t.Virtual)
+	frame := int32(-1)
+	for i := range t.Nodes {
+		k := int32(i)
+		if t.Nodes[i].Kind() == tree.Frame && frame < 0 {
+			frame = k
+		}
+		if frame >= 0 && k > frame && k < t.EndOf(frame) {
+			continue
+		}
+		if t.IsLeaf(k) {
+			t.Nodes[i].AddFlags(tree.FlagSecret)
+		}
+	}
+	return n
 }

@@ -1,6 +1,9 @@
 package spec
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Suggest returns the candidate closest to s by edit distance (insertions,
 // deletions, substitutions and adjacent transpositions, case-insensitive),
@@ -10,9 +13,28 @@ func Suggest(s string, candidates []string) string {
 	if s == "" {
 		return ""
 	}
+	// A candidate is suggested only at a distance of at most 3 (limit
+	// below), which an edit distance reaches only when the two differ by
+	// at most 3 letters in length, and the padding rule only when s is the
+	// candidate with at most 7 bytes (so letters) more: a candidate whose
+	// length in letters differs by more than maxPad cannot be suggested,
+	// and s far longer than every candidate (a hostile 30 MB JSON key) is
+	// neither copied nor compared.
+	const maxPad = 7
+	n := utf8.RuneCountInString(s)
+	longest := 0
+	for _, c := range candidates {
+		longest = max(longest, utf8.RuneCountInString(c))
+	}
+	if n > longest+maxPad {
+		return ""
+	}
 	ls := strings.ToLower(s)
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
+		if d := n - utf8.RuneCountInString(c); d > maxPad || d < -maxPad {
+			continue
+		}
 		lc := strings.ToLower(c)
 		d := editDistance(ls, lc)
 		// A candidate that is a prefix or suffix of a doubled or padded word

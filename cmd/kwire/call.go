@@ -218,6 +218,7 @@ func dialProbing(ctx context.Context, set *spec.Set, addr string, cd *codec.Code
 	timer := time.NewTimer(probeAfter)
 	defer timer.Stop()
 	var probed chan frame.Recognition
+	asked := false // the node was probed (peerHint does not ask again)
 	for {
 		select {
 		case d := <-done:
@@ -225,12 +226,15 @@ func dialProbing(ctx context.Context, set *spec.Set, addr string, cd *codec.Code
 				cancel()
 				<-probed // the probe ends with ctx
 			}
+			if d.err != nil && asked {
+				return nil, &probedError{d.err}
+			}
 			return d.conn, d.err
 		case <-timer.C:
 			if o.TLS != nil || o.Timeout > 0 && o.Timeout <= probeAfter {
 				continue
 			}
-			probed = make(chan frame.Recognition, 1)
+			probed, asked = make(chan frame.Recognition, 1), true
 			go func() { probed <- client.Probe(ctx, set, addr, min(o.Timeout, 5*time.Second)) }()
 		case r := <-probed:
 			probed = nil
@@ -245,6 +249,13 @@ func dialProbing(ctx context.Context, set *spec.Set, addr string, cd *codec.Code
 		}
 	}
 }
+
+// probedError is a dial's error after the node was probed alongside
+// (dialProbing) without a text answer: peerHint does not ask it again.
+type probedError struct{ err error }
+
+func (e *probedError) Error() string { return e.err.Error() }
+func (e *probedError) Unwrap() error { return e.err }
 
 // peerHint says what a node that did not answer as Kafka speaks and which
 // flag to add: "; the peer speaks TLS: add --tls" when its answer was a
@@ -266,7 +277,7 @@ func peerHint(ctx context.Context, set *spec.Set, addr string, tlsOn bool, timeo
 		return fmt.Sprintf("; the peer speaks %s, not Kafka: is %s a Kafka listener?", what, addr)
 	case errors.Is(err, client.ErrClosed) && !tlsOn && client.SpeaksTLS(ctx, addr, probeTimeout):
 		return "; the peer speaks TLS: add --tls"
-	case errors.Is(err, client.ErrTimeout) && !tlsOn:
+	case errors.Is(err, client.ErrTimeout) && !tlsOn && !errors.As(err, new(*probedError)):
 		// An HTTP server waits for the end of a request line that a
 		// Kafka request does not have: ask it in its own terms.
 		if r := client.Probe(ctx, set, addr, probeTimeout); r.Protocol == frame.Text {

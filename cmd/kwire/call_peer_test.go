@@ -1,11 +1,14 @@
 package main
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/kwire/kwire/internal/fakebroker"
 	"github.com/kwire/kwire/internal/testcert"
@@ -82,6 +85,58 @@ func TestCallSaysWhatThePeerSpeaks(t *testing.T) {
 	}
 	if r := kwire(t, "call", "--bootstrap", pb.Addr, "ApiVersions"); r.code != 0 || strings.Contains(r.stderr, "TLS") {
 		t.Errorf("plaintext broker: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A peer that accepts connections and never answers is probed once: the
+// dial's connection and one probe's (its HTTP request line), and the call
+// ends with the dial's timeout, not after a second probe.
+func TestCallProbesASilentPeerOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	conns, heads := 0, 0
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns++
+			mu.Unlock()
+			go func() {
+				defer c.Close()
+				b, _ := io.ReadAll(c) // until kwire closes it
+				if strings.HasPrefix(string(b), "HEAD ") {
+					mu.Lock()
+					heads++
+					mu.Unlock()
+				}
+			}()
+		}
+	}()
+	addr := ln.Addr().String()
+	r := kwire(t, "call", "--timeout", "3s", "--bootstrap", addr, "ApiVersions")
+	if want := "kwire: " + addr + ": ApiVersions v5: reading the response: timed out (" + addr + ")\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+	}
+	// The reads above end with kwire's closes: wait for what was sent.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := heads
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if conns != 2 || heads != 1 {
+		t.Errorf("%d connections, %d HTTP probes; want 2 and 1", conns, heads)
 	}
 }
 

@@ -40,12 +40,15 @@ package main
 
 import (
 	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/term"
 )
 
 func main() {
 	width, _, _ := term.GetSize(int(os.Stdout.Fd()))
+	width = terminalWidth(width, os.Getenv)
 	os.Exit(run(os.Args[1:], &env{
 		stdin:    os.Stdin,
 		stdout:   os.Stdout,
@@ -54,4 +57,18 @@ func main() {
 		terminal: term.IsTerminal(int(os.Stdout.Fd())),
 		width:    width,
 	}))
+}
+
+// terminalWidth is the width of the terminal on standard output: the one
+// it reports, else (a pseudo-terminal of 0 columns, as script(1) opens
+// without a real terminal) $COLUMNS when that is a positive number; 0 when
+// neither says.
+func terminalWidth(reported int, getenv func(string) string) int {
+	if reported > 0 {
+		return reported
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }

@@ -1461,3 +1461,25 @@ func TestDecodeSeveralFrames(t *testing.T) {
 		t.Errorf("request and response: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A terminal that reports no width (script(1)'s pseudo-terminal without a
+// real one) is as wide as $COLUMNS says; a reported width wins.
+func TestTerminalWidth(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "COLUMNS" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		reported int
+		columns  string
+		want     int
+	}{{0, "80", 80}, {0, " 100 ", 100}, {120, "80", 120}, {0, "", 0}, {0, "-3", 0}, {0, "wide", 0}} {
+		if got := terminalWidth(c.reported, env(c.columns)); got != c.want {
+			t.Errorf("terminalWidth(%d, COLUMNS=%q) = %d, want %d", c.reported, c.columns, got, c.want)
+		}
+	}
+}

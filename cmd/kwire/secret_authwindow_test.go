@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/google/gopacket/layers"
 
 	"github.com/kwire/kwire/capture/capturetest"
-	"github.com/kwire/kwire/internal/testnet"
 )
 
 // afterAuthMarker is what an undecodable frame sent after authentication
@@ -111,23 +109,7 @@ func TestPcapRedactsAuthWindow(t *testing.T) {
 // the password in no output format, the audit log included.
 func TestProxyRedactsAuthWindow(t *testing.T) {
 	xs := authWindow(t)
-	answers := map[string][]byte{}
-	for _, x := range xs {
-		answers[string(x[0])] = x[1]
-	}
-	up := testnet.Serve(t, nil, func(conn net.Conn) {
-		for {
-			fr, err := testnet.ReadFrame(conn, 1<<20)
-			if err != nil {
-				return
-			}
-			a, ok := answers[string(fr)]
-			if !ok {
-				return
-			}
-			conn.Write(a)
-		}
-	})
+	up := answeringUpstream(t, xs)
 	for _, args := range secretFormats {
 		audit := filepath.Join(t.TempDir(), "audit.jsonl")
 		addr, stop := proxyCommand(t, append([]string{"--upstream", up, "--audit", audit}, args...)...)

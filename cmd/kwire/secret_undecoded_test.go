@@ -162,23 +162,7 @@ func TestPcapRedactsUndecodableAuth(t *testing.T) {
 // password in no output format, the audit log included.
 func TestProxyRedactsUndecodableAuth(t *testing.T) {
 	xs := undecodableAuth(t)
-	answers := map[string][]byte{}
-	for _, x := range xs {
-		answers[string(x[0])] = x[1]
-	}
-	up := testnet.Serve(t, nil, func(conn net.Conn) {
-		for {
-			fr, err := testnet.ReadFrame(conn, 1<<20)
-			if err != nil {
-				return
-			}
-			a, ok := answers[string(fr)]
-			if !ok {
-				return
-			}
-			conn.Write(a)
-		}
-	})
+	up := answeringUpstream(t, xs)
 	for _, args := range secretFormats {
 		audit := filepath.Join(t.TempDir(), "audit.jsonl")
 		addr, stop := proxyCommand(t, append([]string{"--upstream", up, "--audit", audit}, args...)...)
@@ -211,4 +195,27 @@ func TestProxyRedactsUndecodableAuth(t *testing.T) {
 			t.Errorf("proxy %v: nothing redacted:\n%.3000s", args, r.stdout)
 		}
 	}
+}
+
+// answeringUpstream is a broker that answers each request frame of xs
+// (request, answer pairs) with its answer, and closes the connection on
+// any other frame.
+func answeringUpstream(t *testing.T, xs [][2][]byte) string {
+	answers := map[string][]byte{}
+	for _, x := range xs {
+		answers[string(x[0])] = x[1]
+	}
+	return testnet.Serve(t, nil, func(conn net.Conn) {
+		for {
+			fr, err := testnet.ReadFrame(conn, 1<<20)
+			if err != nil {
+				return
+			}
+			a, ok := answers[string(fr)]
+			if !ok {
+				return
+			}
+			conn.Write(a)
+		}
+	})
 }

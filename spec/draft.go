@@ -541,8 +541,15 @@ func (s *scanner) wellFormed(from, to int) (ok, joins bool) {
 		c := src[j]
 		scalar = false
 		switch {
-		case c == '/': // a /* */ comment (notJSON has checked it closes)
-			j += 2 + bytes.Index(src[j+2:to], []byte("*/")) + 2
+		case c == '/': // a /* */ comment
+			k := -1
+			if j+2 <= to {
+				k = bytes.Index(src[j+2:to], []byte("*/"))
+			}
+			if k < 0 { // a lone '/' or a comment not closed in the range
+				return false, false
+			}
+			j += 2 + k + 2
 			continue
 		case c == '"' || isWordByte(c) || c == '{' || c == '[':
 			if prev == 'v' {

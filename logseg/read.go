@@ -40,6 +40,11 @@ type Options struct {
 	// decodes (records.Options.MaxRecords; 0: what the payload's bytes
 	// allow, past which it is reported as a bomb).
 	MaxRecords int64
+	// MaxRecordBytes bounds the bytes of one record of a streamed
+	// compressed payload that Read holds to decode it
+	// (records.Options.MaxRecordBytes; 0: records.DefaultMaxRecordBytes;
+	// negative: no bound).
+	MaxRecordBytes int64
 	// Metadata decodes the values of data records as KRaft metadata
 	// records in every file; they always are in the files IsMetadata
 	// names.
@@ -77,6 +82,7 @@ func (o Options) recordsOptions(path string) records.Options {
 	}
 	ro.MaxDecompressed = o.MaxDecompressed
 	ro.MaxRecords = o.MaxRecords
+	ro.MaxRecordBytes = o.MaxRecordBytes
 	ro.Budget = records.NewBudget(o.MaxDecompressedTotal)
 	ro.Metadata = o.Metadata || IsMetadata(path)
 	if t := o.topic(path); t != "" && o.Codec != nil {

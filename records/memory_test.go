@@ -534,3 +534,103 @@ func TestRawSnappyBudget(t *testing.T) {
 		t.Errorf("under a budget of 16 MiB: %d records, %d bytes left, want %d", n, b.Left(), 16<<20-size)
 	}
 }
+
+// A record of a streamed payload is held whole to be decoded, so one
+// longer than the record bytes limit (Options.MaxRecordBytes) is shown as
+// bytes as they stream by, after a problem that gives its length, and the
+// records after it are decoded: records of 1 KiB, 64 MiB and 1 KiB in
+// zstd allocate less than 40 MiB in parts (the whole record is not held;
+// before the limit, 128 MiB and more); raising the limit decodes it.
+func TestRecordOverLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decompresses 64 MiB")
+	}
+	small := bytes.Repeat([]byte("s"), 1<<10)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 4<<20) // 64 MiB
+	seg := dataBatch(100, 4, []rec{{value: small}, {value: big}, {value: small}}, func(p []byte) []byte { return zstdStream(p, len(p), 1<<20) })
+	decode := func(o records.Options) (offsets []int64, values []int, problems []string, raw int) {
+		records.DecodeParts(seg, o, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, b := range records.LogBatches(pt) {
+				for _, r := range b.Records {
+					offsets = append(offsets, r.Offset)
+					values = append(values, len(r.Value))
+				}
+			}
+			for i := range pt.Nodes {
+				if pt.Nodes[i].Kind() == tree.Raw && pt.Nodes[i].Flags()&tree.FlagVirtual != 0 {
+					raw += int(pt.Nodes[i].Size)
+				}
+			}
+			for _, p := range pt.Problems {
+				problems = append(problems, p.String())
+			}
+			return nil
+		})
+		return
+	}
+	var offsets []int64
+	var values []int
+	var problems []string
+	var raw int
+	got := allocated(func() { offsets, values, problems, raw = decode(records.Options{}) })
+	t.Logf("a 64 MiB record in zstd, in parts: %d bytes allocated", got)
+	want := []string{"records[0].decompressed.Record[1] at 0x003d (decompressed v0x0409): a record of 67108877 bytes, more than the 16777216 bytes a record may take to be decoded (the record bytes limit): shown as bytes, not decoded"}
+	if !slices.Equal(problems, want) {
+		t.Errorf("problems %q", problems)
+	}
+	if !slices.Equal(offsets, []int64{100, 102}) || !slices.Equal(values, []int{1 << 10, 1 << 10}) {
+		t.Errorf("records at %v, values of %v bytes; want 100 and 102, 1 KiB each", offsets, values)
+	}
+	if raw != 67108877 {
+		t.Errorf("%d bytes shown raw, want the record's 67108877", raw)
+	}
+	if got > 40<<20 {
+		t.Errorf("a 64 MiB record in parts allocates %d bytes", got)
+	}
+	offsets, values, problems, _ = decode(records.Options{MaxRecordBytes: 128 << 20})
+	if len(problems) != 0 || !slices.Equal(offsets, []int64{100, 101, 102}) || values[1] != len(big) {
+		t.Errorf("with a limit of 128 MiB: records %v of %v bytes, problems %q", offsets, values, problems)
+	}
+}
+
+// One raw snappy block (not xerial-framed) is decoded whole, so in parts
+// a block that decompresses to more than 32 MiB (or the record bytes
+// limit, when more) is reported, not decompressed: 40 MiB of records in
+// one block allocate less than 16 MiB; with a limit of 64 MiB they are
+// decoded.
+func TestRawSnappyOverLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decompresses 40 MiB")
+	}
+	rs := make([]rec, 640)
+	for i := range rs {
+		rs[i].value = bytes.Repeat([]byte{'v'}, 64<<10)
+	}
+	seg := dataBatch(0, 2, rs, func(p []byte) []byte { return snappy.Encode(nil, p) })
+	decode := func(o records.Options) (n int, problems []string) {
+		records.DecodeParts(seg, o, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, b := range records.LogBatches(pt) {
+				n += len(b.Records)
+			}
+			for _, p := range pt.Problems {
+				problems = append(problems, p.String())
+			}
+			return nil
+		})
+		return
+	}
+	var n int
+	var problems []string
+	got := allocated(func() { n, problems = decode(records.Options{}) })
+	t.Logf("a raw snappy block of 40 MiB, in parts: %d bytes allocated", got)
+	want := []string{"records[0].records at 0x003d: snappy payload in one raw block (not xerial-framed) decompresses to more than 33554432 bytes, what one block may take to be decoded whole (the record bytes limit, when more): not decompressed"}
+	if n != 0 || !slices.Equal(problems, want) {
+		t.Errorf("%d records, problems %q", n, problems)
+	}
+	if got > 16<<20 {
+		t.Errorf("a refused raw snappy block allocates %d bytes", got)
+	}
+	if n, problems = decode(records.Options{MaxRecordBytes: 64 << 20}); n != 640 || len(problems) != 0 {
+		t.Errorf("with a limit of 64 MiB: %d records, problems %q", n, problems)
+	}
+}

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -26,6 +27,11 @@ const DefaultMaxDecompressedTotal = 1 << 30
 // /decode) hold: 32 MiB. Decode holds a tree's decompressed views in its
 // Virtual; DecodeParts streams them and needs no such bound.
 const DefaultMaxView = 32 << 20
+
+// DefaultMaxRecordBytes is the default Options.MaxRecordBytes: 16 MiB,
+// sixteen times the largest record Kafka's brokers accept by default
+// (message.max.bytes, about 1 MiB).
+const DefaultMaxRecordBytes = 16 << 20
 
 // DefaultBudget is the default Budget of one input: 1 GiB.
 const DefaultBudget = 1 << 30
@@ -111,6 +117,16 @@ type Options struct {
 	// bomb: DecodeParts bounds memory, not output). A whole decode's view
 	// is bounded by its nodes as well.
 	MaxRecords int64
+	// MaxRecordBytes bounds the bytes of one record of a payload that is
+	// streamed (one that decompresses to more than 8 MiB): a record is
+	// held whole to be decoded, so a longer one is not decoded but shown
+	// as Raw leaves of 1 MiB at most, after a problem that gives its
+	// length, and the records after it are decoded. In DecodeParts it
+	// also bounds a payload in one raw snappy block, which is decoded
+	// whole, when more than 32 MiB. 0 means DefaultMaxRecordBytes;
+	// negative means no bound (a record or block is held whatever its
+	// length).
+	MaxRecordBytes int64
 	// Set holds the specs of the KRaft control records (LeaderChangeMessage,
 	// SnapshotHeaderRecord, SnapshotFooterRecord, KRaftVersionRecord,
 	// VotersRecord). With Decode, their values are decoded; without either,
@@ -1141,6 +1157,12 @@ func (d *decoder) decompress(a area, codec int, payload []byte, magic int8, off 
 // default (message.max.bytes).
 const legacyHold = 16 << 20
 
+// rawSnappyHold is the most bytes a v2 batch's payload in one raw snappy
+// block (what some clients write; snappy-java writes xerial
+// chunks, which are streamed) may decompress to in DecodeParts, unless
+// Options.MaxRecordBytes allows more: the block is decoded whole.
+const rawSnappyHold = 32 << 20
+
 // decompressOrStream is decompress; with stream set, a payload larger than
 // decompressHold is not decompressed into Virtual but returned as a
 // stream to read it from (voff is where it would start).
@@ -1163,6 +1185,19 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 	if held {
 		limit = legacyHold
 	}
+	// One raw snappy block is decoded whole (a copy may reach back to
+	// any byte before it): in DecodeParts it is held only within
+	// rawSnappyHold, or the record bytes limit when that is more.
+	rawHold := int64(rawSnappyHold)
+	if d.o.MaxRecordBytes < 0 {
+		rawHold = 1<<63 - 1
+	} else {
+		rawHold = max(rawHold, d.o.MaxRecordBytes)
+	}
+	raw := d.parts != nil && stream && codec == 2 && !bytes.HasPrefix(payload, xerialMagic) && limit > rawHold
+	if raw {
+		limit = rawHold
+	}
 	t := d.b.T
 	start := len(t.Virtual)
 	var v []byte
@@ -1181,7 +1216,9 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 	}
 	if err == errTooLarge {
 		t.Virtual = t.Virtual[:start]
-		if held {
+		if raw {
+			fail(fmt.Sprintf("snappy payload in one raw block (not xerial-framed) decompresses to more than %s, what one block may take to be decoded whole (the record bytes limit, when more): not decompressed", wire.Bytes(limit)))
+		} else if held {
 			fail(fmt.Sprintf("%s payload of a legacy wrapper decompresses to more than %d bytes, what its messages may take when they are read in parts: not followed", Compression(codec).String(), limit))
 		} else if limit < min(d.o.MaxDecompressed, d.room) {
 			fail(fmt.Sprintf("%s payload: the decompression budget of the input (%d bytes) has %d bytes left: not decompressed", Compression(codec).String(), d.o.Budget.Limit(), limit))

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"fmt"
 	"io"
 	"slices"
 
@@ -51,25 +52,32 @@ func (d *decoder) streamRecords(st *payloadStream, a area, count int32, info bat
 		d.b.T.Virtual = append(buf[:0], d.b.T.Virtual...)
 		pos = 0
 	}
-	// rest covers the payload's bytes from at on with Raw leaves of
-	// streamPiece bytes at most, the first with the problem msg at path.
-	rest := func(ref int32, path, msg string) {
+	// cover covers the payload's bytes from at to end with Raw leaves of
+	// streamPiece bytes at most, the first with the problem msg at path;
+	// it reports whether it got to end.
+	cover := func(end int64, ref int32, path, msg string) bool {
 		for first := true; ; first = false {
-			if !fill(int(min(streamPiece, st.size-at))) {
-				return
+			if !fill(int(min(streamPiece, end-at))) {
+				return false
 			}
-			n := len(d.b.T.Virtual) - pos
+			n := int(min(int64(len(d.b.T.Virtual)-pos), end-at))
 			i := d.raw(a, ref, int32(pos), n)
 			if first {
 				d.problem(a, i, int32(pos), path, msg)
 			}
 			pos += n
 			at += int64(n)
-			if at >= st.size || n == 0 || d.stopped() {
-				return
+			if at >= end || n == 0 || d.stopped() {
+				return at >= end
 			}
 			split()
 		}
+	}
+	// rest covers the payload's bytes from at on (cover).
+	rest := func(ref int32, path, msg string) { cover(st.size, ref, path, msg) }
+	maxRecord := d.o.MaxRecordBytes
+	if maxRecord == 0 {
+		maxRecord = DefaultMaxRecordBytes
 	}
 	for n < count && at < st.size {
 		if msg := d.overRecords(a, n, st.size-at); msg != "" {
@@ -86,6 +94,18 @@ func (d *decoder) streamRecords(st *payloadStream, a area, count int32, info bat
 		if msg := lengthProblem(&r, length, remaining); msg != "" {
 			rest(refUndecoded, recordPath(path, n), msg)
 			return count
+		}
+		if maxRecord > 0 && int64(r.Off)+int64(length) > maxRecord {
+			// Not held: its bytes are shown as they stream by.
+			msg := fmt.Sprintf("a record of %s, more than the %s a record may take to be decoded (the record bytes limit): shown as bytes, not decoded", wire.Bytes(int64(r.Off)+int64(length)), wire.Bytes(maxRecord))
+			if !cover(at+int64(r.Off)+int64(length), refUndecoded, recordPath(path, n), msg) {
+				return count
+			}
+			n++
+			if n < count && at < st.size {
+				split()
+			}
+			continue
 		}
 		if !fill(r.Off + int(length)) {
 			return count

@@ -93,8 +93,8 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 			shown++
 		}
 	}
-	if shown != 39 { // pcap --port has none: without it Kafka is found on any port
-		t.Errorf("%d defaults shown, want 39", shown)
+	if shown != 40 { // pcap --port has none: without it Kafka is found on any port
+		t.Errorf("%d defaults shown, want 40", shown)
 	}
 	// The default shows once, in the help text, not also as the value
 	// (--color="auto"); kwire's own --version is listed with the root's

@@ -196,6 +196,22 @@ func TestGenerateHostileInputs(t *testing.T) {
 	snap = records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), LastOffsetDelta: 3999, Count: 4000, Records: x}.Bytes()
 	write("snappy250.log", snap)
 	write("snappy250.frame", produceV3(snap))
+	// One raw snappy block (not xerial: sarama's and librdkafka's
+	// framing) of the same 250 MiB of records, and of 30 MiB of them.
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"rawsnappy250", 4000}, {"rawsnappy30", 480}} {
+		var plain []byte
+		for i := range c.n {
+			plain = hostileRecord(plain, i, 64<<10)
+		}
+		b := records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), LastOffsetDelta: int32(c.n - 1), Count: int32(c.n), Records: snappy.Encode(nil, plain)}.Bytes()
+		write(c.name+".log", b)
+		write(c.name+".frame", produceV3(b))
+	}
+	// One record whose value is 250 MiB (xerial snappy), as a frame.
+	write("snappy250one.frame", produceV3(hostileXerialBatch(t, 0, 250<<20, 32<<10)))
 	// 6: a zstd batch claiming 30M records that its payload holds.
 	many := hostileZstdBatch(t, 0, 30_000_000, -1)
 	write("many.log", many)

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/kwire/kwire/records"
 )
 
 // A compressed batch claiming more records than its bytes can hold is
@@ -92,5 +96,41 @@ func TestDecodeBoundedTogether(t *testing.T) {
 	}
 	if r := kwire(t, "decode", "--max-decompressed", "134217728", path); r.code != 0 || strings.Count(r.stdout, "Record[383]") != 4 {
 		t.Errorf("decode --max-decompressed 128 MiB: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A record of a large compressed batch longer than --max-record-bytes is
+// reported and the records after it are listed, its bytes not held: a
+// zstd batch of records of 64 KiB, 20 MiB and 64 KiB lists two records
+// and the problem (before, the 20 MiB record was held whole, and one of
+// 250 MiB took 303 MiB); --max-record-bytes 32 MiB lists all three.
+func TestLogRecordOverLimit(t *testing.T) {
+	var plain []byte
+	plain = hostileRecord(plain, 0, 64<<10)
+	plain = hostileRecord(plain, 1, 20<<20)
+	plain = hostileRecord(plain, 2, 64<<10)
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf, zstd.WithWindowSize(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(plain)
+	zw.Close()
+	b := records.RawBatch{Attributes: records.Attributes(records.CompressionZstd), LastOffsetDelta: 2, Count: 3, Records: buf.Bytes()}.Bytes()
+	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "log", "--format", "json", path)
+	want := "00000000000000000000.log[0].decompressed.Record[1] at 0x003d (decompressed v0x1000b): a record of 20971533 bytes, more than the 16777216 bytes a record may take to be decoded (the record bytes limit): shown as bytes, not decoded"
+	if r.code != 1 || !strings.Contains(r.stdout, `"offset":0,`) || !strings.Contains(r.stdout, `"offset":2,`) || strings.Contains(r.stdout, `"offset":1,`) || !strings.Contains(r.stdout, want) {
+		t.Errorf("log: exit %d, stdout %.2000s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	r = kwire(t, "log", "--max-record-bytes", "33554432", path)
+	if r.code != 0 || r.stderr != "" || strings.Count(r.stdout, "\n") != 4 {
+		t.Errorf("log --max-record-bytes 32 MiB: exit %d, %d lines\n%s", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+	if r := kwire(t, "log", "--max-record-bytes", "0", path); r.code != 2 {
+		t.Errorf("--max-record-bytes 0: exit %d", r.code)
 	}
 }

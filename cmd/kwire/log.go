@@ -36,6 +36,8 @@ type logCmd struct {
 	MaxDecompressedTotal int64 `help:"Most bytes the compressed record batches of one file may expand to together; past it batches are reported, not decompressed." default:"1073741824" placeholder:"BYTES"`
 	// MaxRecords bounds the records of one compressed batch.
 	MaxRecords int64 `help:"Most records one compressed record batch may hold (0: 8 Ki and 2 a byte of its compressed records; more are reported as a bomb, not listed)." default:"0" placeholder:"N"`
+	// MaxRecordBytes bounds one record of a large compressed batch.
+	MaxRecordBytes int64 `help:"Most bytes one record of a compressed record batch that expands to more than 8 MiB may take to be decoded (it is held whole); a longer record is reported and its bytes are not listed." default:"16777216" placeholder:"BYTES"`
 }
 
 // logWindow is the window logseg.Read reads files with. A variable for
@@ -48,6 +50,9 @@ func (a *app) log(c *logCmd) error {
 	}
 	if c.MaxDecompressedTotal <= 0 {
 		return usagef("--max-decompressed-total %d: must be positive", c.MaxDecompressedTotal)
+	}
+	if c.MaxRecordBytes <= 0 {
+		return usagef("--max-record-bytes %d: must be positive", c.MaxRecordBytes)
 	}
 	if c.MaxRecords < 0 {
 		return usagef("--max-records %d: must not be negative", c.MaxRecords)
@@ -99,7 +104,7 @@ func (a *app) log(c *logCmd) error {
 		}
 	}
 	cd := codec.New(set)
-	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, MaxDecompressedTotal: c.MaxDecompressedTotal, MaxRecords: c.MaxRecords, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
+	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, MaxDecompressedTotal: c.MaxDecompressedTotal, MaxRecords: c.MaxRecords, MaxRecordBytes: c.MaxRecordBytes, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
 		Lazy: !c.Tree} // the listing reads records' fields; only --tree shows the tree
 	var state *coordstate.State
 	if c.State {

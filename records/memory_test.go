@@ -601,6 +601,19 @@ func TestRecordOverLimit(t *testing.T) {
 	if len(problems) != 0 || !slices.Equal(offsets, []int64{100, 101, 102}) || values[1] != len(big) {
 		t.Errorf("with a limit of 128 MiB: records %v of %v bytes, problems %q", offsets, values, problems)
 	}
+	// The long record last, then 3 bytes the batch does not count: both
+	// shown as bytes, each with its problem, every byte covered (the
+	// surplus at 0x000d of its part's Virtual, as DecodeParts counts).
+	payload := append(recordsBytes([]rec{{value: small}, {value: big[:20<<20]}}), 1, 2, 3)
+	seg = batch{baseOffset: 7, attrs: 4, lastDelta: 1, producerID: -1, epoch: -1, seq: -1, count: 2}.bytes(zstdStream(payload, len(payload), 1<<20))
+	offsets, _, problems, raw = decode(records.Options{})
+	want = []string{
+		"records[0].decompressed.Record[1] at 0x003d (decompressed v0x0409): a record of 20971533 bytes, more than the 16777216 bytes a record may take to be decoded (the record bytes limit): shown as bytes, not decoded",
+		"records[0].decompressed at 0x003d (decompressed v0x000d): 3 bytes after the 2 records the batch counts (recordsCount does not match)",
+	}
+	if !slices.Equal(offsets, []int64{7}) || !slices.Equal(problems, want) || raw != 20971533+3 {
+		t.Errorf("the long record last: records %v, %d bytes raw, problems %q", offsets, raw, problems)
+	}
 }
 
 // One raw snappy block (not xerial-framed) is decoded whole, so in parts

@@ -12,6 +12,9 @@ import (
 // key, value and headersCount leaves (and two a header).
 const nodesPerRecord = 8
 
+// plainMaxHeaders is the most headers of a record that plainRecord reads.
+const plainMaxHeaders = 256
+
 // estimateNodes is about the nodes that decoding the entries of data
 // makes, read from their headers alone, so that the node arena is sized
 // once rather than grown again and again: a v2 batch's header leaves and
@@ -150,22 +153,25 @@ func (d *decoder) scaleArena(m int) {
 // With lazy set (Options.Lazy), the record is one leaf: its fields are
 // read and checked the same, but not kept as nodes (Expand makes them).
 // next is where the record ends in body; extra is the nodes a lazy record
-// makes whole past its one (0 when not lazy).
-func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy bool) (_ []tree.Node, next, extra int, ok bool) {
+// makes whole past its one (0 when not lazy); headers is its headers
+// count. A record of more than plainMaxHeaders headers is not a plain
+// one: record bounds its headers (maxRecordHeaders, the view's records
+// bound).
+func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Flags, lazy bool) (_ []tree.Node, next, extra, headers int, ok bool) {
 	if lazy {
 		end, headers, ok := plainEnd(body, pos)
 		if !ok {
-			return nodes, 0, 0, false
+			return nodes, 0, 0, 0, false
 		}
 		// Whole, it is nodesPerRecord nodes and two a header.
-		return append(nodes, tree.Node{Off: base + int32(pos), Size: int32(end - pos), End: int32(len(nodes) + 1), S: shRecordLazy.With(fl)}), end, nodesPerRecord - 1 + 2*headers, true
+		return append(nodes, tree.Node{Off: base + int32(pos), Size: int32(end - pos), End: int32(len(nodes) + 1), S: shRecordLazy.With(fl)}), end, nodesPerRecord - 1 + 2*headers, headers, true
 	}
 	length, n := wire.Varint2At(body, pos)
 	if n == 0 {
 		length, n = wire.VarintAt(body, pos)
 	}
 	if n == 0 || length < 0 || int(length) > len(body)-pos-n {
-		return nodes, 0, 0, false
+		return nodes, 0, 0, 0, false
 	}
 	end := pos + n + int(length)
 	rec := body[:end]
@@ -177,13 +183,13 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 	out[ri+1] = tree.Node{Off: at, Size: int32(n), End: int32(ri + 2), S: shRecordLength | sfl}
 	p := pos + n
 	if p >= end {
-		return nodes, 0, 0, false
+		return nodes, 0, 0, 0, false
 	}
 	out[ri+2] = tree.Node{Off: base + int32(p), Size: 1, End: int32(ri + 3), S: shRecAttrs | sfl}
 	p++
 	_, n = wire.VarlongAt(rec, p)
 	if n == 0 {
-		return nodes, 0, 0, false
+		return nodes, 0, 0, 0, false
 	}
 	out[ri+3] = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(ri + 4), S: shTsDelta | sfl}
 	p += n
@@ -191,23 +197,23 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 		_, n = wire.VarintAt(rec, p)
 	}
 	if n == 0 {
-		return nodes, 0, 0, false
+		return nodes, 0, 0, 0, false
 	}
 	out[ri+4] = tree.Node{Off: base + int32(p), Size: int32(n), End: int32(ri + 5), S: shOffDelta | sfl}
 	p += n
 	var good bool
 	if p, good = plainBytes(&out[ri+5], ri+5, rec, p, base, shKey|sfl, true); !good {
-		return nodes, 0, 0, false
+		return nodes, 0, 0, 0, false
 	}
 	if p, good = plainBytes(&out[ri+6], ri+6, rec, p, base, shValue|sfl, true); !good {
-		return nodes, 0, 0, false
+		return nodes, 0, 0, 0, false
 	}
 	hc, n := wire.Varint2At(rec, p)
 	if n == 0 {
 		hc, n = wire.VarintAt(rec, p)
 	}
-	if n == 0 || hc < 0 || int(hc) > end-p-n {
-		return nodes, 0, 0, false
+	if n == 0 || hc < 0 || int(hc) > end-p-n || hc > plainMaxHeaders {
+		return nodes, 0, 0, 0, false
 	}
 	out = append(out, tree.Node{Off: base + int32(p), Size: int32(n), End: int32(len(out) + 1), S: shHeadersCount | sfl})
 	p += n
@@ -216,15 +222,15 @@ func plainRecord(nodes []tree.Node, body []byte, pos int, base int32, fl tree.Fl
 			out = append(out, tree.Node{})
 			k := len(out) - 1
 			if p, good = plainBytes(&out[k], k, rec, p, base, sh|sfl, sh == shHeaderValue); !good {
-				return nodes, 0, 0, false
+				return nodes, 0, 0, 0, false
 			}
 		}
 	}
 	if p != end {
-		return nodes, 0, 0, false
+		return nodes, 0, 0, 0, false
 	}
 	out[ri] = tree.Node{Off: at, Size: int32(end - pos), End: int32(len(out)), S: shRecord | sfl}
-	return out, end, 0, true
+	return out, end, 0, int(hc), true
 }
 
 // plainEnd is where the record at body[pos:] ends, and how many headers
@@ -273,7 +279,7 @@ func plainEnd(body []byte, pos int) (end, headers int, ok bool) {
 	if n == 0 {
 		hc, n = wire.VarintAt(rec, p)
 	}
-	if n == 0 || hc < 0 || int(hc) > end-p-n {
+	if n == 0 || hc < 0 || int(hc) > end-p-n || hc > plainMaxHeaders {
 		return 0, 0, false
 	}
 	p += n

@@ -19,7 +19,7 @@ func lazyFields(nodes []tree.Node, t *tree.Tree, i int32) []tree.Node {
 	if n.Off < 0 || int(n.Off)+int(n.Size) > len(area) {
 		return nodes
 	}
-	out, _, _, ok := plainRecord(nodes, area[:n.Off+n.Size], int(n.Off), 0, n.Flags()&^tree.FlagNull, false)
+	out, _, _, _, ok := plainRecord(nodes, area[:n.Off+n.Size], int(n.Off), 0, n.Flags()&^tree.FlagNull, false)
 	if !ok {
 		return nodes
 	}

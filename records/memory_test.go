@@ -16,6 +16,7 @@ import (
 	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 // allocated is what fn allocates on the heap, in bytes (all of it, freed
@@ -231,8 +232,9 @@ func TestMaxNodes(t *testing.T) {
 // byte of its compressed payload in a tree, and are at most 8 Ki and 2 a
 // byte (the records of a plain view's nodes): 2 MiB of the smallest
 // records, which zstd takes to a few hundred bytes, are cut there with a
-// problem, where both bounds meet; records with a header make more nodes
-// and meet the node bound first. DecodeParts, whose parts are bounded,
+// problem, where both bounds meet; records with a header count more
+// toward the records bound (a header a quarter of a record) and meet it
+// first. DecodeParts, whose parts are bounded,
 // stops at the same record with the same problem, and lists them all when
 // Options.MaxRecords allows.
 func TestViewNodes(t *testing.T) {
@@ -247,13 +249,18 @@ func TestViewNodes(t *testing.T) {
 	k := (16 + limit - 17 + 7) / 8
 	wantProblems(t, tr, fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?)",
 		k, k*len(one), (n-k)*len(one), len(payload), k))
-	// With a header, a record makes 11 nodes.
+	// With a header, a record makes 10 nodes, and counts for 1¼ toward
+	// the records bound (a header a quarter), which it meets first.
 	hone := recordBytes(0, rec{headers: [][2][]byte{{[]byte("h"), nil}}})
 	hn := 2 << 20 / len(hone)
 	hpayload := zstdBytes(bytes.Repeat(hone, hn))
 	htr := records.Decode(batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: int32(hn)}.bytes(hpayload), records.Options{})
-	hlimit := 64<<10 + 16*len(hpayload)
-	if got := problems(htr); !strings.Contains(got, fmt.Sprintf("a compressed payload of %d bytes makes at most %d nodes (64 Ki and 16 a byte; a bomb?)", len(hpayload), hlimit)) {
+	hmax := 8<<10 + 2*len(hpayload)
+	hk := 0
+	for hk+hk/4 < hmax {
+		hk++
+	}
+	if got := problems(htr); !strings.Contains(got, fmt.Sprintf(".Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?), 4 headers counting as one", hk, hk*len(hone), (hn-hk)*len(hone), len(hpayload), hmax)) {
 		t.Errorf("records with a header: %s", got)
 	}
 	parts := func(o records.Options) (int, string) {
@@ -655,5 +662,86 @@ func TestRawSnappyOverLimit(t *testing.T) {
 	}
 	if n, problems = decode(records.Options{MaxRecordBytes: 64 << 20}); n != 640 || len(problems) != 0 {
 		t.Errorf("with a limit of 64 MiB: %d records, problems %q", n, problems)
+	}
+}
+
+// headerBomb is the records of one record with n headers, each an empty
+// key and a null value (two bytes a header).
+func headerBomb(n int) []byte {
+	body := []byte{0}
+	body = wire.AppendVarlong(body, 0)
+	body = wire.AppendVarint(body, 0)
+	body = wire.AppendVarint(body, -1)
+	body = wire.AppendVarint(body, -1)
+	body = wire.AppendVarint(body, int32(n))
+	body = append(body, bytes.Repeat([]byte{0, 1}, n)...)
+	return append(wire.AppendVarint(nil, int32(len(body))), body...)
+}
+
+// Headers count toward the records bound of a compressed view, four as
+// one record, and a record has at most 64 Ki headers decoded: a zstd
+// batch of a few hundred bytes holding one record of 3.9 million empty
+// headers (a 1.6 GiB decode of `kwire log` before) decodes its first
+// headers within the bound, whole or in parts, the rest one leaf with a
+// problem, in less than 48 MiB of allocations (25 and 36 MB: the 7.8 MB
+// payload is held); uncompressed, a record of
+// 100000 headers has 65536 decoded, and the record after it is decoded.
+func TestHeaderBomb(t *testing.T) {
+	payload := zstdBytes(headerBomb(3_900_000))
+	b := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(payload)
+	max := 8<<10 + 2*len(payload)
+	want := fmt.Sprintf("records[0].decompressed.Record[0].headerKey[%d] at 0x003d (decompressed v0x%04x): headers %d to 3899999 of 3900000 (%d bytes) not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?), 4 headers counting as one",
+		4*max, 13+2*4*max, 4*max, 2*(3_900_000-4*max), len(payload), max)
+	var tr *tree.Tree
+	got := allocated(func() { tr = records.Decode(b, records.Options{}) })
+	t.Logf("3.9M headers, whole: %d bytes allocated", got)
+	wantProblems(t, tr, want)
+	if bs := records.LogBatches(tr); len(bs) != 1 || len(bs[0].Records) != 1 || len(bs[0].Records[0].Headers) != 4*max {
+		t.Errorf("whole: batches %+v", bs)
+	}
+	if got > 48<<20 {
+		t.Errorf("3.9M headers, whole: %d bytes allocated", got)
+	}
+	var probs []string
+	headers := 0
+	got = allocated(func() {
+		records.DecodeParts(b, records.Options{Lazy: true}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, b := range records.LogBatches(pt) {
+				for _, r := range b.Records {
+					headers += len(r.Headers)
+				}
+			}
+			for _, p := range pt.Problems {
+				probs = append(probs, p.String())
+			}
+			return nil
+		})
+	})
+	t.Logf("3.9M headers, in parts: %d bytes allocated", got)
+	if headers != 4*max || !slices.Equal(probs, []string{want}) {
+		t.Errorf("parts: %d headers, problems %q", headers, probs)
+	}
+	if got > 48<<20 {
+		t.Errorf("3.9M headers, in parts: %d bytes allocated", got)
+	}
+	// Uncompressed: the record's own bound, then the next record.
+	recs := append(headerBomb(100000), recordBytes(1, rec{value: []byte("after")})...)
+	u := batch{producerID: -1, epoch: -1, seq: -1, count: 2, lastDelta: 1}.bytes(recs)
+	utr := records.Decode(u, records.Options{})
+	wantProblems(t, utr, fmt.Sprintf("records[0].Record[0].headerKey[65536] at 0x%04x: headers 65536 to 99999 of 100000 (68928 bytes) not decoded: a record has at most 65536 headers decoded (a bomb?)", 61+11+2*65536))
+	bs := records.LogBatches(utr)
+	if len(bs) != 1 || len(bs[0].Records) != 2 || len(bs[0].Records[0].Headers) != 65536 || string(bs[0].Records[1].Value) != "after" {
+		t.Errorf("uncompressed: %d batches", len(bs))
+	}
+	// 300 headers (past what the fast path reads) decode whole.
+	many := make([][2][]byte, 300)
+	for i := range many {
+		many[i] = [2][]byte{[]byte("h"), []byte("v")}
+	}
+	for _, lazy := range []bool{false, true} {
+		mtr := records.Decode(dataBatch(0, 4, []rec{{headers: many}, {value: []byte("x")}}, zstdBytes), records.Options{Lazy: lazy})
+		if bs := records.LogBatches(mtr); len(mtr.Problems) != 0 || len(bs) != 1 || len(bs[0].Records) != 2 || len(bs[0].Records[0].Headers) != 300 {
+			t.Errorf("300 headers (lazy %v): problems %s", lazy, problems(mtr))
+		}
 	}
 }

@@ -459,6 +459,10 @@ type decoder struct {
 	room int64
 	// parts is set for DecodeParts: the tree is handed over in parts.
 	parts *parts
+	// viewHeaders counts the record headers of the decompressed view
+	// being decoded (recordsArea starts it), four of which count as a
+	// record toward its records bound (overRecords).
+	viewHeaders int64
 	// crcBudget is what the search for the next entry may still checksum
 	// (bytes; see nextEntry).
 	crcBudget int64
@@ -702,6 +706,7 @@ const (
 // and reports it the same as DecodeParts does.
 func (d *decoder) recordsArea(a area, n int) area {
 	a.payload = n
+	d.viewHeaders = 0
 	a.maxRecords = int32(min(viewRecordsBase+viewRecordsPerByte*int64(n), 1<<31-1))
 	if d.o.MaxRecords > 0 {
 		a.maxRecords = int32(min(d.o.MaxRecords, 1<<31-1))
@@ -712,14 +717,36 @@ func (d *decoder) recordsArea(a area, n int) area {
 // overRecords is the problem of the n bytes of records of view a not
 // decoded after its first a.maxRecords records (recordsArea), or "".
 func (d *decoder) overRecords(a area, k int32, n int64) string {
-	if a.maxRecords == 0 || k < a.maxRecords {
+	if a.maxRecords == 0 || int64(k)+d.viewHeaders/headersPerRecord < int64(a.maxRecords) {
 		return ""
 	}
-	if d.o.MaxRecords > 0 {
-		return fmt.Sprintf("%s of records not decoded: the compressed payload holds more than %d records, the records limit", wire.Bytes(n), a.maxRecords)
-	}
-	return fmt.Sprintf("%s of records not decoded: a compressed payload of %s holds at most %d records (8 Ki and %d a byte; a bomb?)", wire.Bytes(n), wire.Bytes(a.payload), a.maxRecords, viewRecordsPerByte)
+	return fmt.Sprintf("%s of records not decoded: %s", wire.Bytes(n), d.recordsBound(a, d.viewHeaders > 0))
 }
+
+// headersPerRecord is how many record headers count as one record toward
+// a view's records bound: a header is two nodes, a plain record eight.
+const headersPerRecord = 4
+
+// recordsBound says what the records bound of view a is, for a problem
+// past it; headers says that headers count toward it.
+func (d *decoder) recordsBound(a area, headers bool) string {
+	var s string
+	if d.o.MaxRecords > 0 {
+		s = fmt.Sprintf("the compressed payload holds more than %d records, the records limit", a.maxRecords)
+	} else {
+		s = fmt.Sprintf("a compressed payload of %s holds at most %d records (8 Ki and %d a byte; a bomb?)", wire.Bytes(a.payload), a.maxRecords, viewRecordsPerByte)
+	}
+	if headers {
+		s += fmt.Sprintf(", %d headers counting as one", headersPerRecord)
+	}
+	return s
+}
+
+// maxRecordHeaders is the most headers of one record that are decoded:
+// past them, the rest of the record is one Raw leaf with a problem (a
+// record of 15 MiB holds 7.5 million empty headers; a tree of them takes
+// 30 times that).
+const maxRecordHeaders = 64 << 10
 
 func (a area) flags() tree.Flags {
 	if a.virtual {
@@ -1272,9 +1299,10 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 		if info.plain && d.parts == nil && d.arena.est == 0 && d.size() < limit {
 			// A plain record, the usual case, without the general path's
 			// checks: the arena is sized, and no part is handed over.
-			if nodes, next, extra, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
+			if nodes, next, extra, headers, ok := plainRecord(d.b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 				d.b.T.Nodes = nodes
 				d.b.Unbuilt += extra
+				d.viewHeaders += int64(headers)
 				pos = next
 				continue
 			}
@@ -1354,9 +1382,10 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	b := d.b
 	fl := a.flags()
 	if info.plain {
-		if nodes, next, extra, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
+		if nodes, next, extra, headers, ok := plainRecord(b.T.Nodes, body, pos, base, fl, d.o.Lazy); ok {
 			b.T.Nodes = nodes
 			b.Unbuilt += extra
+			d.viewHeaders += int64(headers)
 			return next, true, false
 		}
 	}
@@ -1621,7 +1650,31 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 		return
 	}
 	d.b.Leaf(tree.Node{Off: rd.base + int32(s), Size: int32(rd.sub.Off - s), S: shHeadersCount.With(rd.a.flags())})
+	// The headers decoded: maxRecordHeaders, within the view's records
+	// bound (overRecords),
+	limit, why := int64(maxRecordHeaders), fmt.Sprintf("a record has at most %d headers decoded (a bomb?)", maxRecordHeaders)
+	if a := rd.a; a.maxRecords > 0 {
+		if left := (int64(a.maxRecords)-int64(rd.k))*headersPerRecord - d.viewHeaders; left < limit {
+			limit, why = max(left, 0), d.recordsBound(a, true)
+		}
+	}
+	// and within the tree's node bound (Options.MaxNodes), two nodes a
+	// header. (A view's node bound, viewArea, is its records bound's at
+	// two nodes a header.)
+	if m := d.o.MaxNodes; m > 0 {
+		if left := int64(m-d.size()) / 2; left < limit {
+			limit, why = max(left, 0), fmt.Sprintf("the tree holds %d nodes, its limit", m)
+		}
+	}
 	for h := int32(0); h < hc; h++ {
+		if int64(h) >= limit {
+			at := rd.sub.Off
+			i := d.raw(rd.a, refUndecoded, rd.base+int32(at), rd.sub.Remaining())
+			d.problem(rd.a, i, rd.base+int32(at), rd.rpath()+"."+fieldName(refHeaderKey, "headerKey", h), fmt.Sprintf("headers %d to %d of %d (%s) not decoded: %s", h, hc-1, hc, wire.Bytes(rd.sub.Remaining()), why))
+			rd.sub.Off = len(rd.sub.Buf)
+			d.viewHeaders += int64(h)
+			return
+		}
 		if _, ok := rd.varBytes(refHeaderKey, 0, h, "headerKey", false, showBytes); !ok {
 			return
 		}
@@ -1629,6 +1682,7 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 			return
 		}
 	}
+	d.viewHeaders += int64(hc)
 }
 
 // errText is a reader failure without its offset (the problem has it).

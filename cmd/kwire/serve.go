@@ -83,10 +83,11 @@ func siteHandler(sets []*spec.Set, dir fs.FS) http.Handler {
 // Bounds of one request to the decode page, whose hex site.MaxDecodeHex
 // bounds: what its compressed records may decompress to together
 // (bytes), and the nodes of each frame's records (about 300 bytes of the
-// page a node).
+// page a node, and 1.5 KB of the server's memory while it is made: 16 Ki
+// nodes are a 5 MB page and 25 MiB; 64 Ki took 100 MiB).
 const (
 	serveMaxDecompressed = 8 << 20
-	serveMaxNodes        = 1 << 16
+	serveMaxNodes        = 1 << 14
 )
 
 // serveDecodes bounds the decodes the decode page runs at once; a request

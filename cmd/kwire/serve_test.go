@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/wire"
 )
 
 func TestServeDecodesPastedHex(t *testing.T) {
@@ -165,8 +167,9 @@ func TestServeDecodeBounded(t *testing.T) {
 
 // The decode page bounds the nodes of one request: an uncompressed batch
 // of 30000 records (240 KB, within the hex the page takes) would make
-// 240001 record nodes and more; the tree stops at 65536 and the page
-// says so, once.
+// 240001 record nodes and more, and one record of 60000 headers 120000
+// (a 147-byte zstd one took the server to 13.9 GB); the tree stops at
+// 16384 and the page says so, once.
 func TestServeDecodeNodeBound(t *testing.T) {
 	set, err := spec.Embedded("4.4.0")
 	if err != nil {
@@ -179,20 +182,36 @@ func TestServeDecodeNodeBound(t *testing.T) {
 	for i := range count {
 		recs = hostileRecord(recs, i, -1)
 	}
-	batch := records.RawBatch{LastOffsetDelta: count - 1, Count: count, Records: recs}.Bytes()
-	form := url.Values{"hex": {hex.EncodeToString(produceV3(batch))}}
-	resp, err := srv.Client().PostForm(srv.URL+"/decode", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	body := string(b)
-	if resp.StatusCode != 200 || strings.Count(body, "not decoded: the tree holds 65536 nodes, its limit") != 1 {
-		t.Errorf("decode of %d records: %d, %d node bound problems", count, resp.StatusCode, strings.Count(body, "the tree holds 65536 nodes"))
-	}
-	if n := strings.Count(body, `class="q l"`); n > serveMaxNodes {
-		t.Errorf("the page shows %d leaves, more than the %d nodes a request may make", n, serveMaxNodes)
+	// One record of 60000 headers, each an empty key and a null value.
+	rec := []byte{0}
+	rec = wire.AppendVarlong(rec, 0)
+	rec = wire.AppendVarint(rec, 0)
+	rec = wire.AppendVarint(rec, -1)
+	rec = wire.AppendVarint(rec, -1)
+	rec = wire.AppendVarint(rec, 60000)
+	rec = append(rec, bytes.Repeat([]byte{0, 1}, 60000)...)
+	for _, c := range []struct {
+		name, want string
+		batch      []byte
+	}{
+		{"30000 records", "not decoded: the tree holds 16384 nodes, its limit",
+			records.RawBatch{LastOffsetDelta: count - 1, Count: count, Records: recs}.Bytes()},
+		{"60000 headers", "of 60000 (", records.RawBatch{Count: 1, Records: append(wire.AppendVarint(nil, int32(len(rec))), rec...)}.Bytes()},
+	} {
+		form := url.Values{"hex": {hex.EncodeToString(produceV3(c.batch))}}
+		resp, err := srv.Client().PostForm(srv.URL+"/decode", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := string(b)
+		if resp.StatusCode != 200 || strings.Count(body, c.want) != 1 || strings.Count(body, "the tree holds 16384 nodes, its limit") != 1 {
+			t.Errorf("decode of %s: %d, %d node bound problems", c.name, resp.StatusCode, strings.Count(body, "the tree holds 16384 nodes"))
+		}
+		if n := strings.Count(body, `class="q l"`); n > serveMaxNodes {
+			t.Errorf("%s: the page shows %d leaves, more than the %d nodes a request may make", c.name, n, serveMaxNodes)
+		}
 	}
 }
 

@@ -160,7 +160,7 @@ func TestServeDecodeBounded(t *testing.T) {
 	for range cap(serveDecodes) {
 		<-serveDecodes
 	}
-	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "the server is decoding 2 requests, its most at once: try again") {
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "the server is decoding 1 request, its most at once: try again") {
 		t.Errorf("decode with every decode taken: %d", code)
 	}
 }

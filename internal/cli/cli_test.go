@@ -96,6 +96,8 @@ func TestExplainParse(t *testing.T) {
 	}{
 		{[]string{"--color", "never", "nosuch"}, "unknown command nosuch: the commands are show, list"},
 		{[]string{"show", "nosuch"}, "unexpected argument nosuch"},
+		// kong's own words suggest --limit="-5".
+		{[]string{"--limit", "-5", "show"}, "--limit -5: must not be negative"},
 	} {
 		_, perr := k.Parse(c.args)
 		if perr == nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,8 +45,13 @@ func RootVersion(args []string, globals ...string) (bool, error) {
 	return seen, nil
 }
 
+// negativeNumber matches kong's error for a number flag given a negative
+// number, which it reads as a short flag: the flag's name and the number.
+var negativeNumber = regexp.MustCompile(`^--([a-z0-9-]+): expected int value but got "(-[0-9]+)" \(short flag\)`)
+
 // ExplainParse rewrites kong's parse error about args of app where a
-// plainer one is known: a --version with no number after it ("expected int
+// plainer one is known: a number flag given a negative number says that
+// it must not be negative (kong suggests --NAME="-5"); a --version with no number after it ("expected int
 // value but got "EOL"") says that --version needs a version number (and a
 // negative one, which kong reads as a short flag, that versions are not
 // negative), and a
@@ -56,6 +62,11 @@ func ExplainParse(app *kong.Application, args []string, err error) error {
 	names := commands(app)
 	if word, ok := strings.CutPrefix(err.Error(), "unexpected argument "); ok && !slices.ContainsFunc(args, func(a string) bool { return slices.Contains(names, a) }) {
 		return Usagef("unknown command %s: the commands are %s", word, strings.Join(names, ", "))
+	}
+	if m := negativeNumber.FindStringSubmatch(err.Error()); m != nil && m[1] != "version" {
+		// kong reads "-5" as a short flag and suggests --NAME="-5",
+		// which no number flag of kwire takes either.
+		return Usagef("--%s %s: must not be negative", m[1], m[2])
 	}
 	for i, a := range args {
 		if a == "--" || !strings.HasPrefix(err.Error(), "--version: ") {

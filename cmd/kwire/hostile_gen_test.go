@@ -66,6 +66,29 @@ func hostileZstdBatch(t testing.TB, base int64, count, n int) []byte {
 	return records.RawBatch{BaseOffset: base, Attributes: records.Attributes(records.CompressionZstd), LastOffsetDelta: int32(count - 1), Count: int32(count), Records: buf.Bytes()}.Bytes()
 }
 
+// hostileHeaderBomb is a zstd batch of one record of n headers, each an
+// empty key and a null value (two bytes a header).
+func hostileHeaderBomb(t testing.TB, n int) []byte {
+	body := []byte{0}
+	body = wire.AppendVarlong(body, 0)
+	body = wire.AppendVarint(body, 0)
+	body = wire.AppendVarint(body, -1)
+	body = wire.AppendVarint(body, -1)
+	body = wire.AppendVarint(body, int32(n))
+	body = append(body, bytes.Repeat([]byte{0, 1}, n)...)
+	var buf bytes.Buffer
+	w, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(wire.AppendVarint(nil, int32(len(body))))
+	w.Write(body)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return records.RawBatch{Attributes: records.Attributes(records.CompressionZstd), Count: 1, Records: buf.Bytes()}.Bytes()
+}
+
 // hostileXerialBatch is a snappy batch in xerial framing of one record
 // whose value is total bytes, in chunks that each decode to chunk bytes.
 func hostileXerialBatch(t testing.TB, base int64, total, chunk int) []byte {
@@ -212,6 +235,12 @@ func TestGenerateHostileInputs(t *testing.T) {
 	}
 	// One record whose value is 250 MiB (xerial snappy), as a frame.
 	write("snappy250one.frame", produceV3(hostileXerialBatch(t, 0, 250<<20, 32<<10)))
+	// A header bomb (an outside review's): one zstd record of 7.5 million
+	// empty headers (1.4 KB), and of 3.9 million as a frame and a capture.
+	write("headerbomb.log", hostileHeaderBomb(t, 7_500_000))
+	hb := produceV3(hostileHeaderBomb(t, 3_900_000))
+	write("headerbomb.frame", hb)
+	pcap("headerbomb.pcap", hb)
 	// 6: a zstd batch claiming 30M records that its payload holds.
 	many := hostileZstdBatch(t, 0, 30_000_000, -1)
 	write("many.log", many)

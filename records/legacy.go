@@ -126,12 +126,14 @@ func (d *decoder) wrapper(data []byte, off int32, a area, path string, codec int
 	if !ok {
 		return
 	}
+	from := d.size()
 	inner := d.viewArea(area{virtual: true, wireOff: off, path: path + ".decompressed", inWrapper: true}, len(data))
 	if a.virtual {
 		inner.wireOff = a.wireOff
 	}
 	d.b.Open(tree.Node{Off: voff, S: shDecompressed[codec].With(tree.FlagVirtual)})
 	d.entries(out, voff, inner)
+	d.endView(inner, from)
 	// Inner offsets of magic 1 are relative to the wrapper's offset less
 	// the last inner one (tree.OffsetBase reads them from the bytes).
 	d.b.Close(voff + int32(len(out)))

@@ -745,3 +745,57 @@ func TestHeaderBomb(t *testing.T) {
 		}
 	}
 }
+
+// Many small compressed payloads share the bounds of one: 300 zstd
+// batches of 40 bytes, each claiming 20000 empty records (140 KB
+// decompressed), are decoded to 8 Ki and 2 records a byte of all their
+// payloads together, not each (a thousand of them listed 8 million
+// records), whole or in parts; whole, the decompressed bytes of each are
+// appended without copying what the tree holds (35 GB allocated for a
+// thousand; now about twice what they decompress to), and in parts no
+// part holds more than 8 MiB of them (a thousand were one part of 1.3 GB).
+func TestManySmallBombs(t *testing.T) {
+	one := recordBytes(0, rec{})
+	cb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 20000, lastDelta: 19999}.bytes(zstdBytes(bytes.Repeat(one, 20000)))
+	payload := len(cb) - 61
+	var seg []byte
+	for i := range 300 {
+		b := bytes.Clone(cb)
+		binary.BigEndian.PutUint64(b, uint64(i*20000))
+		seg = append(seg, b...)
+	}
+	count := func(t *tree.Tree) int {
+		k := 0
+		for _, b := range records.LogBatches(t) {
+			k += len(b.Records)
+		}
+		return k
+	}
+	allowed := 8<<10 + 2*300*payload
+	var tr *tree.Tree
+	got := allocated(func() { tr = records.Decode(seg, records.Options{}) })
+	t.Logf("300 small bombs, whole: %d records, %d bytes decompressed, %d allocated", count(tr), len(tr.Virtual), got)
+	if n := count(tr); n > allowed || n < allowed-300 {
+		t.Errorf("whole: %d records, want about %d", n, allowed)
+	}
+	if p := problems(tr); !strings.Contains(p, fmt.Sprintf("records not decoded: the 300 compressed payloads of these records so far (%d bytes) hold at most %d records together (8 Ki and 2 a byte; a bomb?)", 300*payload, allowed)) {
+		t.Errorf("whole: problems\n%.2000s", p)
+	}
+	if got > 4*uint64(len(tr.Virtual))+32<<20 {
+		t.Errorf("whole: %d bytes allocated for %d decompressed", got, len(tr.Virtual))
+	}
+	n, most := 0, 0
+	got = allocated(func() {
+		records.DecodeParts(seg, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			n += count(pt)
+			most = max(most, len(pt.Virtual))
+			return nil
+		})
+	})
+	t.Logf("in parts: %d records, at most %d decompressed bytes a part, %d allocated", n, most, got)
+	// (The same records as whole: the node bound of a whole decode's
+	// views meets the records bound at the same record.)
+	if n != count(tr) || most > 8<<20+200<<10 {
+		t.Errorf("parts: %d records, want %d as whole; a part held %d decompressed bytes", n, count(tr), most)
+	}
+}

@@ -463,6 +463,17 @@ type decoder struct {
 	// being decoded (recordsArea starts it), four of which count as a
 	// record toward its records bound (overRecords).
 	viewHeaders int64
+	// viewTried counts the records of that view that were decoded (or
+	// tried): what it takes of the records bound.
+	viewTried int64
+	// The compressed payloads of one decode share the bounds of their
+	// views, so that many small ones are bounded as one large one: the
+	// views with a records bound (recordsArea) number recViews, their
+	// payloads recPayload bytes, and the finished ones took recUsed of
+	// it; those with a node bound (viewArea) nodeViews, nodePayload and
+	// nodeUsed.
+	recViews, recPayload, recUsed    int64
+	nodeViews, nodePayload, nodeUsed int64
 	// crcBudget is what the search for the next entry may still checksum
 	// (bytes; see nextEntry).
 	crcBudget int64
@@ -543,9 +554,12 @@ func DecodeParts(data []byte, o Options, maxNodes int, fn func(t *tree.Tree, con
 var partPool sync.Pool
 
 // full reports whether the tree being built is to be handed over before
-// going on.
+// going on: it holds DecodeParts's nodes, or decompressHold bytes of
+// decompressed payloads (many small payloads whose records are not
+// decoded make few nodes: a thousand count bombs of 41 bytes, each
+// decompressing to 140 KB, were held in one part, 1.3 GB).
 func (d *decoder) full() bool {
-	return d.parts != nil && len(d.b.T.Nodes) >= d.parts.maxNodes
+	return d.parts != nil && (len(d.b.T.Nodes) >= d.parts.maxNodes || len(d.b.T.Virtual) >= decompressHold)
 }
 
 // overNodes reports whether the tree holds Options.MaxNodes nodes, or
@@ -555,6 +569,8 @@ func (d *decoder) overNodes(a area, n int, what string) (string, bool) {
 	switch {
 	case d.o.MaxNodes > 0 && d.size() >= d.o.MaxNodes:
 		return fmt.Sprintf("%s of %s not decoded: the tree holds %d nodes, its limit", wire.Bytes(n), what, d.o.MaxNodes), true
+	case a.maxNodes > 0 && d.size() >= a.maxNodes && d.nodeViews > 1:
+		return fmt.Sprintf("%s of %s not decoded: the %d compressed payloads of these records so far (%s) make at most %d nodes together (64 Ki and %d a byte; a bomb?)", wire.Bytes(n), what, d.nodeViews, wire.Bytes(d.nodePayload), viewNodesBase+viewNodesPerByte*d.nodePayload, viewNodesPerByte), true
 	case a.maxNodes > 0 && d.size() >= a.maxNodes:
 		return fmt.Sprintf("%s of %s not decoded: a compressed payload of %s makes at most %d nodes (64 Ki and %d a byte; a bomb?)", wire.Bytes(n), what, wire.Bytes(a.payload), viewNodesBase+viewNodesPerByte*a.payload, viewNodesPerByte), true
 	}
@@ -681,11 +697,37 @@ const (
 // viewArea sets the node bound of view a of a compressed payload of n
 // bytes (none in DecodeParts, except in a legacy wrapper, whose view is
 // one part).
+//
+// The views of one decode share one bound: viewNodesBase, and
+// viewNodesPerByte times their payloads' bytes together (endView counts
+// what each took).
 func (d *decoder) viewArea(a area, n int) area {
 	if d.parts == nil || a.inWrapper {
-		a.maxNodes, a.payload = d.size()+viewNodesBase+viewNodesPerByte*n, n
+		d.nodeViews++
+		d.nodePayload += int64(n)
+		left := viewNodesBase + viewNodesPerByte*d.nodePayload - d.nodeUsed
+		a.maxNodes, a.payload = d.size()+int(min(max(left, 1), 1<<31-1)), n
 	}
 	return a
+}
+
+// endView counts what view a took of the bounds its decode's views
+// share (viewArea, recordsArea), from, the tree's size when it started.
+//
+// A view of records takes 8 nodes a record of the nodes (a header a
+// quarter), so that the two bounds meet at the same record when records
+// are plain, as in one view; a legacy wrapper's view the nodes it made.
+func (d *decoder) endView(a area, from int) {
+	used := d.viewTried + d.viewHeaders/headersPerRecord
+	switch {
+	case a.maxRecords > 0 && a.maxNodes > 0:
+		d.nodeUsed += used * (viewNodesBase / viewRecordsBase)
+	case a.maxNodes > 0:
+		d.nodeUsed += int64(d.size() - from)
+	}
+	if a.maxRecords > 0 && d.o.MaxRecords <= 0 {
+		d.recUsed += used
+	}
 }
 
 // Bounds of the records of one decompressed view, unless
@@ -704,10 +746,17 @@ const (
 // n bytes (Options.MaxRecords, or what n allows). A whole decode's view of
 // plain records reaches it where it reaches its node bound (viewArea),
 // and reports it the same as DecodeParts does.
+//
+// Without Options.MaxRecords, the views of one decode share one bound:
+// viewRecordsBase, and viewRecordsPerByte times their payloads' bytes
+// together (endView counts what each took).
 func (d *decoder) recordsArea(a area, n int) area {
 	a.payload = n
-	d.viewHeaders = 0
-	a.maxRecords = int32(min(viewRecordsBase+viewRecordsPerByte*int64(n), 1<<31-1))
+	d.viewHeaders, d.viewTried = 0, 0
+	d.recViews++
+	d.recPayload += int64(n)
+	left := viewRecordsBase + viewRecordsPerByte*d.recPayload - d.recUsed
+	a.maxRecords = int32(min(max(left, 1), 1<<31-1))
 	if d.o.MaxRecords > 0 {
 		a.maxRecords = int32(min(d.o.MaxRecords, 1<<31-1))
 	}
@@ -731,9 +780,12 @@ const headersPerRecord = 4
 // past it; headers says that headers count toward it.
 func (d *decoder) recordsBound(a area, headers bool) string {
 	var s string
-	if d.o.MaxRecords > 0 {
+	switch {
+	case d.o.MaxRecords > 0:
 		s = fmt.Sprintf("the compressed payload holds more than %d records, the records limit", a.maxRecords)
-	} else {
+	case d.recViews > 1:
+		s = fmt.Sprintf("the %d compressed payloads of these records so far (%s) hold at most %d records together (8 Ki and %d a byte; a bomb?)", d.recViews, wire.Bytes(d.recPayload), viewRecordsBase+viewRecordsPerByte*d.recPayload, viewRecordsPerByte)
+	default:
 		s = fmt.Sprintf("a compressed payload of %s holds at most %d records (8 Ki and %d a byte; a bomb?)", wire.Bytes(a.payload), a.maxRecords, viewRecordsPerByte)
 	}
 	if headers {
@@ -1151,9 +1203,11 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 		d.b.Open(tree.Node{Off: voff, S: shDecompressed[codec].With(tree.FlagVirtual)})
 		n := d.streamRecords(st, inner, count, info)
 		d.b.Close(int32(len(d.b.T.Virtual)))
+		d.endView(inner, 0)
 		return n
 	}
 	d.b.Leaf(tree.Node{Off: boff, Size: int32(len(body)), S: shCompressed.With(a.flags())})
+	from := d.size()
 	inner := d.recordsArea(d.viewArea(area{virtual: true, wireOff: boff, path: path + ".decompressed"}, len(body)), len(body))
 	if a.virtual {
 		inner.wireOff = a.wireOff
@@ -1163,6 +1217,7 @@ func (d *decoder) compressedV2(body []byte, boff int32, a area, path string, cod
 	// The view ends where the Virtual bytes do (those of this part, when
 	// DecodeParts split the records).
 	d.b.Close(int32(len(d.b.T.Virtual)))
+	d.endView(inner, from)
 	return n
 }
 
@@ -1296,6 +1351,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 			d.problem(a, i, base+int32(pos), recordPath(path, n), msg)
 			return count
 		}
+		d.viewTried++
 		if info.plain && d.parts == nil && d.arena.est == 0 && d.size() < limit {
 			// A plain record, the usual case, without the general path's
 			// checks: the arena is sized, and no part is handed over.

@@ -84,6 +84,7 @@ func (d *decoder) streamRecords(st *payloadStream, a area, count int32, info bat
 			rest(refUndecoded, recordPath(path, n), msg)
 			return count
 		}
+		d.viewTried++
 		if !fill(5) {
 			return count
 		}

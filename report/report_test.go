@@ -283,3 +283,26 @@ func TestStart(t *testing.T) {
 		}
 	}
 }
+
+// compactWriter writes what json.Compact makes of the same text, however
+// the text is cut into writes: strings with escaped quotes, backslashes
+// and spaces keep them.
+func TestCompactWriter(t *testing.T) {
+	text := "{\n  \"a b\": [\n    1,\n    \"x \\\" y\\\\\",\n    {\"c\":\t\"\\\\\\\" \\n\"}\r\n  ],\n  \"d\": null\n}\n"
+	var want bytes.Buffer
+	if err := json.Compact(&want, []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	for cut := 1; cut <= len(text); cut++ {
+		var got bytes.Buffer
+		c := &compactWriter{w: &got}
+		for p := text; len(p) > 0; {
+			k := min(cut, len(p))
+			c.Write([]byte(p[:k]))
+			p = p[k:]
+		}
+		if got.String() != want.String() {
+			t.Fatalf("writes of %d bytes: %q, want %q", cut, got.String(), want.String())
+		}
+	}
+}

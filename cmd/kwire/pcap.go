@@ -303,7 +303,10 @@ func (r *pcapRun) writeJSON(v any) {
 		}
 		return
 	}
-	r.write(string(b) + "\n")
+	if r.err == nil {
+		r.w.Write(b) // a write error sticks to r.w: the next one returns it
+		r.write("\n")
+	}
 }
 
 func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {

@@ -153,8 +153,14 @@ func WriteProxyEvent(w io.Writer, e proxy.Event, o EventOptions) error {
 			if !o.JSON {
 				return WriteExchange(w, name, x, o.Trees, o.Render)
 			}
-			fo := FrameOptions{Set: o.Set, JSON: o.Trees, Page: o.Trees, Render: o.Render}
-			v = NewExchange(x, e.Conn, e.Client, e.Upstream, func(f *flow.Frame) *Frame { return NewFrame(f, fo) })
+			fo := FrameOptions{Set: o.Set, JSON: o.Trees, Page: o.Trees, Render: o.Render, Deferred: true}
+			var frames []*Frame
+			v = NewExchange(x, e.Conn, e.Client, e.Upstream, func(f *flow.Frame) *Frame {
+				j := NewFrame(f, fo)
+				frames = append(frames, j)
+				return j
+			})
+			return WriteLine(w, v, frames...)
 		case *flow.Problem:
 			if !o.JSON {
 				_, err := fmt.Fprintf(w, "%s\n", ProblemLine(name, x))

@@ -248,7 +248,16 @@ type Frame struct {
 	// Tree is its page JSON (render.WriteJSONWith) on one line, with
 	// FrameOptions.Page and a tree.
 	Tree json.RawMessage `json:"tree,omitempty"`
+
+	// page is the page of Tree to write when WriteLine writes the line
+	// (FrameOptions.Deferred), with its options.
+	page   *render.Page
+	render render.Options
 }
+
+// treeMark stands for a deferred Tree (FrameOptions.Deferred) in a line
+// until WriteLine writes the page there: a string no page JSON is.
+const treeMark = `"\u0000kwire-page"`
 
 // FrameOptions choose what NewFrame adds to a frame decoded with its tree
 // kept (flow.Options.KeepTrees).
@@ -263,6 +272,10 @@ type FrameOptions struct {
 	// bytes shown as Render chooses.
 	Page   bool
 	Render render.Options
+	// Deferred leaves the page JSON to WriteLine, which writes it into
+	// the line as it is made, not held: a frame's page JSON is hundreds
+	// of times its size.
+	Deferred bool
 }
 
 // NewFrame describes f for a JSON line; nil for nil. A part that cannot be
@@ -284,7 +297,11 @@ func NewFrame(f *flow.Frame, o FrameOptions) *Frame {
 			j.Body, j.Header = body, header
 		}
 	}
-	if o.Page {
+	if o.Page && o.Deferred {
+		j.Tree = json.RawMessage(treeMark)
+		j.page = &render.Page{Set: o.Set, Sides: []render.Side{{Label: "Frame", Tree: f.Tree, Err: f.Err}}}
+		j.render = o.Render
+	} else if o.Page {
 		side := render.Side{Label: "Frame", Tree: f.Tree, Err: f.Err}
 		var compact bytes.Buffer
 		// Compacted as it is written: the indented page was held whole
@@ -455,11 +472,46 @@ func NewProblem(p *flow.Problem, conn uint64, client, server string) *Problem {
 	return j
 }
 
+// WriteLine writes v as one JSON line to w, the deferred pages of frames
+// (FrameOptions.Deferred; those of v, in the order v's JSON has them)
+// written in place as they are made. The error is json.Marshal's or w's.
+func WriteLine(w io.Writer, v any, frames ...*Frame) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	for _, f := range frames {
+		if f == nil || f.page == nil {
+			continue
+		}
+		i := bytes.Index(b, []byte(treeMark))
+		if i < 0 {
+			break
+		}
+		if _, err := w.Write(b[:i]); err != nil {
+			return err
+		}
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := render.WriteJSONWith(&compactWriter{w: bw}, f.page, f.render, nil); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		b = b[i+len(treeMark):]
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n")
+	return err
+}
+
 // compactWriter writes the JSON text written to it to w without the
 // whitespace between its tokens (json.Compact's output, as the text
 // streams by): render.WriteJSONWith's indentation.
 type compactWriter struct {
-	w *bytes.Buffer
+	w interface{ WriteByte(byte) error }
 	// inString and escaped say where the last byte written left the
 	// text: inside a string, after its backslash.
 	inString, escaped bool

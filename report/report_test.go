@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -191,6 +192,44 @@ func TestExchangeJSON(t *testing.T) {
 		`"request":{"time":"2026-01-02T03:04:05.0001Z","stream_offset":40,"size":12,"error":"cut"},"response":null,"no_response":true,"no_response_expected":false,"latency_ns":null,"errors":[]}`
 	if string(b) != want {
 		t.Errorf("exchange JSON\n%s\nwant\n%s", b, want)
+	}
+}
+
+// WriteLine writes the deferred pages of an exchange's frames where its
+// line has them, as the pages NewFrame holds (the same JSON, compact),
+// each in its place; a frame without a page is written as it is.
+func TestWriteLineDeferred(t *testing.T) {
+	set, rq, rs := voteFrames(t)
+	x := &flow.Exchange{APIKey: 52, API: "Vote", Version: 2, CorrelationID: 7, Request: rq, Response: rs}
+	line := func(deferred bool) string {
+		var frames []*Frame
+		v := NewExchange(x, 3, "c", "s", func(f *flow.Frame) *Frame {
+			j := NewFrame(f, FrameOptions{Set: set, JSON: true, Page: true, Deferred: deferred})
+			frames = append(frames, j)
+			return j
+		})
+		var b bytes.Buffer
+		if err := WriteLine(&b, v, frames...); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	held, streamed := line(false), line(true)
+	var a, b map[string]any
+	if err := json.Unmarshal([]byte(held), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(streamed), &b); err != nil {
+		t.Fatalf("deferred line: %v\n%.300s", err, streamed)
+	}
+	if !strings.HasSuffix(streamed, "}\n") || strings.Count(streamed, "\n") != 1 || strings.Contains(streamed, "kwire-page") ||
+		!reflect.DeepEqual(a, b) || !strings.Contains(streamed, `"PreVote"`) || !strings.Contains(streamed, `"VoteResponse"`) {
+		t.Errorf("deferred line\n%.400s\nheld\n%.400s", streamed, held)
+	}
+	if err := WriteLine(failWriter{}, NewExchange(x, 3, "c", "s", func(f *flow.Frame) *Frame {
+		return NewFrame(f, FrameOptions{Set: set, Page: true, Deferred: true})
+	})); err == nil {
+		t.Error("WriteLine to a failing writer: no error")
 	}
 }
 

@@ -317,9 +317,15 @@ func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
 		return
 	}
 	if r.c.Format == "json" {
-		r.writeJSON(report.NewExchange(x, uint64(c.ID), c.Client.String(), c.Server.String(), func(f *flow.Frame) *report.Frame {
-			return report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree, Page: r.c.Tree, Render: r.a.renderOptions()})
-		}))
+		var frames []*report.Frame
+		v := report.NewExchange(x, uint64(c.ID), c.Client.String(), c.Server.String(), func(f *flow.Frame) *report.Frame {
+			j := report.NewFrame(f, report.FrameOptions{Set: r.set, JSON: r.c.Tree, Page: r.c.Tree, Render: r.a.renderOptions(), Deferred: true})
+			frames = append(frames, j)
+			return j
+		})
+		if err := report.WriteLine(r.w, v, frames...); err != nil && r.err == nil {
+			r.err = err
+		}
 		return
 	}
 	if err := report.WriteExchange(r.w, pcapConnName(c), x, r.c.Tree, r.a.renderOptions()); err != nil && r.err == nil {

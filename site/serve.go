@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -27,6 +28,9 @@ type DecodeQuery struct {
 	Version *int16
 	// Response says the bytes are a framed response.
 	Response bool
+	// Context is the request's: what a handler wrapping the site's put
+	// in it reaches its DecodeFunc.
+	Context context.Context
 }
 
 // DecodeFunc decodes the bytes of a query against set as `kwire decode`
@@ -201,7 +205,7 @@ func (s *Site) serveDecode(w http.ResponseWriter, r *http.Request, decode Decode
 	)
 	status := http.StatusOK
 	if strings.TrimSpace(f.Hex) != "" && rel != nil {
-		q := DecodeQuery{Hex: f.Hex, API: f.API, Response: f.Response}
+		q := DecodeQuery{Hex: f.Hex, API: f.API, Response: f.Response, Context: r.Context()}
 		if f.Version != "" {
 			v, perr := strconv.ParseInt(f.Version, 10, 16)
 			if perr != nil {

@@ -80,9 +80,35 @@ func newServer(h http.Handler) *http.Server {
 
 // siteHandler is the handler of kwire serve: the site of sets (the files
 // of dir, opened by site.Dir, when dir is not nil) and its decode page.
+//
+// A request to the decode page holds one of serveDecodes from before its
+// decode to after its page is written (the page is the larger part of
+// its memory: rendered outside the hold, eight at once took the server
+// 146 MiB over its baseline); one that finds none free within serveWait
+// is answered that the server is busy.
 func siteHandler(sets []*spec.Set, dir fs.FS) http.Handler {
-	return site.New(sets...).Handler(dir, serveDecode)
+	h := site.New(sets...).Handler(dir, serveDecode)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/decode" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		wait := time.NewTimer(serveWait)
+		defer wait.Stop()
+		select {
+		case serveDecodes <- struct{}{}:
+			defer func() { <-serveDecodes }()
+			r = r.WithContext(context.WithValue(r.Context(), decodeHold{}, true))
+		case <-wait.C:
+			r = r.WithContext(context.WithValue(r.Context(), decodeHold{}, false))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
+
+// decodeHold is the key of what siteHandler says of a request to the
+// decode page: true, it holds one of serveDecodes; false, it found none.
+type decodeHold struct{}
 
 // Bounds of one request to the decode page, whose hex site.MaxDecodeHex
 // bounds: what its compressed records may decompress to together
@@ -114,18 +140,29 @@ var serveWait = 10 * time.Second
 
 // serveDecode decodes the decode page's hex as `kwire decode` does, within
 // the bounds of one request (serveMaxDecompressed, serveMaxNodes), at most
-// cap(serveDecodes) at once.
+// cap(serveDecodes) at once (held by siteHandler for the whole request, or
+// here for the decode when it was not called through it).
 func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 	b, err := hexdump.Parse([]byte(q.Hex))
 	if err != nil {
 		return nil, fmt.Errorf("hex: %v", err)
 	}
-	wait := time.NewTimer(serveWait)
-	defer wait.Stop()
-	select {
-	case serveDecodes <- struct{}{}:
-		defer func() { <-serveDecodes }()
-	case <-wait.C:
+	var held, said bool
+	if q.Context != nil {
+		held, said = q.Context.Value(decodeHold{}).(bool)
+	}
+	if !said {
+		// Not through siteHandler: it holds one itself.
+		wait := time.NewTimer(serveWait)
+		defer wait.Stop()
+		select {
+		case serveDecodes <- struct{}{}:
+			defer func() { <-serveDecodes }()
+			held = true
+		case <-wait.C:
+		}
+	}
+	if !held {
 		return nil, fmt.Errorf("the server is decoding %d %s, its most at once: try again", cap(serveDecodes), plural(cap(serveDecodes), "request", "requests"))
 	}
 	pages, err := render.Decode(set, render.Claim{API: q.API, Version: q.Version, Response: q.Response, MaxDecompressed: serveMaxDecompressed, MaxNodes: serveMaxNodes}, b)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
 )
@@ -26,9 +27,9 @@ func FuzzRecords(f *testing.F) {
 	f.Add(legacyWrapper(5, 0, 3, legacyMessage(5, 0, 0, nil, []byte("inner")), func(p []byte) []byte { return legacyLZ4Checksum(lz4Bytes(p)) }))
 	// Header bombs (issue 29's review): past the view's records bound,
 	// past a record's 64 Ki headers; 300 headers, past the fast path's.
-	f.Add(batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(zstdBytes(headerBomb(100000))))
-	f.Add(batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(headerBomb(70000)))
-	f.Add(batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(headerBomb(300)))
+	f.Add(batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(zstdBytes(testseg.HeaderBombRecord(100000))))
+	f.Add(batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(testseg.HeaderBombRecord(70000)))
+	f.Add(batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(testseg.HeaderBombRecord(300)))
 	o := specOptions(f, true)
 	o.MaxDecompressed = 1 << 20
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -16,7 +16,6 @@ import (
 	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
-	"github.com/kwire/kwire/wire"
 )
 
 // allocated is what fn allocates on the heap, in bytes (all of it, freed
@@ -665,19 +664,6 @@ func TestRawSnappyOverLimit(t *testing.T) {
 	}
 }
 
-// headerBomb is the records of one record with n headers, each an empty
-// key and a null value (two bytes a header).
-func headerBomb(n int) []byte {
-	body := []byte{0}
-	body = wire.AppendVarlong(body, 0)
-	body = wire.AppendVarint(body, 0)
-	body = wire.AppendVarint(body, -1)
-	body = wire.AppendVarint(body, -1)
-	body = wire.AppendVarint(body, int32(n))
-	body = append(body, bytes.Repeat([]byte{0, 1}, n)...)
-	return append(wire.AppendVarint(nil, int32(len(body))), body...)
-}
-
 // Headers count toward the records bound of a compressed view, four as
 // one record, and a record has at most 64 Ki headers decoded: a zstd
 // batch of a few hundred bytes holding one record of 3.9 million empty
@@ -687,7 +673,7 @@ func headerBomb(n int) []byte {
 // payload is held); uncompressed, a record of
 // 100000 headers has 65536 decoded, and the record after it is decoded.
 func TestHeaderBomb(t *testing.T) {
-	payload := zstdBytes(headerBomb(3_900_000))
+	payload := zstdBytes(testseg.HeaderBombRecord(3_900_000))
 	b := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(payload)
 	max := 8<<10 + 2*len(payload)
 	want := fmt.Sprintf("records[0].decompressed.Record[0].headerKey[%d] at 0x003d (decompressed v0x%04x): headers %d to 3899999 of 3900000 (%d bytes) not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?), 4 headers counting as one",
@@ -725,7 +711,7 @@ func TestHeaderBomb(t *testing.T) {
 		t.Errorf("3.9M headers, in parts: %d bytes allocated", got)
 	}
 	// Uncompressed: the record's own bound, then the next record.
-	recs := append(headerBomb(100000), recordBytes(1, rec{value: []byte("after")})...)
+	recs := append(testseg.HeaderBombRecord(100000), recordBytes(1, rec{value: []byte("after")})...)
 	u := batch{producerID: -1, epoch: -1, seq: -1, count: 2, lastDelta: 1}.bytes(recs)
 	utr := records.Decode(u, records.Options{})
 	wantProblems(t, utr, fmt.Sprintf("records[0].Record[0].headerKey[65536] at 0x%04x: headers 65536 to 99999 of 100000 (68928 bytes) not decoded: a record has at most 65536 headers decoded (a bomb?)", 61+11+2*65536))

@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kwire/kwire/capture/capturetest"
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/wire"
 )
@@ -69,20 +70,12 @@ func hostileZstdBatch(t testing.TB, base int64, count, n int) []byte {
 // hostileHeaderBomb is a zstd batch of one record of n headers, each an
 // empty key and a null value (two bytes a header).
 func hostileHeaderBomb(t testing.TB, n int) []byte {
-	body := []byte{0}
-	body = wire.AppendVarlong(body, 0)
-	body = wire.AppendVarint(body, 0)
-	body = wire.AppendVarint(body, -1)
-	body = wire.AppendVarint(body, -1)
-	body = wire.AppendVarint(body, int32(n))
-	body = append(body, bytes.Repeat([]byte{0, 1}, n)...)
 	var buf bytes.Buffer
 	w, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(wire.AppendVarint(nil, int32(len(body))))
-	w.Write(body)
+	w.Write(testseg.HeaderBombRecord(n))
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -14,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/site"
 	"github.com/kwire/kwire/spec"
-	"github.com/kwire/kwire/wire"
 )
 
 func TestServeDecodesPastedHex(t *testing.T) {
@@ -183,20 +182,14 @@ func TestServeDecodeNodeBound(t *testing.T) {
 		recs = hostileRecord(recs, i, -1)
 	}
 	// One record of 60000 headers, each an empty key and a null value.
-	rec := []byte{0}
-	rec = wire.AppendVarlong(rec, 0)
-	rec = wire.AppendVarint(rec, 0)
-	rec = wire.AppendVarint(rec, -1)
-	rec = wire.AppendVarint(rec, -1)
-	rec = wire.AppendVarint(rec, 60000)
-	rec = append(rec, bytes.Repeat([]byte{0, 1}, 60000)...)
+	rec := testseg.HeaderBombRecord(60000)
 	for _, c := range []struct {
 		name, want string
 		batch      []byte
 	}{
 		{"30000 records", "not decoded: the tree holds 16384 nodes, its limit",
 			records.RawBatch{LastOffsetDelta: count - 1, Count: count, Records: recs}.Bytes()},
-		{"60000 headers", "of 60000 (", records.RawBatch{Count: 1, Records: append(wire.AppendVarint(nil, int32(len(rec))), rec...)}.Bytes()},
+		{"60000 headers", "of 60000 (", records.RawBatch{Count: 1, Records: rec}.Bytes()},
 	} {
 		form := url.Values{"hex": {hex.EncodeToString(produceV3(c.batch))}}
 		resp, err := srv.Client().PostForm(srv.URL+"/decode", form)

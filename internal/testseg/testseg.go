@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/wire"
 )
 
 // FatGzipBatch is a gzip RecordBatch v2 at base (baseTimestamp 1000) whose
@@ -106,4 +107,18 @@ func ZstdSegment(n, perBatch int) []byte {
 		seg = append(seg, rb.Bytes()...)
 	}
 	return seg
+}
+
+// HeaderBombRecord is one v2 record (its length first) of n headers, each
+// an empty key and a null value, two bytes a header: no key, a null
+// value, offset and timestamp deltas 0.
+func HeaderBombRecord(n int) []byte {
+	body := []byte{0}
+	body = wire.AppendVarlong(body, 0)
+	body = wire.AppendVarint(body, 0)
+	body = wire.AppendVarint(body, -1)
+	body = wire.AppendVarint(body, -1)
+	body = wire.AppendVarint(body, int32(n))
+	body = append(body, bytes.Repeat([]byte{0, 1}, n)...)
+	return append(wire.AppendVarint(nil, int32(len(body))), body...)
 }

@@ -140,28 +140,15 @@ var serveWait = 10 * time.Second
 
 // serveDecode decodes the decode page's hex as `kwire decode` does, within
 // the bounds of one request (serveMaxDecompressed, serveMaxNodes), at most
-// cap(serveDecodes) at once (held by siteHandler for the whole request, or
-// here for the decode when it was not called through it).
+// cap(serveDecodes) at once (held by siteHandler for the whole request).
 func serveDecode(set *spec.Set, q site.DecodeQuery) (*render.Page, error) {
 	b, err := hexdump.Parse([]byte(q.Hex))
 	if err != nil {
 		return nil, fmt.Errorf("hex: %v", err)
 	}
-	var held, said bool
-	if q.Context != nil {
-		held, said = q.Context.Value(decodeHold{}).(bool)
-	}
-	if !said {
-		// Not through siteHandler: it holds one itself.
-		wait := time.NewTimer(serveWait)
-		defer wait.Stop()
-		select {
-		case serveDecodes <- struct{}{}:
-			defer func() { <-serveDecodes }()
-			held = true
-		case <-wait.C:
-		}
-	}
+	// siteHandler, the only way here, says whether the request holds
+	// its turn.
+	held := q.Context != nil && q.Context.Value(decodeHold{}) == true
 	if !held {
 		return nil, fmt.Errorf("the server is decoding %d %s, its most at once: try again", cap(serveDecodes), plural(cap(serveDecodes), "request", "requests"))
 	}

@@ -136,5 +136,7 @@ func (d *decoder) wrapper(data []byte, off int32, a area, path string, codec int
 	d.endView(inner, from)
 	// Inner offsets of magic 1 are relative to the wrapper's offset less
 	// the last inner one (tree.OffsetBase reads them from the bytes).
-	d.b.Close(voff + int32(len(out)))
+	// (Its bytes end where the Virtual bytes do when a bound kept only
+	// the first of them: boundRest.)
+	d.b.Close(min(voff+int32(len(out)), int32(len(d.b.T.Virtual))))
 }

@@ -277,8 +277,8 @@ func TestViewNodes(t *testing.T) {
 	got, probs := parts(records.Options{})
 	// (A part's decompressed offsets count from its own Virtual.)
 	probs = regexp.MustCompile(`decompressed v0x[0-9a-f]+`).ReplaceAllString(probs, "decompressed v…")
-	if want := fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v…): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?)\n",
-		k, (n-k)*len(one), len(payload), k); got != k || probs != want {
+	if want := fmt.Sprintf("records[0].decompressed.Record[%d] at 0x003d (decompressed v…): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?) (the first 4096 bytes shown; the other %d bytes, decompressed, not held)\n",
+		k, (n-k)*len(one), len(payload), k, (n-k)*len(one)-4096); got != k || probs != want {
 		t.Errorf("parts: %d records, problems\n%s\nwant %d,\n%s", got, probs, k, want)
 	}
 	got, probs = parts(records.Options{MaxRecords: int64(n)})
@@ -287,7 +287,7 @@ func TestViewNodes(t *testing.T) {
 	}
 	got, probs = parts(records.Options{MaxRecords: 10})
 	probs = regexp.MustCompile(`decompressed v0x[0-9a-f]+`).ReplaceAllString(probs, "decompressed v…")
-	if want := fmt.Sprintf("records[0].decompressed.Record[10] at 0x003d (decompressed v…): %d bytes of records not decoded: the compressed payload holds more than 10 records, the records limit\n", (n-10)*len(one)); got != 10 || probs != want {
+	if want := fmt.Sprintf("records[0].decompressed.Record[10] at 0x003d (decompressed v…): %d bytes of records not decoded: the compressed payload holds more than 10 records, the records limit (the first 4096 bytes shown; the other %d bytes, decompressed, not held)\n", (n-10)*len(one), (n-10)*len(one)-4096); got != 10 || probs != want {
 		t.Errorf("parts, MaxRecords 10: %d records, problems\n%s\nwant\n%s", got, probs, want)
 	}
 }
@@ -516,7 +516,7 @@ func TestRawSnappyBudget(t *testing.T) {
 	}
 	size := int64(len(recordsBytes(rs)))
 	seg := dataBatch(0, 2, rs, func(p []byte) []byte { return snappy.Encode(nil, p) })
-	want := "records[0].records at 0x003d: snappy payload: the decompression budget of the input (4194304 bytes) has 4194304 bytes left: not decompressed"
+	want := "records[0].records at 0x003d: snappy payload decompresses to more than 4194304 bytes, the decompression budget of the input: not decompressed"
 	b := records.NewBudget(4 << 20)
 	var tr *tree.Tree
 	records.ForgetVirtualHint()
@@ -678,6 +678,8 @@ func TestHeaderBomb(t *testing.T) {
 	max := 8<<10 + 2*len(payload)
 	want := fmt.Sprintf("records[0].decompressed.Record[0].headerKey[%d] at 0x003d (decompressed v0x%04x): headers %d to 3899999 of 3900000 (%d bytes) not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?), 4 headers counting as one",
 		4*max, 13+2*4*max, 4*max, 2*(3_900_000-4*max), len(payload), max)
+	// Only the first 4 KiB of the headers not decoded are held.
+	want += fmt.Sprintf(" (the first 4096 bytes shown; the other %d bytes, decompressed, not held)", 2*(3_900_000-4*max)-4096)
 	var tr *tree.Tree
 	got := allocated(func() { tr = records.Decode(b, records.Options{}) })
 	t.Logf("3.9M headers, whole: %d bytes allocated", got)
@@ -687,6 +689,9 @@ func TestHeaderBomb(t *testing.T) {
 	}
 	if got > 48<<20 {
 		t.Errorf("3.9M headers, whole: %d bytes allocated", got)
+	}
+	if held := 13 + 2*4*max + 4096; len(tr.Virtual) != held {
+		t.Errorf("whole: %d decompressed bytes held, want %d", len(tr.Virtual), held)
 	}
 	var probs []string
 	headers := 0
@@ -769,6 +774,11 @@ func TestManySmallBombs(t *testing.T) {
 	}
 	if got > 4*uint64(len(tr.Virtual))+32<<20 {
 		t.Errorf("whole: %d bytes allocated for %d decompressed", got, len(tr.Virtual))
+	}
+	// Of each payload, the records decoded and the first 4 KiB of the
+	// rest are held (not 300 x 160 KB).
+	if held := count(tr)*len(one) + 300*4096; len(tr.Virtual) > held {
+		t.Errorf("whole: %d decompressed bytes held, want at most %d", len(tr.Virtual), held)
 	}
 	n, most := 0, 0
 	got = allocated(func() {

@@ -28,6 +28,14 @@ const DefaultMaxDecompressedTotal = 1 << 30
 // Virtual; DecodeParts streams them and needs no such bound.
 const DefaultMaxView = 32 << 20
 
+// DefaultMaxNodes is the bound on the nodes of one frame's records that
+// commands showing a frame's tree whole (kwire decode, pcap) hold by
+// default (Options.MaxNodes): 512 Ki nodes, 8 MiB (tree.NodeSize each),
+// about 64 Ki plain records. Without it an uncompressed 8 MiB batch of
+// record headers of two bytes each made 8 million nodes (128 MiB), and
+// a legacy wrapper of 61 KB a million.
+const DefaultMaxNodes = 1 << 19
+
 // DefaultMaxRecordBytes is the default Options.MaxRecordBytes: 16 MiB,
 // sixteen times the largest record Kafka's brokers accept by default
 // (message.max.bytes, about 1 MiB).
@@ -472,7 +480,10 @@ type decoder struct {
 	// payloads recPayload bytes, and the finished ones took recUsed of
 	// it; those with a node bound (viewArea) nodeViews, nodePayload and
 	// nodeUsed.
-	recViews, recPayload, recUsed    int64
+	recViews, recPayload, recUsed int64
+	// cut is set when boundRest kept only the first bytes of the rest of
+	// a view: a record being decoded ends where they do.
+	cut                              bool
 	nodeViews, nodePayload, nodeUsed int64
 	// crcBudget is what the search for the next entry may still checksum
 	// (bytes; see nextEntry).
@@ -829,6 +840,37 @@ func (d *decoder) raw(a area, ref int32, off int32, n int) int32 {
 	return d.b.Leaf(tree.Node{Off: off, Size: int32(n), S: rawShape(ref).With(a.flags())})
 }
 
+// boundHeld is the most bytes of the rest of a decompressed view that are
+// held once a bound (records, nodes) stops its decoding: the rest is
+// reported whole, its first boundHeld bytes shown. A thousand small
+// count bombs of 100 bytes each otherwise held 32 MiB of decompressed
+// bytes, of which 1.6 MB were decoded.
+const boundHeld = 4 << 10
+
+// boundFree is how much room past the bytes kept by boundRest makes it
+// copy them to an array of their size, so that the room is freed.
+const boundFree = 8 << 20
+
+// boundRest appends the Raw leaf of the n bytes at off of area a that a
+// bound left undecoded, with the problem msg at path. When they end a
+// decompressed view's bytes (the tree's Virtual), only the first boundHeld
+// of them are kept: the leaf holds those, and the view ends after them.
+func (d *decoder) boundRest(a area, off int32, n int, path, msg string) {
+	if a.virtual && n > boundHeld && int(off)+n == len(d.b.T.Virtual) {
+		msg += fmt.Sprintf(" (the first %s shown; the other %s, decompressed, not held)", wire.Bytes(boundHeld), wire.Bytes(n-boundHeld))
+		n = boundHeld
+		v := d.b.T.Virtual[:int(off)+n]
+		if cap(v)-len(v) > boundFree {
+			// A view of many MiB, most of it not held: its array goes.
+			v = append(make([]byte, 0, len(v)+len(v)/4), v...)
+		}
+		d.b.T.Virtual = v
+		d.cut = true
+	}
+	i := d.raw(a, refUndecoded, off, n)
+	d.problem(a, i, off, path, msg)
+}
+
 // index is path with index step [i] after it.
 func index(path string, i int) string { return string(tree.AppendStep([]byte(path), tree.Index(i))) }
 
@@ -843,8 +885,7 @@ func (d *decoder) entries(data []byte, base int32, a area) {
 		off := base + int32(pos)
 		path := index(a.path, k)
 		if msg, over := d.overNodes(a, len(rest), "entries"); over {
-			i := d.raw(a, refUndecoded, off, len(rest))
-			d.problem(a, i, off, path, msg)
+			d.boundRest(a, off, len(rest), path, msg)
 			return
 		}
 		total := EntrySize(rest)
@@ -1302,6 +1343,8 @@ func (d *decoder) decompressOrStream(a area, codec int, payload []byte, magic in
 			fail(fmt.Sprintf("snappy payload in one raw block (not xerial-framed) decompresses to more than %s, what one block may take to be decoded whole (the record bytes limit, when more): not decompressed", wire.Bytes(limit)))
 		} else if held {
 			fail(fmt.Sprintf("%s payload of a legacy wrapper decompresses to more than %d bytes, what its messages may take when they are read in parts: not followed", Compression(codec).String(), limit))
+		} else if limit < min(d.o.MaxDecompressed, d.room) && limit == d.o.Budget.Limit() {
+			fail(fmt.Sprintf("%s payload decompresses to more than %d bytes, the decompression budget of the input: not decompressed", Compression(codec).String(), limit))
 		} else if limit < min(d.o.MaxDecompressed, d.room) {
 			fail(fmt.Sprintf("%s payload: the decompression budget of the input (%d bytes) has %d bytes left: not decompressed", Compression(codec).String(), d.o.Budget.Limit(), limit))
 		} else if limit < d.o.MaxDecompressed {
@@ -1347,8 +1390,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 	fl := a.flags()
 	for ; n < count && pos < len(body); n++ {
 		if msg := d.overRecords(a, n, int64(len(body)-pos)); msg != "" {
-			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
-			d.problem(a, i, base+int32(pos), recordPath(path, n), msg)
+			d.boundRest(a, base+int32(pos), len(body)-pos, recordPath(path, n), msg)
 			return count
 		}
 		d.viewTried++
@@ -1364,8 +1406,7 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 			}
 		}
 		if msg, over := d.overNodes(a, len(body)-pos, "records"); over {
-			i := d.raw(a, refUndecoded, base+int32(pos), len(body)-pos)
-			d.problem(a, i, base+int32(pos), recordPath(path, n), msg)
+			d.boundRest(a, base+int32(pos), len(body)-pos, recordPath(path, n), msg)
 			return count
 		}
 		made := len(d.b.T.Nodes)
@@ -1465,6 +1506,14 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	} else if rd.sub.Off != end {
 		i := d.raw(a, refRecordExtra, base+int32(rd.sub.Off), end-rd.sub.Off)
 		d.problem(a, i, base+int32(rd.sub.Off), recordPath(path, k), fmt.Sprintf("the record's length says %s, its fields use %d", wire.Bytes(length), rd.sub.Off-(end-int(length))))
+	}
+	if d.cut {
+		// A bound stopped the record's headers and kept only the first
+		// bytes of the rest, the view's last (boundRest): the record
+		// ends where they do.
+		d.cut = false
+		b.Close(min(base+int32(end), int32(len(d.b.T.Virtual))))
+		return end, true, rd.failed
 	}
 	b.Close(base + int32(end))
 	return end, true, rd.failed
@@ -1725,8 +1774,7 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	for h := int32(0); h < hc; h++ {
 		if int64(h) >= limit {
 			at := rd.sub.Off
-			i := d.raw(rd.a, refUndecoded, rd.base+int32(at), rd.sub.Remaining())
-			d.problem(rd.a, i, rd.base+int32(at), rd.rpath()+"."+fieldName(refHeaderKey, "headerKey", h), fmt.Sprintf("headers %d to %d of %d (%s) not decoded: %s", h, hc-1, hc, wire.Bytes(rd.sub.Remaining()), why))
+			d.boundRest(rd.a, rd.base+int32(at), rd.sub.Remaining(), rd.rpath()+"."+fieldName(refHeaderKey, "headerKey", h), fmt.Sprintf("headers %d to %d of %d (%s) not decoded: %s", h, hc-1, hc, wire.Bytes(rd.sub.Remaining()), why))
 			rd.sub.Off = len(rd.sub.Buf)
 			d.viewHeaders += int64(h)
 			return

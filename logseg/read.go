@@ -17,6 +17,7 @@ import (
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
+	"github.com/kwire/kwire/wire"
 )
 
 // DefaultWindow is about the most bytes of a file that Read reads and
@@ -45,6 +46,14 @@ type Options struct {
 	// (records.Options.MaxRecordBytes; 0: records.DefaultMaxRecordBytes;
 	// negative: no bound).
 	MaxRecordBytes int64
+	// MaxTreeBytes bounds the bytes of a file that ReadWhole reads and
+	// holds (0: all of them): past it, the tree ends at the last whole
+	// entry within them (or there, when none ends), with a notice.
+	MaxTreeBytes int64
+	// MaxNodes bounds the nodes of ReadWhole's tree
+	// (records.Options.MaxNodes; 0: no bound but what the payloads'
+	// bytes allow). Read's parts need none: they are handed over.
+	MaxNodes int
 	// Metadata decodes the values of data records as KRaft metadata
 	// records in every file; they always are in the files IsMetadata
 	// names.
@@ -640,22 +649,47 @@ func windowEnd(buf []byte, fill func(int64) error, bytes func() []byte) (int, er
 // credentials are redacted (secret.Redact).
 func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	var data []byte
+	var size int64
 	var err error
 	switch {
 	case path == "-" && o.Stdin == nil:
 		return nil, Summary{}, errors.New("-: no standard input to read")
 	case path == "-":
-		data, err = io.ReadAll(o.Stdin)
+		data, size, err = readTree(o.Stdin, o.MaxTreeBytes)
 	case NotLog(path) != "":
 		return nil, Summary{NotLog: NotLog(path)}, nil
 	default:
-		data, err = os.ReadFile(path)
+		var f *os.File
+		if f, err = os.Open(path); err == nil {
+			var fi os.FileInfo
+			if fi, err = f.Stat(); err == nil && fi.Mode().IsRegular() && o.MaxTreeBytes > 0 {
+				// A file says its size: what is held is read at once.
+				size = fi.Size()
+				data = make([]byte, min(size, o.MaxTreeBytes))
+				var n int
+				n, err = io.ReadFull(f, data)
+				data = data[:n]
+				if err == io.ErrUnexpectedEOF {
+					err, size = nil, int64(n) // it shrank as it was read
+				}
+			} else if err == nil {
+				data, size, err = readTree(f, o.MaxTreeBytes)
+			}
+			f.Close()
+		}
 	}
 	if err != nil {
 		return nil, Summary{}, err
 	}
 	ro := o.recordsOptions(path)
+	var cut *Problem
+	if size > int64(len(data)) {
+		data = data[:entriesWithin(data)]
+		cut = &Problem{Problem: tree.Problem{Off: int32(len(data)), VOff: -1, Path: ro.Path, Notice: true,
+			Msg: fmt.Sprintf("the tree shows the first %s of the file's %s (the entries that end within %s, the tree's bytes limit): the rest is not read", wire.Bytes(len(data)), wire.Bytes(size), wire.Bytes(o.MaxTreeBytes))}, Off: int64(len(data))}
+	}
 	ro.Lazy = false // the tree is for a view
+	ro.MaxNodes = o.MaxNodes
 	t := records.Decode(data, ro)
 	if !ro.Metadata && ro.KeyValue == nil && holdsMetadata(t, o.Codec) {
 		// A metadata log by its content (a copy, standard input): decoded
@@ -664,12 +698,59 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 		ro.Budget = records.NewBudget(o.MaxDecompressedTotal) // decoded again
 		t = records.Decode(data, ro)
 	}
-	s := Summary{Size: int64(len(data)), Batches: entries(t), Stdin: path == "-"}
+	s := Summary{Size: max(size, int64(len(data))), Batches: entries(t), Stdin: path == "-"}
 	for _, p := range t.Problems {
 		s.Problems = append(s.Problems, Problem{Problem: p, Off: int64(p.Off)})
 	}
+	if cut != nil {
+		s.Problems = append(s.Problems, *cut)
+	}
 	secret.Redact(t, secret.Options{Show: o.ShowSecrets})
 	return t, s, nil
+}
+
+// readTree reads r whole, or its first max bytes when max is positive
+// (the rest is counted, not held): the bytes and how many r held.
+func readTree(r io.Reader, max int64) ([]byte, int64, error) {
+	if max <= 0 {
+		b, err := io.ReadAll(r)
+		return b, int64(len(b)), err
+	}
+	// Grown as append does (a quarter at a time once large), not doubled
+	// as io.ReadAll does: the arrays outgrown hold less.
+	b := make([]byte, 0, min(max, 64<<10))
+	for int64(len(b)) < max {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, 64<<10)
+		}
+		n, err := r.Read(b[len(b):min(int64(cap(b)), max)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, int64(len(b)), nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	rest, err := io.Copy(io.Discard, r)
+	return b, int64(len(b)) + rest, err
+}
+
+// entriesWithin is how many of the first bytes of data are whole log
+// entries (records.EntrySize), all of data when none is.
+func entriesWithin(data []byte) int {
+	pos := 0
+	for pos < len(data) {
+		n := records.EntrySize(data[pos:])
+		if n == 0 || n > int64(len(data)-pos) {
+			break
+		}
+		pos += int(n)
+	}
+	if pos == 0 {
+		return len(data)
+	}
+	return pos
 }
 
 // holdsMetadata reports whether a data record value of t is a KRaft

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -25,7 +26,26 @@ type env struct {
 	// width is its width in columns (render.Options.Width), 0 if not one.
 	terminal bool
 	width    int
+	// limitMemory is main's: the commands that hold an input's trees
+	// (heldCommands) set the Go heap's soft limit (cliMemoryLimit) unless
+	// GOMEMLIMIT sets another. Tests, which run commands in their own
+	// process, leave it unset.
+	limitMemory bool
 }
+
+// cliMemoryLimit is the soft limit of the Go heap
+// (runtime/debug.SetMemoryLimit) of the commands that hold an input's
+// trees: the collector runs before the garbage of a decode (arrays
+// outgrown as a tree and its decompressed bytes grow) doubles the heap.
+// A heap that needs more grows past it, the collector working harder. A
+// legacy wrapper of 61 KB holding a million small messages took log
+// --tree 78 MiB over its baseline; with the limit 45. (kwire serve has
+// its own, serveMemoryLimit.)
+const cliMemoryLimit = 64 << 20
+
+// heldCommands are the commands that set cliMemoryLimit: they decode
+// input the user gives, whole or a window at a time.
+var heldCommands = map[string]bool{"decode": true, "encode": true, "log": true, "pcap": true, "call": true}
 
 // kwireCLI is the command line, as kong parses it.
 type kwireCLI struct {
@@ -87,6 +107,9 @@ type decodeCmd struct {
 	// MaxDecompressed bounds the compressed record payloads of the input,
 	// one or together (bytes): the tree holds them.
 	MaxDecompressed int64 `help:"Most bytes the compressed record batches of the input may expand to, one or together (the tree shown holds them); past it payloads (decompression bombs) are reported, not followed." default:"33554432" placeholder:"BYTES"`
+	// MaxNodes bounds the nodes of the records of each frame's tree
+	// (records.DefaultMaxNodes).
+	MaxNodes int `help:"Most nodes the records of one frame may make in the tree shown (16 bytes each); past it the rest of the records is reported, not decoded." default:"524288" placeholder:"N"`
 }
 
 type encodeCmd struct {
@@ -174,6 +197,9 @@ func run(args []string, e *env) (code int) {
 	if err := cli.RepeatedFlag(ctx, repeatable[cmd]...); err != nil {
 		fmt.Fprintf(e.stderr, "kwire: %v (see kwire %s --help)\n", err, cmd)
 		return 2
+	}
+	if e.limitMemory && heldCommands[cmd] && e.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(cliMemoryLimit)
 	}
 	a := &app{env: e, cli: &c}
 	switch cmd {

@@ -19,6 +19,9 @@ func (a *app) decode(c *decodeCmd) error {
 	if c.MaxDecompressed <= 0 {
 		return usagef("--max-decompressed %d: must be positive", c.MaxDecompressed)
 	}
+	if c.MaxNodes <= 0 {
+		return usagef("--max-nodes %d: must be positive", c.MaxNodes)
+	}
 	b, err := readInput(c.Hex, c.File, a.stdin)
 	if err != nil {
 		return err
@@ -32,7 +35,7 @@ func (a *app) decode(c *decodeCmd) error {
 		fmt.Fprintf(a.stderr, "kwire: note: a whole packet: %s; decoding the payload (offsets count from its start)\n", p)
 		b = p.Payload
 	}
-	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed}
+	claim := render.Claim{API: c.API, Version: c.Version, Response: c.Response, Strict: c.Strict, MaxDecompressed: c.MaxDecompressed, MaxNodes: c.MaxNodes}
 	pages, err := render.Decode(set, claim, b)
 	if render.HintOnly(pages, err) {
 		// One frame whose header is no request's: the page would show it

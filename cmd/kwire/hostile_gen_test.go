@@ -118,6 +118,21 @@ func hostileXerialBatch(t testing.TB, base int64, total, chunk int) []byte {
 	return records.RawBatch{BaseOffset: base, Attributes: records.Attributes(records.CompressionSnappy), Count: 1, Records: out}.Bytes()
 }
 
+// hostilePcap is a capture of one connection to port 9092 whose client
+// sends frame, in segments of 1400 bytes.
+func hostilePcap(t testing.TB, frame []byte) []byte {
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 5000, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	c.Handshake()
+	c.Send(true, frame, 1400)
+	c.Close()
+	b, err := f.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestGenerateHostileInputs writes the inputs of issue 29's memory cases
 // to $KWIRE_HOSTILE (skipped when unset), to measure kwire's peak memory
 // on them (/usr/bin/time -v): segments for log, frames for decode, pcap
@@ -133,18 +148,7 @@ func TestGenerateHostileInputs(t *testing.T) {
 		}
 		t.Logf("%s: %d bytes", name, len(b))
 	}
-	pcap := func(name string, frame []byte) {
-		f := capturetest.NewPcap(layers.LinkTypeEthernet)
-		c := capturetest.NewConv(f, "10.0.0.1:50000", "10.0.0.2:9092", 1000, 5000, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-		c.Handshake()
-		c.Send(true, frame, 1400)
-		c.Close()
-		b, err := f.Bytes()
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(name, b)
-	}
+	pcap := func(name string, frame []byte) { write(name, hostilePcap(t, frame)) }
 	// Small ones, for the fuzz corpora: a zstd batch claiming 100000
 	// records that its payload holds, and a xerial snappy batch whose
 	// chunks declare 17 x 64 KiB (past FuzzRecords's limit of 1 MiB).
@@ -234,6 +238,53 @@ func TestGenerateHostileInputs(t *testing.T) {
 	hb := produceV3(hostileHeaderBomb(t, 3_900_000))
 	write("headerbomb.frame", hb)
 	pcap("headerbomb.pcap", hb)
+	// Many small bombs (outside reviews'): a thousand zstd batches of
+	// 20000 empty records each, and a thousand of one record of 40000
+	// empty headers each, about 100 KB each input, as segments, frames
+	// and captures.
+	for _, c := range []struct {
+		name  string
+		batch []byte
+		step  int
+	}{
+		{"multicount", hostileZstdBatch(t, 0, 20000, -1), 20000},
+		{"multihdr", hostileHeaderBomb(t, 40000), 1},
+	} {
+		var seg []byte
+		for i := range 1000 {
+			b := bytes.Clone(c.batch)
+			binary.BigEndian.PutUint64(b, uint64(i*c.step))
+			seg = append(seg, b...)
+		}
+		write(c.name+".log", seg)
+		write(c.name+".frame", produceV3(seg))
+		pcap(c.name+".pcap", produceV3(seg))
+	}
+	// An uncompressed batch of 64 records of 64 Ki empty headers each
+	// (8 MiB): its nodes are many times its bytes.
+	{
+		var recs []byte
+		for range 64 {
+			recs = append(recs, testseg.HeaderBombRecord(64<<10)...)
+		}
+		b := records.RawBatch{LastOffsetDelta: 63, Count: 64, Records: recs}.Bytes()
+		write("plainhdr.log", b)
+		write("plainhdr.frame", produceV3(b))
+	}
+	// A legacy gzip wrapper (magic 1) of 20 MiB of tiny messages, as a
+	// frame.
+	{
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		inner := records.Legacy{Magic: 1, Value: []byte("v")}.Bytes()
+		for range (20 << 20) / len(inner) {
+			zw.Write(inner)
+		}
+		zw.Close()
+		w := records.Legacy{Magic: 1, Attributes: 1, Value: buf.Bytes()}.Bytes()
+		write("legacy20.log", w)
+		write("legacy20.frame", produceV3(w))
+	}
 	// 6: a zstd batch claiming 30M records that its payload holds.
 	many := hostileZstdBatch(t, 0, 30_000_000, -1)
 	write("many.log", many)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 )
 
@@ -28,7 +29,7 @@ func TestLogRecordBomb(t *testing.T) {
 	}
 	k := 8<<10 + 2*payload
 	r := kwire(t, "log", path)
-	want := fmt.Sprintf("00000000000000000000.log[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?)\n", k, 7*k, 7*(100000-k), payload, k)
+	want := fmt.Sprintf("00000000000000000000.log[0].decompressed.Record[%d] at 0x003d (decompressed v0x%04x): %d bytes of records not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?) (the first 4096 bytes shown; the other %d bytes, decompressed, not held)\n", k, 7*k, 7*(100000-k), payload, k, 7*(100000-k)-4096)
 	if r.code != 1 || !strings.Contains(r.stderr, want) || strings.Count(r.stdout, "\n") != k+1 {
 		t.Errorf("log: exit %d, %d lines, stderr\n%s\nwant\n%s", r.code, strings.Count(r.stdout, "\n"), r.stderr, want)
 	}
@@ -132,5 +133,108 @@ func TestLogRecordOverLimit(t *testing.T) {
 	}
 	if r := kwire(t, "log", "--max-record-bytes", "0", path); r.code != 2 {
 		t.Errorf("--max-record-bytes 0: exit %d", r.code)
+	}
+}
+
+// decode and pcap hold at most --max-nodes nodes of one frame's records
+// (records.DefaultMaxNodes by default) and report the rest: an
+// uncompressed batch of 5 records of 64 Ki empty headers each (a 655 KB
+// frame) makes 655 Ki nodes, 16 bytes each for 2 bytes of input; an
+// 8 MiB one took decode 291 MiB.
+func TestDecodeNodeBound(t *testing.T) {
+	var recs []byte
+	for range 5 {
+		recs = append(recs, testseg.HeaderBombRecord(64<<10)...)
+	}
+	frame := produceV3(records.RawBatch{LastOffsetDelta: 4, Count: 5, Records: recs}.Bytes())
+	dir := t.TempDir()
+	path, pcap := filepath.Join(dir, "headers.bin"), filepath.Join(dir, "headers.pcap")
+	if err := os.WriteFile(path, frame, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pcap, hostilePcap(t, frame), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if records.DefaultMaxNodes != 524288 {
+		t.Fatalf("records.DefaultMaxNodes %d: the flags' defaults say 524288", records.DefaultMaxNodes)
+	}
+	// Record 4's headers stop where the tree holds 512 Ki nodes: about
+	// 4 x 65536 x 2 nodes before them.
+	const want = "not decoded: the tree holds 524288 nodes, its limit"
+	r := kwire(t, "decode", path)
+	if r.code != 1 || strings.Count(r.stderr, want) != 2 || !strings.Contains(r.stderr, ".Record[3].headerKey[65502] at 0x80055: headers 65502 to 65535 of 65536 (68 bytes) "+want) ||
+		!strings.Contains(r.stderr, ".Record[4] at 0x80099: 131083 bytes of records "+want) || strings.Count(r.stdout, "headerKey[65535]") != 3 {
+		t.Errorf("decode: exit %d\n%.2000s", r.code, r.stderr)
+	}
+	r = kwire(t, "decode", "--max-nodes", "1000000", path)
+	if r.code != 0 || r.stderr != "" || strings.Count(r.stdout, "headerKey[65535]") != 5 {
+		t.Errorf("decode --max-nodes 1000000: exit %d\n%.2000s", r.code, r.stderr)
+	}
+	r = kwire(t, "decode", "--max-nodes", "1000", path)
+	if r.code != 1 || !strings.Contains(r.stderr, "Record[0].headerKey[") || !strings.Contains(r.stderr, "not decoded: the tree holds 1000 nodes, its limit") {
+		t.Errorf("decode --max-nodes 1000: exit %d\n%.2000s", r.code, r.stderr)
+	}
+	r = kwire(t, "pcap", "--tree", pcap)
+	if !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "Record[3]") {
+		t.Errorf("pcap --tree: exit %d\n%.3000s", r.code, r.stdout)
+	}
+	r = kwire(t, "pcap", "--tree", "--max-nodes", "1000000", pcap)
+	if strings.Contains(r.stdout, "its limit") || strings.Count(r.stdout, "headerKey[65535]") != 5 {
+		t.Errorf("pcap --tree --max-nodes 1000000: exit %d\n%.3000s", r.code, r.stderr)
+	}
+	for _, cmd := range []string{"decode", "pcap"} {
+		if r := kwire(t, cmd, "--max-nodes", "0", path); r.code != 2 || !strings.Contains(r.stderr, "--max-nodes 0: must be positive") {
+			t.Errorf("%s --max-nodes 0: exit %d %s", cmd, r.code, r.stderr)
+		}
+	}
+}
+
+// log --tree holds the file's tree, so it takes decode's bounds: its
+// compressed batches expand to records.DefaultMaxView together unless
+// --max-decompressed-total says more, it holds --max-nodes nodes, and it
+// reads --max-tree-bytes of a file (its whole entries within them, with
+// a notice). A batch of 250 MiB took log --tree 314 MiB, and 200 MB of
+// random bytes 235.
+func TestLogTreeBounds(t *testing.T) {
+	one := hostileZstdBatch(t, 0, 640, 64<<10) // 40 MiB decompressed
+	dir := t.TempDir()
+	path := filepath.Join(dir, "00000000000000000000.log")
+	var seg []byte
+	for i := range 3 {
+		b := bytes.Clone(one)
+		binary.BigEndian.PutUint64(b, uint64(640*i))
+		seg = append(seg, b...)
+	}
+	if err := os.WriteFile(path, seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "log", "--tree", path)
+	if r.code != 1 || strings.Count(r.stderr, "zstd payload decompresses to more than 33554432 bytes, the decompression budget of the input: not decompressed") != 3 {
+		t.Errorf("log --tree: exit %d\n%s", r.code, r.stderr)
+	}
+	r = kwire(t, "log", "--tree", "--max-decompressed-total", "50000000", path)
+	if r.code != 1 || strings.Count(r.stdout, "Record[639]") != 1 || strings.Count(r.stderr, "not decompressed") != 2 {
+		t.Errorf("log --tree --max-decompressed-total 50000000: exit %d\n%s", r.code, r.stderr)
+	}
+	// The listing's total is 1 GiB: all three are listed.
+	if r := kwire(t, "log", path); r.code != 0 || strings.Count(r.stdout, "\n") != 3*641 {
+		t.Errorf("log: exit %d, %d lines\n%s", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+	// The first two batches within the bytes limit: the tree shows them.
+	limit := fmt.Sprint(2*len(one) + 100)
+	want := fmt.Sprintf("00000000000000000000.log: notice: 00000000000000000000.log at 0x%04x: the tree shows the first %d bytes of the file's %d bytes (the entries that end within %s bytes, the tree's bytes limit): the rest is not read\n", 2*len(one), 2*len(one), len(seg), limit)
+	r = kwire(t, "log", "--tree", "--max-tree-bytes", limit, "--max-decompressed-total", "100000000", path)
+	if r.code != 0 || !strings.Contains(r.stderr, want) || strings.Count(r.stdout, "Record[639]") != 2 || strings.Contains(r.stdout, "partial") {
+		t.Errorf("log --tree --max-tree-bytes %s: exit %d\n%s\nwant\n%s", limit, r.code, r.stderr, want)
+	}
+	// Standard input, and bytes that hold no whole entry: cut there.
+	r = kwireEnv(t, &env{stdin: bytes.NewReader(seg)}, "log", "--tree", "--max-tree-bytes", "1000", "-")
+	if r.code != 1 || !strings.Contains(r.stderr, "-: notice: stdin at 0x03e8: the tree shows the first 1000 bytes of the file's "+fmt.Sprint(len(seg))+" bytes") || !strings.Contains(r.stderr, "partial batch") {
+		t.Errorf("log --tree - --max-tree-bytes 1000: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, f := range []string{"--max-tree-bytes", "--max-nodes", "--max-decompressed-total"} {
+		if r := kwire(t, "log", "--tree", f, "0", path); r.code != 2 || !strings.Contains(r.stderr, f+" 0: must be positive") {
+			t.Errorf("log %s 0: exit %d %s", f, r.code, r.stderr)
+		}
 	}
 }

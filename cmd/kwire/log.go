@@ -15,6 +15,7 @@ import (
 	"github.com/kwire/kwire/frame"
 	"github.com/kwire/kwire/internal/progress"
 	"github.com/kwire/kwire/logseg"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
@@ -32,13 +33,23 @@ type logCmd struct {
 	// MaxDecompressed bounds each compressed record payload (bytes).
 	MaxDecompressed int64 `help:"Most bytes one compressed record batch may expand to." default:"268435456" placeholder:"BYTES"`
 	// MaxDecompressedTotal bounds the compressed payloads of one file
-	// together (bytes).
-	MaxDecompressedTotal int64 `help:"Most bytes the compressed record batches of one file may expand to together; past it batches are reported, not decompressed." default:"1073741824" placeholder:"BYTES"`
+	// together (bytes); nil: logMaxDecompressedTotal, or with --tree
+	// records.DefaultMaxView (the tree holds them).
+	MaxDecompressedTotal *int64 `help:"Most bytes the compressed record batches of one file may expand to together; past it batches are reported, not decompressed (default: 1073741824; with --tree 33554432, since the tree shown holds them)." placeholder:"BYTES"`
+	// MaxTreeBytes bounds the bytes of a file that --tree holds.
+	MaxTreeBytes int64 `help:"With --tree: most bytes of one file the tree shows (it holds them); past them, the tree ends at the last whole batch within them, and a notice says so." default:"33554432" placeholder:"BYTES"`
+	// MaxNodes bounds the nodes of a file's tree (--tree).
+	MaxNodes int `help:"With --tree: most nodes the records of one file may make in the tree shown (16 bytes each); past it the rest is reported, not decoded." default:"524288" placeholder:"N"`
 	// MaxRecords bounds the records of one compressed batch.
 	MaxRecords int64 `help:"Most records one compressed record batch may hold (0: 8 Ki and 2 a byte of its compressed records; more are reported as a bomb, not listed)." default:"0" placeholder:"N"`
 	// MaxRecordBytes bounds one record of a large compressed batch.
 	MaxRecordBytes int64 `help:"Most bytes one record of a compressed record batch that expands to more than 8 MiB may take to be decoded (it is held whole); a longer record is reported and its bytes are not listed." default:"16777216" placeholder:"BYTES"`
 }
+
+// logMaxDecompressedTotal is what the compressed batches of one file
+// may expand to together by default when they are listed (bytes): a
+// window's views are held at a time, not the file's.
+const logMaxDecompressedTotal = 1 << 30
 
 // logWindow is the window logseg.Read reads files with. A variable for
 // tests.
@@ -48,8 +59,20 @@ func (a *app) log(c *logCmd) error {
 	if c.MaxDecompressed <= 0 {
 		return usagef("--max-decompressed %d: must be positive", c.MaxDecompressed)
 	}
-	if c.MaxDecompressedTotal <= 0 {
-		return usagef("--max-decompressed-total %d: must be positive", c.MaxDecompressedTotal)
+	total := int64(logMaxDecompressedTotal)
+	if c.Tree {
+		total = records.DefaultMaxView
+	}
+	if c.MaxDecompressedTotal != nil {
+		if total = *c.MaxDecompressedTotal; total <= 0 {
+			return usagef("--max-decompressed-total %d: must be positive", total)
+		}
+	}
+	if c.MaxNodes <= 0 {
+		return usagef("--max-nodes %d: must be positive", c.MaxNodes)
+	}
+	if c.MaxTreeBytes <= 0 {
+		return usagef("--max-tree-bytes %d: must be positive", c.MaxTreeBytes)
 	}
 	if c.MaxRecordBytes <= 0 {
 		return usagef("--max-record-bytes %d: must be positive", c.MaxRecordBytes)
@@ -104,7 +127,7 @@ func (a *app) log(c *logCmd) error {
 		}
 	}
 	cd := codec.New(set)
-	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, MaxDecompressedTotal: c.MaxDecompressedTotal, MaxRecords: c.MaxRecords, MaxRecordBytes: c.MaxRecordBytes, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
+	o := logseg.Options{Codec: cd, MaxDecompressed: c.MaxDecompressed, MaxDecompressedTotal: total, MaxNodes: c.MaxNodes, MaxTreeBytes: c.MaxTreeBytes, MaxRecords: c.MaxRecords, MaxRecordBytes: c.MaxRecordBytes, Metadata: c.Metadata, Decoder: c.Decoder, Window: logWindow, Stdin: a.stdin, ShowSecrets: a.cli.ShowSecrets,
 		Lazy: !c.Tree} // the listing reads records' fields; only --tree shows the tree
 	var state *coordstate.State
 	if c.State {

@@ -56,6 +56,9 @@ func main() {
 		getenv:   os.Getenv,
 		terminal: term.IsTerminal(int(os.Stdout.Fd())),
 		width:    width,
+		// (The commands that hold an input's trees set a soft heap
+		// limit: cliMemoryLimit.)
+		limitMemory: true,
 	}))
 }
 

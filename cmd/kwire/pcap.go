@@ -35,6 +35,7 @@ type pcapCmd struct {
 	Out       string        `help:"The directory --format parquet writes its files to." placeholder:"DIR"`
 	MaxFrame  int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
 	Idle      time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
+	MaxNodes  int           `name:"max-nodes" help:"Most nodes the records of one frame may make in its tree (16 bytes each); past it the rest of the records is reported, not decoded." default:"524288" placeholder:"N"`
 	KeyLog    string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." placeholder:"FILE"`
 	watchflags.Flags
 }
@@ -67,6 +68,9 @@ type pcapRun struct {
 func (a *app) pcap(c *pcapCmd) error {
 	if c.MaxFrame <= 0 {
 		return usagef("--max-frame must be positive")
+	}
+	if c.MaxNodes <= 0 {
+		return usagef("--max-nodes %d: must be positive", c.MaxNodes)
 	}
 	set, err := a.loadSet()
 	if err != nil {
@@ -155,6 +159,7 @@ func (a *app) pcap(c *pcapCmd) error {
 	// records.DefaultBudget.
 	cd.Records.MaxDecompressed, cd.Records.MaxDecompressedTotal = records.DefaultMaxView, records.DefaultMaxView
 	cd.Records.Budget = records.NewBudget(records.DefaultBudget)
+	cd.Records.MaxNodes = c.MaxNodes
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
 		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}, Check: c.Check, Touched: r.pq != nil},

@@ -1,6 +1,7 @@
 package records_test
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -30,6 +31,16 @@ func FuzzRecords(f *testing.F) {
 	f.Add(batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(zstdBytes(testseg.HeaderBombRecord(100000))))
 	f.Add(batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(testseg.HeaderBombRecord(70000)))
 	f.Add(batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(testseg.HeaderBombRecord(300)))
+	// Many small bombs: past the shared records bound, only the first
+	// bytes of a view's rest are held (boundRest), after records and
+	// inside a record's headers; a legacy wrapper past its view's nodes.
+	{
+		one := recordBytes(0, rec{})
+		cb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 20000, lastDelta: 19999}.bytes(zstdBytes(bytes.Repeat(one, 20000)))
+		hb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 2, lastDelta: 1}.bytes(zstdBytes(append(testseg.HeaderBombRecord(40000), testseg.HeaderBombRecord(40000)...)))
+		f.Add(slices.Concat(cb, cb, hb, hb, cb))
+		f.Add(legacyWrapper(5, 1, 1, bytes.Repeat(legacyMessage(0, 1, 0, nil, []byte("v")), 20000), gzipBytes))
+	}
 	o := specOptions(f, true)
 	o.MaxDecompressed = 1 << 20
 	f.Fuzz(func(t *testing.T, b []byte) {

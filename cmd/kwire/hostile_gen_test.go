@@ -118,6 +118,19 @@ func hostileXerialBatch(t testing.TB, base int64, total, chunk int) []byte {
 	return records.RawBatch{BaseOffset: base, Attributes: records.Attributes(records.CompressionSnappy), Count: 1, Records: out}.Bytes()
 }
 
+// hostileLegacyWrapper is a legacy gzip wrapper (magic 1) of n bytes of
+// inner messages of a one-byte value each.
+func hostileLegacyWrapper(n int) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	inner := records.Legacy{Magic: 1, Value: []byte("v")}.Bytes()
+	for range n / len(inner) {
+		zw.Write(inner)
+	}
+	zw.Close()
+	return records.Legacy{Magic: 1, Attributes: 1, Value: buf.Bytes()}.Bytes()
+}
+
 // hostilePcap is a capture of one connection to port 9092 whose client
 // sends frame, in segments of 1400 bytes.
 func hostilePcap(t testing.TB, frame []byte) []byte {
@@ -163,16 +176,7 @@ func TestGenerateHostileInputs(t *testing.T) {
 	}
 	write("fuzz-snappybomb.bin", records.RawBatch{Attributes: records.Attributes(records.CompressionSnappy), Count: 1, Records: x}.Bytes())
 	// A legacy gzip wrapper (magic 1) of 64 MiB of small inner messages.
-	{
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		inner := records.Legacy{Magic: 1, Value: []byte("v")}.Bytes()
-		for range (64 << 20) / len(inner) {
-			zw.Write(inner)
-		}
-		zw.Close()
-		write("legacy64.log", records.Legacy{Magic: 1, Attributes: 1, Value: buf.Bytes()}.Bytes())
-	}
+	write("legacy64.log", hostileLegacyWrapper(64<<20))
 	// The baseline: a batch of ten small records.
 	small := hostileZstdBatch(t, 0, 10, 10)
 	write("small.log", small)
@@ -274,14 +278,7 @@ func TestGenerateHostileInputs(t *testing.T) {
 	// A legacy gzip wrapper (magic 1) of 20 MiB of tiny messages, as a
 	// frame.
 	{
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		inner := records.Legacy{Magic: 1, Value: []byte("v")}.Bytes()
-		for range (20 << 20) / len(inner) {
-			zw.Write(inner)
-		}
-		zw.Close()
-		w := records.Legacy{Magic: 1, Attributes: 1, Value: buf.Bytes()}.Bytes()
+		w := hostileLegacyWrapper(20 << 20)
 		write("legacy20.log", w)
 		write("legacy20.frame", produceV3(w))
 	}

@@ -795,3 +795,32 @@ func TestManySmallBombs(t *testing.T) {
 		t.Errorf("parts: %d records, want %d as whole; a part held %d decompressed bytes", n, count(tr), most)
 	}
 }
+
+// A payload refused past its limit leaves no room in the tree it was
+// appended to: a zstd batch of a few KB decompressing past its 20 MiB
+// limit grew the tree's Virtual to the limit as it was read, and trees
+// held together kept it each (a file of 100 such frames took decode 890
+// MiB; a capture of 300 pipelined requests, pcap 2.5 GiB). Append and
+// Decode leave at most 1 MiB of room (or a quarter of what is held).
+func TestRefusedPayloadLeavesNoRoom(t *testing.T) {
+	bomb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(zstdBytes(make([]byte, 40<<20)))
+	small := dataBatch(1, 4, sampleRecords(3), zstdBytes)
+	o := records.Options{MaxDecompressed: 20 << 20}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"bomb", bomb}, {"bomb, then a small batch", slices.Concat(bomb, small)}} {
+		tr := records.Decode(c.data, o)
+		if !strings.Contains(problems(tr), "payload decompresses to more than 20971520 bytes") || cap(tr.Virtual)-len(tr.Virtual) > 1<<20 {
+			t.Errorf("Decode, %s: %d bytes held, room for %d\n%s", c.name, len(tr.Virtual), cap(tr.Virtual), problems(tr))
+		}
+		at := &tree.Tree{Bytes: c.data}
+		b := tree.Builder{T: at}
+		b.Open(tree.Node{S: tree.NewShape(tree.Records, tree.WireRaw, 0, 0)})
+		records.Append(&b, c.data, 0, o)
+		b.Close(int32(len(c.data)))
+		if cap(at.Virtual)-len(at.Virtual) > 1<<20 || len(at.Virtual) != len(tr.Virtual) {
+			t.Errorf("Append, %s: %d bytes held, room for %d", c.name, len(at.Virtual), cap(at.Virtual))
+		}
+	}
+}

@@ -359,6 +359,13 @@ func readFixed(b []byte, w tree.Wire) int64 {
 // node): see the package doc for their shape. Problems go to b.T.Problems;
 // decompressed views to b.T.Virtual.
 func Append(b *tree.Builder, data []byte, base int32, o Options) {
+	appendRecords(b, data, base, o)
+	trimVirtual(b.T)
+}
+
+// appendRecords is Append, the tree's Virtual left as it grew (Decode
+// owns it: ownVirtual).
+func appendRecords(b *tree.Builder, data []byte, base int32, o Options) {
 	if len(data) == 0 {
 		return // no entries: nothing to reserve, name or decode
 	}
@@ -371,6 +378,29 @@ func Append(b *tree.Builder, data []byte, base int32, o Options) {
 	d := newDecoder(b, o)
 	d.arena = arena{start: len(b.T.Nodes), est: est, max: len(b.T.Nodes) + min(len(data)+16, est*2)}
 	d.entries(data, base, area{path: path, wireOff: -1})
+}
+
+// virtualSlack is the most room past a tree's Virtual bytes that Append
+// leaves it (a quarter of them, when more). A payload refused past its
+// limit grew the room to the limit as it was read (32 MiB for a zstd
+// batch of 1.4 KB), and trees held together kept it each: a file of 100
+// such frames took decode 890 MiB, and a capture of 300 pipelined
+// requests awaiting their responses took pcap 2.5 GiB (an outside
+// review).
+const virtualSlack = 1 << 20
+
+// trimVirtual copies t's Virtual bytes to an array of their size when
+// its room past them is more than virtualSlack: the room goes.
+func trimVirtual(t *tree.Tree) {
+	v := t.Virtual
+	if cap(v)-len(v) <= max(virtualSlack, len(v)/4) {
+		return
+	}
+	if len(v) == 0 {
+		t.Virtual = nil
+		return
+	}
+	t.Virtual = append(make([]byte, 0, len(v)), v...)
 }
 
 // Decode decodes a records blob on its own (the records of a log segment,
@@ -391,7 +421,7 @@ func Decode(data []byte, o Options) *tree.Tree {
 	if o.Path == "" {
 		o.Path = "records"
 	}
-	Append(&b, data, 0, o)
+	appendRecords(&b, data, 0, o)
 	b.Close(int32(len(data)))
 	t.Virtual = ownVirtual(t.Virtual)
 	return t
@@ -422,11 +452,12 @@ func compressed(data []byte) bool {
 
 // ownVirtual returns the Virtual bytes that Decode decompressed into v,
 // an array of virtualPool (or grown from one) that nothing else refers
-// to: a copy of them, v's array going back to the pool; or, past
-// virtualPoolMax, v itself, which the tree keeps. It is nil when v is
+// to: v itself when they mostly fill it (the tree keeps it), else a copy
+// of them, v's array going back to the pool unless it is larger than
+// virtualPoolMax (the room a refused payload made). It is nil when v is
 // empty.
 func ownVirtual(v []byte) []byte {
-	if cap(v) > virtualPoolMax || len(v) > 0 && len(v) >= cap(v)-cap(v)/4 {
+	if len(v) > 0 && len(v) >= cap(v)-cap(v)/4 {
 		// Mostly full: the tree keeps the array rather than a copy, and
 		// the next Decode makes one of its size (virtualHint).
 		virtualHint.Store(int64(min(cap(v), virtualPoolMax)))
@@ -436,7 +467,7 @@ func ownVirtual(v []byte) []byte {
 	if len(v) > 0 {
 		out = append([]byte(nil), v...)
 	}
-	if cap(v) > 0 {
+	if cap(v) > 0 && cap(v) <= virtualPoolMax {
 		v = v[:0]
 		virtualPool.Put(&v)
 	}

@@ -224,8 +224,11 @@ type Summary struct {
 	// batches and legacy messages, corrupt ones included).
 	Batches int
 	// Problems are the problems of the bytes, as a decode of the whole
-	// file reports them (offsets and batch indexes the file's).
-	Problems []Problem
+	// file reports them (offsets and batch indexes the file's): Read
+	// keeps the first MaxProblems, and counts the others in More and
+	// MoreErrors (those that are not notices).
+	Problems         []Problem
+	More, MoreErrors int
 	// NotLog is set when the file was not read because its name says what
 	// else it is (NotLog's text).
 	NotLog string
@@ -329,14 +332,51 @@ func (s Summary) Findings(walked bool) []Problem {
 	case s.Size == 0:
 		return []Problem{fileProblem("empty file: no record batches", walked)}
 	case s.Batches > 0:
-		return s.Problems
+		return s.withMore(s.Problems)
 	case len(s.Problems) == 0:
 		return []Problem{fileProblem("no record batch at offset 0", false)}
-	case walked && notices(s.Problems):
-		return s.Problems
+	case walked && notices(s.Problems) && s.MoreErrors == 0:
+		return s.withMore(s.Problems)
 	}
 	out := []Problem{fileProblem("no record batch at offset 0: "+s.Problems[0].String(), false)}
-	return append(out, s.Problems[1:]...)
+	return s.withMore(append(out, s.Problems[1:]...))
+}
+
+// withMore is ps and the problem saying how many were not kept, if any.
+func (s Summary) withMore(ps []Problem) []Problem {
+	if m := s.moreProblem(); m != nil {
+		return append(ps[:len(ps):len(ps)], *m)
+	}
+	return ps
+}
+
+// MaxProblems is how many problems of a file Read keeps (Summary): a
+// segment of a million keyless records of __consumer_offsets held a
+// problem each until the file's end (a 3 MB file of count bombs, 900 MiB).
+const MaxProblems = 10000
+
+// add keeps problem p, or counts it past MaxProblems.
+func (s *Summary) add(p Problem) {
+	if len(s.Problems) < MaxProblems {
+		s.Problems = append(s.Problems, p)
+		return
+	}
+	s.More++
+	if !p.Notice {
+		s.MoreErrors++
+	}
+}
+
+// moreProblem is the problem that says how many problems Read did not
+// keep, or nil.
+func (s Summary) moreProblem() *Problem {
+	if s.More == 0 {
+		return nil
+	}
+	// A notice: the errors it counts are the caller's to count
+	// (MoreErrors).
+	p := fileProblem(fmt.Sprintf("%d more problems (%d of them errors) not listed: a file's first %d are", s.More, s.MoreErrors, MaxProblems), true)
+	return &p
 }
 
 func notices(ps []Problem) bool {
@@ -446,7 +486,7 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 			}
 			if rest == nil {
 				ro.FileOffset = s.Size
-				s.Problems = append(s.Problems, shiftProblem(records.ZeroTail(n, 0, 0, ro), ro.Path, s.Size, s.Batches, virtual))
+				s.add(shiftProblem(records.ZeroTail(n, 0, 0, ro), ro.Path, s.Size, s.Batches, virtual))
 				s.Size += n
 				return s, nil
 			}
@@ -467,7 +507,7 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 			}
 			ro.FileOffset = s.Size
 			zero := n <= int64(len(buf)) && allZero(buf[:n])
-			s.Problems = append(s.Problems, shiftProblem(records.Skipped(buf, n, next >= 0, zero, 0, ro), ro.Path, s.Size, s.Batches, virtual))
+			s.add(shiftProblem(records.Skipped(buf, n, next >= 0, zero, 0, ro), ro.Path, s.Size, s.Batches, virtual))
 			s.Size += n
 			if _, err := fa.Seek(s.Size, io.SeekStart); err != nil {
 				return s, err
@@ -486,7 +526,7 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 			}
 			ro.FileOffset = s.Size
 			zero := n <= int64(len(head)) && allZero(head[:n])
-			s.Problems = append(s.Problems, shiftProblem(records.Skipped(head, n, rest != nil, zero, 0, ro), ro.Path, s.Size, s.Batches, virtual))
+			s.add(shiftProblem(records.Skipped(head, n, rest != nil, zero, 0, ro), ro.Path, s.Size, s.Batches, virtual))
 			s.Size += n
 			buf, eof = rest, rest == nil
 			continue
@@ -502,7 +542,7 @@ func ReadFrom(r io.Reader, name string, o Options, fn func(w *Window) error) (Su
 		err = records.DecodeParts(buf[:end], ro, partNodes, func(t *tree.Tree, continued bool) error {
 			defer clear(decoded)
 			for _, p := range t.Problems {
-				s.Problems = append(s.Problems, shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
+				s.add(shiftProblem(p, ro.Path, s.Size, s.Batches, virtual))
 			}
 			w := &Window{File: name, Off: s.Size, Tree: t, Batches: records.LogBatches(t), Continued: continued, Metadata: ro.Metadata, codec: o.Codec, showSecrets: o.ShowSecrets, batches: s.Batches, virtual: virtual, decoded: decoded}
 			if ro.KeyValue != nil {

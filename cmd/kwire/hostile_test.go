@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kwire/kwire/internal/testseg"
+	"github.com/kwire/kwire/logseg"
 	"github.com/kwire/kwire/records"
 )
 
@@ -236,5 +237,26 @@ func TestLogTreeBounds(t *testing.T) {
 		if r := kwire(t, "log", "--tree", f, "0", path); r.code != 2 || !strings.Contains(r.stderr, f+" 0: must be positive") {
 			t.Errorf("log %s 0: exit %d %s", f, r.code, r.stderr)
 		}
+	}
+}
+
+// log keeps a file's first logseg.MaxProblems problems and counts the
+// others: a keyless record of __consumer_offsets is a problem each, and a
+// 3 MB segment of count bombs read with --decoder offsets held 5.9 million
+// of them until its end (900 MiB).
+func TestLogProblemsKept(t *testing.T) {
+	var recs []byte
+	for i := range logseg.MaxProblems + 5 {
+		recs = hostileRecord(recs, i, 1)
+	}
+	n := logseg.MaxProblems + 5
+	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(path, records.RawBatch{LastOffsetDelta: int32(n - 1), Count: int32(n), Records: recs}.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "log", "--decoder", "offsets", path)
+	want := "00000000000000000000.log: notice: 5 more problems (5 of them errors) not listed: a file's first 10000 are\n"
+	if r.code != 1 || strings.Count(r.stderr, ": error: ") != logseg.MaxProblems || !strings.Contains(r.stderr, want) || !strings.HasSuffix(r.stderr, fmt.Sprintf("kwire: %d problems in the records (above)\n", n)) {
+		t.Errorf("log --decoder offsets: exit %d, %d errors listed\n%s", r.code, strings.Count(r.stderr, ": error: "), r.stderr[max(0, len(r.stderr)-600):])
 	}
 }

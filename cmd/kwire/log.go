@@ -204,6 +204,7 @@ func (a *app) log(c *logCmd) error {
 				return err
 			}
 			batches += sum.Batches
+			failed += sum.MoreErrors // problems past logseg.MaxProblems, not listed
 			if err := report(f, sum.Findings(s.Dir)); err != nil {
 				return err
 			}

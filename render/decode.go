@@ -38,9 +38,10 @@ type Claim struct {
 	// records.Options.MaxDecompressed, each tree's MaxDecompressedTotal
 	// and the Budget of all the bytes' frames.
 	MaxDecompressed int64
-	// MaxNodes bounds the nodes of the records of each frame's tree
-	// (records.Options.MaxNodes; 0: no bound but what the payloads'
-	// bytes allow).
+	// MaxNodes bounds the nodes of the frames' trees, which the frames
+	// of the bytes share: a frame's records stop when its tree holds
+	// what the frames before it left (records.Options.MaxNodes; 0: no
+	// bound but what the payloads' bytes allow).
 	MaxNodes int
 }
 
@@ -196,6 +197,17 @@ func Decode(set *spec.Set, c Claim, b []byte) ([]*Page, error) {
 	cd.Records.MaxDecompressed, cd.Records.MaxDecompressedTotal = held, held
 	cd.Records.Budget = records.NewBudget(held)
 	cd.Records.MaxNodes = c.MaxNodes
+	// shared gives the next frame what the frames before it left of
+	// MaxNodes (at least one node): every frame's tree is held until the
+	// pages are written (100 frames of header bombs, 60 MB, took decode
+	// 930 MiB).
+	used := 0
+	shared := func(t *tree.Tree) {
+		if t != nil && c.MaxNodes > 0 {
+			used += len(t.Nodes)
+			cd.Records.MaxNodes = max(c.MaxNodes-used, 1)
+		}
+	}
 	version := c.Version
 	switch {
 	case response:
@@ -211,9 +223,10 @@ func Decode(set *spec.Set, c Claim, b []byte) ([]*Page, error) {
 		if !resp.ValidVersions.Contains(*version) {
 			return nil, &codec.VersionError{Message: resp.Name, Version: *version, Valid: resp.ValidVersions, In: SetName(set)}
 		}
-		return frames(set, b, func(f []byte) (Side, error) {
+		return frames(set, b, func(f []byte) (side Side, _ error) {
 			t, err := cd.DecodeResponse(f, resp, *version)
-			side := Side{Label: "Response", Tree: t}
+			defer func() { shared(side.Tree) }()
+			side = Side{Label: "Response", Tree: t}
 			if err != nil && resp.APIKey == apiVersionsKey && *version != 0 && !isFrameError(err) {
 				if t0, err0 := cd.DecodeResponse(f, resp, 0); err0 == nil {
 					side.Tree, err = t0, nil
@@ -232,6 +245,7 @@ func Decode(set *spec.Set, c Claim, b []byte) ([]*Page, error) {
 	case c.API == "" || IsAPI(req):
 		return frames(set, b, func(f []byte) (Side, error) {
 			t, err := cd.DecodeRequest(f)
+			shared(t)
 			switch {
 			case err == nil:
 				err = checkRequest(t, req, version)

@@ -3,6 +3,7 @@ package report_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -46,4 +47,13 @@ func Example() {
 	// Output:
 	// 2026-01-02 03:04:05.000000  #1 10.0.0.1:50000  Vote(52) v2  corr 7  req 83 B  resp 32 B  1.500 ms
 	// {"type":"exchange","time":"2026-01-02T03:04:05Z","conn":1,"client":"10.0.0.1:50000","server":"10.0.0.2:9092","api":"Vote","api_key":52,"version":2,"correlation_id":7,"client_id":"","request":{"time":"2026-01-02T03:04:05Z","stream_offset":0,"size":83,"error":null},"response":{"time":"2026-01-02T03:04:05.0015Z","stream_offset":0,"size":32,"error":null},"no_response":false,"no_response_expected":false,"latency_ns":1500000,"errors":[]}
+}
+
+// WriteCompact writes indented JSON on one line as it is written.
+func ExampleWriteCompact() {
+	report.WriteCompact(os.Stdout, func(w io.Writer) error {
+		_, err := io.WriteString(w, "{\n  \"topic\": \"orders\",\n  \"partitions\": [0, 1]\n}\n")
+		return err
+	})
+	// Output: {"topic":"orders","partitions":[0,1]}
 }

@@ -507,6 +507,17 @@ func WriteLine(w io.Writer, v any, frames ...*Frame) error {
 	return err
 }
 
+// WriteCompact writes to w the JSON text that write writes, without the
+// whitespace between its tokens (json.Compact's output), as it streams
+// by: no copy of the text is held. The error is write's or w's.
+func WriteCompact(w io.Writer, write func(io.Writer) error) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := write(&compactWriter{w: bw}); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
 // compactWriter writes the JSON text written to it to w without the
 // whitespace between its tokens (json.Compact's output, as the text
 // streams by): render.WriteJSONWith's indentation.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -343,5 +344,26 @@ func TestCompactWriter(t *testing.T) {
 		if got.String() != want.String() {
 			t.Fatalf("writes of %d bytes: %q, want %q", cut, got.String(), want.String())
 		}
+	}
+}
+
+// WriteCompact streams what json.Compact makes of the text: strings
+// (escapes, spaces and quotes in them) kept, whitespace between tokens
+// dropped.
+func TestWriteCompact(t *testing.T) {
+	in := "{\n  \"a b\": [1, 2,\t3],\r\n  \"q\": \"x \\\" y\\\\\",\n  \"n\": null }"
+	var want, got bytes.Buffer
+	if err := json.Compact(&want, []byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompact(&got, func(w io.Writer) error {
+		for i := 0; i < len(in); i += 3 { // in pieces, a token cut anywhere
+			if _, err := io.WriteString(w, in[i:min(i+3, len(in))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil || got.String() != want.String() {
+		t.Errorf("WriteCompact = %q, %v; json.Compact %q", got.String(), err, want.String())
 	}
 }

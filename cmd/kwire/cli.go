@@ -107,9 +107,9 @@ type decodeCmd struct {
 	// MaxDecompressed bounds the compressed record payloads of the input,
 	// one or together (bytes): the tree holds them.
 	MaxDecompressed int64 `help:"Most bytes the compressed record batches of the input may expand to, one or together (the tree shown holds them); past it payloads (decompression bombs) are reported, not followed." default:"33554432" placeholder:"BYTES"`
-	// MaxNodes bounds the nodes of the records of each frame's tree
+	// MaxNodes bounds the nodes of the frames' trees, which they share
 	// (records.DefaultMaxNodes).
-	MaxNodes int `help:"Most nodes the records of one frame may make in the tree shown (16 bytes each); past it the rest of the records is reported, not decoded." default:"524288" placeholder:"N"`
+	MaxNodes int `help:"Most nodes the trees shown may hold, the input's frames together (16 bytes each); past it the rest of a frame's records is reported, not decoded." default:"524288" placeholder:"N"`
 }
 
 type encodeCmd struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/kwire/kwire/hexdump"
 	"github.com/kwire/kwire/internal/hint"
 	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/report"
 )
 
 func (a *app) decode(c *decodeCmd) error {
@@ -79,46 +79,54 @@ func (a *app) decode(c *decodeCmd) error {
 			return werr
 		}
 	}
+	// Every page's problems are printed and counted, not only the first
+	// page's that has any.
+	n := 0
+	var crc error
 	for _, p := range pages {
-		if err == nil {
-			err = a.recordProblems(p)
+		if err != nil {
+			break // the error says what is wrong
+		}
+		k, bad := a.recordProblems(p)
+		n += k
+		if crc == nil {
+			crc = bad
 		}
 	}
-	return err
+	switch {
+	case err != nil:
+		return err
+	case n == 1:
+		return fmt.Errorf("1 problem in the records")
+	case n > 1:
+		return fmt.Errorf("%d problems in the records", n)
+	}
+	return crc
 }
 
 // writePageLine prints the page JSON of p (as writePage) compacted on
 // one line: a line of JSON lines.
 func (a *app) writePageLine(p *render.Page) error {
-	var b bytes.Buffer
-	if err := render.WritePageJSON(&b, p, a.renderOptions()); err != nil {
+	// Streamed, not held: ten frames of header bombs held 1 GiB of JSON.
+	if err := report.WriteCompact(a.stdout, func(w io.Writer) error { return render.WritePageJSON(w, p, a.renderOptions()) }); err != nil {
 		return err
 	}
-	var line bytes.Buffer
-	line.Grow(b.Len())
-	if err := json.Compact(&line, b.Bytes()); err != nil {
-		return err
-	}
-	line.WriteByte('\n')
-	_, err := a.stdout.Write(line.Bytes())
+	_, err := io.WriteString(a.stdout, "\n")
 	return err
 }
 
 // recordProblems prints what went wrong inside the records of the page
-// on standard error, and returns a finding when there is any: the page
-// shows them too, the exit status says them.
-func (a *app) recordProblems(p *render.Page) error {
+// on standard error (the page shows them too; the exit status says them):
+// how many, and the page's bad CRC when it has none.
+func (a *app) recordProblems(p *render.Page) (int, error) {
 	probs := p.RecordErrors()
 	for _, pr := range probs {
 		fmt.Fprintf(a.stderr, "kwire: %s\n", pr)
 	}
-	switch len(probs) {
-	case 0:
-		return p.BadCRC()
-	case 1:
-		return fmt.Errorf("1 problem in the records")
+	if len(probs) == 0 {
+		return 0, p.BadCRC()
 	}
-	return fmt.Errorf("%d problems in the records", len(probs))
+	return len(probs), nil
 }
 
 // readInput returns the bytes to decode: --hex, or the file (raw, or hex

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -258,5 +259,25 @@ func TestLogProblemsKept(t *testing.T) {
 	want := "00000000000000000000.log: notice: 5 more problems (5 of them errors) not listed: a file's first 10000 are\n"
 	if r.code != 1 || strings.Count(r.stderr, ": error: ") != logseg.MaxProblems || !strings.Contains(r.stderr, want) || !strings.HasSuffix(r.stderr, fmt.Sprintf("kwire: %d problems in the records (above)\n", n)) {
 		t.Errorf("log --decoder offsets: exit %d, %d errors listed\n%s", r.code, strings.Count(r.stderr, ": error: "), r.stderr[max(0, len(r.stderr)-600):])
+	}
+}
+
+// decode's frames share --max-nodes, and every frame's problems are
+// printed and counted: three frames of a record of 300 headers under 1000
+// nodes decode the first whole, then stop where the nodes run out (100
+// frames of header bombs each holding their own bound took 930 MiB;
+// only the first page's problems were printed and counted).
+func TestDecodeFramesShareNodes(t *testing.T) {
+	f := produceV3(records.RawBatch{Count: 1, Records: testseg.HeaderBombRecord(300)}.Bytes())
+	path := filepath.Join(t.TempDir(), "three.bin")
+	if err := os.WriteFile(path, slices.Concat(f, f, f), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "decode", "--max-nodes", "1000", path)
+	if r.code != 1 || strings.Count(r.stderr, "not decoded: the tree holds") != 2 || !strings.HasSuffix(r.stderr, "kwire: 2 problems in the records\n") || strings.Count(r.stdout, "headerKey[299]") != 1 {
+		t.Errorf("decode --max-nodes 1000: exit %d\n%s\n%s", r.code, r.stderr, r.stdout)
+	}
+	if r := kwire(t, "decode", path); r.code != 0 || strings.Count(r.stdout, "headerKey[299]") != 3 {
+		t.Errorf("decode: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -724,9 +724,17 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	ro := o.recordsOptions(path)
 	var cut *Problem
 	if size > int64(len(data)) {
-		data = data[:entriesWithin(data)]
+		msg := "the entries that end within %s, the tree's bytes limit"
+		if n := entriesWithin(data); n < len(data) {
+			data = data[:n]
+		} else {
+			// No entry ends within them: what they hold is shown, its
+			// end cut by the limit, not by the file.
+			msg = "no entry ends within %s, the tree's bytes limit: the bytes at the end are cut there, not in the file"
+			ro.Preallocated, ro.Complete = false, false
+		}
 		cut = &Problem{Problem: tree.Problem{Off: int32(len(data)), VOff: -1, Path: ro.Path, Notice: true,
-			Msg: fmt.Sprintf("the tree shows the first %s of the file's %s (the entries that end within %s, the tree's bytes limit): the rest is not read", wire.Bytes(len(data)), wire.Bytes(size), wire.Bytes(o.MaxTreeBytes))}, Off: int64(len(data))}
+			Msg: fmt.Sprintf("the tree shows the first %s of the file's %s ("+msg+"): the rest is not read", wire.Bytes(len(data)), wire.Bytes(size), wire.Bytes(o.MaxTreeBytes))}, Off: int64(len(data))}
 	}
 	ro.Lazy = false // the tree is for a view
 	ro.MaxNodes = o.MaxNodes

@@ -824,3 +824,20 @@ func TestRefusedPayloadLeavesNoRoom(t *testing.T) {
 		}
 	}
 }
+
+// A view cut by boundRest ends only its own record early: an
+// uncompressed record of 300 headers (decoded by the general path) at a
+// wire offset past the cut view's Virtual bytes closes at its own end
+// (the cut was kept on the decoder, and such a record closed at the end
+// of Virtual, before its children).
+func TestBoundCutEndsOnlyItsRecord(t *testing.T) {
+	one := recordBytes(0, rec{})
+	cb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 20000, lastDelta: 19999}.bytes(zstdBytes(bytes.Repeat(one, 20000)))
+	filler := batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(recordBytes(0, rec{value: make([]byte, 200000)}))
+	plain := batch{producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(testseg.HeaderBombRecord(300))
+	tr := records.Decode(slices.Concat(cb, filler, plain), records.Options{})
+	checkTiles(t, tr)
+	if bs := records.LogBatches(tr); len(bs) != 3 || len(bs[2].Records) != 1 || len(bs[2].Records[0].Headers) != 300 {
+		t.Errorf("%d batches", len(bs))
+	}
+}

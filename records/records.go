@@ -511,10 +511,7 @@ type decoder struct {
 	// payloads recPayload bytes, and the finished ones took recUsed of
 	// it; those with a node bound (viewArea) nodeViews, nodePayload and
 	// nodeUsed.
-	recViews, recPayload, recUsed int64
-	// cut is set when boundRest kept only the first bytes of the rest of
-	// a view: a record being decoded ends where they do.
-	cut                              bool
+	recViews, recPayload, recUsed    int64
 	nodeViews, nodePayload, nodeUsed int64
 	// crcBudget is what the search for the next entry may still checksum
 	// (bytes; see nextEntry).
@@ -885,8 +882,9 @@ const boundFree = 8 << 20
 // boundRest appends the Raw leaf of the n bytes at off of area a that a
 // bound left undecoded, with the problem msg at path. When they end a
 // decompressed view's bytes (the tree's Virtual), only the first boundHeld
-// of them are kept: the leaf holds those, and the view ends after them.
-func (d *decoder) boundRest(a area, off int32, n int, path, msg string) {
+// of them are kept: the leaf holds those, the view (and a record of it
+// whose headers were stopped) ends after them, and cut is set.
+func (d *decoder) boundRest(a area, off int32, n int, path, msg string) (cut bool) {
 	if a.virtual && n > boundHeld && int(off)+n == len(d.b.T.Virtual) {
 		msg += fmt.Sprintf(" (the first %s shown; the other %s, decompressed, not held)", wire.Bytes(boundHeld), wire.Bytes(n-boundHeld))
 		n = boundHeld
@@ -896,10 +894,11 @@ func (d *decoder) boundRest(a area, off int32, n int, path, msg string) {
 			v = append(make([]byte, 0, len(v)+len(v)/4), v...)
 		}
 		d.b.T.Virtual = v
-		d.cut = true
+		cut = true
 	}
 	i := d.raw(a, refUndecoded, off, n)
 	d.problem(a, i, off, path, msg)
+	return cut
 }
 
 // index is path with index step [i] after it.
@@ -1538,11 +1537,10 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 		i := d.raw(a, refRecordExtra, base+int32(rd.sub.Off), end-rd.sub.Off)
 		d.problem(a, i, base+int32(rd.sub.Off), recordPath(path, k), fmt.Sprintf("the record's length says %s, its fields use %d", wire.Bytes(length), rd.sub.Off-(end-int(length))))
 	}
-	if d.cut {
+	if rd.cut {
 		// A bound stopped the record's headers and kept only the first
 		// bytes of the rest, the view's last (boundRest): the record
 		// ends where they do.
-		d.cut = false
 		b.Close(min(base+int32(end), int32(len(d.b.T.Virtual))))
 		return end, true, rd.failed
 	}
@@ -1584,6 +1582,9 @@ type recordReader struct {
 	path   string
 	k      int32
 	failed bool
+	// cut is set when boundRest kept only the first bytes of the
+	// record's headers not decoded: the record ends where they do.
+	cut bool
 	// ctype is the control record type its key holds, -1 for none.
 	ctype int
 	// key is the decoded key of an internal topic's record (KeyValue),
@@ -1805,7 +1806,7 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	for h := int32(0); h < hc; h++ {
 		if int64(h) >= limit {
 			at := rd.sub.Off
-			d.boundRest(rd.a, rd.base+int32(at), rd.sub.Remaining(), rd.rpath()+"."+fieldName(refHeaderKey, "headerKey", h), fmt.Sprintf("headers %d to %d of %d (%s) not decoded: %s", h, hc-1, hc, wire.Bytes(rd.sub.Remaining()), why))
+			rd.cut = d.boundRest(rd.a, rd.base+int32(at), rd.sub.Remaining(), rd.rpath()+"."+fieldName(refHeaderKey, "headerKey", h), fmt.Sprintf("headers %d to %d of %d (%s) not decoded: %s", h, hc-1, hc, wire.Bytes(rd.sub.Remaining()), why))
 			rd.sub.Off = len(rd.sub.Buf)
 			d.viewHeaders += int64(h)
 			return

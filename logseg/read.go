@@ -701,20 +701,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	default:
 		var f *os.File
 		if f, err = os.Open(path); err == nil {
-			var fi os.FileInfo
-			if fi, err = f.Stat(); err == nil && fi.Mode().IsRegular() && o.MaxTreeBytes > 0 {
-				// A file says its size: what is held is read at once.
-				size = fi.Size()
-				data = make([]byte, min(size, o.MaxTreeBytes))
-				var n int
-				n, err = io.ReadFull(f, data)
-				data = data[:n]
-				if err == io.ErrUnexpectedEOF {
-					err, size = nil, int64(n) // it shrank as it was read
-				}
-			} else if err == nil {
-				data, size, err = readTree(f, o.MaxTreeBytes)
-			}
+			data, size, err = readTree(f, o.MaxTreeBytes)
 			f.Close()
 		}
 	}
@@ -725,7 +712,8 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	var cut *Problem
 	if size > int64(len(data)) {
 		msg := "the entries that end within %s, the tree's bytes limit"
-		if n := entriesWithin(data); n < len(data) {
+		whole := func() []byte { return data }
+		if n, _ := windowEnd(data, func(int64) error { return nil }, whole); n < len(data) {
 			data = data[:n]
 		} else {
 			// No entry ends within them: what they hold is shown, its
@@ -758,15 +746,21 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 }
 
 // readTree reads r whole, or its first max bytes when max is positive
-// (the rest is counted, not held): the bytes and how many r held.
+// (the rest is counted, not held): the bytes and how many r held. A file
+// that says its size is read into an array of it.
 func readTree(r io.Reader, max int64) ([]byte, int64, error) {
 	if max <= 0 {
-		b, err := io.ReadAll(r)
-		return b, int64(len(b)), err
+		max = 1<<63 - 1
+	}
+	room := int64(64 << 10)
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			room = fi.Size() + 1 // and one to see the end
+		}
 	}
 	// Grown as append does (a quarter at a time once large), not doubled
 	// as io.ReadAll does: the arrays outgrown hold less.
-	b := make([]byte, 0, min(max, 64<<10))
+	b := make([]byte, 0, min(max, room))
 	for int64(len(b)) < max {
 		if len(b) == cap(b) {
 			b = slices.Grow(b, 64<<10)
@@ -782,23 +776,6 @@ func readTree(r io.Reader, max int64) ([]byte, int64, error) {
 	}
 	rest, err := io.Copy(io.Discard, r)
 	return b, int64(len(b)) + rest, err
-}
-
-// entriesWithin is how many of the first bytes of data are whole log
-// entries (records.EntrySize), all of data when none is.
-func entriesWithin(data []byte) int {
-	pos := 0
-	for pos < len(data) {
-		n := records.EntrySize(data[pos:])
-		if n == 0 || n > int64(len(data)-pos) {
-			break
-		}
-		pos += int(n)
-	}
-	if pos == 0 {
-		return len(data)
-	}
-	return pos
 }
 
 // holdsMetadata reports whether a data record value of t is a KRaft

@@ -174,9 +174,15 @@ const (
 	// decompress); one is reported for each. Err and Path are the tree
 	// problem's.
 	Records
+	// NotHeld is a request whose tree (Options.KeepTrees) is not held
+	// awaiting its response: its footprint (Tree, bytes) would take the
+	// trees held past the HeldTrees bound (Limit). Its exchange is
+	// reported with the request's Frame but no Tree. A limit of the
+	// decoder, not a fault of the stream: a notice.
+	NotHeld
 )
 
-var kindNames = [...]string{"", "frame-too-large", "negative-size", "not-kafka", "truncated", "decode-failed", "gap", "resync", "garbage", "records"}
+var kindNames = [...]string{"", "frame-too-large", "negative-size", "not-kafka", "truncated", "decode-failed", "gap", "resync", "garbage", "records", "not-held"}
 
 // String is the kind's name as JSON output shows it ("frame-too-large").
 func (k Kind) String() string {
@@ -201,8 +207,11 @@ type Problem struct {
 	// Truncated, DecodeFailed and Records: the whole frame then); -1 for
 	// a Truncated size prefix.
 	Size int64
-	// Limit is the MaxFrame in force (FrameTooLarge, NotKafka).
+	// Limit is the MaxFrame in force (FrameTooLarge, NotKafka), or the
+	// HeldTrees bound in bytes (NotHeld).
 	Limit int
+	// Tree is the footprint in bytes of the tree not held (NotHeld).
+	Tree int64
 	// Have is the number of bytes of a Truncated frame that arrived after
 	// its size prefix, or (Size -1) of the size prefix.
 	Have int64
@@ -216,7 +225,7 @@ type Problem struct {
 	// Protocol names what the bytes look like (NotKafka): "TLS" or "HTTP".
 	Protocol string
 	// APIKey, Version and CorrelationID describe the frame concerned when
-	// known (DecodeFailed, Records), else -1, -1, 0.
+	// known (DecodeFailed, Records, NotHeld), else -1, -1, 0.
 	APIKey, Version int16
 	CorrelationID   int32
 	// Path is the field path where decoding failed (DecodeFailed) or of the
@@ -260,6 +269,8 @@ func (p *Problem) String() string {
 		} else {
 			fmt.Fprintf(&b, " in the frame at stream offset %d does not decode: %v", p.FrameOffset, p.Err)
 		}
+	case NotHeld:
+		fmt.Fprintf(&b, "request (api key %d v%d, correlation id %d) in the frame at stream offset %d: its tree (%d bytes) is not kept awaiting the response: the trees of the requests awaiting responses would pass %d bytes; the exchange comes without it", p.APIKey, p.Version, p.CorrelationID, p.FrameOffset, p.Tree, p.Limit)
 	case Gap:
 		fmt.Fprintf(&b, "%d bytes missing", p.Missing)
 		if p.Lost {

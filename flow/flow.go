@@ -127,6 +127,10 @@ type Options struct {
 	// MaxPending bounds the requests awaiting a response; past it the
 	// oldest is reported unanswered. 0 means 1024.
 	MaxPending int
+	// Held bounds the memory of the request trees held awaiting their
+	// responses (KeepTrees), shared by the Conns given the same one; nil:
+	// each Conn its own, bounded at DefaultMaxHeld.
+	Held *HeldTrees
 	// ShowSecrets keeps credentials in the trees kept (KeepTrees). By
 	// default each kept tree is redacted (secret.Redact, with the
 	// connection's SASL mechanism) before it is reported: its secret bytes
@@ -246,6 +250,9 @@ type pending struct {
 	cd *codec.Codec
 	// findings are the request's (Options.Check).
 	findings []clientcheck.Finding
+	// held is the footprint of the request's tree counted in the Conn's
+	// HeldTrees.
+	held int64
 }
 
 // Conn decodes one connection. Create it with New.
@@ -284,6 +291,8 @@ type Conn struct {
 	topics Topics
 	// check judges the client's requests (Options.Check), or is nil.
 	check *clientcheck.Conn
+	// held bounds the trees of pending requests (Options.Held).
+	held *HeldTrees
 }
 
 // TreePool holds the trees of reported exchanges for decoding into again
@@ -377,7 +386,10 @@ func New(o Options, emit func(Event)) *Conn {
 	if o.MaxPending <= 0 {
 		o.MaxPending = 1024
 	}
-	c := &Conn{o: o, set: o.Codec.Set, emit: emit, topics: Topics{Names: o.Names}}
+	c := &Conn{o: o, set: o.Codec.Set, emit: emit, topics: Topics{Names: o.Names}, held: o.Held}
+	if c.held == nil {
+		c.held = &HeldTrees{}
+	}
 	if o.Check {
 		c.check = &clientcheck.Conn{}
 	}
@@ -958,7 +970,8 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
-	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings})
+	held := c.hold(s, f, key, ver, corr)
+	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held})
 }
 
 // errAuthFrame is the error of a client frame sent while the connection
@@ -1069,6 +1082,7 @@ func (c *Conn) unanswered(k int) {
 		x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
 		x.Request, x.Findings, x.Topics = q.frame, q.findings, q.topics
 		x.ClientSoftwareName, x.ClientSoftwareVersion = q.software[0], q.software[1]
+		c.held.give(q.held)
 		*q = pending{}
 		c.report(x)
 	}
@@ -1100,6 +1114,7 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 	}
 	c.unanswered(k)
 	q := c.pend[c.head]
+	c.held.give(q.held)
 	c.pend[c.head] = pending{}
 	c.head++
 	if c.head == len(c.pend) {

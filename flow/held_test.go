@@ -3,6 +3,8 @@ package flow
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -36,5 +38,61 @@ func TestTruncatedLargeFrameAndHeld(t *testing.T) {
 	r.conn.Close(t0)
 	if st := r.conn.Stats(); st.Held != [2]int64{int64(len(req)), int64(len(resp))} {
 		t.Errorf("held %v, want %d and %d", st.Held, len(req), len(resp))
+	}
+}
+
+// The trees of requests awaiting responses (KeepTrees) are bounded by the
+// HeldTrees their Conns share: a request past the bound comes without its
+// tree, after a NotHeld notice naming it, and every byte counted is given
+// back once the exchanges are reported. Before the bound, a client that
+// pipelined requests no response answered took memory without bound
+// (100 header-bomb Produce requests in a capture: 898 MiB).
+func TestHeldTreesBound(t *testing.T) {
+	c := codec.New(testSet)
+	one := newConn(Options{KeepTrees: true})
+	feed(one.conn, ClientToServer, reqFrame(t, c, "ApiVersions", 3, 1, "cli", ""), t0, 1<<20)
+	size := one.conn.held.Held()
+	if size <= 0 {
+		t.Fatalf("a pending request's tree counts %d bytes", size)
+	}
+	one.conn.Close(t0)
+	if one.conn.held.Held() != 0 || one.ex[0].Request.Tree == nil {
+		t.Fatalf("after Close: %d bytes held, tree %v", one.conn.held.Held(), one.ex[0].Request.Tree)
+	}
+
+	// Room for three trees, shared by two connections.
+	h := &HeldTrees{Max: 3*size + size/2}
+	a, b := newConn(Options{KeepTrees: true, Held: h}), newConn(Options{KeepTrees: true, Held: h})
+	for corr := int32(1); corr <= 2; corr++ {
+		feed(a.conn, ClientToServer, reqFrame(t, c, "ApiVersions", 3, corr, "cli", ""), t0, 1<<20)
+		feed(b.conn, ClientToServer, reqFrame(t, c, "ApiVersions", 3, corr, "cli", ""), t0, 1<<20)
+	}
+	if h.Held() != 3*size {
+		t.Fatalf("held %d, want %d", h.Held(), 3*size)
+	}
+	nh := b.problems(NotHeld)
+	if len(nh) != 1 || len(a.pr) != 0 || nh[0].CorrelationID != 2 || nh[0].Tree != size || nh[0].Limit != int(h.Max) || nh[0].APIKey != 18 {
+		t.Fatalf("problems a %v, b %v", a.pr, b.pr)
+	}
+	if want := "not kept awaiting the response"; !strings.Contains(nh[0].String(), want) {
+		t.Errorf("%q does not say %q", nh[0], want)
+	}
+	// b's first response gives its tree back: the next request is held.
+	feed(b.conn, ServerToClient, respFrame(t, c, "ApiVersions", 3, 1, ""), t0, 1<<20)
+	feed(b.conn, ClientToServer, reqFrame(t, c, "ApiVersions", 3, 3, "cli", ""), t0, 1<<20)
+	if len(b.problems(NotHeld)) != 1 || h.Held() != 3*size {
+		t.Fatalf("after a response: held %d, problems %v", h.Held(), b.pr)
+	}
+	a.conn.Close(t0)
+	b.conn.Close(t0)
+	if h.Held() != 0 {
+		t.Errorf("%d bytes still counted after Close", h.Held())
+	}
+	var trees []bool
+	for _, x := range b.ex {
+		trees = append(trees, x.Request.Tree != nil)
+	}
+	if fmt.Sprint(trees) != "[true false true]" || b.ex[1].Request.Err != nil {
+		t.Errorf("b's requests have trees %v", trees)
 	}
 }

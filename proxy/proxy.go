@@ -134,7 +134,9 @@ type Options struct {
 	// bytes a node); records past that are reported in the frame's problems, not
 	// decoded. The other half is the read buffers the decoder may hold,
 	// a quarter per direction, unless QueueBuffers says otherwise. A payload past its limit (a decompression bomb) takes about
-	// 40 MiB at most while it is counted.
+	// 40 MiB at most while it is counted. With KeepTrees, the trees of
+	// the requests awaiting their responses take at most another half
+	// (flow.HeldTrees); a request past it comes without its tree.
 	MaxDecodeMemoryConn int64
 	// Grace is how long Serve lets open connections run after its context
 	// is cancelled before closing them (5s when 0; negative: close at
@@ -752,7 +754,7 @@ func (c *conn) fail(err error) {
 // decode runs the flow decoder over the queue until it is closed.
 func (c *conn) decode(done chan<- flow.Stats) {
 	p := c.p
-	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names, Check: p.o.Check, Touched: p.o.Touched}, func(e flow.Event) {
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, Held: &flow.HeldTrees{Max: p.o.MaxDecodeMemoryConn / 2}, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names, Check: p.o.Check, Touched: p.o.Touched}, func(e flow.Event) {
 		at := time.Now()
 		switch e := e.(type) {
 		case *flow.Exchange:

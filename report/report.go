@@ -459,7 +459,7 @@ func NewProblem(p *flow.Problem, conn uint64, client, server string) *Problem {
 		}
 		h := p.Have
 		j.Have = &h
-	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.DecodeFailed, flow.Records:
+	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.DecodeFailed, flow.Records, flow.NotHeld:
 		n := p.Size
 		j.Size = &n
 	case flow.Resync, flow.Garbage:

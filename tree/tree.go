@@ -459,6 +459,13 @@ type Tree struct {
 	ownBytes bool
 }
 
+// Footprint is the memory t's arrays take, in bytes: the capacities of
+// Nodes (NodeSize a node), Bytes and Virtual, and 64 bytes a Problem
+// (its strings not counted). Memory bounds on trees held count this.
+func (t *Tree) Footprint() int64 {
+	return int64(cap(t.Nodes))*int64(NodeSize) + int64(cap(t.Bytes)) + int64(cap(t.Virtual)) + 64*int64(cap(t.Problems))
+}
+
 // Problem is something wrong found in records: the message decoded, but
 // this part of it is not what Kafka would accept (or, with Notice, is
 // worth saying though Kafka accepts it).

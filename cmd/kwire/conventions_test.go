@@ -95,8 +95,8 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 	}
 	// pcap --port has none: without it Kafka is found on any port; nor
 	// log --max-decompressed-total: its default depends on --tree.
-	if shown != 43 {
-		t.Errorf("%d defaults shown, want 43", shown)
+	if shown != 44 {
+		t.Errorf("%d defaults shown, want 44", shown)
 	}
 	// The default shows once, in the help text, not also as the value
 	// (--color="auto"); kwire's own --version is listed with the root's

@@ -275,6 +275,17 @@ func TestGenerateHostileInputs(t *testing.T) {
 		write("plainhdr.log", b)
 		write("plainhdr.frame", produceV3(b))
 	}
+	// A client pipelining 100 requests that nothing answers, each an
+	// uncompressed batch of one record of 300000 empty headers (600 KB):
+	// pcap --tree holds their trees awaiting responses.
+	{
+		one := produceV3(records.RawBatch{Count: 1, Records: testseg.HeaderBombRecord(300_000)}.Bytes())
+		var frames []byte
+		for range 100 {
+			frames = append(frames, one...)
+		}
+		pcap("pipehdr.pcap", frames)
+	}
 	// A legacy gzip wrapper (magic 1) of 20 MiB of tiny messages, as a
 	// frame.
 	{

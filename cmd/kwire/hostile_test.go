@@ -281,3 +281,40 @@ func TestDecodeFramesShareNodes(t *testing.T) {
 		t.Errorf("decode: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// pcap --tree holds a request's tree until its response, and the trees
+// of the requests awaiting responses take at most --max-held bytes over
+// the capture: a request past it is printed without its tree, after a
+// not-held notice (which does not fail the run). A client pipelining 100
+// header-bomb requests that nothing answered took pcap --tree 898 MiB.
+func TestPcapHeldTreesBound(t *testing.T) {
+	small := produceV3(hostileZstdBatch(t, 0, 10, 10))
+	var frames []byte
+	for range 4 {
+		frames = append(frames, small...)
+	}
+	path := filepath.Join(t.TempDir(), "pipelined.pcap")
+	if err := os.WriteFile(path, hostilePcap(t, frames), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "pcap", "--tree", path)
+	if r.code != 0 || strings.Contains(r.stdout, "not-held") || strings.Count(r.stdout, "no response") != 4 || strings.Count(r.stdout, "ProduceRequest") < 4 {
+		t.Fatalf("pcap --tree: exit %d\n%.3000s%s", r.code, r.stdout, r.stderr)
+	}
+	r = kwire(t, "pcap", "--tree", "--max-held", "1", path)
+	const notice = "its tree (%d bytes) is not kept awaiting the response: the trees of the requests awaiting responses would pass 1 bytes; the exchange comes without it"
+	if r.code != 0 || strings.Count(r.stdout, "not-held: c2s at stream offset") != 4 || strings.Count(r.stdout, "no response") != 4 || strings.Contains(r.stdout, "ProduceRequest") {
+		t.Fatalf("pcap --tree --max-held 1: exit %d\n%.3000s%s", r.code, r.stdout, r.stderr)
+	}
+	var size int64
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "its tree ("):], notice, &size); err != nil || size < int64(len(small)) {
+		t.Errorf("notice: %v (size %d)\n%.1000s", err, size, r.stdout)
+	}
+	r = kwire(t, "pcap", "--tree", "--format", "json", "--max-held", "1", path)
+	if r.code != 0 || strings.Count(r.stdout, `{"type":"notice","kind":"not-held",`) != 4 || strings.Count(r.stdout, `"size":`+fmt.Sprint(len(small))) < 4 {
+		t.Errorf("pcap --tree --format json --max-held 1: exit %d\n%.3000s", r.code, r.stdout)
+	}
+	if r := kwire(t, "pcap", "--max-held", "0", path); r.code != 2 || !strings.Contains(r.stderr, "--max-held 0: must be positive") {
+		t.Errorf("pcap --max-held 0: exit %d %s", r.code, r.stderr)
+	}
+}

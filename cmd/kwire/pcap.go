@@ -36,6 +36,7 @@ type pcapCmd struct {
 	MaxFrame  int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
 	Idle      time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
 	MaxNodes  int           `name:"max-nodes" help:"Most nodes the records of one frame may make in its tree (16 bytes each); past it the rest of the records is reported, not decoded." default:"524288" placeholder:"N"`
+	MaxHeld   int64         `name:"max-held" help:"Most bytes the trees of the requests awaiting their responses may take, over all the capture's connections (with --tree); past it a request comes without its tree, and a notice says so." default:"33554432" placeholder:"BYTES"`
 	KeyLog    string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." placeholder:"FILE"`
 	watchflags.Flags
 }
@@ -52,7 +53,8 @@ type pcapRun struct {
 	// pq receives the exchanges with --format parquet, made by tr.
 	pq *exchange.ParquetDir
 	tr exchange.Tracker
-	// failed: a problem other than a resynchronisation (a notice) was seen.
+	// failed: a problem other than a resynchronisation or a tree not held
+	// (notices) was seen.
 	failed bool
 	// findings counts the findings of the clients' requests (--check).
 	findings int
@@ -71,6 +73,9 @@ func (a *app) pcap(c *pcapCmd) error {
 	}
 	if c.MaxNodes <= 0 {
 		return usagef("--max-nodes %d: must be positive", c.MaxNodes)
+	}
+	if c.MaxHeld <= 0 {
+		return usagef("--max-held %d: must be positive", c.MaxHeld)
 	}
 	set, err := a.loadSet()
 	if err != nil {
@@ -162,7 +167,7 @@ func (a *app) pcap(c *pcapCmd) error {
 	cd.Records.MaxNodes = c.MaxNodes
 	st, tot, readErr := capture.DecodeFlows(cr, capture.FlowOptions{
 		Assembler: capture.Options{Ports: c.Port, IdleTimeout: c.Idle},
-		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}, Check: c.Check, Touched: r.pq != nil},
+		Flow:      flow.Options{Codec: cd, MaxFrame: c.MaxFrame, KeepTrees: c.Tree || wt.NeedsTrees(), Reuse: &flow.TreePool{}, Held: &flow.HeldTrees{Max: c.MaxHeld}, ShowSecrets: a.cli.ShowSecrets, Fallback: flow.EmbeddedFallbacks(set), Names: &flow.Names{}, Check: c.Check, Touched: r.pq != nil},
 		OnOpen:    r.open, OnEvent: r.flowEvent, KeyLog: kl, OnTLS: r.tls, Detect: detect, KafkaPorts: []uint16{defaultKafkaPort},
 		OnClose: func(c *capture.Conn, _ time.Time, _ string) {
 			wt.Closed(traffic.Conn{ID: uint64(c.ID)})
@@ -272,7 +277,7 @@ func (r *pcapRun) tls(c *capture.Conn, t time.Time, msg string, problem bool) {
 // flowEvent prints an exchange or a problem of the connection.
 func (r *pcapRun) flowEvent(c *capture.Conn, ev flow.Event) {
 	if p, ok := ev.(*flow.Problem); ok {
-		r.failed = r.failed || p.Kind != flow.Resync
+		r.failed = r.failed || p.Kind != flow.Resync && p.Kind != flow.NotHeld
 	}
 	if x, ok := ev.(*flow.Exchange); ok {
 		r.findings += len(x.Findings)
@@ -341,7 +346,7 @@ func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
 func (r *pcapRun) problem(c *capture.Conn, p *flow.Problem) {
 	if r.c.Format == "json" {
 		j := report.NewProblem(p, uint64(c.ID), c.Client.String(), c.Server.String())
-		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice
+		if p.Kind == flow.Resync || p.Kind == flow.NotHeld { // pcap calls these notices
 			j.Type = "notice"
 		}
 		r.writeJSON(j)

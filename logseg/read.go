@@ -50,9 +50,10 @@ type Options struct {
 	// holds (0: all of them): past it, the tree ends at the last whole
 	// entry within them (or there, when none ends), with a notice.
 	MaxTreeBytes int64
-	// MaxNodes bounds the nodes of ReadWhole's tree
-	// (records.Options.MaxNodes; 0: no bound but what the payloads'
-	// bytes allow). Read's parts need none: they are handed over.
+	// MaxNodes bounds the nodes of ReadWhole's tree (0: no bound but
+	// what the payloads' bytes allow), and in Read, whose parts are
+	// handed over, those of the inner messages of a legacy wrapper, held
+	// in one part (0: records.DefaultMaxNodes): records.Options.MaxNodes.
 	MaxNodes int
 	// Metadata decodes the values of data records as KRaft metadata
 	// records in every file; they always are in the files IsMetadata
@@ -92,6 +93,7 @@ func (o Options) recordsOptions(path string) records.Options {
 	ro.MaxDecompressed = o.MaxDecompressed
 	ro.MaxRecords = o.MaxRecords
 	ro.MaxRecordBytes = o.MaxRecordBytes
+	ro.MaxNodes = o.MaxNodes
 	ro.Budget = records.NewBudget(o.MaxDecompressedTotal)
 	ro.Metadata = o.Metadata || IsMetadata(path)
 	if t := o.topic(path); t != "" && o.Codec != nil {
@@ -725,7 +727,6 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 			Msg: fmt.Sprintf("the tree shows the first %s of the file's %s ("+msg+"): the rest is not read", wire.Bytes(len(data)), wire.Bytes(size), wire.Bytes(o.MaxTreeBytes))}, Off: int64(len(data))}
 	}
 	ro.Lazy = false // the tree is for a view
-	ro.MaxNodes = o.MaxNodes
 	t := records.Decode(data, ro)
 	if !ro.Metadata && ro.KeyValue == nil && holdsMetadata(t, o.Codec) {
 		// A metadata log by its content (a copy, standard input): decoded

@@ -333,6 +333,16 @@ func legacyBatch(t *tree.Tree, bi int32, lb *LogBatch) {
 		// A magic 1 wrapper's inner offsets are relative: the group's
 		// offset base is what makes them absolute (0 for magic 0).
 		base := OffsetBase(t, m.inner)
+		n := 0
+		t.Children(m.inner, func(c int32) bool {
+			if t.Nodes[c].Kind() == tree.RecordBatch {
+				n++
+			}
+			return true
+		})
+		// Sized first: grown by append, a wrapper of 155344 inner
+		// messages took 3 arrays of them at once.
+		lb.Records = make([]LogRecord, 0, n)
 		t.Children(m.inner, func(c int32) bool {
 			if t.Nodes[c].Kind() == tree.RecordBatch {
 				im := readLegacy(t, c)

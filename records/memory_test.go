@@ -460,15 +460,18 @@ func TestBudget(t *testing.T) {
 // A legacy wrapper's value is held whole and its messages are one part, so
 // DecodeParts bounds it: a gzip wrapper of 64 MiB of small messages (a
 // few hundred KB) is refused past 16 MiB, allocating less than 24 MiB
-// where it took 1.6 GiB in kwire log; one of 12 MiB is decoded to the
-// node bound of its view, as Decode decodes it, with the same problem.
+// where it took 1.6 GiB in kwire log; one of 12 MiB is decoded to
+// Options.MaxNodes (DefaultMaxNodes: a snappy wrapper of 15 MiB of small
+// messages took kwire log 203 MiB), and with a larger MaxNodes to the node
+// bound of its view, as Decode decodes it, with the same problem.
 func TestLegacyWrapperInParts(t *testing.T) {
 	inner := legacyMessage(0, 1, 0, nil, []byte("v"))
 	wrapper := func(n int) []byte {
 		return legacyWrapper(0, 1, 1, bytes.Repeat(inner, n/len(inner)), gzipBytes)
 	}
+	maxNodes := 0
 	parts := func(b []byte) (probs []string) {
-		err := records.DecodeParts(b, records.Options{}, 1<<16, func(pt *tree.Tree, _ bool) error {
+		err := records.DecodeParts(b, records.Options{MaxNodes: maxNodes}, 1<<16, func(pt *tree.Tree, _ bool) error {
 			for _, p := range pt.Problems {
 				probs = append(probs, p.String())
 			}
@@ -490,6 +493,13 @@ func TestLegacyWrapperInParts(t *testing.T) {
 		t.Errorf("a wrapper of 64 MiB in parts allocates %d bytes", got)
 	}
 	mid := wrapper(12 << 20)
+	probs = parts(mid)
+	// 9 nodes a magic 1 message: 58253 of them make 524277, with the
+	// wrapper's own.
+	if want := "records[0].decompressed[58253] at 0x0022 (decompressed v0x1f1c47): 10544030 bytes of entries not decoded: the inner messages of a legacy wrapper, held whole, make 524288 nodes, the limit (the first 4096 bytes shown; the other 10539934 bytes, decompressed, not held)"; !slices.Equal(probs, []string{want}) {
+		t.Errorf("a wrapper of 12 MiB in parts: %q", probs)
+	}
+	maxNodes = 1 << 20
 	probs = parts(mid)
 	whole := records.Decode(mid, records.Options{})
 	var want []string

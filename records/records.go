@@ -116,6 +116,10 @@ type Options struct {
 	// decoded. A node takes tree.NodeSize (16) bytes: with
 	// MaxDecompressedTotal it bounds the memory of a tree whatever its
 	// payloads hold.
+	//
+	// DecodeParts bounds each part by its own count of nodes; MaxNodes
+	// (DefaultMaxNodes when 0) then bounds what cannot be split: the
+	// inner messages of a legacy wrapper, held in one part.
 	MaxNodes int
 	// MaxRecords bounds the records of one compressed payload of a v2
 	// batch: past it, the rest of the payload is one Raw leaf with a
@@ -573,6 +577,11 @@ func DecodeParts(data []byte, o Options, maxNodes int, fn func(t *tree.Tree, con
 	if o.Path == "" {
 		o.Path = "records"
 	}
+	if o.MaxNodes <= 0 {
+		// A legacy wrapper's messages are held in one part: 15 MiB of
+		// small ones in a 786 KB snappy wrapper took a listing 203 MiB.
+		o.MaxNodes = DefaultMaxNodes
+	}
 	d := newDecoder(&b, o)
 	d.parts = &parts{fn: fn, maxNodes: max(maxNodes, 64)}
 	if o.Budget != nil {
@@ -606,6 +615,8 @@ func (d *decoder) full() bool {
 // of what ("entries", "records") then not decoded.
 func (d *decoder) overNodes(a area, n int, what string) (string, bool) {
 	switch {
+	case d.o.MaxNodes > 0 && d.size() >= d.o.MaxNodes && d.parts != nil && a.inWrapper:
+		return fmt.Sprintf("%s of %s not decoded: the inner messages of a legacy wrapper, held whole, make %d nodes, the limit", wire.Bytes(n), what, d.o.MaxNodes), true
 	case d.o.MaxNodes > 0 && d.size() >= d.o.MaxNodes:
 		return fmt.Sprintf("%s of %s not decoded: the tree holds %d nodes, its limit", wire.Bytes(n), what, d.o.MaxNodes), true
 	case a.maxNodes > 0 && d.size() >= a.maxNodes && d.nodeViews > 1:

@@ -286,6 +286,21 @@ func TestGenerateHostileInputs(t *testing.T) {
 		}
 		pcap("pipehdr.pcap", frames)
 	}
+	// A legacy raw snappy wrapper (magic 0) of 15 MiB of tiny messages
+	// (786 KB), and an uncompressed batch of 500000 empty records.
+	{
+		inner := records.Legacy{Value: []byte("v")}.Bytes()
+		w := records.Legacy{Attributes: 2, Value: snappy.Encode(nil, bytes.Repeat(inner, (15<<20)/len(inner)))}.Bytes()
+		write("legsnappy15.log", w)
+		write("legsnappy15.frame", produceV3(w))
+		var recs []byte
+		for i := range 500000 {
+			recs = hostileRecord(recs, i, -1)
+		}
+		b := records.RawBatch{LastOffsetDelta: 499999, Count: 500000, Records: recs}.Bytes()
+		write("plain500k.log", b)
+		write("plain500k.frame", produceV3(b))
+	}
 	// A legacy gzip wrapper (magic 1) of 20 MiB of tiny messages, as a
 	// frame.
 	{

@@ -38,8 +38,9 @@ type logCmd struct {
 	MaxDecompressedTotal *int64 `help:"Most bytes the compressed record batches of one file may expand to together; past it batches are reported, not decompressed (default: 1073741824; with --tree 33554432, since the tree shown holds them)." placeholder:"BYTES"`
 	// MaxTreeBytes bounds the bytes of a file that --tree holds.
 	MaxTreeBytes int64 `help:"With --tree: most bytes of one file the tree shows (it holds them); past them, the tree ends at the last whole batch within them, and a notice says so." default:"33554432" placeholder:"BYTES"`
-	// MaxNodes bounds the nodes of a file's tree (--tree).
-	MaxNodes int `help:"With --tree: most nodes the records of one file may make in the tree shown (16 bytes each); past it the rest is reported, not decoded." default:"524288" placeholder:"N"`
+	// MaxNodes bounds the nodes of a file's tree (--tree), and of a
+	// legacy wrapper's inner messages (held whole).
+	MaxNodes int `help:"Most nodes (16 bytes each) the records of one file may make in the tree shown (--tree), and the inner messages of one legacy compressed message (read whole); past it the rest is reported, not decoded." default:"524288" placeholder:"N"`
 	// MaxRecords bounds the records of one compressed batch.
 	MaxRecords int64 `help:"Most records one compressed record batch may hold (0: 8 Ki and 2 a byte of its compressed records; more are reported as a bomb, not listed)." default:"0" placeholder:"N"`
 	// MaxRecordBytes bounds one record of a large compressed batch.

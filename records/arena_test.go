@@ -82,7 +82,7 @@ func samePlain(t *testing.T, body []byte, base int32, a area, k int32) bool {
 	t.Helper()
 	slow := &tree.Tree{Bytes: body}
 	d := newDecoder(&tree.Builder{T: slow}, Options{})
-	next, ok, bad := d.record(body, 0, base, a, a.path, k, batchInfo{baseOffset: 1 << 40})
+	next, ok, bad := d.record(body, 0, base, a, a.path, k, batchInfo{baseOffset: 1 << 40}, true)
 	// A leftover slice of capacity, which plainRecord may write past
 	// the length of and must leave as it was up to it.
 	prefix := []tree.Node{{End: 99, S: tree.NewShape(tree.Records, tree.WireNone, 0, 0)}}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/klauspost/compress/snappy"
+
 	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/tree"
@@ -40,6 +42,12 @@ func FuzzRecords(f *testing.F) {
 		hb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 2, lastDelta: 1}.bytes(zstdBytes(append(testseg.HeaderBombRecord(40000), testseg.HeaderBombRecord(40000)...)))
 		f.Add(slices.Concat(cb, cb, hb, hb, cb))
 		f.Add(legacyWrapper(5, 1, 1, bytes.Repeat(legacyMessage(0, 1, 0, nil, []byte("v")), 20000), gzipBytes))
+		// A record's headers cut with a record after it in the view (the
+		// cut takes it in), and a legacy snappy wrapper past MaxNodes in
+		// parts.
+		tail := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 2, lastDelta: 1}.bytes(zstdBytes(slices.Concat(testseg.HeaderBombRecord(40000), recordBytes(1, rec{value: make([]byte, 10000)}))))
+		f.Add(slices.Concat(tail, tail, cb))
+		f.Add(legacyWrapper(0, 0, 2, bytes.Repeat(legacyMessage(0, 0, 0, nil, []byte("v")), 70000), func(p []byte) []byte { return snappy.Encode(nil, p) }))
 	}
 	o := specOptions(f, true)
 	o.MaxDecompressed = 1 << 20

@@ -851,3 +851,39 @@ func TestBoundCutEndsOnlyItsRecord(t *testing.T) {
 		t.Errorf("%d batches", len(bs))
 	}
 }
+
+// When a bound that stops the rest of a view (its records bound, the
+// tree's node bound) stops a record's headers and more records follow it
+// in the view, the cut takes them in: one problem names both, only the
+// first bytes of them are held, and the record and the view end there.
+// Before, each such view was held whole: 2000 batches of an 88-byte
+// payload of a record of 200000 empty headers and one more record (298 KB)
+// took decode 102 MiB.
+func TestHeaderCutTakesInTheView(t *testing.T) {
+	payload := slices.Concat(testseg.HeaderBombRecord(40000), recordBytes(1, rec{value: make([]byte, 10000)}))
+	cb := batch{attrs: 4, producerID: -1, epoch: -1, seq: -1, count: 2, lastDelta: 1}.bytes(zstdBytes(payload))
+	plain := batch{baseOffset: 2, producerID: -1, epoch: -1, seq: -1, count: 1}.bytes(recordBytes(0, rec{value: []byte("v")}))
+	tr := records.Decode(slices.Concat(cb, plain), records.Options{})
+	checkTiles(t, tr)
+	var probs []string
+	for _, p := range tr.Problems {
+		probs = append(probs, p.String())
+	}
+	// The records bound: 8 Ki and 2 a byte of the payload, 4 headers a
+	// record.
+	cut := 4 * (8192 + 2*(len(cb)-61))
+	after := len(payload) - len(testseg.HeaderBombRecord(40000))
+	rest := 2*(40000-cut) + after
+	want := fmt.Sprintf("records[0].decompressed.Record[0].headerKey[%d] at 0x003d (decompressed v0x%04x): headers %d to 39999 of 40000 (%d bytes) and the %d bytes of records after the record not decoded: a compressed payload of %d bytes holds at most %d records (8 Ki and 2 a byte; a bomb?), 4 headers counting as one (the first 4096 bytes shown; the other %d bytes, decompressed, not held)",
+		cut, 2*cut+11, cut, 2*(40000-cut), after, len(cb)-61, 8192+2*(len(cb)-61), rest-4096)
+	if !slices.Equal(probs, []string{want}) {
+		t.Fatalf("problems %q\nwant %q", probs, want)
+	}
+	if len(tr.Virtual) != 2*cut+11+4096 {
+		t.Errorf("%d bytes of Virtual held, want %d", len(tr.Virtual), 2*cut+11+4096)
+	}
+	bs := records.LogBatches(tr)
+	if len(bs) != 2 || len(bs[0].Records) != 1 || len(bs[0].Records[0].Headers) != cut || len(bs[1].Records) != 1 || string(bs[1].Records[0].Value) != "v" {
+		t.Errorf("batches %+v", bs)
+	}
+}

@@ -523,6 +523,9 @@ type decoder struct {
 	// arena is set by Append (est not 0): the node arena's estimate,
 	// which the first record scales (see scaleArena).
 	arena arena
+	// viewCut is set by record when the cut of its headers took in the
+	// records after it (recordReader.viewCut): records stops.
+	viewCut bool
 }
 
 // size is the nodes of the tree being built, its lazy records counted as
@@ -1451,7 +1454,12 @@ func (d *decoder) records(body []byte, base int32, a area, path string, count in
 			return count
 		}
 		made := len(d.b.T.Nodes)
-		next, ok, bad := d.record(body, pos, base, a, path, n, info)
+		next, ok, bad := d.record(body, pos, base, a, path, n, info, true)
+		if d.viewCut {
+			// The record's cut took in the records after it.
+			d.viewCut = false
+			return count
+		}
 		if d.arena.est != 0 {
 			if ok && !bad {
 				d.scaleArena(len(d.b.T.Nodes) - made)
@@ -1515,8 +1523,9 @@ func surplus(n int, count int32) string {
 
 // record decodes record k starting at body[pos]; it returns where the next
 // record starts, and false when its end cannot be known (then the rest of
-// body is one Raw leaf); bad is set when its fields do not read.
-func (d *decoder) record(body []byte, pos int, base int32, a area, path string, k int32, info batchInfo) (next int, ok, bad bool) {
+// body is one Raw leaf); bad is set when its fields do not read. view says
+// body holds the rest of the record's view (the records after it).
+func (d *decoder) record(body []byte, pos int, base int32, a area, path string, k int32, info batchInfo, view bool) (next int, ok, bad bool) {
 	b := d.b
 	fl := a.flags()
 	if info.plain {
@@ -1537,7 +1546,10 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	end := r.Off + int(length)
 	ri := b.Open(tree.Node{Off: base + int32(pos), S: shRecord.With(fl)})
 	b.Leaf(tree.Node{Off: base + int32(pos), Size: int32(r.Off - pos), S: shRecordLength.With(fl)})
-	rd := recordReader{d: d, a: a, base: base, sub: wire.Reader{Buf: body[:end], Off: r.Off}, path: path, k: k}
+	rd := recordReader{d: d, a: a, base: base, sub: wire.Reader{Buf: body[:end], Off: r.Off}, path: path, k: k, viewEnd: end}
+	if view {
+		rd.viewEnd = len(body)
+	}
 	rd.fields(info, ri)
 	if rd.failed {
 		// What could not be read is one Raw leaf up to the record's end.
@@ -1547,6 +1559,13 @@ func (d *decoder) record(body []byte, pos int, base int32, a area, path string, 
 	} else if rd.sub.Off != end {
 		i := d.raw(a, refRecordExtra, base+int32(rd.sub.Off), end-rd.sub.Off)
 		d.problem(a, i, base+int32(rd.sub.Off), recordPath(path, k), fmt.Sprintf("the record's length says %s, its fields use %d", wire.Bytes(length), rd.sub.Off-(end-int(length))))
+	}
+	if rd.viewCut {
+		// The cut took in the records after this one: the record, and
+		// the view, end where the bytes kept do.
+		b.Close(int32(len(d.b.T.Virtual)))
+		d.viewCut = true
+		return len(body), true, rd.failed
 	}
 	if rd.cut {
 		// A bound stopped the record's headers and kept only the first
@@ -1596,6 +1615,14 @@ type recordReader struct {
 	// cut is set when boundRest kept only the first bytes of the
 	// record's headers not decoded: the record ends where they do.
 	cut bool
+	// viewEnd is where the record's view ends in body when body holds
+	// the rest of the view (records'; the record's end when not: a
+	// stream's window); viewCut is set when a
+	// bound that stops the whole view stopped the record's headers and
+	// the cut took in the records after it too (boundRest kept only the
+	// first bytes of them all): the view's records end there.
+	viewEnd int
+	viewCut bool
 	// ctype is the control record type its key holds, -1 for none.
 	ctype int
 	// key is the decoded key of an internal topic's record (KeyValue),
@@ -1801,9 +1828,12 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	// The headers decoded: maxRecordHeaders, within the view's records
 	// bound (overRecords),
 	limit, why := int64(maxRecordHeaders), fmt.Sprintf("a record has at most %d headers decoded (a bomb?)", maxRecordHeaders)
+	// stopsView is set when the bound is one that stops the view's
+	// records after this one too.
+	stopsView := false
 	if a := rd.a; a.maxRecords > 0 {
 		if left := (int64(a.maxRecords)-int64(rd.k))*headersPerRecord - d.viewHeaders; left < limit {
-			limit, why = max(left, 0), d.recordsBound(a, true)
+			limit, why, stopsView = max(left, 0), d.recordsBound(a, true), true
 		}
 	}
 	// and within the tree's node bound (Options.MaxNodes), two nodes a
@@ -1811,13 +1841,25 @@ func (rd *recordReader) fields(info batchInfo, ri int32) {
 	// two nodes a header.)
 	if m := d.o.MaxNodes; m > 0 {
 		if left := int64(m-d.size()) / 2; left < limit {
-			limit, why = max(left, 0), fmt.Sprintf("the tree holds %d nodes, its limit", m)
+			limit, why, stopsView = max(left, 0), fmt.Sprintf("the tree holds %d nodes, its limit", m), true
 		}
 	}
 	for h := int32(0); h < hc; h++ {
 		if int64(h) >= limit {
 			at := rd.sub.Off
-			rd.cut = d.boundRest(rd.a, rd.base+int32(at), rd.sub.Remaining(), rd.rpath()+"."+fieldName(refHeaderKey, "headerKey", h), fmt.Sprintf("headers %d to %d of %d (%s) not decoded: %s", h, hc-1, hc, wire.Bytes(rd.sub.Remaining()), why))
+			n := rd.sub.Remaining()
+			msg := fmt.Sprintf("headers %d to %d of %d (%s) not decoded: %s", h, hc-1, hc, wire.Bytes(n), why)
+			// When the records after this one, to the view's end, will
+			// not be decoded either, the cut takes them in, so that all
+			// but the first bytes of them go: 2000 views of a record of
+			// cut headers and one more record held 32 MiB otherwise.
+			if after := rd.viewEnd - len(rd.sub.Buf); stopsView && after > 0 && rd.a.virtual &&
+				int(rd.base)+rd.viewEnd == len(d.b.T.Virtual) && n+after > boundHeld {
+				msg = fmt.Sprintf("headers %d to %d of %d (%s) and the %s of records after the record not decoded: %s", h, hc-1, hc, wire.Bytes(n), wire.Bytes(after), why)
+				n += after
+				rd.viewCut = true
+			}
+			rd.cut = d.boundRest(rd.a, rd.base+int32(at), n, rd.rpath()+"."+fieldName(refHeaderKey, "headerKey", h), msg)
 			rd.sub.Off = len(rd.sub.Buf)
 			d.viewHeaders += int64(h)
 			return

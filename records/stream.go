@@ -111,7 +111,7 @@ func (d *decoder) streamRecords(st *payloadStream, a area, count int32, info bat
 		if !fill(r.Off + int(length)) {
 			return count
 		}
-		next, _, bad := d.record(d.b.T.Virtual, pos, 0, a, path, n, info)
+		next, _, bad := d.record(d.b.T.Virtual, pos, 0, a, path, n, info, false)
 		n++
 		at += int64(next - pos)
 		pos = next

@@ -24,11 +24,18 @@ var ConverterOptions = JSONOptions{Records: RecordsBase64, UnknownTags: true}
 // after a whole body (ErrTrailing). A part the tree lacks is nil. The
 // error is ToJSON's, naming the message and version.
 func ConverterJSON(set *spec.Set, t *tree.Tree, decodeErr error) (body, header []byte, err error) {
+	return ConverterJSONWith(set, t, decodeErr, ConverterOptions)
+}
+
+// ConverterJSONWith is ConverterJSON with options o in place of
+// ConverterOptions (RecordsMarked, for a writer that streams the records'
+// base64).
+func ConverterJSONWith(set *spec.Set, t *tree.Tree, decodeErr error, o JSONOptions) (body, header []byte, err error) {
 	if decodeErr != nil && !errors.Is(decodeErr, ErrTrailing) || t == nil || t.Message == nil {
 		return nil, nil, nil
 	}
 	if i := t.Part(tree.Body); i >= 0 {
-		if body, err = ToJSON(nil, t, i, t.Message, t.Version, ConverterOptions); err != nil {
+		if body, err = ToJSON(nil, t, i, t.Message, t.Version, o); err != nil {
 			return nil, nil, fmt.Errorf("%s v%d as JSON: %w", t.Message.Name, t.Version, err)
 		}
 	}
@@ -42,7 +49,7 @@ func ConverterJSON(set *spec.Set, t *tree.Tree, decodeErr error) (body, header [
 		}
 	}
 	if i := t.Part(tree.Header); i >= 0 && hs != nil {
-		if header, err = ToJSON(nil, t, i, hs, t.HeaderVersion, ConverterOptions); err != nil {
+		if header, err = ToJSON(nil, t, i, hs, t.HeaderVersion, o); err != nil {
 			return nil, nil, fmt.Errorf("%s v%d as JSON: %w", hs.Name, t.HeaderVersion, err)
 		}
 	}

@@ -54,7 +54,18 @@ const (
 	// broker's request log does so for Produce requests and Fetch
 	// responses). The bytes are lost: FromJSON refuses such JSON.
 	RecordsSize
+	// RecordsMarked writes, between the quotes of the records' string,
+	// a marker in place of their base64: the byte 0x01, the records
+	// node's index in the tree in decimal, the byte 0x01 — bytes ToJSON
+	// never writes otherwise (it escapes control characters in
+	// strings). For a writer that streams the base64 in its place
+	// (render.Member.Tree) rather than hold it: not JSON text as it is.
+	RecordsMarked
 )
+
+// RecordsMarker is the byte around a records node's index in the JSON
+// that RecordsMarked writes.
+const RecordsMarker = 0x01
 
 // JSONOptions choose how kwire renders what Kafka's converter cannot.
 type JSONOptions struct {
@@ -197,7 +208,7 @@ func ToJSON(dst []byte, t *tree.Tree, i int32, m *spec.Message, v int16, o JSONO
 	if !m.ValidVersions.Contains(v) {
 		return dst, &VersionError{Message: m.Name, Version: v, Valid: m.ValidVersions}
 	}
-	if o.Records > RecordsSize {
+	if o.Records > RecordsMarked {
 		return dst, fmt.Errorf("codec.ToJSON: unknown RecordsMode %d", o.Records)
 	}
 	if t == nil || i < 0 || int(i) >= len(t.Nodes) {
@@ -451,6 +462,11 @@ func (w *jsonWriter) records(f *spec.Field, n int32, first *bool) {
 	case RecordsEmpty:
 		w.key(f.Name, "", first)
 		w.buf = append(w.buf, `""`...)
+	case RecordsMarked:
+		w.key(f.Name, "", first)
+		w.buf = append(w.buf, '"', RecordsMarker)
+		w.buf = strconv.AppendInt(w.buf, int64(n), 10)
+		w.buf = append(w.buf, RecordsMarker, '"')
 	default:
 		w.key(f.Name, "", first)
 		w.buf = append(w.buf, '"')

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,6 +54,12 @@ type Member struct {
 	// JSON is the value as JSON text, or nil for null. It is indented to
 	// fit the page.
 	JSON []byte
+	// Tree, when set, is the tree whose records nodes the markers of JSON
+	// name (codec.RecordsMarked): each marker is written as the standard
+	// base64 of its node's bytes, streamed, so that the value's records
+	// are never held as text. JSON is then the compact JSON that
+	// codec.ToJSON writes.
+	Tree *tree.Tree
 }
 
 // WriteJSONMembers is WriteJSON with members added to each side's object
@@ -277,6 +284,13 @@ func (j *jsonWriter) members(ms []Member) {
 			j.b = append(j.b, "null"...)
 			continue
 		}
+		if m.Tree != nil {
+			if err := j.indentMarked(m.JSON, m.Tree); err != nil {
+				j.err = fmt.Errorf("the page's %q: %w", m.Key, err)
+				return
+			}
+			continue
+		}
 		j.indented.Reset()
 		// json.Indent keeps trailing spaces, which would not be there had
 		// the value been part of the page.
@@ -285,6 +299,81 @@ func (j *jsonWriter) members(ms []Member) {
 			return
 		}
 		j.raw(j.indented.Bytes())
+	}
+}
+
+// indentMarked writes src, compact JSON as codec.ToJSON writes it, indented
+// as json.Indent would with a prefix of four spaces and an indent of two,
+// each records marker in its strings (codec.RecordsMarked) written as the
+// base64 of that node of t, in chunks.
+func (j *jsonWriter) indentMarked(src []byte, t *tree.Tree) error {
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"':
+			k := i + 1
+			for ; k < len(src) && src[k] != '"'; k++ {
+				if src[k] == '\\' {
+					k++
+				}
+			}
+			if k >= len(src) {
+				return fmt.Errorf("a string at %d does not end", i)
+			}
+			if k-i > 2 && src[i+1] == codec.RecordsMarker && src[k-1] == codec.RecordsMarker {
+				n, err := strconv.Atoi(string(src[i+2 : k-1]))
+				if err != nil || n < 0 || n >= len(t.Nodes) {
+					return fmt.Errorf("a records marker at %d names no node", i)
+				}
+				j.b = append(j.b, '"')
+				j.base64(t.Data(int32(n)))
+				j.b = append(j.b, '"')
+			} else if k+1-i <= chunk {
+				j.b = append(j.b, src[i:k+1]...)
+			} else {
+				j.raw(src[i : k+1])
+			}
+			i = k
+		case '{', '[':
+			j.b = append(j.b, c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				j.b = append(j.b, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			j.indentLine(depth)
+		case '}', ']':
+			depth--
+			j.indentLine(depth)
+			j.b = append(j.b, c)
+		case ',':
+			j.b = append(j.b, ',')
+			j.indentLine(depth)
+		case ':':
+			j.b = append(j.b, ':', ' ')
+		default:
+			j.b = append(j.b, c)
+		}
+		j.spill()
+	}
+	return nil
+}
+
+// indentLine starts a line of a member's value at depth (indentMarked).
+func (j *jsonWriter) indentLine(depth int) {
+	j.b = append(j.b, '\n')
+	j.pad(4 + 2*depth)
+}
+
+// base64 appends the standard base64 of d, a chunk at a time.
+func (j *jsonWriter) base64(d []byte) {
+	for len(d) > 0 {
+		n := min(len(d), 3*chunk)
+		j.b = base64.StdEncoding.AppendEncode(j.b, d[:n])
+		d = d[n:]
+		j.spill()
 	}
 }
 

@@ -8,11 +8,13 @@ const DefaultMaxHeld = 32 << 20
 // HeldTrees bounds the memory of the request trees that Conns keeping
 // trees (Options.KeepTrees) hold while the requests await their
 // responses, over every Conn that shares it (a capture's, a proxy's). A
-// tree is counted by its footprint (tree.Tree.Footprint) from its request until its exchange
-// is reported. A request whose tree would take the trees held past Max
-// is not held: it is reported as a NotHeld problem, and its exchange
-// comes with the request's Frame but no Tree. The zero value bounds at
-// DefaultMaxHeld; it is safe for concurrent use.
+// tree is counted by its footprint (tree.Tree.Footprint) from its
+// request until its exchange is reported. A request whose tree would
+// take the trees held past Max is not held, unless no other tree is (one
+// frame's tree is bounded by its decoder's limits): it is reported as a
+// NotHeld problem, and its exchange comes with the request's Frame but
+// no Tree. The zero value bounds at DefaultMaxHeld; it is safe for
+// concurrent use.
 type HeldTrees struct {
 	// Max is the bound in bytes; 0 means DefaultMaxHeld.
 	Max int64
@@ -30,11 +32,13 @@ func (h *HeldTrees) max() int64 {
 }
 
 // take counts n more bytes held, or reports false (counting nothing) when
-// they would pass the bound.
+// they would pass the bound. A tree is held when none is, whatever its
+// size (one frame's tree is bounded by its decoder's limits): a request
+// larger than the bound still comes with its tree when it is alone.
 func (h *HeldTrees) take(n int64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.used+n > h.max() {
+	if h.used > 0 && h.used+n > h.max() {
 		return false
 	}
 	h.used += n

@@ -60,6 +60,16 @@ func TestHeldTreesBound(t *testing.T) {
 		t.Fatalf("after Close: %d bytes held, tree %v", one.conn.held.Held(), one.ex[0].Request.Tree)
 	}
 
+	// A tree is held when it is alone, whatever the bound.
+	tiny := &HeldTrees{Max: 1}
+	one = newConn(Options{KeepTrees: true, Held: tiny})
+	feed(one.conn, ClientToServer, reqFrame(t, c, "ApiVersions", 3, 1, "cli", ""), t0, 1<<20)
+	feed(one.conn, ClientToServer, reqFrame(t, c, "ApiVersions", 3, 2, "cli", ""), t0, 1<<20)
+	if tiny.Held() != size || len(one.problems(NotHeld)) != 1 || one.problems(NotHeld)[0].CorrelationID != 2 {
+		t.Fatalf("bound 1: held %d, problems %v", tiny.Held(), one.pr)
+	}
+	one.conn.Close(t0)
+
 	// Room for three trees, shared by two connections.
 	h := &HeldTrees{Max: 3*size + size/2}
 	a, b := newConn(Options{KeepTrees: true, Held: h}), newConn(Options{KeepTrees: true, Held: h})

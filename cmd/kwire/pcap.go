@@ -36,7 +36,7 @@ type pcapCmd struct {
 	MaxFrame  int           `name:"max-frame" help:"Largest frame size prefix accepted (bytes); larger frames are reported and skipped." default:"104857600" placeholder:"BYTES"`
 	Idle      time.Duration `help:"Forget a connection after this long without a packet (capture time), as a broker closes idle connections; 0 keeps every connection to the end of the capture." default:"10m" placeholder:"DURATION"`
 	MaxNodes  int           `name:"max-nodes" help:"Most nodes the records of one frame may make in its tree (16 bytes each); past it the rest of the records is reported, not decoded." default:"524288" placeholder:"N"`
-	MaxHeld   int64         `name:"max-held" help:"Most bytes the trees of the requests awaiting their responses may take, over all the capture's connections (with --tree); past it a request comes without its tree, and a notice says so." default:"33554432" placeholder:"BYTES"`
+	MaxHeld   int64         `name:"max-held" help:"Most bytes the trees of the requests awaiting their responses may take, over all the capture's connections (with --tree); past it a request comes without its tree, unless it is alone, and a notice says so." default:"33554432" placeholder:"BYTES"`
 	KeyLog    string        `name:"keylog" help:"Decrypt TLS 1.2 and 1.3 connections with the secrets of this key log (NSS format, as SSLKEYLOGFILE writes it)." placeholder:"FILE"`
 	watchflags.Flags
 }

@@ -236,6 +236,10 @@ type Summary struct {
 	NotLog string
 	// Stdin is set when the bytes came from standard input (the path "-").
 	Stdin bool
+	// Cut is set when ReadWhole's tree was cut by Options.MaxTreeBytes
+	// before the end of any entry: the first entry is cut by the limit,
+	// not the file, and is no finding of the file's.
+	Cut bool
 }
 
 // Problem is a problem of a log file at byte Off of the file (which may
@@ -321,8 +325,9 @@ func fileProblem(msg string, notice bool) Problem {
 // segment is empty). A file with bytes and no batch is an error "no record
 // batch at offset 0: …" naming the first problem (random bytes, a file
 // that is not a segment, a first batch still being written), which it
-// replaces; when walked is set and its problems are all notices (a first
-// batch being written, preallocated zero bytes) they stay notices. A
+// replaces; when walked or Cut is set and its problems are all notices (a
+// first batch being written or cut by the tree's bytes limit, preallocated
+// zero bytes) they stay notices. A
 // partial batch at the end of a segment after at least one batch stays
 // the notice it is: a segment the broker is appending to.
 func (s Summary) Findings(walked bool) []Problem {
@@ -337,7 +342,7 @@ func (s Summary) Findings(walked bool) []Problem {
 		return s.withMore(s.Problems)
 	case len(s.Problems) == 0:
 		return []Problem{fileProblem("no record batch at offset 0", false)}
-	case walked && notices(s.Problems) && s.MoreErrors == 0:
+	case (walked || s.Cut) && notices(s.Problems) && s.MoreErrors == 0:
 		return s.withMore(s.Problems)
 	}
 	out := []Problem{fileProblem("no record batch at offset 0: "+s.Problems[0].String(), false)}
@@ -712,6 +717,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 	}
 	ro := o.recordsOptions(path)
 	var cut *Problem
+	cutFirst := false
 	if size > int64(len(data)) {
 		msg := "the entries that end within %s, the tree's bytes limit"
 		whole := func() []byte { return data }
@@ -722,6 +728,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 			// end cut by the limit, not by the file.
 			msg = "no entry ends within %s, the tree's bytes limit: the bytes at the end are cut there, not in the file"
 			ro.Preallocated, ro.Complete = false, false
+			cutFirst = true
 		}
 		cut = &Problem{Problem: tree.Problem{Off: int32(len(data)), VOff: -1, Path: ro.Path, Notice: true,
 			Msg: fmt.Sprintf("the tree shows the first %s of the file's %s ("+msg+"): the rest is not read", wire.Bytes(len(data)), wire.Bytes(size), wire.Bytes(o.MaxTreeBytes))}, Off: int64(len(data))}
@@ -735,7 +742,7 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 		ro.Budget = records.NewBudget(o.MaxDecompressedTotal) // decoded again
 		t = records.Decode(data, ro)
 	}
-	s := Summary{Size: max(size, int64(len(data))), Batches: entries(t), Stdin: path == "-"}
+	s := Summary{Size: max(size, int64(len(data))), Batches: entries(t), Stdin: path == "-", Cut: cutFirst}
 	for _, p := range t.Problems {
 		s.Problems = append(s.Problems, Problem{Problem: p, Off: int64(p.Off)})
 	}

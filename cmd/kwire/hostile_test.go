@@ -229,10 +229,21 @@ func TestLogTreeBounds(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, want) || strings.Count(r.stdout, "Record[639]") != 2 || strings.Contains(r.stdout, "partial") {
 		t.Errorf("log --tree --max-tree-bytes %s: exit %d\n%s\nwant\n%s", limit, r.code, r.stderr, want)
 	}
-	// Standard input, and bytes that hold no whole entry: cut there.
+	// Standard input, and bytes that hold no whole entry: cut there, the
+	// partial batch a notice (the limit cut it, not the file: it took
+	// "error: no record batch at offset 0" and exit 1). The same bytes
+	// as a file are cut by the file: an error.
 	r = kwireEnv(t, &env{stdin: bytes.NewReader(seg)}, "log", "--tree", "--max-tree-bytes", "1000", "-")
-	if r.code != 1 || !strings.Contains(r.stderr, "-: notice: stdin at 0x03e8: the tree shows the first 1000 bytes of the file's "+fmt.Sprint(len(seg))+" bytes (no entry ends within 1000 bytes, the tree's bytes limit: the bytes at the end are cut there, not in the file)") || !strings.Contains(r.stderr, "partial batch") {
+	if r.code != 0 || !strings.Contains(r.stderr, "-: notice: stdin at 0x03e8: the tree shows the first 1000 bytes of the file's "+fmt.Sprint(len(seg))+" bytes (no entry ends within 1000 bytes, the tree's bytes limit: the bytes at the end are cut there, not in the file)") ||
+		!strings.Contains(r.stderr, "-: notice: stdin[0] at 0x0000: partial batch") || strings.Contains(r.stderr, "error") {
 		t.Errorf("log --tree - --max-tree-bytes 1000: exit %d\n%s", r.code, r.stderr)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.log")
+	if err := os.WriteFile(cut, seg[:1000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := kwire(t, "log", "--tree", cut); r.code != 1 || !strings.Contains(r.stderr, "error: no record batch at offset 0: cut.log[0] at 0x0000: partial batch") {
+		t.Errorf("log --tree of a file cut in its first batch: exit %d\n%s", r.code, r.stderr)
 	}
 	for _, f := range []string{"--max-tree-bytes", "--max-nodes", "--max-decompressed-total"} {
 		if r := kwire(t, "log", "--tree", f, "0", path); r.code != 2 || !strings.Contains(r.stderr, f+" 0: must be positive") {

@@ -306,8 +306,20 @@ func (j *jsonWriter) members(ms []Member) {
 // as json.Indent would with a prefix of four spaces and an indent of two,
 // each records marker in its strings (codec.RecordsMarked) written as the
 // base64 of that node of t, in chunks.
-func (j *jsonWriter) indentMarked(src []byte, t *tree.Tree) error {
+func (j *jsonWriter) indentMarked(src []byte, t *tree.Tree) error { return j.marked(src, t, true) }
+
+// marked writes src, compact JSON as codec.ToJSON writes it, each records
+// marker in its strings (codec.RecordsMarked) written as the base64 of
+// that node of t, in chunks; indented as json.Indent would with a prefix
+// of four spaces and an indent of two when indent is set, else as it is.
+func (s *sink) marked(src []byte, t *tree.Tree, indent bool) error {
 	depth := 0
+	line := func() {
+		if indent {
+			s.b = append(s.b, '\n')
+			s.pad(4 + 2*depth)
+		}
+	}
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch c {
@@ -326,54 +338,51 @@ func (j *jsonWriter) indentMarked(src []byte, t *tree.Tree) error {
 				if err != nil || n < 0 || n >= len(t.Nodes) {
 					return fmt.Errorf("a records marker at %d names no node", i)
 				}
-				j.b = append(j.b, '"')
-				j.base64(t.Data(int32(n)))
-				j.b = append(j.b, '"')
+				s.b = append(s.b, '"')
+				s.base64(t.Data(int32(n)))
+				s.b = append(s.b, '"')
 			} else if k+1-i <= chunk {
-				j.b = append(j.b, src[i:k+1]...)
+				s.b = append(s.b, src[i:k+1]...)
 			} else {
-				j.raw(src[i : k+1])
+				s.raw(src[i : k+1])
 			}
 			i = k
 		case '{', '[':
-			j.b = append(j.b, c)
+			s.b = append(s.b, c)
 			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
-				j.b = append(j.b, src[i+1])
+				s.b = append(s.b, src[i+1])
 				i++
 				continue
 			}
 			depth++
-			j.indentLine(depth)
+			line()
 		case '}', ']':
 			depth--
-			j.indentLine(depth)
-			j.b = append(j.b, c)
+			line()
+			s.b = append(s.b, c)
 		case ',':
-			j.b = append(j.b, ',')
-			j.indentLine(depth)
+			s.b = append(s.b, ',')
+			line()
 		case ':':
-			j.b = append(j.b, ':', ' ')
+			s.b = append(s.b, ':')
+			if indent {
+				s.b = append(s.b, ' ')
+			}
 		default:
-			j.b = append(j.b, c)
+			s.b = append(s.b, c)
 		}
-		j.spill()
+		s.spill()
 	}
 	return nil
 }
 
-// indentLine starts a line of a member's value at depth (indentMarked).
-func (j *jsonWriter) indentLine(depth int) {
-	j.b = append(j.b, '\n')
-	j.pad(4 + 2*depth)
-}
-
 // base64 appends the standard base64 of d, a chunk at a time.
-func (j *jsonWriter) base64(d []byte) {
+func (s *sink) base64(d []byte) {
 	for len(d) > 0 {
 		n := min(len(d), 3*chunk)
-		j.b = base64.StdEncoding.AppendEncode(j.b, d[:n])
+		s.b = base64.StdEncoding.AppendEncode(s.b, d[:n])
 		d = d[n:]
-		j.spill()
+		s.spill()
 	}
 }
 

@@ -32,20 +32,26 @@ var markedOptions = codec.JSONOptions{Records: codec.RecordsMarked, UnknownTags:
 // WriteKafka writes the body of each side of p as Kafka-converter JSON
 // (codec.ConverterJSON), one object per line (a request before its
 // response). A side that did not decode whole is left out: its error is
-// the caller's to say.
+// the caller's to say. The records' base64 is streamed, not held.
 func WriteKafka(w io.Writer, p *Page) error {
-	var out []byte
+	bodies := make([][]byte, len(p.Sides))
 	for k := range p.Sides {
-		body, _, err := codec.ConverterJSON(p.Set, p.Sides[k].Tree, p.Sides[k].Err)
+		body, _, err := codec.ConverterJSONWith(p.Set, p.Sides[k].Tree, p.Sides[k].Err, markedOptions)
 		if err != nil {
-			return err
+			return err // before any side is written
 		}
+		bodies[k] = body
+	}
+	s := newSink(w, 64<<10)
+	for k, body := range bodies {
 		if body != nil {
-			out = append(append(out, body...), '\n')
+			if err := s.marked(body, p.Sides[k].Tree, false); err != nil {
+				return err
+			}
+			s.b = append(s.b, '\n')
 		}
 	}
-	_, err := w.Write(out)
-	return err
+	return s.close()
 }
 
 // RecordErrors returns the errors found inside the records of p's sides

@@ -74,7 +74,7 @@ func TestRecordErrorsAndBadCRC(t *testing.T) {
 // The records' base64 of a page's "json" member is streamed (Member.Tree,
 // codec.RecordsMarked), and the member is indented by indentMarked: the
 // page is byte for byte what json.Indent of the whole converter JSON
-// makes, for a random instance of every message and version (escaped and
+// makes, and WriteKafka's line the converter JSON itself, for a random instance of every message and version (escaped and
 // multi-byte strings, empty and nested arrays, null and present records,
 // unknown tagged fields).
 func TestMarkedMembersAreJSONIndent(t *testing.T) {
@@ -106,6 +106,13 @@ func TestMarkedMembersAreJSONIndent(t *testing.T) {
 				}
 				if got.String() != want.String() {
 					t.Fatalf("%s v%d seed %d: the marked page differs\n%s\nwant\n%s", m.Name, v, seed, got.String(), want.String())
+				}
+				got.Reset()
+				if err := WriteKafka(&got, p); err != nil {
+					t.Fatalf("%s v%d: %v", m.Name, v, err)
+				}
+				if body, _, _ := codec.ConverterJSON(s, enc, nil); got.String() != string(body)+"\n" {
+					t.Fatalf("%s v%d seed %d: WriteKafka differs\n%s\nwant\n%s", m.Name, v, seed, got.String(), body)
 				}
 				pages++
 			}

@@ -51,8 +51,10 @@ const MaxDecodeHex = 512 << 10
 // (through "..", or an absolute one, even to a file inside), a dangling link
 // and anything that is not a regular file (a directory, a device, a named
 // pipe, a socket) are refused, so the server answers 404 as for a missing
-// page. The directory is opened once: renaming it later does not move what
-// is served, and the returned closer releases it.
+// page. A hard link is a name of the file itself, which no open can tell
+// from its other names: one inside path is served. The directory is opened
+// once: renaming it later does not move what is served, and the returned
+// closer releases it.
 func Dir(path string) (fs.FS, io.Closer, error) {
 	r, err := os.OpenRoot(path)
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/spec"
@@ -723,23 +724,34 @@ const (
 // jsonVal is one JSON value of a document tokenized into a flat pre-order
 // list: the children of an object or array follow it, up to end.
 type jsonVal struct {
-	key  string // key in a parent object
-	text string // a string's contents or a number's text
-	off  int32  // byte offset where the value starts
-	end  int32  // index just past the value's subtree
-	idx  int32  // index in a parent array
-	kind jsonKind
+	off  int32 // byte offset where the value starts
+	end  int32 // index just past the value's subtree
+	idx  int32 // index in a parent array
+	// text is a string's contents or a number's text: jsonVals.text
+	// [text, text+textLen).
+	text, textLen int32
+	key           uint16 // key in a parent object: jsonVals.keys[key-1]; 0 for none
+	kind          jsonKind
 }
 
-// jsonVals are the values of a JSON text in order, in chunks of
-// jsonChunk: grown without copying (a 13.7 MB Produce's 1.2 million
-// values, doubled, took twice their 58 MB at once).
+// jsonVals are the values of a JSON text in order, 24 bytes each, in
+// chunks of jsonChunk: grown without copying (a 13.7 MB Produce's 1.2
+// million values, as 64-byte values doubled, took 150 MB at once); the
+// texts of strings and numbers are in one array, the object keys in a
+// table of the distinct ones.
 type jsonVals struct {
 	chunks [][]jsonVal
 	n      int32
+	text   []byte
+	keys   []string
+	keyIdx map[string]uint16
 }
 
 const jsonChunk = 1 << 12
+
+// maxJSONKeys bounds the distinct object keys of a JSON text (a Kafka
+// message has a few dozen).
+const maxJSONKeys = 1<<16 - 1
 
 // at is value i.
 func (vs *jsonVals) at(i int32) *jsonVal { return &vs.chunks[i/jsonChunk][i%jsonChunk] }
@@ -755,6 +767,47 @@ func (vs *jsonVals) add(v jsonVal) {
 	c := &vs.chunks[len(vs.chunks)-1]
 	*c = append(*c, v)
 	vs.n++
+}
+
+// textOf is value i's text (a string's contents, a number's digits): a
+// view of the texts' array, which is not written again once tokenized.
+func (vs *jsonVals) textOf(i int32) string {
+	v := vs.at(i)
+	if v.textLen == 0 {
+		return ""
+	}
+	return unsafe.String(&vs.text[v.text], int(v.textLen))
+}
+
+// keyOf is value i's key in its parent object, "" for none.
+func (vs *jsonVals) keyOf(i int32) string {
+	if k := vs.at(i).key; k > 0 {
+		return vs.keys[k-1]
+	}
+	return ""
+}
+
+// keyIndex is key's index in the keys' table plus one, added when new;
+// false when the table is full.
+func (vs *jsonVals) keyIndex(key string) (uint16, bool) {
+	if k, ok := vs.keyIdx[key]; ok {
+		return k, true
+	}
+	if len(vs.keys) >= maxJSONKeys {
+		return 0, false
+	}
+	if vs.keyIdx == nil {
+		vs.keyIdx = map[string]uint16{}
+	}
+	vs.keys = append(vs.keys, key)
+	vs.keyIdx[key] = uint16(len(vs.keys))
+	return uint16(len(vs.keys)), true
+}
+
+// setText stores s as v's text.
+func (vs *jsonVals) setText(v *jsonVal, s string) {
+	v.text, v.textLen = int32(len(vs.text)), int32(len(s))
+	vs.text = append(vs.text, s...)
 }
 
 // checkJSONText refuses text that a string field could not carry
@@ -890,15 +943,12 @@ func tokenizeJSON(data []byte) (*jsonVals, *JSONError) {
 		i       int32 // the container's index in vals
 		n       int   // values so far
 		obj     bool
-		key     string // an object's pending key
+		key     uint16 // an object's pending key (jsonVal.key)
 		haveKey bool
 	}
 	var (
 		vals  = &jsonVals{}
 		stack []open
-		// keys holds one copy of each object key (a message has few),
-		// which every value with that key shares.
-		keys = map[string]string{}
 	)
 	malformed := func(off int, msg string) *JSONError {
 		// The path of the value being read when the error came.
@@ -906,14 +956,14 @@ func tokenizeJSON(data []byte) (*jsonVals, *JSONError) {
 		for k, o := range stack {
 			if k > 0 {
 				if stack[k-1].obj {
-					p.PushKey(vals.at(o.i).key)
+					p.PushKey(vals.keyOf(o.i))
 				} else {
 					p.PushIndex(int(vals.at(o.i).idx))
 				}
 			}
 			if k == len(stack)-1 {
 				if o.obj && o.haveKey {
-					p.PushKey(o.key)
+					p.PushKey(vals.keys[o.key-1])
 				} else if !o.obj {
 					p.PushIndex(o.n)
 				}
@@ -979,18 +1029,20 @@ func tokenizeJSON(data []byte) (*jsonVals, *JSONError) {
 			}
 		case string:
 			if top := len(stack) - 1; top >= 0 && stack[top].obj && !stack[top].haveKey {
-				k, ok := keys[tok]
-				if !ok && len(keys) < 1<<12 {
-					keys[tok], k = tok, tok
-				} else if !ok {
-					k = tok
+				k, ok := vals.keyIndex(tok)
+				if !ok {
+					return nil, malformed(off, fmt.Sprintf("more than %d distinct object keys (a Kafka message has a few dozen)", maxJSONKeys))
 				}
 				stack[top].key, stack[top].haveKey = k, true
 				continue
 			}
-			add(jsonVal{kind: jsonString, off: off32, text: tok})
+			v := jsonVal{kind: jsonString, off: off32}
+			vals.setText(&v, tok)
+			add(v)
 		case json.Number:
-			add(jsonVal{kind: jsonNumber, off: off32, text: string(tok)})
+			v := jsonVal{kind: jsonNumber, off: off32}
+			vals.setText(&v, string(tok))
+			add(v)
 		case bool:
 			k := jsonFalse
 			if tok {
@@ -1045,9 +1097,9 @@ func (r *jsonReader) describe(c int32) string {
 	case jsonFalse:
 		return "false"
 	case jsonNumber:
-		return "the number " + v.text
+		return "the number " + r.vals.textOf(c)
 	case jsonString:
-		s := v.text
+		s := r.vals.textOf(c)
 		if len(s) > 40 {
 			s = s[:37] + "..."
 		}
@@ -1095,7 +1147,7 @@ func (r *jsonReader) fields(st *spec.Struct, o int32) error {
 	var sizes []int32 // "<records>SizeInBytes" members, by field
 	unknown := int32(-1)
 	err := r.members(o, func(c int32) error {
-		key := r.vals.at(c).key
+		key := r.vals.keyOf(c)
 		dup := func() error {
 			r.push(key, false)
 			defer r.pop()
@@ -1336,11 +1388,11 @@ func (r *jsonReader) scalar(k spec.Kind, c int32) (int64, []byte, error) {
 		if jv.kind != jsonString {
 			return 0, nil, r.typeErr(c, "a uuid (a string of 22 base64url characters)")
 		}
-		if len(jv.text) != 22 {
-			return 0, nil, r.errAt(c, "expected a uuid: 22 base64url characters without padding, got %s (%d characters)", r.describe(c)[len("the string "):], len(jv.text))
+		if len(r.vals.textOf(c)) != 22 {
+			return 0, nil, r.errAt(c, "expected a uuid: 22 base64url characters without padding, got %s (%d characters)", r.describe(c)[len("the string "):], len(r.vals.textOf(c)))
 		}
-		u, err := base64.RawURLEncoding.Strict().DecodeString(jv.text)
-		if err != nil || len(u) != 16 || strings.ContainsAny(jv.text, "\r\n") {
+		u, err := base64.RawURLEncoding.Strict().DecodeString(r.vals.textOf(c))
+		if err != nil || len(u) != 16 || strings.ContainsAny(r.vals.textOf(c), "\r\n") {
 			je := r.errAt(c, "expected a uuid: %s is not 22 base64url characters of 16 bytes (%v)", r.describe(c)[len("the string "):], err)
 			je.Err = err
 			return 0, nil, je
@@ -1350,10 +1402,10 @@ func (r *jsonReader) scalar(k spec.Kind, c int32) (int64, []byte, error) {
 		if jv.kind != jsonString {
 			return 0, nil, r.typeErr(c, "a string")
 		}
-		if len(jv.text) > maxString {
-			return 0, nil, r.errAt(c, "string of %d UTF-8 bytes is longer than Kafka's limit of %d", len(jv.text), maxString)
+		if len(r.vals.textOf(c)) > maxString {
+			return 0, nil, r.errAt(c, "string of %d UTF-8 bytes is longer than Kafka's limit of %d", len(r.vals.textOf(c)), maxString)
 		}
-		return 0, []byte(jv.text), nil
+		return 0, []byte(r.vals.textOf(c)), nil
 	case spec.KindBytes:
 		if jv.kind != jsonString {
 			return 0, nil, r.typeErr(c, "bytes as a base64 string")
@@ -1367,7 +1419,7 @@ func (r *jsonReader) scalar(k spec.Kind, c int32) (int64, []byte, error) {
 // base64 decodes JSON string c as standard base64 with padding (Jackson's
 // default variant, which Kafka's jsonNodeToBinary uses).
 func (r *jsonReader) base64(c int32) ([]byte, error) {
-	s := r.vals.at(c).text
+	s := r.vals.textOf(c)
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		return nil, r.errAt(c, "bad base64 (standard alphabet, padded): line break at input byte %d", i)
 	}
@@ -1389,13 +1441,13 @@ func (r *jsonReader) integer(k spec.Kind, c int32) (int64, error) {
 	if jv.kind != jsonNumber {
 		return 0, r.typeErr(c, "an integer ("+k.String()+")")
 	}
-	if strings.ContainsAny(jv.text, ".eE") {
-		return 0, r.errAt(c, "expected an integer (%s), got the floating-point number %s", k, jv.text)
+	if strings.ContainsAny(r.vals.textOf(c), ".eE") {
+		return 0, r.errAt(c, "expected an integer (%s), got the floating-point number %s", k, r.vals.textOf(c))
 	}
 	lo, hi := intRange(k)
-	n, err := strconv.ParseInt(jv.text, 10, 64)
+	n, err := strconv.ParseInt(r.vals.textOf(c), 10, 64)
 	if err != nil || n < lo || n > hi {
-		return 0, r.errAt(c, "%s is out of range for %s (%d..%d)", jv.text, k, lo, hi)
+		return 0, r.errAt(c, "%s is out of range for %s (%d..%d)", r.vals.textOf(c), k, lo, hi)
 	}
 	return n, nil
 }
@@ -1410,7 +1462,7 @@ func (r *jsonReader) float(c int32) (float64, error) {
 	jv := r.vals.at(c)
 	switch jv.kind {
 	case jsonString:
-		switch jv.text {
+		switch r.vals.textOf(c) {
 		case "NaN":
 			// Java's Double.NaN (0x7ff8000000000000), not Go's math.NaN()
 			// (0x7ff8000000000001): the bytes must be what Kafka writes.
@@ -1421,12 +1473,12 @@ func (r *jsonReader) float(c int32) (float64, error) {
 			return math.Inf(-1), nil
 		}
 	case jsonNumber:
-		if !strings.ContainsAny(jv.text, ".eE") {
-			return 0, r.errAt(c, "expected a floating-point number (float64) such as %s.0, got the integer %s (Kafka's reader rejects integers here)", jv.text, jv.text)
+		if !strings.ContainsAny(r.vals.textOf(c), ".eE") {
+			return 0, r.errAt(c, "expected a floating-point number (float64) such as %s.0, got the integer %s (Kafka's reader rejects integers here)", r.vals.textOf(c), r.vals.textOf(c))
 		}
-		d, err := strconv.ParseFloat(jv.text, 64)
+		d, err := strconv.ParseFloat(r.vals.textOf(c), 64)
 		if err != nil {
-			return 0, r.errAt(c, "%s is out of range for float64", jv.text)
+			return 0, r.errAt(c, "%s is out of range for float64", r.vals.textOf(c))
 		}
 		return d, nil
 	}
@@ -1454,7 +1506,7 @@ func (r *jsonReader) unknownTags(st *spec.Struct, u int32) error {
 		}
 		tag, data := int32(-1), int32(-1)
 		err := r.members(e, func(c int32) error {
-			key := r.vals.at(c).key
+			key := r.vals.keyOf(c)
 			r.push(key, false)
 			defer r.pop()
 			switch key {

@@ -724,9 +724,9 @@ const (
 // jsonVal is one JSON value of a document tokenized into a flat pre-order
 // list: the children of an object or array follow it, up to end.
 type jsonVal struct {
-	off  int32 // byte offset where the value starts
-	end  int32 // index just past the value's subtree
-	idx  int32 // index in a parent array
+	off int32 // byte offset where the value starts
+	end int32 // index just past the value's subtree
+	idx int32 // index in a parent array
 	// text is a string's contents or a number's text: jsonVals.text
 	// [text, text+textLen).
 	text, textLen int32

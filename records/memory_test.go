@@ -887,3 +887,32 @@ func TestHeaderCutTakesInTheView(t *testing.T) {
 		t.Errorf("batches %+v", bs)
 	}
 }
+
+// DecodeParts's MaxNodes bounds only a legacy wrapper's messages (held
+// in one part): a batch of many records is split into parts whatever
+// MaxNodes says. Bounding every part by it cut an ordinary 942 KB batch of
+// 50000 records with two headers each at record 43690 (an outside review).
+func TestPartsMaxNodesBoundsOnlyWrappers(t *testing.T) {
+	rs := make([]rec, 50000)
+	for i := range rs {
+		rs[i] = rec{key: []byte("k"), value: []byte("v"), headers: [][2][]byte{{[]byte("a"), []byte("1")}, {[]byte("b"), []byte("2")}}}
+	}
+	plain := dataBatch(0, 0, rs, nil)
+	zstd := dataBatch(50000, 4, rs, zstdBytes)
+	for _, maxNodes := range []int{0, 1000} {
+		n := 0
+		var probs []string
+		err := records.DecodeParts(slices.Concat(plain, zstd), records.Options{MaxNodes: maxNodes}, 1<<16, func(pt *tree.Tree, _ bool) error {
+			for _, b := range records.LogBatches(pt) {
+				n += len(b.Records)
+			}
+			for _, p := range pt.Problems {
+				probs = append(probs, p.String())
+			}
+			return nil
+		})
+		if err != nil || n != 100000 || len(probs) != 0 {
+			t.Errorf("MaxNodes %d: %v, %d records, problems %q", maxNodes, err, n, probs)
+		}
+	}
+}

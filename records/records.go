@@ -118,8 +118,9 @@ type Options struct {
 	// payloads hold.
 	//
 	// DecodeParts bounds each part by its own count of nodes; MaxNodes
-	// (DefaultMaxNodes when 0) then bounds what cannot be split: the
-	// inner messages of a legacy wrapper, held in one part.
+	// (DefaultMaxNodes when 0) then bounds only what cannot be split:
+	// the nodes of a part holding the inner messages of a legacy
+	// wrapper.
 	MaxNodes int
 	// MaxRecords bounds the records of one compressed payload of a v2
 	// batch: past it, the rest of the payload is one Raw leaf with a
@@ -539,6 +540,9 @@ func (d *decoder) size() int { return len(d.b.T.Nodes) + d.b.Unbuilt }
 type parts struct {
 	fn       func(t *tree.Tree, continued bool) error
 	maxNodes int
+	// wrapNodes bounds the nodes of a part that holds a legacy wrapper's
+	// messages (Options.MaxNodes, DefaultMaxNodes when 0).
+	wrapNodes int
 	// continued is set when the tree being built continues a batch of the
 	// one handed over before it.
 	continued bool
@@ -580,13 +584,16 @@ func DecodeParts(data []byte, o Options, maxNodes int, fn func(t *tree.Tree, con
 	if o.Path == "" {
 		o.Path = "records"
 	}
-	if o.MaxNodes <= 0 {
-		// A legacy wrapper's messages are held in one part: 15 MiB of
-		// small ones in a 786 KB snappy wrapper took a listing 203 MiB.
-		o.MaxNodes = DefaultMaxNodes
+	// MaxNodes bounds only what a part cannot split: a legacy wrapper's
+	// messages, held in one part (15 MiB of small ones in a 786 KB snappy
+	// wrapper took a listing 203 MiB). The parts bound the rest.
+	wrapNodes := o.MaxNodes
+	if wrapNodes <= 0 {
+		wrapNodes = DefaultMaxNodes
 	}
+	o.MaxNodes = 0
 	d := newDecoder(&b, o)
-	d.parts = &parts{fn: fn, maxNodes: max(maxNodes, 64)}
+	d.parts = &parts{fn: fn, maxNodes: max(maxNodes, 64), wrapNodes: wrapNodes}
 	if o.Budget != nil {
 		// The parts bound what is held: what the payloads decompress to
 		// together is the input's budget.
@@ -618,8 +625,8 @@ func (d *decoder) full() bool {
 // of what ("entries", "records") then not decoded.
 func (d *decoder) overNodes(a area, n int, what string) (string, bool) {
 	switch {
-	case d.o.MaxNodes > 0 && d.size() >= d.o.MaxNodes && d.parts != nil && a.inWrapper:
-		return fmt.Sprintf("%s of %s not decoded: the inner messages of a legacy wrapper, held whole, make %d nodes, the limit", wire.Bytes(n), what, d.o.MaxNodes), true
+	case d.parts != nil && a.inWrapper && d.size() >= d.parts.wrapNodes:
+		return fmt.Sprintf("%s of %s not decoded: the inner messages of a legacy wrapper, held whole, make %d nodes, the limit", wire.Bytes(n), what, d.parts.wrapNodes), true
 	case d.o.MaxNodes > 0 && d.size() >= d.o.MaxNodes:
 		return fmt.Sprintf("%s of %s not decoded: the tree holds %d nodes, its limit", wire.Bytes(n), what, d.o.MaxNodes), true
 	case a.maxNodes > 0 && d.size() >= a.maxNodes && d.nodeViews > 1:

@@ -726,9 +726,15 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 		} else {
 			// No entry ends within them: what they hold is shown, its
 			// end cut by the limit, not by the file.
-			msg = "no entry ends within %s, the tree's bytes limit: the bytes at the end are cut there, not in the file"
-			ro.Preallocated, ro.Complete = false, false
-			cutFirst = true
+			msg = "no entry ends within %s, the tree's bytes limit"
+			// The first entry is cut by the limit, not the file, only
+			// when the file holds all the bytes it claims; else the
+			// file cuts it too, an error as without the limit.
+			if n := records.EntrySize(data); n > 0 && n <= size {
+				msg += ": the bytes at the end are cut there, not in the file"
+				ro.Preallocated, ro.Complete = false, false
+				cutFirst = true
+			}
 		}
 		cut = &Problem{Problem: tree.Problem{Off: int32(len(data)), VOff: -1, Path: ro.Path, Notice: true,
 			Msg: fmt.Sprintf("the tree shows the first %s of the file's %s ("+msg+"): the rest is not read", wire.Bytes(len(data)), wire.Bytes(size), wire.Bytes(o.MaxTreeBytes))}, Off: int64(len(data))}

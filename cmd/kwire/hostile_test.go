@@ -245,6 +245,11 @@ func TestLogTreeBounds(t *testing.T) {
 	if r := kwire(t, "log", "--tree", cut); r.code != 1 || !strings.Contains(r.stderr, "error: no record batch at offset 0: cut.log[0] at 0x0000: partial batch") {
 		t.Errorf("log --tree of a file cut in its first batch: exit %d\n%s", r.code, r.stderr)
 	}
+	// A file that cuts its first batch past the limit too: an error, as
+	// without the limit (an outside review).
+	if r := kwire(t, "log", "--tree", "--max-tree-bytes", "500", cut); r.code != 1 || !strings.Contains(r.stderr, "error: no record batch at offset 0: cut.log[0] at 0x0000: partial batch") {
+		t.Errorf("log --tree --max-tree-bytes 500 of a file cut in its first batch: exit %d\n%s", r.code, r.stderr)
+	}
 	for _, f := range []string{"--max-tree-bytes", "--max-nodes", "--max-decompressed-total"} {
 		if r := kwire(t, "log", "--tree", f, "0", path); r.code != 2 || !strings.Contains(r.stderr, f+" 0: must be positive") {
 			t.Errorf("log %s 0: exit %d %s", f, r.code, r.stderr)

@@ -118,7 +118,10 @@ type Options struct {
 	// frame. One pool serves every Conn that shares it (a capture's), so
 	// what it holds is bounded whatever the number of connections. For a
 	// caller that reads the trees only while handling the event; nil: no
-	// reuse.
+	// reuse. Without KeepTrees, each frame is decoded into one of the
+	// pool's trees and gives it back once done, so that connections keep
+	// no arena between their frames; nil: each direction keeps its own
+	// arena of at most 1 MiB.
 	Reuse *TreePool
 	// Unsynced starts both directions unsynchronised: the first bytes are
 	// not taken to be a size prefix but searched for a plausible frame, as
@@ -295,11 +298,12 @@ type Conn struct {
 	held *HeldTrees
 }
 
-// TreePool holds the trees of reported exchanges for decoding into again
+// TreePool holds the trees of reported exchanges, and the arenas of
+// frames whose trees are not kept, for decoding into again
 // (Options.Reuse): at most maxReuse trees, each of at most maxReuseNodes
-// nodes and maxReuseBytes bytes (about 3.6 MiB), so that it holds at most
-// about 29 MiB however many connections share it, and a large frame's
-// arena is not kept. The zero value is empty and ready; it is safe for
+// nodes, maxReuseBytes bytes and maxReuseBytes of decompressed views
+// (about 4.6 MiB), so that it holds at most about 37 MiB however many
+// connections share it, and a large frame's arena is not kept. The zero value is empty and ready; it is safe for
 // concurrent use.
 type TreePool struct {
 	mu   sync.Mutex
@@ -314,7 +318,7 @@ const (
 
 // put keeps t when the pool has room and t is of moderate size.
 func (p *TreePool) put(t *tree.Tree) {
-	if cap(t.Nodes) > maxReuseNodes || cap(t.Bytes) > maxReuseBytes {
+	if cap(t.Nodes) > maxReuseNodes || cap(t.Bytes) > maxReuseBytes || cap(t.Virtual) > maxReuseBytes {
 		return
 	}
 	p.mu.Lock()
@@ -594,6 +598,8 @@ func (c *Conn) candidate(s *stream, b []byte) frame.Verdict {
 // whole: a request by its header, a response as the response to the
 // pending request with its correlation id.
 func (c *Conn) trial(s *stream, fr []byte) bool {
+	c.takeArena(s)
+	defer c.doneArena(s)
 	if s.dir == ClientToServer {
 		cd := c.o.Codec
 		if key, ver, ok := frame.RequestAPI(fr); ok {
@@ -850,11 +856,50 @@ func (c *Conn) redact(t *tree.Tree) {
 	}
 }
 
+// maxArena is the most memory (tree.Tree.Footprint, the frame's bytes
+// not counted) a direction's arena keeps between frames without a
+// TreePool: a larger one is dropped once its frame is done, so that an
+// idle connection holds no large frame's tree (50 open connections that
+// each had sent a 1.1 KB request decompressing to 4 MiB held 243 MiB).
+const maxArena = 1 << 20
+
+// doneArena ends the use of direction s's arena for a frame: with a
+// TreePool (Options.Reuse) the arena goes to the pool, which many
+// connections share (1000 connections keeping an arena of 1 MiB each
+// held 1 GiB); without one it is kept unless it holds more than
+// maxArena. The frame it points to is let go in any case.
+func (c *Conn) doneArena(s *stream) {
+	s.arena.Bytes = nil
+	switch {
+	case c.o.Reuse != nil:
+		if cap(s.arena.Nodes) > 0 {
+			t := new(tree.Tree)
+			*t = s.arena
+			c.o.Reuse.put(t)
+		}
+		s.arena = tree.Tree{}
+	case s.arena.Footprint() > maxArena:
+		s.arena = tree.Tree{}
+	}
+}
+
+// takeArena readies direction s's arena for a frame: one of the pool's
+// trees when it has none of its own.
+func (c *Conn) takeArena(s *stream) {
+	if cap(s.arena.Nodes) == 0 && c.o.Reuse != nil {
+		if t := c.o.Reuse.get(); t != nil {
+			s.arena = *t
+			s.arena.Bytes = nil
+		}
+	}
+}
+
 // decodeTree returns the tree to decode fr into and the bytes to decode:
 // a fresh (or recycled) tree over a copy of fr when trees are kept, else
 // the arena.
 func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
 	if !c.o.KeepTrees {
+		c.takeArena(s)
 		return &s.arena, fr
 	}
 	if c.o.Reuse != nil {
@@ -903,6 +948,7 @@ func accepts(set *spec.Set, key, ver int16) bool {
 }
 
 func (c *Conn) request(s *stream, fr []byte, f *Frame) {
+	defer c.doneArena(s)
 	t, b := c.decodeTree(s, fr)
 	key, ver, _ := frame.RequestAPI(fr)
 	cd := c.o.Codec
@@ -1133,6 +1179,7 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		c.report(x)
 		return
 	}
+	defer c.doneArena(s)
 	t, b := c.decodeTree(s, fr)
 	err := cd.DecodeResponseWith(t, b, m, q.ver, c.topics.Options(cd))
 	f.HeaderVersion = t.HeaderVersion

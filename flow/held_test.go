@@ -2,12 +2,15 @@ package flow
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/testseg"
+	"github.com/kwire/kwire/records"
 )
 
 // A frame the stream ends inside after its first MiB (held in segments by
@@ -104,5 +107,41 @@ func TestHeldTreesBound(t *testing.T) {
 	}
 	if fmt.Sprint(trees) != "[true false true]" || b.ex[1].Request.Err != nil {
 		t.Errorf("b's requests have trees %v", trees)
+	}
+}
+
+// A frame whose tree is not kept is decoded into its direction's arena,
+// which a connection keeps between frames only up to 1 MiB, or, with a
+// TreePool, not at all (the pool, shared and bounded, keeps it): 1000
+// open connections that had each sent a request of 60 KB (a 1 MiB tree)
+// held 1 GiB.
+func TestArenaNotKeptBetweenFrames(t *testing.T) {
+	c := codec.New(testSet)
+	produce := func(recs []byte) []byte {
+		batch := records.RawBatch{Count: 1, Records: recs}.Bytes()
+		body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(batch))
+		return reqFrame(t, c, "Produce", 3, 1, "cli", body)
+	}
+	big, small := produce(testseg.HeaderBombRecord(60000)), produce(testseg.HeaderBombRecord(10))
+	r := newConn(Options{})
+	feed(r.conn, ClientToServer, small, t0, 1<<20)
+	kept := r.conn.s[ClientToServer].arena.Footprint()
+	feed(r.conn, ClientToServer, big, t0, 1<<20)
+	if a := &r.conn.s[ClientToServer].arena; kept == 0 || a.Footprint() != 0 || a.Bytes != nil {
+		t.Errorf("without a pool: a small frame's arena keeps %d bytes, a large one's %d (bytes %d)", kept, a.Footprint(), len(a.Bytes))
+	}
+	pool := &TreePool{}
+	r = newConn(Options{Reuse: pool})
+	feed(r.conn, ClientToServer, small, t0, 1<<20)
+	if a := &r.conn.s[ClientToServer].arena; cap(a.Nodes) != 0 || pool.Len() != 1 {
+		t.Errorf("with a pool: the arena keeps %d nodes, the pool %d trees", cap(a.Nodes), pool.Len())
+	}
+	feed(r.conn, ClientToServer, big, t0, 1<<20)
+	if a := &r.conn.s[ClientToServer].arena; cap(a.Nodes) != 0 || pool.Len() != 0 {
+		t.Errorf("with a pool, after a large frame: the arena keeps %d nodes, the pool %d trees", cap(a.Nodes), pool.Len())
+	}
+	r.conn.Close(t0)
+	if len(r.ex) != 2 || len(r.pr) != 0 {
+		t.Errorf("%d exchanges, problems %v", len(r.ex), r.pr)
 	}
 }

@@ -361,15 +361,21 @@ func newNodes() []tree.Node { return make([]tree.Node, 0, 64) }
 // a record), so that large inputs rarely regrow the arena, and a message
 // of records does not allocate for four times the nodes it makes (package
 // records grows it, when its batches' headers say they need more, at
-// least twice). It is proportional to the input,
-// never to a count read from it.
+// least twice), and for such a message at most 64 Ki nodes. It is
+// proportional to the input, never to a count read from it.
 func reserveNodes(t *tree.Tree, p *plan, n int, lazy bool) {
+	const maxRecordsReserve = 1 << 16
 	want := 16 + n/2
 	switch {
 	case p.records && lazy:
 		want = 16 + n/32 // a node a record (records.Options.Lazy)
 	case p.records:
 		want = 16 + n/8
+	}
+	if p.records {
+		// Most of such a body is its records, which package records
+		// sizes for (a Produce of one 53 MB batch reserved 106 MB).
+		want = min(want, maxRecordsReserve)
 	}
 	if cap(t.Nodes)-len(t.Nodes) < want {
 		nodes := make([]tree.Node, len(t.Nodes), len(t.Nodes)+want)

@@ -728,7 +728,7 @@ type jsonVal struct {
 	end int32 // index just past the value's subtree
 	idx int32 // index in a parent array
 	// text is a string's contents or a number's text: jsonVals.text
-	// [text, text+textLen).
+	// [text, text+textLen), or jsonVals.long[text] when textLen is -1.
 	text, textLen int32
 	key           uint16 // key in a parent object: jsonVals.keys[key-1]; 0 for none
 	kind          jsonKind
@@ -743,6 +743,7 @@ type jsonVals struct {
 	chunks [][]jsonVal
 	n      int32
 	text   []byte
+	long   []string
 	keys   []string
 	keyIdx map[string]uint16
 }
@@ -773,7 +774,10 @@ func (vs *jsonVals) add(v jsonVal) {
 // view of the texts' array, which is not written again once tokenized.
 func (vs *jsonVals) textOf(i int32) string {
 	v := vs.at(i)
-	if v.textLen == 0 {
+	switch {
+	case v.textLen < 0:
+		return vs.long[v.text]
+	case v.textLen == 0:
 		return ""
 	}
 	return unsafe.String(&vs.text[v.text], int(v.textLen))
@@ -804,11 +808,22 @@ func (vs *jsonVals) keyIndex(key string) (uint16, bool) {
 	return uint16(len(vs.keys)), true
 }
 
-// setText stores s as v's text.
+// setText stores s as v's text: in the texts' array, or, when long, as
+// it is (textLen -1, text its index in long).
 func (vs *jsonVals) setText(v *jsonVal, s string) {
+	if len(s) > longText {
+		v.text, v.textLen = int32(len(vs.long)), -1
+		vs.long = append(vs.long, s)
+		return
+	}
 	v.text, v.textLen = int32(len(vs.text)), int32(len(s))
 	vs.text = append(vs.text, s...)
 }
+
+// longText is the length past which a text is kept as the string the
+// tokenizer made, not copied (a records field's base64 of 71 MB was held
+// twice).
+const longText = 4 << 10
 
 // checkJSONText refuses text that a string field could not carry
 // faithfully: bytes that are not UTF-8 (Go's decoder and Kafka's would both

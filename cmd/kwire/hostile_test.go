@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -333,5 +334,27 @@ func TestPcapHeldTreesBound(t *testing.T) {
 	}
 	if r := kwire(t, "pcap", "--max-held", "0", path); r.code != 2 || !strings.Contains(r.stderr, "--max-held 0: must be positive") {
 		t.Errorf("pcap --max-held 0: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// encode decodes the records it is given back into the tree it shows
+// within decode's bounds, and says what they leave out; the bytes are
+// written as given. Eight zstd batches of 250 MiB in a 659 KB JSON took
+// encode 2 GiB (an outside review).
+func TestEncodeBoundsRecords(t *testing.T) {
+	batch := hostileZstdBatch(t, 0, 700, 64<<10) // 44 MiB of records
+	body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(batch))
+	path := filepath.Join(t.TempDir(), "produce.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kwire(t, "encode", "Produce", "--version", "9", "--raw", path)
+	if r.code != 0 || !bytes.Contains([]byte(r.stdout), batch) || r.stderr != "" {
+		t.Fatalf("encode --raw: exit %d, %d bytes\n%s", r.code, len(r.stdout), r.stderr)
+	}
+	r = kwire(t, "encode", "Produce", "--version", "9", "--format", "text", path)
+	const want = "kwire: warning: ProduceRequest.TopicData[0].PartitionData[0].Records[0].records at 0x005d: zstd payload decompresses to more than 33554432 bytes, the decompression limit: not followed (the records are written as given)\n"
+	if r.code != 0 || r.stderr != want {
+		t.Errorf("encode --format text: exit %d\n%.1000s", r.code, r.stderr)
 	}
 }

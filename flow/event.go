@@ -270,7 +270,7 @@ func (p *Problem) String() string {
 			fmt.Fprintf(&b, " in the frame at stream offset %d does not decode: %v", p.FrameOffset, p.Err)
 		}
 	case NotHeld:
-		fmt.Fprintf(&b, "request (api key %d v%d, correlation id %d) in the frame at stream offset %d: its tree (%d bytes) is not kept awaiting the response: the trees of the requests awaiting responses would pass %d bytes; the exchange comes without it", p.APIKey, p.Version, p.CorrelationID, p.FrameOffset, p.Tree, p.Limit)
+		fmt.Fprintf(&b, "request (api key %d v%d, correlation id %d): its tree (%d bytes) is not kept awaiting the response: the trees of the requests awaiting responses would pass %d bytes; the exchange comes without it", p.APIKey, p.Version, p.CorrelationID, p.Tree, p.Limit)
 	case Gap:
 		fmt.Fprintf(&b, "%d bytes missing", p.Missing)
 		if p.Lost {

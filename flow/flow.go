@@ -217,7 +217,8 @@ type Stats struct {
 	// NotKafka names the protocol a direction was found to speak instead
 	// of Kafka ("TLS"), or "".
 	NotKafka [2]string
-	// Exchanges and Problems count the events reported.
+	// Exchanges and Problems count the events reported (NotHeld, a
+	// notice of the decoder's limit, not counted).
 	Exchanges, Problems int64
 	// Held is the most bytes of one frame each direction held at once:
 	// its largest frame delivered whole, or the bytes that arrived of the
@@ -454,11 +455,13 @@ func (c *Conn) Stats() Stats {
 func (c *Conn) Pending() int { return len(c.pend) - c.head }
 
 func (c *Conn) report(e Event) {
-	switch e.(type) {
+	switch e := e.(type) {
 	case *Exchange:
 		c.stats.Exchanges++
 	case *Problem:
-		c.stats.Problems++
+		if e.Kind != NotHeld {
+			c.stats.Problems++
+		}
 	}
 	if c.emit != nil {
 		c.emit(e)

@@ -441,6 +441,15 @@ type Problem struct {
 	Missing *int64 `json:"missing,omitempty"`
 	// Protocol is what not-kafka bytes look like ("TLS", "HTTP").
 	Protocol string `json:"protocol,omitempty"`
+	// APIKey, Version and CorrelationID name the frame's request when
+	// known (decode-failed, records, not-held).
+	APIKey        *int16 `json:"api_key,omitempty"`
+	Version       *int16 `json:"version,omitempty"`
+	CorrelationID *int32 `json:"correlation_id,omitempty"`
+	// TreeBytes is the footprint of the tree not held, Limit the bound it
+	// would pass (not-held, a notice).
+	TreeBytes *int64 `json:"tree_bytes,omitempty"`
+	Limit     *int64 `json:"limit,omitempty"`
 	// Message is the text line's message (flow.Problem.String).
 	Message string `json:"message"`
 }
@@ -452,6 +461,10 @@ func NewProblem(p *flow.Problem, conn uint64, client, server string) *Problem {
 		Dir: p.Dir.String(), Protocol: p.Protocol, Message: p.String()}
 	off := p.Offset
 	j.Offset = &off
+	if k := p.Kind; p.APIKey >= 0 && (k == flow.DecodeFailed || k == flow.Records || k == flow.NotHeld) {
+		key, ver, corr := p.APIKey, p.Version, p.CorrelationID
+		j.APIKey, j.Version, j.CorrelationID = &key, &ver, &corr
+	}
 	switch p.Kind {
 	case flow.Truncated:
 		if n := p.Size; n >= 0 {
@@ -459,9 +472,13 @@ func NewProblem(p *flow.Problem, conn uint64, client, server string) *Problem {
 		}
 		h := p.Have
 		j.Have = &h
-	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.DecodeFailed, flow.Records, flow.NotHeld:
+	case flow.FrameTooLarge, flow.NegativeSize, flow.NotKafka, flow.DecodeFailed, flow.Records:
 		n := p.Size
 		j.Size = &n
+	case flow.NotHeld:
+		// A limit of the decoder, not a fault of the stream.
+		n, tb, lim := p.Size, p.Tree, int64(p.Limit)
+		j.Type, j.Size, j.TreeBytes, j.Limit = "notice", &n, &tb, &lim
 	case flow.Resync, flow.Garbage:
 		n := p.Skipped
 		j.Skipped = &n

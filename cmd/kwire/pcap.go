@@ -346,7 +346,7 @@ func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
 func (r *pcapRun) problem(c *capture.Conn, p *flow.Problem) {
 	if r.c.Format == "json" {
 		j := report.NewProblem(p, uint64(c.ID), c.Client.String(), c.Server.String())
-		if p.Kind == flow.Resync || p.Kind == flow.NotHeld { // pcap calls these notices
+		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice (report: a tree not held)
 			j.Type = "notice"
 		}
 		r.writeJSON(j)

@@ -160,6 +160,26 @@ func TestLogJSONLines(t *testing.T) {
 	if n := strings.Count(all, "\n"); n != 4 {
 		t.Errorf("%d JSON lines, want 4:\n%s", n, all)
 	}
+	// --tree: the file's tree as one line of page JSON (it wrote the text
+	// tree among JSON lines).
+	tr := mustRun(t, "log", snap, "--tree", "--format", "json")
+	var page struct {
+		Records struct {
+			Size int `json:"size"`
+			Tree struct {
+				Children []struct {
+					Name string `json:"name"`
+				} `json:"children"`
+			} `json:"tree"`
+		} `json:"records"`
+	}
+	if strings.Count(tr, "\n") != 1 || json.Unmarshal([]byte(tr), &page) != nil {
+		t.Fatalf("log --tree --format json:\n%.2000s", tr)
+	}
+	st, _ := os.Stat(snap)
+	if c := page.Records.Tree.Children; page.Records.Size != int(st.Size()) || len(c) == 0 || c[0].Name != "RecordBatch" {
+		t.Errorf("log --tree --format json: %+v", page.Records)
+	}
 }
 
 func TestLogDataRecordsAndBadCRC(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/spec"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -28,6 +29,25 @@ func WritePageJSON(w io.Writer, p *Page, o Options) error {
 // markedOptions are codec.ConverterOptions with the records marked
 // (codec.RecordsMarked), for Member.Tree.
 var markedOptions = codec.JSONOptions{Records: codec.RecordsMarked, UnknownTags: codec.ConverterOptions.UnknownTags}
+
+// ConverterJSONMarked is codec.ConverterJSON with each records field's
+// base64 left out for a marker (codec.RecordsMarked): the body and header
+// to write with WriteMarked, which streams the base64.
+func ConverterJSONMarked(set *spec.Set, t *tree.Tree, decodeErr error) (body, header []byte, err error) {
+	return codec.ConverterJSONWith(set, t, decodeErr, markedOptions)
+}
+
+// WriteMarked writes src, JSON that ConverterJSONMarked made of tree t, to
+// w as codec.ConverterJSON would have made it, each records marker
+// written as the standard base64 of its node's bytes, a chunk at a time.
+// The error is w's, or says a marker names no node of t.
+func WriteMarked(w io.Writer, src []byte, t *tree.Tree) error {
+	s := newSink(w, 64<<10)
+	if err := s.marked(src, t, false); err != nil {
+		return err
+	}
+	return s.close()
+}
 
 // WriteKafka writes the body of each side of p as Kafka-converter JSON
 // (codec.ConverterJSON), one object per line (a request before its

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,8 +15,10 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/flow"
 	"github.com/kwire/kwire/instance"
+	"github.com/kwire/kwire/records"
 	"github.com/kwire/kwire/render"
 	"github.com/kwire/kwire/spec"
+	"github.com/kwire/kwire/tree"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 100_000, time.UTC)
@@ -365,5 +368,65 @@ func TestWriteCompact(t *testing.T) {
 		return nil
 	}); err != nil || got.String() != want.String() {
 		t.Errorf("WriteCompact = %q, %v; json.Compact %q", got.String(), err, want.String())
+	}
+}
+
+// A deferred frame's body ("json") is written by WriteLine with its
+// records' base64 streamed (render.WriteMarked): the line is byte for byte
+// the one with the body held, for a Produce request whose records are a
+// batch and a Fetch response whose records are null and a batch (a
+// frame of 14 MB took pcap --tree --format json 108 MiB).
+func TestWriteLineDeferredRecords(t *testing.T) {
+	set, err := spec.Embedded("4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(set)
+	b64 := base64.StdEncoding.EncodeToString(records.Batch{Records: []records.KeyValue{{Key: []byte("k"), Value: bytes.Repeat([]byte("v"), 5000)}}}.Bytes())
+	pq, _, _ := set.Lookup("Produce")
+	_, fs, _ := set.Lookup("Fetch")
+	frames := map[string]*flow.Frame{}
+	for _, m := range []struct {
+		name string
+		msg  *spec.Message
+		v    int16
+		body string
+	}{
+		{"produce", pq, 9, `{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"` + b64 + `"},{"index":1,"records":""}]}]}`},
+		{"fetch", fs, 12, `{"throttleTimeMs":0,"errorCode":0,"sessionId":0,"responses":[{"topic":"t","partitions":[{"partitionIndex":0,"errorCode":0,"highWatermark":1,"lastStableOffset":1,"logStartOffset":0,"abortedTransactions":null,"preferredReadReplica":-1,"records":null},{"partitionIndex":1,"errorCode":0,"highWatermark":1,"lastStableOffset":1,"logStartOffset":0,"abortedTransactions":null,"preferredReadReplica":-1,"records":"` + b64 + `"}]}]}`},
+	} {
+		body, err := codec.FromJSON([]byte(m.body), m.msg, m.v)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		var h *tree.Tree
+		if m.msg == pq {
+			h = codec.RequestHeaderValue(set.RequestHeader(), 0, m.v, 7, "c")
+		} else {
+			h = codec.ResponseHeaderValue(set.ResponseHeader(), 7)
+		}
+		enc, err := c.Encode(m.msg, m.v, h, body)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		frames[m.name] = &flow.Frame{Size: len(enc.Bytes), Start: t0, End: t0, Tree: enc}
+	}
+	x := &flow.Exchange{APIKey: 0, API: "Produce", Version: 9, CorrelationID: 7, Request: frames["produce"], Response: frames["fetch"]}
+	line := func(deferred bool) string {
+		var fs []*Frame
+		v := NewExchange(x, 3, "c", "s", func(f *flow.Frame) *Frame {
+			j := NewFrame(f, FrameOptions{Set: set, JSON: true, Page: true, Deferred: deferred})
+			fs = append(fs, j)
+			return j
+		})
+		var b bytes.Buffer
+		if err := WriteLine(&b, v, fs...); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	held, streamed := line(false), line(true)
+	if held != streamed || !strings.Contains(streamed, `"records":"`+b64+`"`) || strings.Count(streamed, b64) != 2 || strings.Contains(streamed, "kwire-body") {
+		t.Errorf("deferred line\n%.600s\nheld\n%.600s", streamed, held)
 	}
 }

@@ -131,7 +131,9 @@ func TestProxyRedactsSASL(t *testing.T) {
 			if args[len(args)-1] == "json" {
 				want = map[string]string{`mechanism PLAIN  user "alice"`: `"mechanism":"PLAIN","user":"alice"`, `mechanism SCRAM-SHA-512  user "alice"`: `"mechanism":"SCRAM-SHA-512","user":"alice"`, "<redacted, 21 bytes>": `\u003credacted, 21 bytes\u003e`}[want]
 			}
-			if !strings.Contains(r.stdout, want) {
+			// The converter body's strings are written as they are, or,
+			// as encoding/json writes them, with < and > escaped.
+			if !strings.Contains(r.stdout, want) && !strings.Contains(r.stdout, strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(want)) {
 				t.Errorf("%v: no %q in %q", args, want, regexp.MustCompile(`(u003c|<)redacted[^>\\]*`).FindAllString(r.stdout, -1))
 			}
 		}

@@ -262,12 +262,15 @@ type Frame struct {
 }
 
 // bodyMark stands for a deferred Body (FrameOptions.Deferred) in a line
-// until WriteLine writes it there, its records' base64 streamed.
-const bodyMark = `"\u0000kwire-body"`
+// until WriteLine writes it there, its records' base64 streamed. Like
+// treeMark it escapes a letter, which encoding/json never does: no value
+// of the line (a client id, a topic name) is written as a mark. (A client
+// id of NUL and "kwire-body" was, and its line's JSON went wrong.)
+const bodyMark = `"\u004bwire-body"`
 
 // treeMark stands for a deferred Tree (FrameOptions.Deferred) in a line
 // until WriteLine writes the page there: a string no page JSON is.
-const treeMark = `"\u0000kwire-page"`
+const treeMark = `"\u004bwire-page"`
 
 // FrameOptions choose what NewFrame adds to a frame decoded with its tree
 // kept (flow.Options.KeepTrees).

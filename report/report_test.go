@@ -226,7 +226,7 @@ func TestWriteLineDeferred(t *testing.T) {
 	if err := json.Unmarshal([]byte(streamed), &b); err != nil {
 		t.Fatalf("deferred line: %v\n%.300s", err, streamed)
 	}
-	if !strings.HasSuffix(streamed, "}\n") || strings.Count(streamed, "\n") != 1 || strings.Contains(streamed, "kwire-page") ||
+	if !strings.HasSuffix(streamed, "}\n") || strings.Count(streamed, "\n") != 1 || strings.Contains(streamed, "wire-page") ||
 		!reflect.DeepEqual(a, b) || !strings.Contains(streamed, `"PreVote"`) || !strings.Contains(streamed, `"VoteResponse"`) {
 		t.Errorf("deferred line\n%.400s\nheld\n%.400s", streamed, held)
 	}
@@ -426,7 +426,22 @@ func TestWriteLineDeferredRecords(t *testing.T) {
 		return b.String()
 	}
 	held, streamed := line(false), line(true)
-	if held != streamed || !strings.Contains(streamed, `"records":"`+b64+`"`) || strings.Count(streamed, b64) != 2 || strings.Contains(streamed, "kwire-body") {
+	if held != streamed || !strings.Contains(streamed, `"records":"`+b64+`"`) || strings.Count(streamed, b64) != 2 || strings.Contains(streamed, "wire-body") {
 		t.Errorf("deferred line\n%.600s\nheld\n%.600s", streamed, held)
+	}
+	// A client id that encoding/json writes as the marks were (an outside
+	// review) is not taken for one.
+	for _, id := range []string{"\x00kwire-body", "\x00kwire-page", "Kwire-body", `"\u004bwire-body"`} {
+		x.ClientID = id
+		var e struct {
+			ClientID string `json:"client_id"`
+			Request  struct {
+				JSON map[string]any `json:"json"`
+				Tree map[string]any `json:"tree"`
+			} `json:"request"`
+		}
+		if l := line(true); json.Unmarshal([]byte(l), &e) != nil || e.ClientID != id || e.Request.JSON["acks"] != 1.0 || e.Request.Tree["frame"] == nil {
+			t.Errorf("client id %q: %.300s", id, l)
+		}
 	}
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -132,10 +132,13 @@ func checkProxyAddrs(o proxy.Options) error {
 // proxyRun prints the events of one kwire proxy run; events come from
 // every connection's goroutines at once.
 type proxyRun struct {
-	a   *app
-	o   report.EventOptions
-	mu  sync.Mutex
-	buf bytes.Buffer
+	a  *app
+	o  report.EventOptions
+	mu sync.Mutex
+	// out writes to standard output under mu, flushed after each event:
+	// a line is streamed, not held (a 5 MB Produce's line with its tree
+	// took 600 MiB, kept after).
+	out *bufio.Writer
 	err error
 	wt  *traffic.Watcher
 	// findings counts the findings of the clients' requests (--check),
@@ -205,7 +208,7 @@ func (a *app) proxy(c *proxyCmd) error {
 	if r.svc != nil && r.svc.ln != nil {
 		fmt.Fprintf(a.stderr, "kwire: metrics on http://%s/metrics\n", r.svc.ln.Addr())
 	}
-	traffic.Every(ctx, c.StatsInterval, func() { r.write(func() error { return r.wt.WriteStats(&r.buf, r.o.JSON) }) })
+	traffic.Every(ctx, c.StatsInterval, func() { r.write(func() error { return r.wt.WriteStats(r.out, r.o.JSON) }) })
 	if r.svc != nil {
 		r.svc.serving.Store(true)
 	}
@@ -214,11 +217,11 @@ func (a *app) proxy(c *proxyCmd) error {
 		err = serr
 	}
 	r.write(func() error {
-		if err := r.wt.WriteReport(&r.buf, r.o.JSON); err != nil || r.o.JSON || !r.wt.Filtering() {
+		if err := r.wt.WriteReport(r.out, r.o.JSON); err != nil || r.o.JSON || !r.wt.Filtering() {
 			return err
 		}
 		// The filters' verdict, also when nothing matched.
-		_, err := fmt.Fprintf(&r.buf, "filters: %s matched, of %d\n", plural(r.matched, "1 exchange", fmt.Sprintf("%d exchanges", r.matched)), r.exchanges)
+		_, err := fmt.Fprintf(r.out, "filters: %s matched, of %d\n", plural(r.matched, "1 exchange", fmt.Sprintf("%d exchanges", r.matched)), r.exchanges)
 		return err
 	})
 	r.mu.Lock()
@@ -254,13 +257,13 @@ func (r *proxyRun) event(e proxy.Event) {
 		if isExchange {
 			r.matched++
 		}
-		return report.WriteProxyEvent(&r.buf, e, r.o)
+		return report.WriteProxyEvent(r.out, e, r.o)
 	})
 }
 
 // writeOut prints p (whole lines of --audit -) under the lock.
 func (r *proxyRun) writeOut(p []byte) (int, error) {
-	r.write(func() error { _, err := r.buf.Write(p); return err })
+	r.write(func() error { _, err := r.out.Write(p); return err })
 	return len(p), nil
 }
 
@@ -269,15 +272,20 @@ type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
-// write prints what fill writes to r.buf, whole, under the lock.
+// write prints what fill writes to r.out under the lock, flushed.
 func (r *proxyRun) write(fill func() error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.buf.Reset()
+	if r.out == nil {
+		r.out = bufio.NewWriterSize(r.a.stdout, 64<<10)
+	}
+	if r.err != nil {
+		return
+	}
 	if err := fill(); r.err == nil {
 		r.err = err
 	}
-	if r.err == nil && r.buf.Len() > 0 {
-		_, r.err = r.a.stdout.Write(r.buf.Bytes())
+	if err := r.out.Flush(); r.err == nil {
+		r.err = err
 	}
 }

@@ -112,7 +112,8 @@ func TestHeldTreesBound(t *testing.T) {
 
 // A frame whose tree is not kept is decoded into its direction's arena,
 // which a connection keeps between frames only up to 1 MiB, or, with a
-// TreePool, not at all (the pool, shared and bounded, keeps it): 1000
+// TreePool, not at all (the pool, shared and bounded, keeps it, a large
+// one for the next large frame): 1000
 // open connections that had each sent a request of 60 KB (a 1 MiB tree)
 // held 1 GiB.
 func TestArenaNotKeptBetweenFrames(t *testing.T) {
@@ -137,11 +138,17 @@ func TestArenaNotKeptBetweenFrames(t *testing.T) {
 		t.Errorf("with a pool: the arena keeps %d nodes, the pool %d trees", cap(a.Nodes), pool.Len())
 	}
 	feed(r.conn, ClientToServer, big, t0, 1<<20)
-	if a := &r.conn.s[ClientToServer].arena; cap(a.Nodes) != 0 || pool.Len() != 0 {
-		t.Errorf("with a pool, after a large frame: the arena keeps %d nodes, the pool %d trees", cap(a.Nodes), pool.Len())
+	if a := &r.conn.s[ClientToServer].arena; cap(a.Nodes) != 0 || pool.Len() != 0 || pool.big == nil || pool.big.Bytes != nil {
+		t.Errorf("with a pool, after a large frame: the arena keeps %d nodes, the pool %d trees and big %v", cap(a.Nodes), pool.Len(), pool.big != nil)
+	}
+	// The next frame takes the large arena: none is made for it.
+	bigArena := &pool.big.Nodes[:1][0]
+	feed(r.conn, ClientToServer, big, t0, 1<<20)
+	if pool.big == nil || &pool.big.Nodes[:1][0] != bigArena {
+		t.Errorf("the large arena was not taken again")
 	}
 	r.conn.Close(t0)
-	if len(r.ex) != 2 || len(r.pr) != 0 {
+	if len(r.ex) != 3 || len(r.pr) != 0 {
 		t.Errorf("%d exchanges, problems %v", len(r.ex), r.pr)
 	}
 }

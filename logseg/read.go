@@ -730,7 +730,9 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 			// The first entry is cut by the limit, not the file, only
 			// when the file holds all the bytes it claims; else the
 			// file cuts it too, an error as without the limit.
-			if n := records.EntrySize(data); n > 0 && n <= size {
+			// (Fewer bytes than an entry's header say nothing of it: the
+			// limit cut them.)
+			if n := records.EntrySize(data); n > 0 && n <= size || len(data) < records.EntryHeader {
 				msg += ": the bytes at the end are cut there, not in the file"
 				ro.Preallocated, ro.Complete = false, false
 				cutFirst = true

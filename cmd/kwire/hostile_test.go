@@ -246,6 +246,10 @@ func TestLogTreeBounds(t *testing.T) {
 	if r := kwire(t, "log", "--tree", cut); r.code != 1 || !strings.Contains(r.stderr, "error: no record batch at offset 0: cut.log[0] at 0x0000: partial batch") {
 		t.Errorf("log --tree of a file cut in its first batch: exit %d\n%s", r.code, r.stderr)
 	}
+	// A limit below an entry's header says nothing of the file: a notice.
+	if r := kwire(t, "log", "--tree", "--max-tree-bytes", "12", path); r.code != 0 || strings.Contains(r.stderr, "error") {
+		t.Errorf("log --tree --max-tree-bytes 12: exit %d\n%s", r.code, r.stderr)
+	}
 	// A file that cuts its first batch past the limit too: an error, as
 	// without the limit (an outside review).
 	if r := kwire(t, "log", "--tree", "--max-tree-bytes", "500", cut); r.code != 1 || !strings.Contains(r.stderr, "error: no record batch at offset 0: cut.log[0] at 0x0000: partial batch") {

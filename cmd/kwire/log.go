@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ type logCmd struct {
 	Type     string   `help:"Show only metadata records of this type (PartitionRecord), or internal topics' records whose key or value is (OffsetCommitKey)." placeholder:"NAME" predictor:"record"`
 	Offset   string   `help:"Show only records with offsets in A..B (inclusive; either end may be empty)." placeholder:"A..B"`
 	Format   string   `help:"Output format: text, or json (one line per record and per problem)." enum:"text,json" default:"text"`
-	Tree     bool     `help:"Print the full tree of each file instead of one line per batch and record (with --format json, one line of page JSON a file)."`
+	Tree     bool     `help:"Print the full tree of each file instead of one line per batch and record (with --format json, one line a file: {\"type\":\"tree\",\"file\":…,\"page\":…})."`
 	Metadata bool     `help:"Decode data record values as KRaft metadata records (the default for __cluster_metadata and .checkpoint files)."`
 	Decoder  string   `help:"Decode every data record as: offsets (__consumer_offsets), transactions (__transaction_state), share-state (__share_group_state), remote-log-metadata, metadata; by default as the partition directory's name says." placeholder:"KIND" predictor:"decoder"`
 	State    bool     `help:"Replay the records of internal topics and print the state they leave: committed offsets, groups and members, transactions, share-group state (tables, or JSON lines)."`
@@ -181,14 +182,18 @@ func (a *app) log(c *logCmd) error {
 				prog.Add(sum.Size)
 				switch {
 				case t != nil && c.Format == "json":
-					// One line of page JSON a file, among the problems' lines
-					// (which name the file).
+					// One line a file, among the problems' lines: type
+					// "tree", the file, and its page JSON.
 					page := &render.Page{Set: set, Sides: []render.Side{{Label: "Records", Tree: t}}}
 					out := prog.Output(a.stdout)
+					name, _ := json.Marshal(f)
+					if _, err := fmt.Fprintf(out, `{"type":"tree","file":%s,"page":`, name); err != nil {
+						return err
+					}
 					if err := lines.WriteCompact(out, func(w io.Writer) error { return render.WriteJSONWith(w, page, a.renderOptions(), nil) }); err != nil {
 						return err
 					}
-					if _, err := io.WriteString(out, "\n"); err != nil {
+					if _, err := io.WriteString(out, "}\n"); err != nil {
 						return err
 					}
 				case t != nil:

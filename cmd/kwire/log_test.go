@@ -163,22 +163,26 @@ func TestLogJSONLines(t *testing.T) {
 	// --tree: the file's tree as one line of page JSON (it wrote the text
 	// tree among JSON lines).
 	tr := mustRun(t, "log", snap, "--tree", "--format", "json")
-	var page struct {
-		Records struct {
-			Size int `json:"size"`
-			Tree struct {
-				Children []struct {
-					Name string `json:"name"`
-				} `json:"children"`
-			} `json:"tree"`
-		} `json:"records"`
+	var line struct {
+		Type string `json:"type"`
+		File string `json:"file"`
+		Page struct {
+			Records struct {
+				Size int `json:"size"`
+				Tree struct {
+					Children []struct {
+						Name string `json:"name"`
+					} `json:"children"`
+				} `json:"tree"`
+			} `json:"records"`
+		} `json:"page"`
 	}
-	if strings.Count(tr, "\n") != 1 || json.Unmarshal([]byte(tr), &page) != nil {
+	if strings.Count(tr, "\n") != 1 || json.Unmarshal([]byte(tr), &line) != nil {
 		t.Fatalf("log --tree --format json:\n%.2000s", tr)
 	}
 	st, _ := os.Stat(snap)
-	if c := page.Records.Tree.Children; page.Records.Size != int(st.Size()) || len(c) == 0 || c[0].Name != "RecordBatch" {
-		t.Errorf("log --tree --format json: %+v", page.Records)
+	if r := line.Page.Records; line.Type != "tree" || line.File != snap || r.Size != int(st.Size()) || len(r.Tree.Children) == 0 || r.Tree.Children[0].Name != "RecordBatch" {
+		t.Errorf("log --tree --format json: %+v", line)
 	}
 }
 

@@ -304,8 +304,8 @@ type Conn struct {
 // (Options.Reuse): at most maxReuse trees, each of at most maxReuseNodes
 // nodes, maxReuseBytes bytes and maxReuseBytes of decompressed views
 // (about 4.6 MiB), and one arena of at most 48 MiB, so that it holds at
-// most about 85 MiB however many connections share it. The zero value is empty and ready; it is safe for
-// concurrent use.
+// most about 85 MiB however many connections share it. The zero value is
+// empty and ready; it is safe for concurrent use.
 type TreePool struct {
 	mu   sync.Mutex
 	free []*tree.Tree
@@ -324,7 +324,7 @@ const maxBigArena = 48 << 20
 // free when it is of moderate size, else as big when within maxBigArena.
 func (p *TreePool) putArena(t *tree.Tree) {
 	t.Bytes = nil
-	if cap(t.Nodes) <= maxReuseNodes && cap(t.Virtual) <= maxReuseBytes {
+	if moderate(t) {
 		p.put(t)
 		return
 	}
@@ -354,9 +354,14 @@ const (
 	maxReuseBytes = 1 << 20
 )
 
+// moderate reports whether t is of a size the pool's free list keeps.
+func moderate(t *tree.Tree) bool {
+	return cap(t.Nodes) <= maxReuseNodes && cap(t.Bytes) <= maxReuseBytes && cap(t.Virtual) <= maxReuseBytes
+}
+
 // put keeps t when the pool has room and t is of moderate size.
 func (p *TreePool) put(t *tree.Tree) {
-	if cap(t.Nodes) > maxReuseNodes || cap(t.Bytes) > maxReuseBytes || cap(t.Virtual) > maxReuseBytes {
+	if !moderate(t) {
 		return
 	}
 	p.mu.Lock()

@@ -62,7 +62,7 @@ func (h *HeldTrees) Held() int64 {
 	return h.used
 }
 
-// hold counts tree t of request frame f, awaiting its response, in the
+// hold counts the tree of request frame f, awaiting its response, in the
 // Conn's HeldTrees and returns its footprint; when the bound would be
 // passed, the tree is dropped (to the Reuse pool, if any), the request
 // reported NotHeld and 0 returned.

@@ -36,6 +36,16 @@ const DefaultMaxView = 32 << 20
 // a legacy wrapper of 61 KB a million.
 const DefaultMaxNodes = 1 << 19
 
+// ShowWhole bounds o for a tree that is held whole to be shown (kwire
+// decode, encode's read-back): its decompressed views at held bytes, each
+// and together, the input's Budget at as many, and its nodes at maxNodes
+// (0: no bound).
+func (o *Options) ShowWhole(held int64, maxNodes int) {
+	o.MaxDecompressed, o.MaxDecompressedTotal = held, held
+	o.Budget = NewBudget(held)
+	o.MaxNodes = maxNodes
+}
+
 // DefaultMaxRecordBytes is the default Options.MaxRecordBytes: 16 MiB,
 // sixteen times the largest record Kafka's brokers accept by default
 // (message.max.bytes, about 1 MiB).
@@ -1624,10 +1634,10 @@ type recordReader struct {
 	cut bool
 	// viewEnd is where the record's view ends in body when body holds
 	// the rest of the view (records'; the record's end when not: a
-	// stream's window); viewCut is set when a
-	// bound that stops the whole view stopped the record's headers and
-	// the cut took in the records after it too (boundRest kept only the
-	// first bytes of them all): the view's records end there.
+	// stream's window). viewCut is set when a bound that stops the whole
+	// view stopped the record's headers and the cut took in the records
+	// after it too (boundRest kept only the first bytes of them all):
+	// the view's records end there.
 	viewEnd int
 	viewCut bool
 	// ctype is the control record type its key holds, -1 for none.

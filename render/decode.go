@@ -194,9 +194,7 @@ func Decode(set *spec.Set, c Claim, b []byte) ([]*Page, error) {
 	if held <= 0 {
 		held = records.DefaultMaxView
 	}
-	cd.Records.MaxDecompressed, cd.Records.MaxDecompressedTotal = held, held
-	cd.Records.Budget = records.NewBudget(held)
-	cd.Records.MaxNodes = c.MaxNodes
+	cd.Records.ShowWhole(held, c.MaxNodes)
 	// shared gives the next frame what the frames before it left of
 	// MaxNodes (at least one node): every frame's tree is held until the
 	// pages are written (100 frames of header bombs, 60 MB, took decode

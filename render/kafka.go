@@ -18,7 +18,7 @@ func WritePageJSON(w io.Writer, p *Page, o Options) error {
 	return WriteJSONWith(w, p, o, func(k int, s *Side) ([]Member, error) {
 		// The records' base64 is written as the page is, not held (a
 		// 14 MB Produce's took 40 MiB more).
-		body, header, err := codec.ConverterJSONWith(p.Set, s.Tree, s.Err, markedOptions)
+		body, header, err := ConverterJSONMarked(p.Set, s.Tree, s.Err)
 		if err != nil {
 			return nil, err
 		}
@@ -27,7 +27,7 @@ func WritePageJSON(w io.Writer, p *Page, o Options) error {
 }
 
 // markedOptions are codec.ConverterOptions with the records marked
-// (codec.RecordsMarked), for Member.Tree.
+// (codec.RecordsMarked): ConverterJSONMarked's.
 var markedOptions = codec.JSONOptions{Records: codec.RecordsMarked, UnknownTags: codec.ConverterOptions.UnknownTags}
 
 // ConverterJSONMarked is codec.ConverterJSON with each records field's
@@ -56,7 +56,7 @@ func WriteMarked(w io.Writer, src []byte, t *tree.Tree) error {
 func WriteKafka(w io.Writer, p *Page) error {
 	bodies := make([][]byte, len(p.Sides))
 	for k := range p.Sides {
-		body, _, err := codec.ConverterJSONWith(p.Set, p.Sides[k].Tree, p.Sides[k].Err, markedOptions)
+		body, _, err := ConverterJSONMarked(p.Set, p.Sides[k].Tree, p.Sides[k].Err)
 		if err != nil {
 			return err // before any side is written
 		}

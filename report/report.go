@@ -544,11 +544,7 @@ func WriteLine(w io.Writer, v any, frames ...*Frame) error {
 		}
 		if f.page != nil {
 			err := at(treeMark, func() error {
-				bw := bufio.NewWriterSize(w, 64<<10)
-				if err := render.WriteJSONWith(&compactWriter{w: bw}, f.page, f.render, nil); err != nil {
-					return err
-				}
-				return bw.Flush()
+				return WriteCompact(w, func(w io.Writer) error { return render.WriteJSONWith(w, f.page, f.render, nil) })
 			})
 			if err != nil {
 				return err

@@ -53,9 +53,7 @@ func (a *app) encode(c *encodeCmd) error {
 	// decode's bounds: their bytes are written as given, whatever they
 	// decompress to (eight zstd batches of 250 MiB in a 659 KB JSON took
 	// encode 2 GiB).
-	cd.Records.MaxDecompressed, cd.Records.MaxDecompressedTotal = records.DefaultMaxView, records.DefaultMaxView
-	cd.Records.Budget = records.NewBudget(records.DefaultMaxView)
-	cd.Records.MaxNodes = records.DefaultMaxNodes
+	cd.Records.ShowWhole(records.DefaultMaxView, records.DefaultMaxNodes)
 	body, dropped, err := logseg.FromJSON(cd, data, m, v)
 	if err != nil {
 		return fmt.Errorf("%w%s", jsonInputError(err, name, data), hint.MissingField(m, v, err))

@@ -346,7 +346,7 @@ func (r *pcapRun) exchange(c *capture.Conn, x *flow.Exchange) {
 func (r *pcapRun) problem(c *capture.Conn, p *flow.Problem) {
 	if r.c.Format == "json" {
 		j := report.NewProblem(p, uint64(c.ID), c.Client.String(), c.Server.String())
-		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice (report: a tree not held)
+		if p.Kind == flow.Resync { // pcap calls a resynchronisation a notice (report.NewProblem calls a tree not held one)
 			j.Type = "notice"
 		}
 		r.writeJSON(j)

@@ -65,7 +65,8 @@ const detectMax = 4096
 // FlowTotals sum the decoders' flow.Stats over every connection, both
 // directions together.
 type FlowTotals struct {
-	Exchanges, Problems int64
+	// Exchanges, Problems and Notices sum flow.Stats's.
+	Exchanges, Problems, Notices int64
 	// Bytes is the bytes reassembled, Skipped those not decoded (over-limit
 	// frames, bytes skipped while resynchronising, streams that are not
 	// Kafka), Missing those missing from the capture.
@@ -193,6 +194,7 @@ func DecodeFlows(r *Reader, o FlowOptions) (Stats, FlowTotals, error) {
 			st := fc.Stats()
 			tot.Exchanges += st.Exchanges
 			tot.Problems += st.Problems
+			tot.Notices += st.Notices
 			for d := range 2 {
 				tot.Bytes += st.Bytes[d]
 				tot.Skipped += st.Skipped[d]

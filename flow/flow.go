@@ -217,9 +217,10 @@ type Stats struct {
 	// NotKafka names the protocol a direction was found to speak instead
 	// of Kafka ("TLS"), or "".
 	NotKafka [2]string
-	// Exchanges and Problems count the events reported (NotHeld, a
-	// notice of the decoder's limit, not counted).
-	Exchanges, Problems int64
+	// Exchanges and Problems count the events reported; Notices counts
+	// the NotHeld problems (a notice of the decoder's limit), which are not
+	// counted in Problems.
+	Exchanges, Problems, Notices int64
 	// Held is the most bytes of one frame each direction held at once:
 	// its largest frame delivered whole, or the bytes that arrived of the
 	// frame its stream ended inside (size prefix included). A caller may
@@ -501,7 +502,9 @@ func (c *Conn) report(e Event) {
 	case *Exchange:
 		c.stats.Exchanges++
 	case *Problem:
-		if e.Kind != NotHeld {
+		if e.Kind == NotHeld {
+			c.stats.Notices++
+		} else {
 			c.stats.Problems++
 		}
 	}

@@ -14,15 +14,18 @@ import (
 // the capture's format, the assembler's counts (capture.Stats) and the
 // decoders' (capture.FlowTotals).
 type Summary struct {
-	Type          string         `json:"type"`
-	Format        string         `json:"format"`
-	Packets       int            `json:"packets"`
-	NotTCP        int            `json:"not_tcp"`
-	Undecodable   int            `json:"undecodable"`
-	OtherPorts    int            `json:"other_ports"`
-	Connections   int            `json:"connections"`
-	Exchanges     int64          `json:"exchanges"`
-	Problems      int64          `json:"problems"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Packets     int    `json:"packets"`
+	NotTCP      int    `json:"not_tcp"`
+	Undecodable int    `json:"undecodable"`
+	OtherPorts  int    `json:"other_ports"`
+	Connections int    `json:"connections"`
+	Exchanges   int64  `json:"exchanges"`
+	Problems    int64  `json:"problems"`
+	// Notices counts the notices of the decoder's limits (not-held), which
+	// are not problems.
+	Notices       int64          `json:"notices"`
 	Bytes         int64          `json:"bytes"`
 	NotDecoded    int64          `json:"bytes_not_decoded"`
 	Missing       int64          `json:"bytes_missing"`
@@ -39,7 +42,7 @@ type Summary struct {
 func NewSummary(f capture.Format, st capture.Stats, tot capture.FlowTotals, readErr error) *Summary {
 	j := &Summary{Type: "summary", Format: f.String(), Packets: st.Packets, NotTCP: st.NotTCP,
 		Undecodable: st.Undecodable, OtherPorts: st.OtherPorts, Connections: tot.Connections,
-		Exchanges: tot.Exchanges, Problems: tot.Problems, Bytes: tot.Bytes, NotDecoded: tot.Skipped, Missing: tot.Missing,
+		Exchanges: tot.Exchanges, Problems: tot.Problems, Notices: tot.Notices, Bytes: tot.Bytes, NotDecoded: tot.Skipped, Missing: tot.Missing,
 		Retransmitted: st.Retransmitted, OutOfOrder: st.OutOfOrder, NotKafka: tot.NotKafka}
 	if readErr != nil {
 		s := readErr.Error()
@@ -100,8 +103,12 @@ func count(n int64, what string) string {
 // name); the packets ignored, when there are any.
 func WriteSummary(w io.Writer, f capture.Format, st capture.Stats, tot capture.FlowTotals, ports []uint16) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s: %s; %s, %s, %s\n", f, count(int64(st.Packets), "packet"), connectionWords(st, tot, ports),
-		count(tot.Exchanges, "exchange"), count(tot.Problems, "problem"))
+	notices := ""
+	if tot.Notices > 0 {
+		notices = ", " + count(tot.Notices, "notice")
+	}
+	fmt.Fprintf(&b, "\n%s: %s; %s, %s, %s%s\n", f, count(int64(st.Packets), "packet"), connectionWords(st, tot, ports),
+		count(tot.Exchanges, "exchange"), count(tot.Problems, "problem"), notices)
 	fmt.Fprintf(&b, "bytes: %d reassembled, %d not decoded, %d missing from the capture, %d retransmitted; %s out of order\n",
 		tot.Bytes, tot.Skipped, tot.Missing, st.Retransmitted, count(int64(st.OutOfOrder), "segment"))
 	var others []string

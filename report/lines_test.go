@@ -67,7 +67,7 @@ func TestSummary(t *testing.T) {
 	}
 
 	j, _ := json.Marshal(NewSummary(capture.FormatPcap, st, capture.FlowTotals{Connections: 1, Exchanges: 1, Bytes: 5, NotKafka: map[string]int{}}, errors.New("cut")))
-	if want := `{"type":"summary","format":"pcap","packets":12,"not_tcp":0,"undecodable":1,"other_ports":4,"connections":1,"exchanges":1,"problems":0,"bytes":5,"bytes_not_decoded":0,"bytes_missing":0,"bytes_retransmitted":3,"segments_out_of_order":1,"not_kafka":{},"error":"cut"}`; string(j) != want {
+	if want := `{"type":"summary","format":"pcap","packets":12,"not_tcp":0,"undecodable":1,"other_ports":4,"connections":1,"exchanges":1,"problems":0,"notices":0,"bytes":5,"bytes_not_decoded":0,"bytes_missing":0,"bytes_retransmitted":3,"segments_out_of_order":1,"not_kafka":{},"error":"cut"}`; string(j) != want {
 		t.Errorf("summary JSON\n%s\nwant\n%s", j, want)
 	}
 }

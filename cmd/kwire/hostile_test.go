@@ -332,13 +332,14 @@ func TestPcapHeldTreesBound(t *testing.T) {
 	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "its tree ("):], notice, &size); err != nil || size < int64(len(small)) {
 		t.Errorf("notice: %v (size %d)\n%.1000s", err, size, r.stdout)
 	}
-	// Notices: the summary counts no problem.
-	if !strings.Contains(r.stdout, "1 connection on port 9092, 4 exchanges, 0 problems") || !strings.Contains(r.stdout, "not-held: c2s at stream offset "+fmt.Sprint(len(small))+": request (api key 0 v3, correlation id 7): its tree") {
+	// Notices: the summary counts them apart from the problems.
+	if !strings.Contains(r.stdout, "1 connection on port 9092, 4 exchanges, 0 problems, 3 notices\n") || !strings.Contains(r.stdout, "not-held: c2s at stream offset "+fmt.Sprint(len(small))+": request (api key 0 v3, correlation id 7): its tree") {
 		t.Errorf("pcap --tree --max-held 1:\n%s", r.stdout)
 	}
 	r = kwire(t, "pcap", "--tree", "--format", "json", "--max-held", "1", path)
 	if r.code != 0 || strings.Count(r.stdout, `{"type":"notice","kind":"not-held",`) != 3 ||
-		strings.Count(r.stdout, fmt.Sprintf(`"size":%d,"api_key":0,"version":3,"correlation_id":7,"tree_bytes":%d,"limit":1,`, len(small), size)) != 3 {
+		strings.Count(r.stdout, fmt.Sprintf(`"size":%d,"api_key":0,"version":3,"correlation_id":7,"tree_bytes":%d,"limit":1,`, len(small), size)) != 3 ||
+		!strings.Contains(r.stdout, `"exchanges":4,"problems":0,"notices":3,`) {
 		t.Errorf("pcap --tree --format json --max-held 1: exit %d\n%.3000s", r.code, r.stdout)
 	}
 	if r := kwire(t, "pcap", "--max-held", "0", path); r.code != 2 || !strings.Contains(r.stderr, "--max-held 0: must be positive") {

@@ -736,6 +736,9 @@ func ReadWhole(path string, o Options) (*tree.Tree, Summary, error) {
 				msg += ": the bytes at the end are cut there, not in the file"
 				ro.Preallocated, ro.Complete = false, false
 				cutFirst = true
+			} else {
+				// The file cuts the entry: its bytes present are the file's.
+				ro.Unread = size - int64(len(data))
 			}
 		}
 		cut = &Problem{Problem: tree.Problem{Off: int32(len(data)), VOff: -1, Path: ro.Path, Notice: true,

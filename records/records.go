@@ -185,6 +185,10 @@ type Options struct {
 	// with file.preallocate grows ahead with zero bytes: zero bytes from
 	// the start of an entry to the end are a notice, not an error.
 	Preallocated bool
+	// Unread is the number of bytes the input holds after the ones given,
+	// which a caller's limit left unread (logseg's Options.MaxTreeBytes):
+	// a partial batch at the end counts them among the bytes present.
+	Unread int64
 	// FileOffset is where the bytes lie in the file they were read from
 	// (a window of a log segment): the offsets that problem messages spell
 	// out ("4096 bytes skipped from 0x00ae to 0x10ae") count from the
@@ -1075,7 +1079,7 @@ func allZero(b []byte) bool {
 //   - zero bytes up to the end, at least 12 (a length of 0): one "N zero
 //     bytes from X to the end" (a notice with Options.Preallocated);
 //   - a partial batch, a notice (an error with Options.Complete): what is
-//     left could be the start of an entry cut by the end (partialBatch) and
+//     left could be the start of an entry cut by the end (partialBatchOf) and
 //     no whole entry follows it;
 //   - else the bytes up to the next whole entry (nextEntry), or to the end
 //     when there is none, are skipped and reported as one error: "unknown
@@ -1092,7 +1096,11 @@ func (d *decoder) notEntry(data []byte, pos int, base int32, a area, path string
 	}
 	next := d.nextEntry(data, pos+1)
 	if next < 0 {
-		if msg, ok := partialBatch(rest); ok {
+		n := int64(len(rest))
+		if !a.virtual {
+			n += d.o.Unread
+		}
+		if msg, ok := partialBatchOf(rest, n); ok {
 			i := d.raw(a, refPartial, off, len(rest)) // see PartialBatch
 			if d.o.Complete {
 				msg += ": the records end inside it"
@@ -1143,16 +1151,13 @@ func (d *decoder) at(a area, off int32) string {
 	return fmt.Sprintf("0x%04x", d.o.FileOffset+int64(off))
 }
 
-// partialBatch says whether rest, which runs to the end of the bytes, is
-// plausibly the start of an entry cut by that end, with the message
-// saying so: fewer than 12 bytes; or a length at least the smallest entry
-// and at most MaxBatchLength, then, when present, magic 0, 1 or 2 with a
-// length its entries can have and attributes with no unknown bit or
-// compression.
-func partialBatch(rest []byte) (string, bool) { return partialBatchOf(rest, int64(len(rest))) }
-
-// partialBatchOf is partialBatch of n bytes whose first ones are rest
-// (EntryHeader of them at least, when there are as many).
+// partialBatchOf says whether n bytes that run to the end of the input,
+// whose first ones are rest (EntryHeader of them at least, when there are
+// as many), are plausibly the start of an entry cut by that end, with the
+// message saying so: fewer than 12 bytes; or a length at least the
+// smallest entry and at most MaxBatchLength, then, when present, magic 0,
+// 1 or 2 with a length its entries can have and attributes with no
+// unknown bit or compression.
 func partialBatchOf(rest []byte, n int64) (string, bool) {
 	if n < logOverhead {
 		return fmt.Sprintf("partial batch: %s, too short for a batch header", wire.Bytes(int(n))), true

@@ -433,7 +433,7 @@ func (c *Codec) DecodeRequestHeaderAs(t *tree.Tree, b []byte, hv int16) error {
 // decodeRequest is DecodeRequestWith with header version hv, or the one
 // of the rule when hv is -1.
 func (c *Codec) decodeRequest(t *tree.Tree, b []byte, o DecodeOptions, hv int16) error {
-	reset(t, b)
+	reset(t, b, o)
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	root := d.b.Open(tree.Node{S: tree.NewShape(tree.Message, tree.WireNone, 0, 0)})
 	n, err := c.frame(d, b)
@@ -470,13 +470,18 @@ func (c *Codec) decodeRequest(t *tree.Tree, b []byte, o DecodeOptions, hv int16)
 }
 
 // reset empties t for decoding b, keeping its node arena (or allocating
-// one for its frame and header: see reserveNodes).
-func reset(t *tree.Tree, b []byte) {
+// one for its frame and header: see reserveNodes), and with o.Arena its
+// decompressed views' array.
+func reset(t *tree.Tree, b []byte, o DecodeOptions) {
 	nodes := t.Nodes[:0]
 	if cap(nodes) == 0 {
 		nodes = newNodes()
 	}
-	*t = tree.Tree{Nodes: nodes, Bytes: b, HeaderVersion: -1}
+	var virtual []byte
+	if o.Arena {
+		virtual = t.Virtual[:0]
+	}
+	*t = tree.Tree{Nodes: nodes, Bytes: b, HeaderVersion: -1, Virtual: virtual}
 }
 
 // DecodeResponse decodes one framed response of spec m (a response) at
@@ -495,7 +500,7 @@ func (c *Codec) DecodeResponseInto(t *tree.Tree, b []byte, m *spec.Message, ver 
 
 // DecodeResponseWith is DecodeResponseInto with the options o.
 func (c *Codec) DecodeResponseWith(t *tree.Tree, b []byte, m *spec.Message, ver int16, o DecodeOptions) error {
-	reset(t, b)
+	reset(t, b, o)
 	t.Message, t.Version = m, ver
 	d := &decoder{r: wire.Reader{Buf: b}, b: tree.Builder{T: t}, strict: c.Strict, c: c, o: o}
 	if err := c.checkVersion(m, ver); err != nil {

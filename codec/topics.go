@@ -20,6 +20,18 @@ type DecodeOptions struct {
 	// (records.Options.KeyValue), topic ids being resolved with the names
 	// an earlier response on the connection gave.
 	TopicRecords func(name string, id [16]byte) (records.Options, bool)
+	// Again says the frame is decoded a second time, its first tree
+	// dropped (package flow decodes again a request whose tree it did not
+	// hold awaiting the response): its records' payloads take nothing
+	// from the records options' Budget, which the first decoding took
+	// them from.
+	Again bool
+	// Arena says the tree decoded into is an arena its caller decodes
+	// frame after frame into (package flow's): the array of its
+	// decompressed views is kept, emptied, for the next frame, and left
+	// at the size it grew to (records.Options.KeepRoom). A caller that
+	// keeps a tree trims it itself.
+	Arena bool
 	// readBack is set when the decoder reads back what the encoder wrote
 	// (Encode's tree): a frame of any size (no MaxFrame), and arrays of
 	// elements that take no bytes (a struct whose fields all belong to
@@ -31,16 +43,23 @@ type DecodeOptions struct {
 
 // recordsOptions are the options of the records field being decoded: the
 // ones DecodeOptions.TopicRecords chooses for its topic, else
-// RecordsOptions.
+// RecordsOptions; with DecodeOptions.Again, without their Budget; with
+// DecodeOptions.Arena, KeepRoom.
 func (d *decoder) recordsOptions() records.Options {
+	o, ok := records.Options{}, false
 	if d.o.TopicRecords != nil {
-		if name, id, ok := enclosingTopic(&d.b); ok {
-			if o, ok := d.o.TopicRecords(name, id); ok {
-				return o
-			}
+		if name, id, found := enclosingTopic(&d.b); found {
+			o, ok = d.o.TopicRecords(name, id)
 		}
 	}
-	return d.c.RecordsOptions()
+	if !ok {
+		o = d.c.RecordsOptions()
+	}
+	if d.o.Again {
+		o.Budget = nil
+	}
+	o.KeepRoom = o.KeepRoom || d.o.Arena
+	return o
 }
 
 // enclosingTopic finds the topic of what b is decoding: the first topic

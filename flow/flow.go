@@ -109,13 +109,15 @@ type Options struct {
 	// KeepTrees keeps each frame's decoded span tree (and a copy of its
 	// bytes) in its Exchange. Without it the trees are decoded into a
 	// reused arena and dropped: memory stays at one frame per direction.
-	// With it a request's tree is held until its response arrives.
+	// With it a request's tree is held until its response arrives (or
+	// its frame's bytes, to decode it again then: see HeldTrees).
 	KeepTrees bool
 	// Reuse, with KeepTrees, recycles an Exchange's trees once the call it
 	// is reported to returns: its frames' Tree fields are set to nil, and
-	// the trees' node arenas and byte copies go to the pool, whose trees
-	// later frames are decoded into, so that decoding allocates little per
-	// frame. One pool serves every Conn that shares it (a capture's), so
+	// the trees' node arenas, decompressed views and byte copies go to
+	// the pool, whose trees later frames are decoded into, so that
+	// decoding allocates little per frame; a tree held awaiting its
+	// response is copied out of a large arena to the size it needs. One pool serves every Conn that shares it (a capture's), so
 	// what it holds is bounded whatever the number of connections. For a
 	// caller that reads the trees only while handling the event; nil: no
 	// reuse. Without KeepTrees, each frame is decoded into one of the
@@ -255,9 +257,13 @@ type pending struct {
 	cd *codec.Codec
 	// findings are the request's (Options.Check).
 	findings []clientcheck.Finding
-	// held is the footprint of the request's tree counted in the Conn's
-	// HeldTrees.
+	// held is the footprint of the request's tree, or the size of again,
+	// counted in the Conn's HeldTrees.
 	held int64
+	// again is a copy of the request's frame, held in place of its tree
+	// and decoded again when the exchange is reported (decodeAgain), or
+	// nil.
+	again []byte
 }
 
 // Conn decodes one connection. Create it with New.
@@ -325,10 +331,17 @@ const maxBigArena = 48 << 20
 // free when it is of moderate size, else as big when within maxBigArena.
 func (p *TreePool) putArena(t *tree.Tree) {
 	t.Bytes = nil
+	p.keep(t)
+}
+
+// keep keeps t in the pool: in free, its Bytes with it, when it is of
+// moderate size, else, without its Bytes, as big when within maxBigArena.
+func (p *TreePool) keep(t *tree.Tree) {
 	if moderate(t) {
 		p.put(t)
 		return
 	}
+	t.Bytes = nil
 	if t.Footprint() <= maxBigArena {
 		p.mu.Lock()
 		p.big = t
@@ -525,7 +538,7 @@ func (c *Conn) recycle(f *Frame) {
 	}
 	t := f.Tree
 	f.Tree = nil
-	c.o.Reuse.put(t)
+	c.o.Reuse.keep(t)
 }
 
 func (c *Conn) problem(s *stream, k Kind, off int64, at time.Time) *Problem {
@@ -951,11 +964,21 @@ func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
 		return &s.arena, fr
 	}
 	if c.o.Reuse != nil {
-		if t := c.o.Reuse.get(); t != nil {
+		if t := c.o.Reuse.getArena(); t != nil {
 			return t, append(t.Bytes[:0], fr...)
 		}
 	}
 	return &tree.Tree{}, append([]byte(nil), fr...)
+}
+
+// decodeOptions are the options frames are decoded with by cd: the
+// records of internal topics decoded (Topics), and the tree an arena
+// (codec.DecodeOptions.Arena) when it is one of a direction or of the
+// TreePool, whose decompressed views' array serves the next frame.
+func (c *Conn) decodeOptions(cd *codec.Codec) codec.DecodeOptions {
+	o := c.topics.Options(cd)
+	o.Arena = !c.o.KeepTrees || c.o.Reuse != nil
+	return o
 }
 
 // codecFor is the codec that decodes requests of api key at version ver:
@@ -1003,7 +1026,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if len(fr) >= 8 {
 		cd = c.codecFor(key, ver)
 	}
-	err := cd.DecodeRequestWith(t, b, c.topics.Options(cd))
+	err := cd.DecodeRequestWith(t, b, c.decodeOptions(cd))
 	corr, _ := frame.RequestCorrelationID(fr)
 	if t.Message != nil {
 		f.HeaderVersion = t.HeaderVersion
@@ -1064,8 +1087,9 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
-	held := c.hold(s, f, key, ver, corr)
-	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held})
+	again := err == nil && !hidden && key != saslAuthenticateKey && key != saslHandshakeKey
+	held, b := c.hold(s, f, key, ver, corr, again)
+	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held, again: b})
 }
 
 // errAuthFrame is the error of a client frame sent while the connection
@@ -1173,6 +1197,7 @@ func (c *Conn) exchange(cd *codec.Codec, key, ver int16, corr int32, clientID st
 func (c *Conn) unanswered(k int) {
 	for ; c.head < k; c.head++ {
 		q := &c.pend[c.head]
+		c.decodeAgain(q)
 		x := c.exchange(q.cd, q.key, q.ver, q.corr, q.clientID)
 		x.Request, x.Findings, x.Topics = q.frame, q.findings, q.topics
 		x.ClientSoftwareName, x.ClientSoftwareVersion = q.software[0], q.software[1]
@@ -1207,6 +1232,7 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 		return
 	}
 	c.unanswered(k)
+	c.decodeAgain(&c.pend[c.head])
 	q := c.pend[c.head]
 	c.held.give(q.held)
 	c.pend[c.head] = pending{}
@@ -1229,7 +1255,7 @@ func (c *Conn) response(s *stream, fr []byte, f *Frame) {
 	}
 	defer c.doneArena(s)
 	t, b := c.decodeTree(s, fr)
-	err := cd.DecodeResponseWith(t, b, m, q.ver, c.topics.Options(cd))
+	err := cd.DecodeResponseWith(t, b, m, q.ver, c.decodeOptions(cd))
 	f.HeaderVersion = t.HeaderVersion
 	if c.o.KeepTrees {
 		f.Tree = t

@@ -1,6 +1,11 @@
 package flow
 
-import "sync"
+import (
+	"slices"
+	"sync"
+
+	"github.com/kwire/kwire/tree"
+)
 
 // DefaultMaxHeld is the memory bound of a HeldTrees whose Max is 0: 32 MiB.
 const DefaultMaxHeld = 32 << 20
@@ -9,12 +14,14 @@ const DefaultMaxHeld = 32 << 20
 // trees (Options.KeepTrees) hold while the requests await their
 // responses, over every Conn that shares it (a capture's, a proxy's). A
 // tree is counted by its footprint (tree.Tree.Footprint) from its
-// request until its exchange is reported. A request whose tree would
-// take the trees held past Max is not held, unless no other tree is (one
-// frame's tree is bounded by its decoder's limits): it is reported as a
-// NotHeld problem, and its exchange comes with the request's Frame but
-// no Tree. The zero value bounds at DefaultMaxHeld; it is safe for
-// concurrent use.
+// request until its exchange is reported; a tree many times its frame
+// (records that decompress to much more) is not held but its frame's
+// bytes, counted by their size, and it is decoded again when the
+// exchange is reported. A request whose tree (or bytes) would take what
+// is held past Max is not held, unless nothing else is (one frame's tree
+// is bounded by its decoder's limits): it is reported as a NotHeld
+// problem, and its exchange comes with the request's Frame but no Tree.
+// The zero value bounds at DefaultMaxHeld; it is safe for concurrent use.
 type HeldTrees struct {
 	// Max is the bound in bytes; 0 means DefaultMaxHeld.
 	Max int64
@@ -62,25 +69,106 @@ func (h *HeldTrees) Held() int64 {
 	return h.used
 }
 
+// Trees many times larger than their frames are not held awaiting the
+// response: the frame's bytes are, and the tree is decoded again when the
+// exchange is reported (a request of 5 KB whose records decompress to 30
+// MiB takes 5 KB while it waits, not 30 MiB; 40 connections of them took
+// pcap --tree 110 MiB over its baseline, a tree held and one decoded).
+// againMin is the footprint below which a tree is held whatever its
+// frame's size, againRatio the footprint to frame size above which it is
+// decoded again.
+const (
+	againMin   = 1 << 20
+	againRatio = 4
+)
+
 // hold counts the tree of request frame f, awaiting its response, in the
-// Conn's HeldTrees and returns its footprint; when the bound would be
-// passed, the tree is dropped (to the Reuse pool, if any), the request
-// reported NotHeld and 0 returned.
-func (c *Conn) hold(s *stream, f *Frame, key, ver int16, corr int32) int64 {
+// Conn's HeldTrees and returns what it counted. A tree past againMin and
+// againRatio times its frame, of a request that can be decoded again
+// (again: it decoded, with no problem, and is no part of an
+// authentication, whose redaction follows the SASL state), is dropped and
+// a copy of the frame's bytes returned, counted in its place, to decode
+// again (decodeAgain). When the bound would be passed, the tree is
+// dropped, the request reported NotHeld and 0 returned. Trees dropped go
+// to the Reuse pool, if any.
+func (c *Conn) hold(s *stream, f *Frame, key, ver int16, corr int32, again bool) (int64, []byte) {
 	if f.Tree == nil {
-		return 0
+		return 0, nil
 	}
-	n := f.Tree.Footprint()
+	c.fit(f.Tree)
+	foot := f.Tree.Footprint()
+	n, b := foot, []byte(nil)
+	if again && n > againMin && n > againRatio*int64(len(f.Tree.Bytes)) && len(f.Tree.Problems) == 0 {
+		b = append([]byte(nil), f.Tree.Bytes...)
+		c.drop(f)
+		n = int64(len(b))
+	}
 	if c.held.take(n) {
-		return n
+		return n, b
 	}
 	pr := c.problem(s, NotHeld, f.Offset, f.End)
-	pr.FrameOffset, pr.Size, pr.Limit, pr.Tree = f.Offset, int64(f.Size), int(c.held.max()), n
+	pr.FrameOffset, pr.Size, pr.Limit, pr.Tree = f.Offset, int64(f.Size), int(c.held.max()), foot
 	pr.APIKey, pr.Version, pr.CorrelationID = key, ver, corr
+	c.drop(f)
+	c.report(pr)
+	return 0, nil
+}
+
+// drop drops frame f's tree, to the Reuse pool if any.
+func (c *Conn) drop(f *Frame) {
 	if c.o.Reuse != nil {
 		c.recycle(f)
 	}
 	f.Tree = nil
-	c.report(pr)
-	return 0
+}
+
+// decodeAgain decodes again into q's Frame the request whose frame's bytes
+// hold kept in place of its tree (q.again), with the codec that decoded it
+// first (its records taking nothing from the decompression budget again),
+// and redacts the tree as the first time.
+func (c *Conn) decodeAgain(q *pending) {
+	if q.again == nil || q.frame == nil {
+		return
+	}
+	t, b := &tree.Tree{}, q.again
+	if c.o.Reuse != nil {
+		if p := c.o.Reuse.getArena(); p != nil {
+			t, b = p, append(p.Bytes[:0], q.again...)
+		}
+	}
+	q.again = nil
+	cd := q.cd
+	if cd == nil {
+		cd = c.o.Codec
+	}
+	o := c.decodeOptions(cd)
+	o.Again = true
+	cd.DecodeRequestWith(t, b, o) // decoded once without error: again the same
+	c.redact(t)
+	q.frame.Tree = t
+}
+
+// fitSlack is the room a tree held may keep past what its arrays hold
+// (fit).
+const fitSlack = 64 << 10
+
+// fit copies the arrays of t, a request's tree about to be held, to
+// arrays of their lengths when their capacities are much larger (more
+// than twice, and fitSlack): a tree decoded into the TreePool's large
+// arena, whose arrays go back to the pool for the next frame. A tree held
+// keeps what it needs, not the arena of the largest frame before it.
+func (c *Conn) fit(t *tree.Tree) {
+	if c.o.Reuse == nil || moderate(t) {
+		return
+	}
+	need := int64(len(t.Nodes))*int64(tree.NodeSize) + int64(len(t.Bytes)) + int64(len(t.Virtual)) + 64*int64(len(t.Problems))
+	if t.Footprint() <= 2*need+fitSlack {
+		return
+	}
+	arena := &tree.Tree{Nodes: t.Nodes[:0], Virtual: t.Virtual[:0], Problems: t.Problems[:0]}
+	t.Nodes, t.Virtual, t.Problems = slices.Clone(t.Nodes), slices.Clone(t.Virtual), slices.Clone(t.Problems)
+	if len(t.Virtual) == 0 {
+		t.Virtual = nil
+	}
+	c.o.Reuse.putArena(arena)
 }

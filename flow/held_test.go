@@ -5,12 +5,16 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/tree"
 )
 
 // A frame the stream ends inside after its first MiB (held in segments by
@@ -151,4 +155,98 @@ func TestArenaNotKeptBetweenFrames(t *testing.T) {
 	if len(r.ex) != 3 || len(r.pr) != 0 {
 		t.Errorf("%d exchanges, problems %v", len(r.ex), r.pr)
 	}
+}
+
+// zstdProduce is a Produce v3 request frame of one zstd batch of n records
+// of 1 KiB values, compressed as Kafka's clients do (the frame's content
+// size declared): about n KiB decompressed in a few KB.
+func zstdProduce(t *testing.T, c *codec.Codec, corr int32, n int) []byte {
+	kv := make([]records.KeyValue, n)
+	for i := range kv {
+		kv[i] = records.KeyValue{Key: fmt.Appendf(nil, "k%d", i), Value: bytes.Repeat([]byte{'v'}, 1024)}
+	}
+	plain := records.Batch{Records: kv}.Bytes()
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := records.RawBatch{Attributes: 4, LastOffsetDelta: int32(n - 1), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+		Count: int32(n), Records: enc.EncodeAll(plain[61:], nil)}.Bytes()
+	body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(batch))
+	return reqFrame(t, c, "Produce", 3, corr, "cli", body)
+}
+
+// A request whose tree is many times its frame (records that decompress
+// to much more) is held awaiting its response as its frame's bytes, and
+// decoded again when its exchange is reported: the same tree, its
+// records taking nothing more from the decompression budget. 40
+// connections of requests of a few KB decompressing to 30 MiB each,
+// unanswered, took pcap --tree 110 MiB over its baseline (a tree held and
+// one decoded), and all but one came without their trees.
+func TestTreeDecodedAgain(t *testing.T) {
+	plain := codec.New(testSet)
+	plain.Records.Budget = records.NewBudget(64 << 20)
+	c := codec.New(testSet)
+	c.Records.Budget = records.NewBudget(64 << 20)
+	fr, fr2 := zstdProduce(t, c, 1, 4000), zstdProduce(t, c, 2, 4000) // 4.1 MB decompressed
+	want := &tree.Tree{}
+	if err := plain.DecodeRequestInto(want, fr); err != nil || len(want.Virtual) < 4000<<10 || len(want.Problems) != 0 {
+		t.Fatalf("decode: %v, %d bytes of views, problems %v", err, len(want.Virtual), want.Problems)
+	}
+	one := plain.Records.Budget.Limit() - plain.Records.Budget.Left() // what one decoding takes
+	for _, pool := range []*TreePool{nil, {}} {
+		h := &HeldTrees{Max: 1 << 20}
+		var got []*tree.Tree
+		conn := New(Options{Codec: c, KeepTrees: true, Reuse: pool, Held: h}, func(e Event) {
+			if x, ok := e.(*Exchange); ok && x.Request != nil && x.Request.Tree != nil {
+				rt := x.Request.Tree
+				got = append(got, &tree.Tree{Nodes: slices.Clone(rt.Nodes), Virtual: slices.Clone(rt.Virtual), Bytes: slices.Clone(rt.Bytes), Problems: rt.Problems})
+			} else {
+				t.Errorf("event %v", e)
+			}
+		})
+		left := c.Records.Budget.Left()
+		feed(conn, ClientToServer, fr, t0, 1<<20)
+		feed(conn, ClientToServer, fr2, t0, 1<<20)
+		// Both held, as their frames' bytes: within the bound of 1 MiB.
+		if held := h.Held(); held != int64(2*len(fr)) {
+			t.Fatalf("pool %v: %d bytes held, want the two frames' %d", pool != nil, held, 2*len(fr))
+		}
+		took := left - c.Records.Budget.Left()
+		conn.Close(t0)
+		if len(got) != 2 || h.Held() != 0 || c.Records.Budget.Left() != left-took || took != 2*one {
+			t.Fatalf("pool %v: %d trees, %d bytes still held, budget took %d then %d (one decoding %d)", pool != nil, len(got), h.Held(), took, left-c.Records.Budget.Left(), one)
+		}
+		if g := got[0]; !slices.Equal(g.Nodes, want.Nodes) || !bytes.Equal(g.Virtual, want.Virtual) || !bytes.Equal(g.Bytes, fr) || len(g.Problems) != 0 {
+			t.Errorf("pool %v: the tree decoded again differs: %d nodes (want %d), %d bytes of views (want %d), problems %v",
+				pool != nil, len(g.Nodes), len(want.Nodes), len(g.Virtual), len(want.Virtual), g.Problems)
+		}
+	}
+}
+
+// With a TreePool, a frame decoded into the pool's large arena takes its
+// decompressed views' array too: a connection of large compressed frames
+// does not allocate an array for each; and a tree held awaiting its
+// response is copied out of the arena to what it needs.
+func TestArenaViewsReused(t *testing.T) {
+	c := codec.New(testSet)
+	pool := &TreePool{}
+	r := newConn(Options{Codec: c, Reuse: pool})
+	feed(r.conn, ClientToServer, zstdProduce(t, c, 1, 4000), t0, 1<<20)
+	if pool.big == nil || cap(pool.big.Virtual) < 4000<<10 {
+		t.Fatalf("the pool's large arena: %v", pool.big)
+	}
+	views := &pool.big.Virtual[:1][0]
+	feed(r.conn, ClientToServer, zstdProduce(t, c, 2, 4000), t0, 1<<20)
+	if pool.big == nil || &pool.big.Virtual[:1][0] != views {
+		t.Errorf("the large arena's views were not taken again")
+	}
+	// Kept trees: a small request decoded into the large arena is held
+	// at its size, the arena going back to the pool.
+	k := newConn(Options{Codec: c, KeepTrees: true, Reuse: pool})
+	feed(k.conn, ClientToServer, reqFrame(t, c, "ApiVersions", 3, 1, "cli", ""), t0, 1<<20)
+	if held := k.conn.held.Held(); held > 64<<10 || pool.big == nil || &pool.big.Virtual[:1][0] != views {
+		t.Errorf("a small tree decoded into the large arena: %d bytes held, the arena kept %v", held, pool.big != nil)
+	}
+	k.conn.Close(t0)
 }

@@ -189,6 +189,10 @@ type Options struct {
 	// which a caller's limit left unread (logseg's Options.MaxTreeBytes):
 	// a partial batch at the end counts them among the bytes present.
 	Unread int64
+	// KeepRoom leaves the tree's Virtual array at the size it grew to
+	// (Append trims it otherwise): the tree is an arena whose caller
+	// decodes frame after frame into it (codec.DecodeOptions.Arena).
+	KeepRoom bool
 	// FileOffset is where the bytes lie in the file they were read from
 	// (a window of a log segment): the offsets that problem messages spell
 	// out ("4096 bytes skipped from 0x00ae to 0x10ae") count from the
@@ -376,10 +380,13 @@ func readFixed(b []byte, w tree.Wire) int64 {
 // Append appends span nodes for the records bytes data, which lie at
 // offset base of the tree's Bytes, to the group b has open (a Records
 // node): see the package doc for their shape. Problems go to b.T.Problems;
-// decompressed views to b.T.Virtual.
+// decompressed views to b.T.Virtual, whose room past them is trimmed
+// (unless o.KeepRoom).
 func Append(b *tree.Builder, data []byte, base int32, o Options) {
 	appendRecords(b, data, base, o)
-	trimVirtual(b.T)
+	if !o.KeepRoom {
+		trimVirtual(b.T)
+	}
 }
 
 // appendRecords is Append, the tree's Virtual left as it grew (Decode

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/rand"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -139,6 +140,33 @@ func hostilePcap(t testing.TB, frame []byte) []byte {
 	c.Handshake()
 	c.Send(true, frame, 1400)
 	c.Close()
+	b, err := f.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hostilePcapConns is a capture of one connection per frame, all open
+// together: each sends its frame in turn, then they all close, unanswered.
+func hostilePcapConns(t testing.TB, frames [][]byte) []byte {
+	f := capturetest.NewPcap(layers.LinkTypeEthernet)
+	start := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	convs := make([]*capturetest.Conv, len(frames))
+	for i := range frames {
+		convs[i] = capturetest.NewConv(f, fmt.Sprintf("10.0.%d.%d:50000", i/250, i%250+1), "10.0.0.2:9092", 1000, 5000, start)
+		convs[i].Handshake()
+		start = convs[i].T
+	}
+	for i, fr := range frames {
+		convs[i].T = start
+		start = convs[i].Send(true, fr, 1400).Add(time.Millisecond)
+	}
+	for _, c := range convs {
+		c.T = start
+		c.Close()
+		start = c.T
+	}
 	b, err := f.Bytes()
 	if err != nil {
 		t.Fatal(err)
@@ -307,6 +335,16 @@ func TestGenerateHostileInputs(t *testing.T) {
 		w := hostileLegacyWrapper(20 << 20)
 		write("legacy20.log", w)
 		write("legacy20.frame", produceV3(w))
+	}
+	// 40 connections, each sending a request of a few KB whose records
+	// decompress to 30 MiB, none answered (an outside review's).
+	{
+		one := produceV3(hostileZstdBatch(t, 0, 480, 64<<10))
+		frames := make([][]byte, 40)
+		for i := range frames {
+			frames[i] = one
+		}
+		write("conns40.pcap", hostilePcapConns(t, frames))
 	}
 	// 6: a zstd batch claiming 30M records that its payload holds.
 	many := hostileZstdBatch(t, 0, 30_000_000, -1)

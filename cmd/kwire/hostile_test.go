@@ -344,6 +344,19 @@ func TestPcapHeldTreesBound(t *testing.T) {
 		!strings.Contains(r.stdout, `"exchanges":4,"problems":0,"notices":3,`) {
 		t.Errorf("pcap --tree --format json --max-held 1: exit %d\n%.3000s", r.code, r.stdout)
 	}
+	// Requests of a few KB whose records decompress to 4 MiB each, on two
+	// connections: held as their frames' bytes, within 1 MiB, and decoded
+	// again when reported; both come with their trees.
+	big := produceV3(hostileZstdBatch(t, 0, 64, 64<<10))
+	two := filepath.Join(t.TempDir(), "two.pcap")
+	if err := os.WriteFile(two, hostilePcapConns(t, [][]byte{big, big}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = kwire(t, "pcap", "--tree", "--max-held", "1048576", two)
+	if r.code != 0 || strings.Contains(r.stdout, "not-held") || strings.Count(r.stdout, "no response") != 2 || strings.Count(r.stdout, "message v3") != 2 ||
+		!strings.Contains(r.stdout, "2 connections on port 9092, 2 exchanges, 0 problems\n") {
+		t.Errorf("pcap --tree --max-held 1048576 of two requests decompressing to 4 MiB: exit %d\n%.3000s", r.code, r.stdout)
+	}
 	if r := kwire(t, "pcap", "--max-held", "0", path); r.code != 2 || !strings.Contains(r.stderr, "--max-held 0: must be positive") {
 		t.Errorf("pcap --max-held 0: exit %d %s", r.code, r.stderr)
 	}

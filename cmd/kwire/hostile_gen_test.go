@@ -345,6 +345,21 @@ func TestGenerateHostileInputs(t *testing.T) {
 			frames[i] = one
 		}
 		write("conns40.pcap", hostilePcapConns(t, frames))
+		// 50 connections of a request decompressing to 4 MiB, and 1000
+		// of four header bombs of 60 KB each (outside reviews').
+		one = produceV3(hostileZstdBatch(t, 0, 64, 64<<10))
+		frames = make([][]byte, 50)
+		for i := range frames {
+			frames[i] = one
+		}
+		write("conns50.pcap", hostilePcapConns(t, frames))
+		one = produceV3(records.RawBatch{Count: 1, Records: testseg.HeaderBombRecord(30000)}.Bytes())
+		four := bytes.Repeat(one, 4)
+		frames = make([][]byte, 1000)
+		for i := range frames {
+			frames[i] = four
+		}
+		write("conns1000.pcap", hostilePcapConns(t, frames))
 	}
 	// 6: a zstd batch claiming 30M records that its payload holds.
 	many := hostileZstdBatch(t, 0, 30_000_000, -1)

@@ -288,6 +288,11 @@ type Proxy struct {
 	// the number of connections holding some of it.
 	decodeLeft int64
 	decoding   int
+	// arenas are the node arenas of the connections' decoders when trees
+	// are not kept (flow.Options.Reuse): shared and bounded, so that an
+	// idle connection keeps none (300 open connections that had each sent
+	// a 60 KB header bomb kept 200 KB of arena each).
+	arenas flow.TreePool
 	// names are the topic names by id that every connection's decoder
 	// learns and reads (flow.Options.Names).
 	names flow.Names
@@ -754,7 +759,13 @@ func (c *conn) fail(err error) {
 // decode runs the flow decoder over the queue until it is closed.
 func (c *conn) decode(done chan<- flow.Stats) {
 	p := c.p
-	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, Held: &flow.HeldTrees{Max: p.o.MaxDecodeMemoryConn / 2}, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names, Check: p.o.Check, Touched: p.o.Touched}, func(e flow.Event) {
+	var arenas *flow.TreePool
+	if !p.o.KeepTrees {
+		// (Kept trees are read by the callback's consumers, not only
+		// during it: they are not recycled.)
+		arenas = &p.arenas
+	}
+	fc := flow.New(flow.Options{Codec: p.o.Codec, MaxFrame: p.o.MaxFrame, KeepTrees: p.o.KeepTrees, Reuse: arenas, Held: &flow.HeldTrees{Max: p.o.MaxDecodeMemoryConn / 2}, ShowSecrets: p.o.ShowSecrets, Fallback: p.o.Fallback, Names: &p.names, Check: p.o.Check, Touched: p.o.Touched}, func(e flow.Event) {
 		at := time.Now()
 		switch e := e.(type) {
 		case *flow.Exchange:

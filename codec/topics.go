@@ -20,12 +20,13 @@ type DecodeOptions struct {
 	// (records.Options.KeyValue), topic ids being resolved with the names
 	// an earlier response on the connection gave.
 	TopicRecords func(name string, id [16]byte) (records.Options, bool)
-	// Again says the frame is decoded a second time, its first tree
-	// dropped (package flow decodes again a request whose tree it did not
-	// hold awaiting the response): its records' payloads take nothing
-	// from the records options' Budget, which the first decoding took
-	// them from.
-	Again bool
+	// Budget, when set, is the decompression budget the records take
+	// from in place of their options' (records.Options.Budget): package
+	// flow decodes again a request whose tree it did not hold awaiting
+	// the response with the budget as it was the first time
+	// (records.Budget.With), so that the tree is the same and the input's
+	// budget is not taken from twice.
+	Budget *records.Budget
 	// Arena says the tree decoded into is an arena its caller decodes
 	// frame after frame into (package flow's): the array of its
 	// decompressed views is kept, emptied, for the next frame, and left
@@ -43,7 +44,7 @@ type DecodeOptions struct {
 
 // recordsOptions are the options of the records field being decoded: the
 // ones DecodeOptions.TopicRecords chooses for its topic, else
-// RecordsOptions; with DecodeOptions.Again, without their Budget; with
+// RecordsOptions; DecodeOptions.Budget in place of theirs when set; with
 // DecodeOptions.Arena, KeepRoom.
 func (d *decoder) recordsOptions() records.Options {
 	o, ok := records.Options{}, false
@@ -55,8 +56,8 @@ func (d *decoder) recordsOptions() records.Options {
 	if !ok {
 		o = d.c.RecordsOptions()
 	}
-	if d.o.Again {
-		o.Budget = nil
+	if d.o.Budget != nil {
+		o.Budget = d.o.Budget
 	}
 	o.KeepRoom = o.KeepRoom || d.o.Arena
 	return o

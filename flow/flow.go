@@ -262,8 +262,10 @@ type pending struct {
 	held int64
 	// again is a copy of the request's frame, held in place of its tree
 	// and decoded again when the exchange is reported (decodeAgain), or
-	// nil.
-	again []byte
+	// nil; budget is what the decompression budget had left before it
+	// was decoded.
+	again  []byte
+	budget int64
 }
 
 // Conn decodes one connection. Create it with New.
@@ -1026,6 +1028,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if len(fr) >= 8 {
 		cd = c.codecFor(key, ver)
 	}
+	budget := cd.Records.Budget.Left()
 	err := cd.DecodeRequestWith(t, b, c.decodeOptions(cd))
 	corr, _ := frame.RequestCorrelationID(fr)
 	if t.Message != nil {
@@ -1089,7 +1092,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	}
 	again := err == nil && !hidden && key != saslAuthenticateKey && key != saslHandshakeKey
 	held, b := c.hold(s, f, key, ver, corr, again)
-	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held, again: b})
+	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held, again: b, budget: budget})
 }
 
 // errAuthFrame is the error of a client frame sent while the connection

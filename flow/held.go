@@ -85,8 +85,8 @@ const (
 // hold counts the tree of request frame f, awaiting its response, in the
 // Conn's HeldTrees and returns what it counted. A tree past againMin and
 // againRatio times its frame, of a request that can be decoded again
-// (again: it decoded, with no problem, and is no part of an
-// authentication, whose redaction follows the SASL state), is dropped and
+// (again: it decoded, and is no part of an authentication, whose
+// redaction follows the SASL state), is dropped and
 // a copy of the frame's bytes returned, counted in its place, to decode
 // again (decodeAgain). When the bound would be passed, the tree is
 // dropped, the request reported NotHeld and 0 returned. Trees dropped go
@@ -98,7 +98,7 @@ func (c *Conn) hold(s *stream, f *Frame, key, ver int16, corr int32, again bool)
 	c.fit(f.Tree)
 	foot := f.Tree.Footprint()
 	n, b := foot, []byte(nil)
-	if again && n > againMin && n > againRatio*int64(len(f.Tree.Bytes)) && len(f.Tree.Problems) == 0 {
+	if again && n > againMin && n > againRatio*int64(len(f.Tree.Bytes)) {
 		b = append([]byte(nil), f.Tree.Bytes...)
 		c.drop(f)
 		n = int64(len(b))
@@ -124,8 +124,9 @@ func (c *Conn) drop(f *Frame) {
 
 // decodeAgain decodes again into q's Frame the request whose frame's bytes
 // hold kept in place of its tree (q.again), with the codec that decoded it
-// first (its records taking nothing from the decompression budget again),
-// and redacts the tree as the first time.
+// first and its decompression budget as it was then (q.budget left: the
+// same tree, the budget not taken from twice), and redacts the tree as
+// the first time.
 func (c *Conn) decodeAgain(q *pending) {
 	if q.again == nil || q.frame == nil {
 		return
@@ -142,7 +143,7 @@ func (c *Conn) decodeAgain(q *pending) {
 		cd = c.o.Codec
 	}
 	o := c.decodeOptions(cd)
-	o.Again = true
+	o.Budget = cd.Records.Budget.With(q.budget)
 	cd.DecodeRequestWith(t, b, o) // decoded once without error: again the same
 	c.redact(t)
 	q.frame.Tree = t

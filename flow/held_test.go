@@ -161,6 +161,17 @@ func TestArenaNotKeptBetweenFrames(t *testing.T) {
 // of 1 KiB values, compressed as Kafka's clients do (the frame's content
 // size declared): about n KiB decompressed in a few KB.
 func zstdProduce(t *testing.T, c *codec.Codec, corr int32, n int) []byte {
+	return produceOf(t, c, corr, zstdBatch(t, n))
+}
+
+// produceOf is a Produce v3 request frame of records to topic t.
+func produceOf(t *testing.T, c *codec.Codec, corr int32, recs []byte) []byte {
+	body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(recs))
+	return reqFrame(t, c, "Produce", 3, corr, "cli", body)
+}
+
+// zstdBatch is zstdProduce's batch.
+func zstdBatch(t *testing.T, n int) []byte {
 	kv := make([]records.KeyValue, n)
 	for i := range kv {
 		kv[i] = records.KeyValue{Key: fmt.Appendf(nil, "k%d", i), Value: bytes.Repeat([]byte{'v'}, 1024)}
@@ -170,10 +181,8 @@ func zstdProduce(t *testing.T, c *codec.Codec, corr int32, n int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := records.RawBatch{Attributes: 4, LastOffsetDelta: int32(n - 1), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+	return records.RawBatch{Attributes: 4, LastOffsetDelta: int32(n - 1), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
 		Count: int32(n), Records: enc.EncodeAll(plain[61:], nil)}.Bytes()
-	body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(batch))
-	return reqFrame(t, c, "Produce", 3, corr, "cli", body)
 }
 
 // A request whose tree is many times its frame (records that decompress
@@ -222,6 +231,32 @@ func TestTreeDecodedAgain(t *testing.T) {
 				pool != nil, len(g.Nodes), len(want.Nodes), len(g.Virtual), len(want.Virtual), g.Problems)
 		}
 	}
+	// Two batches, the second past what the budget has left: decoded
+	// again, the tree is the first decoding's, the second batch refused
+	// with the same problem.
+	b := zstdBatch(t, 4000)
+	two := produceOf(t, plain, 3, append(append([]byte(nil), b...), b...))
+	c.Records.Budget = records.NewBudget(one + one/2)
+	plain.Records.Budget = records.NewBudget(one + one/2)
+	want = &tree.Tree{}
+	if err := plain.DecodeRequestInto(want, two); err != nil || len(want.Problems) != 1 || !strings.Contains(want.Problems[0].Msg, "the decompression budget of the input") {
+		t.Fatalf("decode: %v, problems %v", err, want.Problems)
+	}
+	var got *tree.Tree
+	conn := New(Options{Codec: c, KeepTrees: true, Reuse: &TreePool{}}, func(e Event) {
+		if x, ok := e.(*Exchange); ok && x.Request.Tree != nil {
+			rt := x.Request.Tree
+			got = &tree.Tree{Nodes: slices.Clone(rt.Nodes), Virtual: slices.Clone(rt.Virtual), Problems: slices.Clone(rt.Problems)}
+		}
+	})
+	feed(conn, ClientToServer, two, t0, 1<<20)
+	if held := conn.held.Held(); held != int64(len(two)) {
+		t.Errorf("%d bytes held, want the frame's %d", held, len(two))
+	}
+	conn.Close(t0)
+	if got == nil || !slices.Equal(got.Nodes, want.Nodes) || !bytes.Equal(got.Virtual, want.Virtual) || fmt.Sprint(got.Problems) != fmt.Sprint(want.Problems) {
+		t.Errorf("past the budget, decoded again: %v", got)
+	}
 }
 
 // With a TreePool, a frame decoded into the pool's large arena takes its
@@ -249,4 +284,85 @@ func TestArenaViewsReused(t *testing.T) {
 		t.Errorf("a small tree decoded into the large arena: %d bytes held, the arena kept %v", held, pool.big != nil)
 	}
 	k.conn.Close(t0)
+}
+
+// Trees decoded into reused arenas (a TreePool's, kept or not, and
+// requests' trees decoded again) are the trees a fresh decoding makes,
+// whatever the frames before them left in the arena's arrays: a large
+// compressed frame, then small ones, a frame with problems inside its
+// decompressed views, a bomb past the decompression limit, in turn.
+func TestArenaTreesAsFresh(t *testing.T) {
+	c := codec.New(testSet)
+	produce := func(corr int32, batches ...[]byte) []byte {
+		var b []byte
+		for _, x := range batches {
+			b = append(b, x...)
+		}
+		body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(b))
+		return reqFrame(t, c, "Produce", 3, corr, "cli", body)
+	}
+	frames := [][]byte{
+		zstdProduce(t, c, 1, 3000),
+		produce(2, testseg.FatGzipBatch(0)),
+		zstdProduce(t, c, 3, 5),
+		produce(4, testseg.Mixed()),
+		produce(5, testseg.ZstdBomb(40<<20, 1)),
+		zstdProduce(t, c, 6, 2000),
+		produce(7, testseg.FatGzipBatch(7), testseg.ZstdSegment(50, 10)),
+		produce(8),
+	}
+	want := make([]*tree.Tree, len(frames))
+	for i, fr := range frames {
+		want[i] = &tree.Tree{}
+		if err := codec.New(testSet).DecodeRequestInto(want[i], fr); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+	}
+	same := func(what string, i int, g *tree.Tree) {
+		t.Helper()
+		w := want[i]
+		if !slices.Equal(g.Nodes, w.Nodes) || !bytes.Equal(g.Virtual, w.Virtual) || fmt.Sprint(g.Problems) != fmt.Sprint(w.Problems) {
+			t.Errorf("%s: frame %d: %d nodes (want %d), %d bytes of views (want %d), problems %v (want %v)",
+				what, i, len(g.Nodes), len(w.Nodes), len(g.Virtual), len(w.Virtual), g.Problems, w.Problems)
+		}
+	}
+	// Kept trees, recycled by a pool: requests 1 and 6 are decoded again.
+	pool := &TreePool{}
+	seen := 0
+	conn := New(Options{Codec: c, KeepTrees: true, Reuse: pool}, func(e Event) {
+		if x, ok := e.(*Exchange); ok && x.Request != nil && x.Request.Tree != nil {
+			same("kept", int(x.CorrelationID-1), x.Request.Tree)
+			seen++
+		}
+	})
+	for _, fr := range frames {
+		feed(conn, ClientToServer, fr, t0, 1<<20)
+	}
+	if pend := conn.Pending(); pend != len(frames) || conn.held.Held() >= int64(len(want[0].Virtual)) {
+		t.Errorf("%d requests pending, holding %d bytes", pend, conn.held.Held())
+	}
+	conn.Close(t0)
+	if seen != len(frames) {
+		t.Errorf("%d trees of %d requests", seen, len(frames))
+	}
+	// Arenas as flow decodes frames whose trees are not kept into them:
+	// one arena frame after frame, and the pool's in turn.
+	for _, pool := range []*TreePool{nil, {}} {
+		a := &tree.Tree{}
+		for i, fr := range frames {
+			if pool != nil {
+				if p := pool.getArena(); p != nil {
+					a = p
+				}
+			}
+			if err := c.DecodeRequestWith(a, fr, codec.DecodeOptions{Arena: true}); err != nil {
+				t.Fatal(err)
+			}
+			same(fmt.Sprintf("arena (pool %v)", pool != nil), i, a)
+			if pool != nil {
+				pool.putArena(a)
+				a = &tree.Tree{}
+			}
+		}
+	}
 }

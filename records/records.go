@@ -91,6 +91,18 @@ func (b *Budget) Limit() int64 {
 	return b.limit
 }
 
+// With is a budget of b's limit with left bytes left (b's own count
+// untouched), or nil when b is nil: a decoding done again takes from it
+// what it took the first time, when b had left bytes left.
+func (b *Budget) With(left int64) *Budget {
+	if b == nil {
+		return nil
+	}
+	c := &Budget{limit: b.limit}
+	c.left.Store(left)
+	return c
+}
+
 // take takes n bytes from the budget.
 func (b *Budget) take(n int64) {
 	if b != nil {

@@ -1090,7 +1090,7 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
-	again := err == nil && !hidden && key != saslAuthenticateKey && key != saslHandshakeKey
+	again := !hidden && key != saslAuthenticateKey && key != saslHandshakeKey
 	held, b := c.hold(s, f, key, ver, corr, again)
 	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held, again: b, budget: budget})
 }

@@ -85,8 +85,8 @@ const (
 // hold counts the tree of request frame f, awaiting its response, in the
 // Conn's HeldTrees and returns what it counted. A tree past againMin and
 // againRatio times its frame, of a request that can be decoded again
-// (again: it decoded, and is no part of an authentication, whose
-// redaction follows the SASL state), is dropped and
+// (again: it is no part of an authentication, whose redaction follows
+// the SASL state), is dropped and
 // a copy of the frame's bytes returned, counted in its place, to decode
 // again (decodeAgain). When the bound would be passed, the tree is
 // dropped, the request reported NotHeld and 0 returned. Trees dropped go
@@ -144,7 +144,7 @@ func (c *Conn) decodeAgain(q *pending) {
 	}
 	o := c.decodeOptions(cd)
 	o.Budget = cd.Records.Budget.With(q.budget)
-	cd.DecodeRequestWith(t, b, o) // decoded once without error: again the same
+	cd.DecodeRequestWith(t, b, o) // its error, if any, the first one's (in the Frame's Err)
 	c.redact(t)
 	q.frame.Tree = t
 }

@@ -290,7 +290,8 @@ func TestArenaViewsReused(t *testing.T) {
 // requests' trees decoded again) are the trees a fresh decoding makes,
 // whatever the frames before them left in the arena's arrays: a large
 // compressed frame, then small ones, a frame with problems inside its
-// decompressed views, a bomb past the decompression limit, in turn.
+// decompressed views, a bomb past the decompression limit, a frame that
+// does not decode past its large batch, in turn.
 func TestArenaTreesAsFresh(t *testing.T) {
 	c := codec.New(testSet)
 	produce := func(corr int32, batches ...[]byte) []byte {
@@ -301,6 +302,12 @@ func TestArenaTreesAsFresh(t *testing.T) {
 		body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(b))
 		return reqFrame(t, c, "Produce", 3, corr, "cli", body)
 	}
+	// A frame that does not decode past its large batch: a second
+	// partition (index, null records) cut off, the array saying two.
+	body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q},{"index":1,"records":null}]}]}`, base64.StdEncoding.EncodeToString(zstdBatch(t, 3000)))
+	cut := reqFrame(t, c, "Produce", 3, 9, "cli", body)
+	cut = cut[:len(cut)-8]
+	binary.BigEndian.PutUint32(cut, uint32(len(cut)-4))
 	frames := [][]byte{
 		zstdProduce(t, c, 1, 3000),
 		produce(2, testseg.FatGzipBatch(0)),
@@ -310,11 +317,12 @@ func TestArenaTreesAsFresh(t *testing.T) {
 		zstdProduce(t, c, 6, 2000),
 		produce(7, testseg.FatGzipBatch(7), testseg.ZstdSegment(50, 10)),
 		produce(8),
+		cut,
 	}
 	want := make([]*tree.Tree, len(frames))
 	for i, fr := range frames {
 		want[i] = &tree.Tree{}
-		if err := codec.New(testSet).DecodeRequestInto(want[i], fr); err != nil {
+		if err := codec.New(testSet).DecodeRequestInto(want[i], fr); (err != nil) != (i == len(frames)-1) {
 			t.Fatalf("frame %d: %v", i, err)
 		}
 	}
@@ -355,8 +363,8 @@ func TestArenaTreesAsFresh(t *testing.T) {
 					a = p
 				}
 			}
-			if err := c.DecodeRequestWith(a, fr, codec.DecodeOptions{Arena: true}); err != nil {
-				t.Fatal(err)
+			if err := c.DecodeRequestWith(a, fr, codec.DecodeOptions{Arena: true}); (err != nil) != (i == len(frames)-1) {
+				t.Fatalf("frame %d: %v", i, err)
 			}
 			same(fmt.Sprintf("arena (pool %v)", pool != nil), i, a)
 			if pool != nil {

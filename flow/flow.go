@@ -266,6 +266,9 @@ type pending struct {
 	// was decoded.
 	again  []byte
 	budget int64
+	// hidden is set for a request sent while the connection
+	// authenticates (redacted whole, decoded again too).
+	hidden bool
 }
 
 // Conn decodes one connection. Create it with New.
@@ -1090,9 +1093,9 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	if c.Pending() >= c.o.MaxPending {
 		c.unanswered(c.head + 1)
 	}
-	again := !hidden && key != saslAuthenticateKey && key != saslHandshakeKey
-	held, b := c.hold(s, f, key, ver, corr, again)
-	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held, again: b, budget: budget})
+	again := key != saslAuthenticateKey && key != saslHandshakeKey
+	held, b := c.hold(s, f, fr, key, ver, corr, again)
+	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held, again: b, budget: budget, hidden: hidden})
 }
 
 // errAuthFrame is the error of a client frame sent while the connection

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -85,21 +86,21 @@ const (
 // hold counts the tree of request frame f, awaiting its response, in the
 // Conn's HeldTrees and returns what it counted. A tree past againMin and
 // againRatio times its frame, of a request that can be decoded again
-// (again: it is no part of an authentication, whose redaction follows
-// the SASL state), is dropped and
-// a copy of the frame's bytes returned, counted in its place, to decode
-// again (decodeAgain). When the bound would be passed, the tree is
+// (again: not a SaslHandshake or SaslAuthenticate request, whose
+// redaction follows the SASL state), is dropped and a copy of the
+// frame's bytes fr, as they came (the tree's may be redacted), returned,
+// counted in its place, to decode again (decodeAgain). When the bound would be passed, the tree is
 // dropped, the request reported NotHeld and 0 returned. Trees dropped go
 // to the Reuse pool, if any.
-func (c *Conn) hold(s *stream, f *Frame, key, ver int16, corr int32, again bool) (int64, []byte) {
+func (c *Conn) hold(s *stream, f *Frame, fr []byte, key, ver int16, corr int32, again bool) (int64, []byte) {
 	if f.Tree == nil {
 		return 0, nil
 	}
 	c.fit(f.Tree)
 	foot := f.Tree.Footprint()
 	n, b := foot, []byte(nil)
-	if again && n > againMin && n > againRatio*int64(len(f.Tree.Bytes)) {
-		b = append([]byte(nil), f.Tree.Bytes...)
+	if again && n > againMin && n > againRatio*int64(len(fr)) {
+		b = append([]byte(nil), fr...) // as they came, not as redacted
 		c.drop(f)
 		n = int64(len(b))
 	}
@@ -146,6 +147,9 @@ func (c *Conn) decodeAgain(q *pending) {
 	o.Budget = cd.Records.Budget.With(q.budget)
 	cd.DecodeRequestWith(t, b, o) // its error, if any, the first one's (in the Frame's Err)
 	c.redact(t)
+	if q.hidden {
+		secret.RedactFrame(t, secret.Options{Show: c.o.ShowSecrets})
+	}
 	q.frame.Tree = t
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/testseg"
 	"github.com/kwire/kwire/records"
+	"github.com/kwire/kwire/secret"
 	"github.com/kwire/kwire/tree"
 )
 
@@ -371,6 +372,46 @@ func TestArenaTreesAsFresh(t *testing.T) {
 				pool.putArena(a)
 				a = &tree.Tree{}
 			}
+		}
+	}
+}
+
+// A request sent while the connection authenticates is redacted whole;
+// decoded again (its records decompress to much more than its frame),
+// it is redacted whole again, its decompressed views too.
+func TestHiddenRequestDecodedAgainRedacted(t *testing.T) {
+	c := codec.New(testSet)
+	big := zstdProduce(t, c, 2, 3000)
+	want := &tree.Tree{}
+	if err := c.DecodeRequestInto(want, slices.Clone(big)); err != nil {
+		t.Fatal(err)
+	}
+	secret.RedactFrame(want, secret.Options{})
+	if bytes.Contains(want.Virtual, bytes.Repeat([]byte{'v'}, 1024)) {
+		t.Fatal("RedactFrame leaves the views")
+	}
+	for _, show := range []bool{false, true} {
+		var got *tree.Tree
+		conn := New(Options{Codec: c, KeepTrees: true, Reuse: &TreePool{}, ShowSecrets: show}, func(e Event) {
+			if x, ok := e.(*Exchange); ok && x.CorrelationID == 2 && x.Request != nil && x.Request.Tree != nil {
+				rt := x.Request.Tree
+				got = &tree.Tree{Bytes: slices.Clone(rt.Bytes), Virtual: slices.Clone(rt.Virtual)}
+			}
+		})
+		feed(conn, ClientToServer, reqFrame(t, c, "SaslHandshake", 1, 1, "c", `{"mechanism":"PLAIN"}`), t0, 1<<20)
+		feed(conn, ServerToClient, respFrame(t, c, "SaslHandshake", 1, 1, `{"errorCode":0,"mechanisms":["PLAIN"]}`), t0, 1<<20)
+		feed(conn, ClientToServer, big, t0, 1<<20)
+		if held := conn.held.Held(); held != int64(len(big)) {
+			t.Errorf("show %v: %d bytes held, want the frame's %d", show, held, len(big))
+		}
+		conn.Close(t0)
+		switch {
+		case got == nil:
+			t.Errorf("show %v: no tree", show)
+		case show && (!bytes.Equal(got.Bytes, big) || !bytes.Contains(got.Virtual, bytes.Repeat([]byte{'v'}, 1024))):
+			t.Errorf("show %v: the tree decoded again is not the frame's", show)
+		case !show && (!bytes.Equal(got.Bytes, want.Bytes) || !bytes.Equal(got.Virtual, want.Virtual)):
+			t.Errorf("show %v: the tree decoded again is not redacted whole", show)
 		}
 	}
 }

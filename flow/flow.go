@@ -83,6 +83,7 @@ package flow
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -269,6 +270,9 @@ type pending struct {
 	// hidden is set for a request sent while the connection
 	// authenticates (redacted whole, decoded again too).
 	hidden bool
+	// looked are the topic ids its first decoding looked up, with their
+	// names then (Topics.Looked), when it is decoded again.
+	looked []TopicID
 }
 
 // Conn decodes one connection. Create it with New.
@@ -982,9 +986,12 @@ func (c *Conn) decodeTree(s *stream, fr []byte) (*tree.Tree, []byte) {
 // TreePool, whose decompressed views' array serves the next frame.
 func (c *Conn) decodeOptions(cd *codec.Codec) codec.DecodeOptions {
 	o := c.topics.Options(cd)
-	o.Arena = !c.o.KeepTrees || c.o.Reuse != nil
+	o.Arena = c.arena()
 	return o
 }
+
+// arena says whether the trees decoded are arenas (decodeOptions).
+func (c *Conn) arena() bool { return !c.o.KeepTrees || c.o.Reuse != nil }
 
 // codecFor is the codec that decodes requests of api key at version ver:
 // the Conn's when its set accepts them (or no fallback does), else the
@@ -1032,7 +1039,9 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 		cd = c.codecFor(key, ver)
 	}
 	budget := cd.Records.Budget.Left()
+	c.topics.Looked() // forgets those of the frames before
 	err := cd.DecodeRequestWith(t, b, c.decodeOptions(cd))
+	looked := c.topics.Looked()
 	corr, _ := frame.RequestCorrelationID(fr)
 	if t.Message != nil {
 		f.HeaderVersion = t.HeaderVersion
@@ -1096,6 +1105,9 @@ func (c *Conn) request(s *stream, fr []byte, f *Frame) {
 	again := key != saslAuthenticateKey && key != saslHandshakeKey
 	held, b := c.hold(s, f, fr, key, ver, corr, again)
 	c.pend = append(c.pend, pending{key: key, ver: ver, corr: corr, clientID: clientID, topics: topics, software: c.software, frame: f, cd: cd, findings: findings, held: held, again: b, budget: budget, hidden: hidden})
+	if b != nil && len(looked) > 0 {
+		c.pend[len(c.pend)-1].looked = slices.Clone(looked)
+	}
 }
 
 // errAuthFrame is the error of a client frame sent while the connection

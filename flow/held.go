@@ -125,9 +125,9 @@ func (c *Conn) drop(f *Frame) {
 
 // decodeAgain decodes again into q's Frame the request whose frame's bytes
 // hold kept in place of its tree (q.again), with the codec that decoded it
-// first and its decompression budget as it was then (q.budget left: the
-// same tree, the budget not taken from twice), and redacts the tree as
-// the first time.
+// first, the topic names it used (q.looked) and its decompression budget
+// as it was then (q.budget left: the same tree, the budget not taken from
+// twice), and redacts the tree as the first time.
 func (c *Conn) decodeAgain(q *pending) {
 	if q.again == nil || q.frame == nil {
 		return
@@ -143,8 +143,8 @@ func (c *Conn) decodeAgain(q *pending) {
 	if cd == nil {
 		cd = c.o.Codec
 	}
-	o := c.decodeOptions(cd)
-	o.Budget = cd.Records.Budget.With(q.budget)
+	o := c.topics.OptionsAs(cd, q.looked) // the names its first decoding used
+	o.Arena, o.Budget = c.arena(), cd.Records.Budget.With(q.budget)
 	cd.DecodeRequestWith(t, b, o) // its error, if any, the first one's (in the Frame's Err)
 	c.redact(t)
 	if q.hidden {

@@ -415,3 +415,90 @@ func TestHiddenRequestDecodedAgainRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A request decoded again names its topics as its first decoding did, not
+// as the responses since taught: a Produce to __consumer_offsets by topic
+// id, sent before the Metadata response that names the id, has its records
+// decoded as plain records both times; one sent while the id was known,
+// then named otherwise, as the topic's both times (an outside review: the
+// tree decoded again followed the names of the moment, and problems it
+// found were reported nowhere).
+func TestDecodedAgainKeepsTopicNames(t *testing.T) {
+	c := codec.New(testSet)
+	key, err := testseg.CoordRecord(c, "OffsetCommitKey", 0, `{"group":"grp","topic":"tp","partition":0}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := testseg.CoordRecord(c, "OffsetCommitValue", 3, `{"offset":77,"leaderEpoch":1,"metadata":"m","commitTimestamp":5}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := make([]records.Header, 60000) // a tree many times its frame
+	kv := records.KeyValue{Key: key, Value: val, Headers: hs}
+	batch := records.Batch{Records: []records.KeyValue{kv, kv}}.Bytes()
+	const id = "AAAAAAAAAAAAAAAAAAAABw"
+	produce := reqFrame(t, c, "Produce", 13, 2, "cli", fmt.Sprintf(`{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"topicId":%q,"partitionData":[{"index":0,"records":%q}]}]}`, id, base64.StdEncoding.EncodeToString(batch)))
+	produceResp := respFrame(t, c, "Produce", 13, 2, `{"responses":[{"topicId":"`+id+`","partitionResponses":[{"index":0,"errorCode":0,"baseOffset":42,"logAppendTimeMs":-1,"logStartOffset":0,"recordErrors":[],"errorMessage":null}]}],"throttleTimeMs":0}`)
+	md := reqFrame(t, c, "Metadata", 12, 1, "cli", `{"topics":[{"topicId":"`+id+`","name":null}],"allowAutoTopicCreation":false,"includeTopicAuthorizedOperations":false}`)
+	mdResp := func(name string) []byte {
+		return respFrame(t, c, "Metadata", 12, 1, `{"throttleTimeMs":0,"brokers":[],"clusterId":"c","controllerId":1,"topics":[{"errorCode":0,"name":"`+name+`","topicId":"`+id+`","isInternal":true,"partitions":[],"topicAuthorizedOperations":-2147483648}]}`)
+	}
+	// The trees as decoded with the id unknown, and known.
+	plain, internal := &tree.Tree{}, &tree.Tree{}
+	if err := c.DecodeRequestInto(plain, slices.Clone(produce)); err != nil {
+		t.Fatal(err)
+	}
+	known := &Topics{}
+	known.Learn(decodeResp(t, c, "Metadata", 12, mdResp("__consumer_offsets")))
+	if err := c.DecodeRequestWith(internal, slices.Clone(produce), known.Options(c)); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(plain.Nodes, internal.Nodes) {
+		t.Fatal("the records decode alike as plain and as __consumer_offsets'")
+	}
+	for _, tc := range []struct {
+		name   string
+		before [][2][]byte // exchanges before the produce's
+		then   string      // the name the Metadata sent with it gives
+		want   *tree.Tree
+	}{
+		{"learned after", nil, "__consumer_offsets", plain},
+		{"named otherwise after", [][2][]byte{{md, mdResp("__consumer_offsets")}}, "plain", internal},
+	} {
+		for _, pool := range []*TreePool{nil, {}} {
+			var got *tree.Tree
+			conn := New(Options{Codec: c, KeepTrees: true, Reuse: pool}, func(e Event) {
+				if x, ok := e.(*Exchange); ok && x.CorrelationID == 2 && x.Request != nil && x.Request.Tree != nil {
+					got = &tree.Tree{Nodes: slices.Clone(x.Request.Tree.Nodes)}
+				}
+			})
+			for _, x := range tc.before {
+				feed(conn, ClientToServer, x[0], t0, 1<<20)
+				feed(conn, ServerToClient, x[1], t0, 1<<20)
+			}
+			feed(conn, ClientToServer, append(slices.Clone(md), produce...), t0, 1<<20)
+			if held := conn.held.Held(); held > int64(len(produce)+len(md))*2 {
+				t.Errorf("%s: %d bytes held: not decoded again", tc.name, held)
+			}
+			feed(conn, ServerToClient, append(mdResp(tc.then), produceResp...), t0, 1<<20)
+			conn.Close(t0)
+			if got == nil || !slices.Equal(got.Nodes, tc.want.Nodes) {
+				t.Errorf("%s (pool %v): the produce's tree decoded again is not its first decoding's", tc.name, pool != nil)
+			}
+		}
+	}
+}
+
+// decodeResp decodes framed response fr of api at ver.
+func decodeResp(t *testing.T, c *codec.Codec, api string, ver int16, fr []byte) *tree.Tree {
+	t.Helper()
+	_, m, err := c.Set.Lookup(api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := c.DecodeResponse(fr, m, ver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}

@@ -56,8 +56,12 @@ type Topics struct {
 	// pairs caches, per response spec, whether its trees can pair topic
 	// names and ids (pairsNames).
 	pairs map[*spec.Message]bool
-	// opts caches the decode options per codec.
+	// opts caches the decode options per codec, kv the key and value
+	// decoders of the internal topics per codec.
 	opts map[*codec.Codec]codec.DecodeOptions
+	kv   map[topicCodec]*records.KeyValueDecoder
+	// looked are the topic ids looked up since Looked was last called.
+	looked []TopicID
 }
 
 func (tp *Topics) names() *Names {
@@ -111,32 +115,82 @@ func pairsNames(s *spec.Struct, seen map[*spec.Struct]bool) bool {
 // and values decoded by record type (records.Options.KeyValue, as kwire
 // log decodes the topic's segments), the topic named by its name or by an
 // id that Learn has seen; other records decode as cd.RecordsOptions says.
+// The ids looked up are noted until the next Looked.
 func (tp *Topics) Options(cd *codec.Codec) codec.DecodeOptions {
 	if o, ok := tp.opts[cd]; ok {
 		return o
 	}
-	kv := map[spec.Topic]*records.KeyValueDecoder{}
 	names := tp.names()
 	o := codec.DecodeOptions{TopicRecords: func(name string, id [16]byte) (records.Options, bool) {
 		if name == "" {
 			name = names.Name(id)
+			tp.looked = append(tp.looked, TopicID{ID: id, Name: name})
 		}
-		t, ok := spec.TopicFor(name)
-		if !ok || t.TopicName() != name {
-			return records.Options{}, false
-		}
-		d := kv[t]
-		if d == nil {
-			d = logseg.KeyValueDecoder(cd, t)
-			kv[t] = d
-		}
-		ro := cd.RecordsOptions()
-		ro.KeyValue = d
-		return ro, true
+		return tp.topicRecords(cd, name)
 	}}
 	if tp.opts == nil {
 		tp.opts = map[*codec.Codec]codec.DecodeOptions{}
 	}
 	tp.opts[cd] = o
 	return o
+}
+
+// TopicID is a topic id and the name it had when it was looked up ("":
+// none learned).
+type TopicID struct {
+	ID   [16]byte
+	Name string
+}
+
+// Looked returns the topic ids Options's decodings looked up since the
+// last call, and forgets them; the slice is reused by the next ones.
+func (tp *Topics) Looked() []TopicID {
+	l := tp.looked
+	tp.looked = tp.looked[:0]
+	return l
+}
+
+// OptionsAs are Options with the topic ids named as looked says (what
+// Looked returned after an earlier decoding of the same frame), not as
+// the names learned since: a frame decoded again decodes its records as
+// it did the first time.
+func (tp *Topics) OptionsAs(cd *codec.Codec, looked []TopicID) codec.DecodeOptions {
+	return codec.DecodeOptions{TopicRecords: func(name string, id [16]byte) (records.Options, bool) {
+		if name == "" {
+			for _, l := range looked {
+				if l.ID == id {
+					name = l.Name
+					break
+				}
+			}
+		}
+		return tp.topicRecords(cd, name)
+	}}
+}
+
+// topicRecords are the records options of internal topic name decoded
+// with cd, or false when name is not one.
+func (tp *Topics) topicRecords(cd *codec.Codec, name string) (records.Options, bool) {
+	t, ok := spec.TopicFor(name)
+	if !ok || t.TopicName() != name {
+		return records.Options{}, false
+	}
+	k := topicCodec{cd, t}
+	d := tp.kv[k]
+	if d == nil {
+		d = logseg.KeyValueDecoder(cd, t)
+		if tp.kv == nil {
+			tp.kv = map[topicCodec]*records.KeyValueDecoder{}
+		}
+		tp.kv[k] = d
+	}
+	ro := cd.RecordsOptions()
+	ro.KeyValue = d
+	return ro, true
+}
+
+// topicCodec keys Topics.kv.
+type topicCodec struct {
+	cd *codec.Codec
+	t  spec.Topic
 }

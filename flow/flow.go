@@ -69,6 +69,9 @@
 // as kwire log decodes the topics' segments (Topics): the topic named by
 // its name, or by a topic id that an earlier response (Metadata) paired
 // with its name, on this connection or, with Options.Names, on another.
+// The values of the KRaft metadata log's records (__cluster_metadata, or
+// topic id 1 in a quorum's Fetch) are decoded as metadata records, their
+// credentials redacted with the rest.
 //
 // Checking the client. With Options.Check each request is judged, as it
 // is decoded, by a clientcheck.Conn of the connection (fed every request

@@ -122,6 +122,9 @@ func (tp *Topics) Options(cd *codec.Codec) codec.DecodeOptions {
 	}
 	names := tp.names()
 	o := codec.DecodeOptions{TopicRecords: func(name string, id [16]byte) (records.Options, bool) {
+		if name == "" && id == metadataTopicID {
+			name = metadataTopic
+		}
 		if name == "" {
 			name = names.Name(id)
 			tp.looked = append(tp.looked, TopicID{ID: id, Name: name})
@@ -156,6 +159,9 @@ func (tp *Topics) Looked() []TopicID {
 // it did the first time.
 func (tp *Topics) OptionsAs(cd *codec.Codec, looked []TopicID) codec.DecodeOptions {
 	return codec.DecodeOptions{TopicRecords: func(name string, id [16]byte) (records.Options, bool) {
+		if name == "" && id == metadataTopicID {
+			name = metadataTopic
+		}
 		if name == "" {
 			for _, l := range looked {
 				if l.ID == id {
@@ -171,6 +177,11 @@ func (tp *Topics) OptionsAs(cd *codec.Codec, looked []TopicID) codec.DecodeOptio
 // topicRecords are the records options of internal topic name decoded
 // with cd, or false when name is not one.
 func (tp *Topics) topicRecords(cd *codec.Codec, name string) (records.Options, bool) {
+	if name == metadataTopic {
+		ro := cd.RecordsOptions()
+		ro.Metadata = true
+		return ro, true
+	}
 	t, ok := spec.TopicFor(name)
 	if !ok || t.TopicName() != name {
 		return records.Options{}, false
@@ -188,6 +199,15 @@ func (tp *Topics) topicRecords(cd *codec.Codec, name string) (records.Options, b
 	ro.KeyValue = d
 	return ro, true
 }
+
+// metadataTopic is the KRaft metadata log's topic and metadataTopicID its
+// id, which a KRaft quorum's Fetch requests and responses name it by: its
+// records' values are decoded as metadata records (records.Options.Metadata),
+// as kwire log decodes the log's segments, so that the credentials they hold
+// (UserScramCredentialRecord's) are redacted with the rest.
+const metadataTopic = "__cluster_metadata"
+
+var metadataTopicID = [16]byte{15: 1}
 
 // topicCodec keys Topics.kv.
 type topicCodec struct {

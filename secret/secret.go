@@ -42,7 +42,10 @@
 //     Synonyms of a sensitive config). This covers AlterConfigsRequest,
 //     IncrementalAlterConfigsRequest, CreateTopicsRequest and Response,
 //     DescribeConfigsResponse and the metadata log's ConfigRecord. A null
-//     value is not marked.
+//     value is not marked;
+//   - the compressed payload (its leaf, whole) of a decompressed view that
+//     holds any of these, and of the views around it: compressed, the
+//     secret is still there, often as it is (a zstd or lz4 literal).
 package secret
 
 import (
@@ -112,10 +115,41 @@ func Redact(t *tree.Tree, o Options) int {
 		return 0
 	}
 	r := newRedactor(t, o, false)
-	for i := range t.Nodes {
-		r.node(int32(i))
-	}
+	r.walk()
 	return r.n
+}
+
+// walk redacts every node of the tree. A secret inside a decompressed view
+// makes the compressed payload it was decompressed from secret whole (and
+// the payloads of the views around it): the payload holds the secret too,
+// compressed, often as it is (a zstd or lz4 literal).
+func (r *redactor) walk() {
+	t := r.t
+	type view struct {
+		i    int32
+		done bool
+	}
+	var open []view // the Decompressed nodes around node i
+	for k := range t.Nodes {
+		i := int32(k)
+		for len(open) > 0 && t.Nodes[open[len(open)-1].i].End <= i {
+			open = open[:len(open)-1]
+		}
+		if t.Nodes[i].Kind() == tree.Decompressed {
+			open = append(open, view{i: i})
+		}
+		before := r.n
+		r.node(i)
+		if r.n == before {
+			continue
+		}
+		for v := range open {
+			if p := open[v].i - 1; !open[v].done && p >= 0 && t.IsLeaf(p) {
+				open[v].done = true
+				r.mark(p, []Range{{0, t.DataLen(p)}})
+			}
+		}
+	}
 }
 
 // RedactUnattributed overwrites with Fill every byte of t, a tree that

@@ -161,18 +161,18 @@ func TestArenaNotKeptBetweenFrames(t *testing.T) {
 // zstdProduce is a Produce v3 request frame of one zstd batch of n records
 // of 1 KiB values, compressed as Kafka's clients do (the frame's content
 // size declared): about n KiB decompressed in a few KB.
-func zstdProduce(t *testing.T, c *codec.Codec, corr int32, n int) []byte {
+func zstdProduce(t testing.TB, c *codec.Codec, corr int32, n int) []byte {
 	return produceOf(t, c, corr, zstdBatch(t, n))
 }
 
 // produceOf is a Produce v3 request frame of records to topic t.
-func produceOf(t *testing.T, c *codec.Codec, corr int32, recs []byte) []byte {
+func produceOf(t testing.TB, c *codec.Codec, corr int32, recs []byte) []byte {
 	body := fmt.Sprintf(`{"transactionalId":null,"acks":1,"timeoutMs":1000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%q}]}]}`, base64.StdEncoding.EncodeToString(recs))
 	return reqFrame(t, c, "Produce", 3, corr, "cli", body)
 }
 
 // zstdBatch is zstdProduce's batch.
-func zstdBatch(t *testing.T, n int) []byte {
+func zstdBatch(t testing.TB, n int) []byte {
 	kv := make([]records.KeyValue, n)
 	for i := range kv {
 		kv[i] = records.KeyValue{Key: fmt.Appendf(nil, "k%d", i), Value: bytes.Repeat([]byte{'v'}, 1024)}

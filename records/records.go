@@ -919,7 +919,12 @@ func (d *decoder) report(a area, i int32, off int32, path, msg string, notice bo
 
 // raw appends a Raw leaf over [off, off+n) of area a.
 func (d *decoder) raw(a area, ref int32, off int32, n int) int32 {
-	return d.b.Leaf(tree.Node{Off: off, Size: int32(n), S: rawShape(ref).With(a.flags())})
+	s := rawShape(ref)
+	if d.o.Metadata && ref != refZeros {
+		// Metadata records not decoded may be credentials.
+		s = tree.NewShape(tree.Raw, tree.WireRaw, ref, tree.AuxUndecodedSecret)
+	}
+	return d.b.Leaf(tree.Node{Off: off, Size: int32(n), S: s.With(a.flags())})
 }
 
 // boundHeld is the most bytes of the rest of a decompressed view that are

@@ -81,3 +81,38 @@ func TestSecretInCompressedPayload(t *testing.T) {
 		t.Errorf("Redact again marked %d", n)
 	}
 }
+
+// Bytes of KRaft metadata records that were not decoded may be
+// credentials: past the node bound, in a partial batch at the end of a
+// Fetch, they are redacted whole (an outside review found the salt of a
+// UserScramCredentialRecord past the bound in a capture's hex). The same
+// bytes decoded as plain records are left alone.
+func TestSecretInUndecodedMetadataRecords(t *testing.T) {
+	scram := encode(t, "UserScramCredentialRecord", 0, `{"name":"alice","mechanism":2,"salt":"`+b64("SALT-BYTES")+`","storedKey":"`+b64("STORED-KEY")+`","serverKey":"`+b64("SERVER-KEY")+`","iterations":4096}`).Bytes
+	plain := encode(t, "ConfigRecord", 0, `{"resourceType":2,"resourceName":"t","name":"retention.ms","value":"1000"}`).Bytes
+	var kv []records.KeyValue
+	for range 50 {
+		kv = append(kv, records.KeyValue{Value: plain})
+	}
+	full := records.Batch{Records: append(kv, records.KeyValue{Value: scram})}.Bytes()
+	cd := codec.New(set)
+	for _, tc := range []struct {
+		name     string
+		data     []byte
+		maxNodes int
+	}{
+		{"past the node bound", full, 200},
+		{"a partial batch", append(records.Batch{BaseOffset: 0, Records: kv[:1]}.Bytes(), full[:len(full)-3]...), 0},
+	} {
+		for _, metadata := range []bool{true, false} {
+			o := cd.RecordsOptions()
+			o.Metadata, o.MaxNodes = metadata, tc.maxNodes
+			tr := records.Decode(bytes.Clone(tc.data), o)
+			secret.Redact(tr, secret.Options{})
+			leaked := bytes.Contains(tr.Bytes, []byte("SALT-BYTES"))
+			if leaked == metadata {
+				t.Errorf("%s (metadata %v): the salt in the bytes %v; marked:\n%s", tc.name, metadata, leaked, strings.Join(marked(tr), "\n"))
+			}
+		}
+	}
+}

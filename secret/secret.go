@@ -43,6 +43,10 @@
 //     IncrementalAlterConfigsRequest, CreateTopicsRequest and Response,
 //     DescribeConfigsResponse and the metadata log's ConfigRecord. A null
 //     value is not marked;
+//   - the bytes of KRaft metadata records that were not decoded (a Raw
+//     leaf with tree.AuxUndecodedSecret: past a bound, a partial batch at
+//     the end of a Fetch, a record type the specs do not have, a payload
+//     not decompressed), whole, since what they hold is not known;
 //   - the compressed payload (its leaf, whole) of a decompressed view that
 //     holds any of these, and of the views around it: compressed, the
 //     secret is still there, often as it is (a zstd or lz4 literal).
@@ -261,7 +265,7 @@ func (r *redactor) node(i int32) {
 			r.config(i)
 		}
 	case tree.Raw:
-		if r.auth {
+		if r.auth || n.Aux() == tree.AuxUndecodedSecret {
 			r.mark(i, []Range{{0, t.DataLen(i)}})
 		}
 	}

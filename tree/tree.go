@@ -357,6 +357,13 @@ const NodeSize = int(unsafe.Sizeof(Node{}))
 // Tree.Count is 0 whatever its length prefix says.
 const AuxRefused = 1
 
+// AuxUndecodedSecret is the Aux of a Raw leaf of KRaft metadata records'
+// bytes that were not decoded (past a bound, a partial batch, bytes
+// skipped, a value that does not decode, a payload not decompressed):
+// what they hold is not known, so they may be credentials, and package
+// secret redacts the leaf whole.
+const AuxUndecodedSecret = 1
+
 // Node is one node of a span tree (or of a value tree): 16 bytes and no
 // pointers. What it is — kind, wire encoding, spec field or name — is its
 // Shape; where it lies is [Off, Off+Size) of Tree.Bytes (of Tree.Virtual

@@ -84,25 +84,31 @@ const (
 )
 
 // hold counts the tree of request frame f, awaiting its response, in the
-// Conn's HeldTrees and returns what it counted. A tree past againMin and
-// againRatio times its frame, of a request that can be decoded again
-// (again: not a SaslHandshake or SaslAuthenticate request, whose
-// redaction follows the SASL state), is dropped and a copy of the
-// frame's bytes fr, as they came (the tree's may be redacted), returned,
-// counted in its place, to decode again (decodeAgain). When the bound would be passed, the tree is
-// dropped, the request reported NotHeld and 0 returned. Trees dropped go
-// to the Reuse pool, if any.
+// Conn's HeldTrees and returns what it counted. A tree of more than
+// againMin and againRatio times its frame (the bytes its arrays use), of
+// a request that can be decoded again (again: not a SaslHandshake or
+// SaslAuthenticate request, whose redaction follows the SASL state), is
+// dropped and a copy of the frame's bytes fr, as they came (the tree's
+// may be redacted), returned, counted in its place, to decode again
+// (decodeAgain); another is held, fitted to its size (fit). When the
+// bound would be passed, the tree is dropped, the request reported
+// NotHeld and 0 returned. Trees dropped go to the Reuse pool, if any.
 func (c *Conn) hold(s *stream, f *Frame, fr []byte, key, ver int16, corr int32, again bool) (int64, []byte) {
 	if f.Tree == nil {
 		return 0, nil
 	}
-	c.fit(f.Tree)
-	foot := f.Tree.Footprint()
-	n, b := foot, []byte(nil)
-	if again && n > againMin && n > againRatio*int64(len(fr)) {
+	// foot is the tree's memory (what a NotHeld notice names), n what is
+	// counted held: the tree's, or the frame's bytes held in its place.
+	var foot, n int64
+	var b []byte
+	if u := used(f.Tree); again && u > againMin && u > againRatio*int64(len(fr)) {
 		b = append([]byte(nil), fr...) // as they came, not as redacted
 		c.drop(f)
-		n = int64(len(b))
+		foot, n = u, int64(len(b))
+	} else {
+		c.fit(f.Tree)
+		foot = f.Tree.Footprint()
+		n = foot
 	}
 	if c.held.take(n) {
 		return n, b
@@ -132,12 +138,13 @@ func (c *Conn) decodeAgain(q *pending) {
 	if q.again == nil || q.frame == nil {
 		return
 	}
-	t, b := &tree.Tree{}, q.again
+	t := &tree.Tree{}
 	if c.o.Reuse != nil {
 		if p := c.o.Reuse.getArena(); p != nil {
-			t, b = p, append(p.Bytes[:0], q.again...)
+			t = p
 		}
 	}
+	b := q.again // the tree's own copy now
 	q.again = nil
 	cd := q.cd
 	if cd == nil {
@@ -166,8 +173,7 @@ func (c *Conn) fit(t *tree.Tree) {
 	if c.o.Reuse == nil || moderate(t) {
 		return
 	}
-	need := int64(len(t.Nodes))*int64(tree.NodeSize) + int64(len(t.Bytes)) + int64(len(t.Virtual)) + 64*int64(len(t.Problems))
-	if t.Footprint() <= 2*need+fitSlack {
+	if t.Footprint() <= 2*used(t)+fitSlack {
 		return
 	}
 	arena := &tree.Tree{Nodes: t.Nodes[:0], Virtual: t.Virtual[:0], Problems: t.Problems[:0]}
@@ -176,4 +182,10 @@ func (c *Conn) fit(t *tree.Tree) {
 		t.Virtual = nil
 	}
 	c.o.Reuse.putArena(arena)
+}
+
+// used is the memory t's arrays use, in bytes: tree.Tree.Footprint's
+// count of their lengths, not their capacities.
+func used(t *tree.Tree) int64 {
+	return int64(len(t.Nodes))*int64(tree.NodeSize) + int64(len(t.Bytes)) + int64(len(t.Virtual)) + 64*int64(len(t.Problems))
 }

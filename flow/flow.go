@@ -121,8 +121,9 @@ type Options struct {
 	// the trees' node arenas, decompressed views and byte copies go to
 	// the pool, whose trees later frames are decoded into, so that
 	// decoding allocates little per frame; a tree held awaiting its
-	// response is copied out of a large arena to the size it needs. One pool serves every Conn that shares it (a capture's), so
-	// what it holds is bounded whatever the number of connections. For a
+	// response is copied out of a large arena to the size it needs. One
+	// pool serves every Conn that shares it (a capture's), so what it
+	// holds is bounded whatever the number of connections. For a
 	// caller that reads the trees only while handling the event; nil: no
 	// reuse. Without KeepTrees, each frame is decoded into one of the
 	// pool's trees and gives it back once done, so that connections keep
